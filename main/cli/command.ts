@@ -1,0 +1,89 @@
+/**
+ * What every subcommand has in common: its options, its help text, and clear
+ * errors for bad flags. A usage error exits with 2, a failure with 1.
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  isTTY: boolean;
+}
+
+export const processIo: Io = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  isTTY: process.stdout.isTTY === true,
+};
+
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  positionals: string[];
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** Full help: usage line, description, options. */
+  help: string;
+  options: Options;
+  positionals: boolean;
+  run(args: Parsed, io: Io): Promise<number>;
+}
+
+/** A mistake in how the command was called: printed with a pointer to --help, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function parseCommandArgs(command: Command, argv: string[]): Parsed {
+  try {
+    const parsed = parseArgs({
+      args: argv,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: command.positionals,
+      strict: true,
+    });
+    return { values: parsed.values as Parsed['values'], positionals: parsed.positionals };
+  } catch (error) {
+    // Node's messages name the flag ("Unknown option '--jsn'"); keep them, drop the noise.
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    throw new UsageError(message);
+  }
+}
+
+export function stringOption(args: Parsed, name: string): string | undefined {
+  const value = args.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const RELATIVE = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$/;
+const UNIT_MS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 };
+
+/** `--since`/`--until`: an ISO date or time, or a duration back from now (`90m`, `24h`, `7d`). */
+export function parseTimeOption(flag: string, value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const relative = RELATIVE.exec(value.trim());
+  if (relative) return now - Number(relative[1]) * (UNIT_MS[relative[2] as string] as number);
+  const parsed = Date.parse(value);
+  if (!Number.isFinite(parsed)) {
+    throw new UsageError(`${flag} "${value}" is not a time: use ISO 8601 (2026-11-30 or 2026-11-30T08:00:00Z) or a duration like 24h or 7d`);
+  }
+  return parsed;
+}
+
+/** Renders rows as aligned columns; the first row is the header. */
+export function table(rows: Array<Array<string | number>>): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, String(cell).length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}

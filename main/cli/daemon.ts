@@ -1,0 +1,73 @@
+import { type LoadedConfig, loadConfig, resolveDirectories, processEnvironment } from '../core/config/index.js';
+import { createLogger } from '../core/log.js';
+import { Monitor } from '../core/monitor.js';
+import { type Command, type Parsed, stringOption } from './command.js';
+
+export const daemonCommand: Command = {
+  name: 'daemon',
+  summary: 'Run BreakerBar headless: follow OpenClaw live and store every model call',
+  help: `Usage: breakerbar daemon [--config FILE] [--state-dir DIR] [--data-dir DIR]
+
+Runs BreakerBar's core without Electron or a display: follows the OpenClaw state
+directory live (backfilling ingest.backfillDays of history on first start) and
+stores every model call, classified, in BreakerBar's SQLite database.
+Stops cleanly on Ctrl-C / SIGTERM; restarting resumes exactly where it stopped.
+
+Options:
+  --config FILE      Config file (default: $BREAKERBAR_CONFIG, else config.json in
+                     BreakerBar's home: ~/.config/breakerbar on Linux,
+                     ~/Library/Application Support/BreakerBar on macOS)
+  --state-dir DIR    OpenClaw state directory (overrides the config's stateDir)
+  --data-dir DIR     Where BreakerBar keeps its database (overrides dataDir)
+  -h, --help         Show this help
+`,
+  options: {
+    config: { type: 'string' },
+    'state-dir': { type: 'string' },
+    'data-dir': { type: 'string' },
+  },
+  positionals: false,
+  async run(args, io) {
+    const loaded = withOverrides(loadConfig(stringOption(args, 'config')), args);
+    const log = createLogger({ level: loaded.config.log.level });
+    io.err(
+      [
+        'BreakerBar daemon (headless core, no Electron needed)',
+        `  following  ${loaded.stateDir}`,
+        `  storing in ${loaded.dbPath}`,
+        `  config     ${loaded.file ?? 'defaults (no config file)'}`,
+        '  Ctrl-C to stop; `breakerbar history` shows what is stored.',
+        '',
+      ].join('\n'),
+    );
+    const monitor = new Monitor(loaded, { log });
+    monitor.start();
+    await untilSignal();
+    log.info('stopping');
+    await monitor.stop();
+    return 0;
+  },
+};
+
+function withOverrides(loaded: LoadedConfig, args: Parsed): LoadedConfig {
+  const stateDir = stringOption(args, 'state-dir');
+  const dataDir = stringOption(args, 'data-dir');
+  if (!stateDir && !dataDir) return loaded;
+  const config = { ...loaded.config, stateDir: stateDir ?? loaded.config.stateDir, dataDir: dataDir ?? loaded.config.dataDir };
+  return resolveDirectories(config, loaded.file, processEnvironment());
+}
+
+/** Resolves on SIGINT or SIGTERM, keeping the process alive until then. */
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    const done = () => {
+      clearInterval(keepAlive);
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}

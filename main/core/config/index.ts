@@ -1,0 +1,134 @@
+/**
+ * BreakerBar's configuration: the schema (keys, defaults, docs), loading from
+ * `config.json`, and resolution of the directories BreakerBar reads and writes.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { bool, ConfigError, group, type Infer, int, oneOf, optionalPath, parseWith } from './schema.js';
+
+export { ConfigError } from './schema.js';
+
+export const configSchema = group({
+  stateDir: optionalPath(
+    'OpenClaw state directory to follow; null resolves OPENCLAW_STATE_DIR, then ~/.openclaw. Profiles: point it at ~/.openclaw-<profile>.',
+  ),
+  dataDir: optionalPath("Where BreakerBar keeps its database; null means BreakerBar's home directory."),
+  ingest: group({
+    backfillDays: int(
+      7,
+      0,
+      3650,
+      'On first start, store records up to this many days old (by their own time); 0 stores only what is written from now on.',
+    ),
+    includeArchives: bool(false, 'Also read archived transcripts (*.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak).'),
+    reconcileIntervalMs: int(
+      2000,
+      100,
+      600000,
+      'How often every followed file is re-checked (stat) in case the file watcher missed a change.',
+    ),
+    maxLineBytes: int(
+      64 * 1024 * 1024,
+      1024,
+      1024 * 1024 * 1024,
+      'Longest line accepted; longer lines are skipped and counted as malformed.',
+    ),
+  }),
+  retention: group({
+    days: int(30, 1, 36500, 'Stored history older than this is pruned (checked hourly).'),
+  }),
+  log: group({
+    level: oneOf('info', ['debug', 'info', 'warn', 'error'] as const, 'Lowest level the daemon logs.'),
+  }),
+});
+
+export type Config = Infer<typeof configSchema>;
+
+export interface Environment {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  platform: NodeJS.Platform;
+}
+
+export const processEnvironment = (): Environment => ({
+  env: process.env,
+  home: homedir(),
+  platform: process.platform,
+});
+
+/** BreakerBar's own home (config file, default data dir), per platform convention. */
+export function breakerbarHome({ env, home, platform }: Environment): string {
+  if (env.BREAKERBAR_HOME) return resolve(env.BREAKERBAR_HOME);
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'BreakerBar');
+  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'BreakerBar');
+  return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'breakerbar');
+}
+
+export function expandHome(path: string, home: string): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/') || path.startsWith('~\\')) return join(home, path.slice(2));
+  return path;
+}
+
+/** The configuration as loaded, plus where it came from and the directories it resolves to. */
+export interface LoadedConfig {
+  config: Config;
+  /** The file read, or null when defaults were used because none exists. */
+  file: string | null;
+  stateDir: string;
+  dataDir: string;
+  dbPath: string;
+}
+
+export function defaultConfigPath(environment: Environment): string {
+  return environment.env.BREAKERBAR_CONFIG
+    ? resolve(environment.env.BREAKERBAR_CONFIG)
+    : join(breakerbarHome(environment), 'config.json');
+}
+
+/**
+ * Loads `file` (or the default path; a missing default file means defaults).
+ * An explicitly named file that does not exist is an error: the user meant it.
+ */
+export function loadConfig(file: string | undefined, environment = processEnvironment()): LoadedConfig {
+  const path = file ? resolve(file) : defaultConfigPath(environment);
+  let raw: unknown;
+  let used: string | null = null;
+  if (existsSync(path)) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
+    }
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`);
+    }
+    used = path;
+  } else if (file) {
+    throw new ConfigError(`config file ${path} does not exist`);
+  }
+  let config: Config;
+  try {
+    config = parseWith(configSchema, raw);
+  } catch (error) {
+    if (error instanceof ConfigError && used) throw new ConfigError(`${used}: ${error.message}`);
+    throw error;
+  }
+  return resolveDirectories(config, used, environment);
+}
+
+export function resolveDirectories(config: Config, file: string | null, environment: Environment): LoadedConfig {
+  const absolute = (p: string) => {
+    const expanded = expandHome(p, environment.home);
+    return isAbsolute(expanded) ? expanded : resolve(expanded);
+  };
+  const stateDir = absolute(
+    config.stateDir ?? environment.env.OPENCLAW_STATE_DIR ?? join(environment.env.OPENCLAW_HOME ?? environment.home, '.openclaw'),
+  );
+  const dataDir = absolute(config.dataDir ?? breakerbarHome(environment));
+  return { config, file, stateDir, dataDir, dbPath: join(dataDir, 'breakerbar.sqlite') };
+}

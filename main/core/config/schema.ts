@@ -1,0 +1,144 @@
+/**
+ * A tiny schema language for BreakerBar's configuration: each field knows its
+ * default, what it accepts and how to say so. The `Config` type is derived from
+ * the schema, so a key, its type, its default and its validation live in one place.
+ */
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface Field<T> {
+  readonly kind: 'field';
+  readonly default: T;
+  /** One line for the README and `--help`: what the key does. */
+  readonly doc: string;
+  /** What the field accepts, in words ("an integer from 0 to 3650"). */
+  readonly expected: string;
+  parse(value: unknown, path: string): T;
+}
+
+export interface Group<S extends Shape> {
+  readonly kind: 'group';
+  readonly shape: S;
+}
+
+export type Shape = { readonly [key: string]: Field<unknown> | Group<Shape> };
+
+export type Infer<N> = N extends Field<infer T> ? T : N extends Group<infer S> ? { -readonly [K in keyof S]: Infer<S[K]> } : never;
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function field<T>(def: T, doc: string, expected: string, accept: (v: unknown) => T | undefined): Field<T> {
+  return {
+    kind: 'field',
+    default: def,
+    doc,
+    expected,
+    parse(value, path) {
+      const parsed = accept(value);
+      if (parsed === undefined) {
+        throw new ConfigError(`config key "${path}" is ${show(value)}, expected ${expected}`);
+      }
+      return parsed;
+    },
+  };
+}
+
+export function int(def: number, min: number, max: number, doc: string): Field<number> {
+  return field(def, doc, `an integer from ${min} to ${max}`, (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : undefined,
+  );
+}
+
+export function bool(def: boolean, doc: string): Field<boolean> {
+  return field(def, doc, 'true or false', (v) => (typeof v === 'boolean' ? v : undefined));
+}
+
+export function oneOf<const T extends string>(def: T, options: readonly T[], doc: string): Field<T> {
+  return field(def, doc, `one of ${options.map((o) => `"${o}"`).join(', ')}`, (v) =>
+    options.includes(v as T) ? (v as T) : undefined,
+  );
+}
+
+/** A filesystem path or null (meaning: resolve it at run time, see the doc). */
+export function optionalPath(doc: string): Field<string | null> {
+  return field<string | null>(null, doc, 'a non-empty path string or null', (v) =>
+    v === null || (typeof v === 'string' && v.trim() !== '') ? v : undefined,
+  );
+}
+
+export function group<S extends Shape>(shape: S): Group<S> {
+  return { kind: 'group', shape };
+}
+
+export function defaultsOf<S extends Shape>(node: Group<S>): Infer<Group<S>> {
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(node.shape)) {
+    out[key] = child.kind === 'field' ? child.default : defaultsOf(child);
+  }
+  return out as Infer<Group<S>>;
+}
+
+/** Validates `input` against the schema; missing keys take their defaults, unknown keys are errors. */
+export function parseWith<S extends Shape>(node: Group<S>, input: unknown, prefix = ''): Infer<Group<S>> {
+  if (input === undefined) return defaultsOf(node);
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ConfigError(`config ${prefix ? `key "${prefix}"` : 'file'} is ${show(input)}, expected an object`);
+  }
+  const out: Record<string, unknown> = {};
+  const known = Object.keys(node.shape);
+  for (const key of Object.keys(input)) {
+    if (!known.includes(key)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      const hint = closest(key, known);
+      throw new ConfigError(
+        `unknown config key "${path}"${hint ? ` (did you mean "${prefix ? `${prefix}.` : ''}${hint}"?)` : ''}`,
+      );
+    }
+  }
+  for (const [key, child] of Object.entries(node.shape)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const value = (input as Record<string, unknown>)[key];
+    if (child.kind === 'group') out[key] = parseWith(child, value, path);
+    else out[key] = value === undefined ? child.default : child.parse(value, path);
+  }
+  return out as Infer<Group<S>>;
+}
+
+/** Every field with its dotted path, for documentation and `breakerbar config`. */
+export function describeFields(node: Group<Shape>, prefix = ''): Array<{ path: string; field: Field<unknown> }> {
+  return Object.entries(node.shape).flatMap(([key, child]) => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    return child.kind === 'field' ? [{ path, field: child }] : describeFields(child, path);
+  });
+}
+
+function closest(word: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

@@ -1,0 +1,44 @@
+/**
+ * The small interface every source implements: find its inputs, follow them,
+ * turn what it reads into normalized events, and report how far it has read.
+ * Sources never write the store themselves except through `IngestSink.commit`,
+ * which stores a batch of events together with the position that produced it.
+ */
+import type { SourceKind } from '../events.js';
+import type { Batch, CommitResult, Cursor } from '../store/db.js';
+
+export interface IngestSink {
+  /** Positions committed earlier by this kind of source. */
+  cursors(source: SourceKind): Cursor[];
+  /** Stores events and the cursor that produced them atomically; throws if it cannot. */
+  commit(batch: Batch): CommitResult;
+}
+
+export interface SourceStatus {
+  kind: SourceKind;
+  /** Where the source looks (directories, databases). */
+  roots: string[];
+  /** Inputs currently followed (files, databases). */
+  inputs: number;
+  lines: number;
+  malformed: number;
+  /** Calls read, and of those the ones stored (the rest were older than the backfill cutoff or already stored). */
+  calls: number;
+  stored: number;
+  duplicates: number;
+  /** Bytes (or rows) present in the inputs but not yet read. */
+  pending: number;
+  /** Record time of the newest call read, epoch ms. */
+  lastEventAt: number | null;
+  lastError: string | null;
+}
+
+export interface Source {
+  readonly kind: SourceKind;
+  /** Discovers the inputs and follows them; inputs that do not exist yet are watched for. */
+  start(): void;
+  stop(): Promise<void>;
+  status(): SourceStatus;
+  /** True when everything present has been read (no backlog, nothing queued). */
+  readonly caughtUp: boolean;
+}

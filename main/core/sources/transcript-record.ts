@@ -1,0 +1,135 @@
+/**
+ * What one OpenClaw transcript record means to BreakerBar. JSONL lines and the
+ * `event_json` of SQLite transcripts carry the same object, so both sources
+ * decode it here, and only here.
+ *
+ * Only assistant messages are calls; their fields are read by exact path, so
+ * words like "429" in user text, tool results, tool-call arguments or
+ * compaction summaries can never be mistaken for an outcome.
+ */
+import { classify, isSeedRateLimit } from '../classify.js';
+import type { CallEvent, SourceKind, TokenUsage } from '../events.js';
+import { Elided, MALFORMED, type Skimmed, skimJson } from './json-skim.js';
+
+export interface RecordContext {
+  source: SourceKind;
+  agentId: string;
+  sessionId: string;
+}
+
+export type TranscriptRecord =
+  | { kind: 'header'; sessionId: string | null }
+  | { kind: 'call'; call: CallEvent; seedRateLimit: boolean }
+  | { kind: 'other' }
+  /** Valid JSON that cannot be used: not an object, or a call without a usable time. */
+  | { kind: 'malformed' };
+
+type JsonObject = { [key: string]: Skimmed };
+
+/** Fields decoded in full even when long: the classifier reads the error text. */
+const KEEP_KEYS: ReadonlySet<string> = new Set(['errorMessage']);
+/** Shorter strings are decoded; longer ones (message text) are only measured. */
+const MAX_STRING_BYTES = 512;
+
+/** Parses and interprets one line (or `event_json` value) held in `buf[start, end)`. */
+export function readRecord(buf: Buffer, start: number, end: number, context: RecordContext): TranscriptRecord {
+  const value = skimJson(buf, start, end, { maxStringBytes: MAX_STRING_BYTES, keepKeys: KEEP_KEYS });
+  if (value === MALFORMED) return { kind: 'malformed' };
+  return interpretRecord(value, context);
+}
+
+export function interpretRecord(value: Skimmed, context: RecordContext): TranscriptRecord {
+  if (!isObject(value)) return { kind: 'malformed' };
+  if (value.type === 'session') return { kind: 'header', sessionId: text(value.id) };
+  const message = value.message;
+  if (!isObject(message) || message.role !== 'assistant') return { kind: 'other' };
+  if (value.type !== undefined && value.type !== 'message') return { kind: 'other' };
+
+  const ts = eventTime(value, message);
+  if (ts === null) return { kind: 'malformed' };
+  const usage = tokenUsage(message.usage);
+  const facts = {
+    stopReason: message.stopReason,
+    errorMessage: message.errorMessage,
+    errorCode: message.errorCode,
+    errorStatus: message.errorStatus,
+    errorRetryAfterMs: message.errorRetryAfterMs,
+    outputDelivered: outputDelivered(message.content, usage),
+  };
+  const verdict = classify(facts);
+  const provider = text(message.provider) ?? 'unknown';
+  const model = text(message.model) ?? 'unknown';
+  // Entry ids are unique within a session; a record without one falls back to its time.
+  const entryId = text(value.id) ?? `t${ts}`;
+  const call: CallEvent = {
+    // No source in the key on purpose: the same call seen in a leftover JSONL file and
+    // in the SQLite transcript it was migrated into is one call, stored once.
+    key: `${context.agentId}/${context.sessionId}/${entryId}`,
+    ts,
+    source: context.source,
+    agentId: context.agentId,
+    sessionId: context.sessionId,
+    dep: `${provider}/${model}`,
+    provider,
+    model,
+    api: text(message.api),
+    stopReason: text(message.stopReason),
+    ...verdict,
+    usage,
+  };
+  return { kind: 'call', call, seedRateLimit: isSeedRateLimit(facts) };
+}
+
+/**
+ * The entry's own ISO time (written when the call ended, so it places the outcome
+ * in the right window), else the message's epoch-ms time (when it started).
+ */
+function eventTime(entry: JsonObject, message: JsonObject): number | null {
+  if (typeof entry.timestamp === 'string') {
+    const parsed = Date.parse(entry.timestamp);
+    if (Number.isFinite(parsed)) return parsed;
+  }
+  if (typeof message.timestamp === 'number' && Number.isFinite(message.timestamp)) return message.timestamp;
+  if (typeof message.timestamp === 'string') {
+    const parsed = Date.parse(message.timestamp);
+    if (Number.isFinite(parsed)) return parsed;
+  }
+  return null;
+}
+
+function tokenUsage(value: Skimmed | undefined): TokenUsage {
+  const usage = isObject(value) ? value : {};
+  const cost = isObject(usage.cost) ? usage.cost : {};
+  return {
+    input: count(usage.input),
+    output: count(usage.output),
+    cacheRead: count(usage.cacheRead),
+    cacheWrite: count(usage.cacheWrite),
+    totalTokens: count(usage.totalTokens),
+    cost: typeof cost.total === 'number' && Number.isFinite(cost.total) ? cost.total : 0,
+  };
+}
+
+/** Did anything reach the client before the call ended? Decides `mid_stream` against `before_output`. */
+function outputDelivered(content: Skimmed | undefined, usage: TokenUsage): boolean {
+  if (usage.output > 0) return true;
+  if (!Array.isArray(content)) return false;
+  return content.some((block) => {
+    if (!isObject(block)) return false;
+    if (block.type === 'toolCall') return true;
+    const body = block.type === 'text' ? block.text : block.type === 'thinking' ? block.thinking : undefined;
+    return body instanceof Elided || (typeof body === 'string' && body.length > 0);
+  });
+}
+
+function isObject(value: Skimmed | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Elided);
+}
+
+function text(value: Skimmed | undefined): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function count(value: Skimmed | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}

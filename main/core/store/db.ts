@@ -1,0 +1,227 @@
+/**
+ * BreakerBar's own SQLite database: opening it safely, migrating it, and the
+ * writes and reads the rest of the core needs. Every write that records reading
+ * progress goes through `commit`, which stores events and the cursor that
+ * produced them in one transaction: that is what makes ingestion exactly-once.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Outcome } from '../classify.js';
+import type { CallEvent, SourceKind } from '../events.js';
+import { CallTally, type CallSummary } from '../summary.js';
+import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from './migrations.js';
+
+export type Db = Database.Database;
+
+export class StoreError extends Error {
+  override name = 'StoreError';
+}
+
+/** Where a source has read up to in one of its inputs. */
+export interface Cursor {
+  source: SourceKind;
+  /** The input's identity (for files: device, inode and first-line fingerprint). */
+  key: string;
+  /** Last path the input was seen at (informational; identity is `key`). */
+  path: string;
+  /** Bytes consumed, or the last row read, depending on the source. */
+  position: number;
+}
+
+export interface Batch {
+  events: readonly CallEvent[];
+  cursor?: Cursor;
+  /** Cursors whose inputs are gone for good (deleted files). */
+  forget?: ReadonlyArray<Pick<Cursor, 'source' | 'key'>>;
+}
+
+export interface CommitResult {
+  inserted: number;
+  /** Events whose key was already stored: evidence of re-reading, counted, never stored twice. */
+  duplicates: number;
+}
+
+export interface TimeRange {
+  since?: number;
+  until?: number;
+}
+
+export interface MinuteCount {
+  minute: number;
+  dep: string;
+  outcome: Outcome;
+  count: number;
+}
+
+export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
+  if (!options.readonly) mkdirSync(dirname(path), { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  } catch (error) {
+    const reason = (error as Error).message;
+    throw new StoreError(
+      options.readonly && /unable to open|does not exist/i.test(reason)
+        ? `no BreakerBar database at ${path} yet (run \`breakerbar daemon\` first)`
+        : `cannot open database ${path}: ${reason}`,
+    );
+  }
+  // A reader waits for the daemon's short write transactions instead of failing.
+  db.pragma('busy_timeout = 5000');
+  if (!options.readonly) {
+    // WAL lets `history`, the dashboard and the daemon read while the daemon writes.
+    // synchronous=NORMAL in WAL mode survives a crash of BreakerBar itself (kill -9);
+    // only an OS crash or power loss can lose the last transactions, never corrupt.
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, path);
+  } else {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > LATEST_VERSION) throw newerSchema(path, version);
+  }
+  return db;
+}
+
+function newerSchema(path: string, version: number): StoreError {
+  return new StoreError(
+    `database ${path} has schema version ${version}, newer than this BreakerBar understands (${LATEST_VERSION}); upgrade BreakerBar`,
+  );
+}
+
+export function migrate(db: Db, path = 'database', upTo = LATEST_VERSION): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > LATEST_VERSION) throw newerSchema(path, current);
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current || migration.version > upTo) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+  }
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** The store's typed operations over an open database. */
+export class Store {
+  private readonly insertCall;
+  private readonly upsertCursor;
+  private readonly deleteCursor;
+  private readonly bumpMeta;
+  private readonly commitTx;
+
+  constructor(readonly db: Db) {
+    this.insertCall = db.prepare(`
+      INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
+        outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output,
+        tokens_cache_read, tokens_cache_write, tokens_total, cost)
+      VALUES (@key, @ts, @source, @agentId, @sessionId, @dep, @provider, @model, @api, @stopReason,
+        @outcome, @phase, @httpStatus, @errorCode, @retryAfterMs, @input, @output,
+        @cacheRead, @cacheWrite, @totalTokens, @cost)
+      ON CONFLICT (event_key) DO NOTHING`);
+    this.upsertCursor = db.prepare(`
+      INSERT INTO cursors (source, key, path, position, updated_at) VALUES (@source, @key, @path, @position, @now)
+      ON CONFLICT (source, key) DO UPDATE SET path = excluded.path, position = excluded.position, updated_at = excluded.updated_at`);
+    this.deleteCursor = db.prepare('DELETE FROM cursors WHERE source = ? AND key = ?');
+    this.bumpMeta = db.prepare(`
+      INSERT INTO meta (key, value) VALUES (?, ?)
+      ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER) AS TEXT)`);
+    this.commitTx = db.transaction((batch: Batch): CommitResult => {
+      let inserted = 0;
+      for (const event of batch.events) {
+        inserted += this.insertCall.run({ ...event, ...event.usage }).changes;
+      }
+      const duplicates = batch.events.length - inserted;
+      if (duplicates > 0) this.bumpMeta.run('ingest.duplicates', String(duplicates));
+      if (batch.cursor) this.upsertCursor.run({ ...batch.cursor, now: Date.now() });
+      for (const gone of batch.forget ?? []) this.deleteCursor.run(gone.source, gone.key);
+      return { inserted, duplicates };
+    });
+  }
+
+  static open(path: string, options: { readonly?: boolean } = {}): Store {
+    return new Store(openDatabase(path, options));
+  }
+
+  /** Stores events and the cursor that produced them atomically. */
+  commit(batch: Batch): CommitResult {
+    return this.commitTx(batch);
+  }
+
+  cursors(source: SourceKind): Cursor[] {
+    return this.db
+      .prepare('SELECT source, key, path, position FROM cursors WHERE source = ? ORDER BY key')
+      .all(source) as Cursor[];
+  }
+
+  getMeta(key: string): string | undefined {
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db
+      .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .run(key, value);
+  }
+
+  /** The value stored under `key`, or `value` stored now if there is none (first start). */
+  getOrInitMeta(key: string, value: string): string {
+    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value);
+    return this.getMeta(key) as string;
+  }
+
+  /**
+   * Deletes history older than `before` in small batches, so the daemon's ingest
+   * transactions never wait long behind a big delete.
+   */
+  prune(before: number, batchSize = 5000): number {
+    let total = 0;
+    for (const table of TIMED_TABLES) {
+      const del = this.db.prepare(
+        `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE ts < ? ORDER BY ts LIMIT ?)`,
+      );
+      for (;;) {
+        const { changes } = del.run(before, batchSize);
+        total += changes;
+        if (changes < batchSize) break;
+      }
+    }
+    return total;
+  }
+
+  summary(range: TimeRange = {}): CallSummary {
+    const rows = this.db
+      .prepare(
+        `SELECT dep, outcome, count(*) AS n, coalesce(sum(tokens_total), 0) AS tokens FROM calls
+         WHERE ts >= ? AND ts < ? GROUP BY dep, outcome`,
+      )
+      .all(range.since ?? Number.MIN_SAFE_INTEGER, range.until ?? Number.MAX_SAFE_INTEGER) as Array<{
+      dep: string;
+      outcome: Outcome;
+      n: number;
+      tokens: number;
+    }>;
+    const tally = new CallTally();
+    for (const row of rows) tally.add(row.dep, row.outcome, row.tokens, row.n);
+    return tally.summary();
+  }
+
+  /** Calls per minute, dependency and outcome: the dashboard's timeline. */
+  perMinute(range: TimeRange = {}): MinuteCount[] {
+    return this.db
+      .prepare(
+        `SELECT (ts / 60000) * 60000 AS minute, dep, outcome, count(*) AS count FROM calls
+         WHERE ts >= ? AND ts < ? GROUP BY minute, dep, outcome ORDER BY minute, dep, outcome`,
+      )
+      .all(range.since ?? Number.MIN_SAFE_INTEGER, range.until ?? Number.MAX_SAFE_INTEGER) as MinuteCount[];
+  }
+
+  counter(key: string): number {
+    return Number(this.getMeta(key) ?? 0);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

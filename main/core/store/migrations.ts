@@ -1,0 +1,118 @@
+/**
+ * The store's schema as a forward-only list of migrations. `PRAGMA user_version`
+ * records how many have run; each runs in its own transaction, so a crash in the
+ * middle of an upgrade leaves the previous version intact.
+ *
+ * Never edit a migration that has shipped: append a new one. Tests open a
+ * database at every earlier version and migrate it to the latest.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'call events, source cursors, metadata',
+    sql: `
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+
+      -- One row per upstream model call. Metadata only: no message text is stored.
+      CREATE TABLE calls (
+        id                 INTEGER PRIMARY KEY,
+        event_key          TEXT NOT NULL UNIQUE,
+        ts                 INTEGER NOT NULL,
+        source             TEXT NOT NULL,
+        agent_id           TEXT NOT NULL,
+        session_id         TEXT NOT NULL,
+        dep                TEXT NOT NULL,
+        provider           TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        api                TEXT,
+        stop_reason        TEXT,
+        outcome            TEXT NOT NULL,
+        phase              TEXT NOT NULL,
+        http_status        INTEGER,
+        error_code         TEXT,
+        retry_after_ms     INTEGER,
+        tokens_input       INTEGER NOT NULL,
+        tokens_output      INTEGER NOT NULL,
+        tokens_cache_read  INTEGER NOT NULL,
+        tokens_cache_write INTEGER NOT NULL,
+        tokens_total       INTEGER NOT NULL,
+        cost               REAL NOT NULL
+      ) STRICT;
+      -- Covers the dashboard's per-minute counts by dependency and outcome.
+      CREATE INDEX calls_by_time ON calls (ts, dep, outcome);
+      -- The breakers' and watchdog's look-back over one dependency.
+      CREATE INDEX calls_by_dep ON calls (dep, ts);
+
+      -- How far each source has read each of its inputs (a file identity, a database),
+      -- always written in the same transaction as the events that reading produced.
+      CREATE TABLE cursors (
+        source     TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        path       TEXT NOT NULL,
+        position   INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (source, key)
+      ) STRICT;
+    `,
+  },
+  {
+    version: 2,
+    description: 'history of breaker transitions, health probes, restarts and notifications',
+    sql: `
+      CREATE TABLE breaker_transitions (
+        id         INTEGER PRIMARY KEY,
+        ts         INTEGER NOT NULL,
+        dep        TEXT NOT NULL,
+        from_state TEXT NOT NULL,
+        to_state   TEXT NOT NULL,
+        reason     TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX breaker_transitions_by_time ON breaker_transitions (ts);
+
+      CREATE TABLE health_probes (
+        id         INTEGER PRIMARY KEY,
+        ts         INTEGER NOT NULL,
+        ok         INTEGER NOT NULL,
+        status     TEXT NOT NULL,
+        latency_ms REAL,
+        detail     TEXT
+      ) STRICT;
+      CREATE INDEX health_probes_by_time ON health_probes (ts);
+
+      CREATE TABLE restarts (
+        id          INTEGER PRIMARY KEY,
+        ts          INTEGER NOT NULL,
+        trigger     TEXT NOT NULL,
+        reason      TEXT NOT NULL,
+        result      TEXT NOT NULL,
+        duration_ms INTEGER
+      ) STRICT;
+      CREATE INDEX restarts_by_time ON restarts (ts);
+
+      CREATE TABLE notifications (
+        id      INTEGER PRIMARY KEY,
+        ts      INTEGER NOT NULL,
+        kind    TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        title   TEXT NOT NULL,
+        ok      INTEGER NOT NULL,
+        error   TEXT
+      ) STRICT;
+      CREATE INDEX notifications_by_time ON notifications (ts);
+    `,
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+/** Tables pruned by retention, with their time column. */
+export const TIMED_TABLES = ['calls', 'breaker_transitions', 'health_probes', 'restarts', 'notifications'] as const;
