@@ -69,7 +69,9 @@ export function parseTimeOption(flag: string, value: string | undefined, now = D
   if (relative) return now - Number(relative[1]) * (UNIT_MS[relative[2] as string] as number);
   const parsed = Date.parse(value);
   if (!Number.isFinite(parsed)) {
-    throw new UsageError(`${flag} "${value}" is not a time: use ISO 8601 (2026-11-30 or 2026-11-30T08:00:00Z) or a duration like 24h or 7d`);
+    throw new UsageError(
+      `${flag} "${value}" is not a time: use ISO 8601 (2026-11-30 or 2026-11-30T08:00:00Z) or a duration like 24h or 7d`,
+    );
   }
   return parsed;
 }
@@ -77,11 +79,17 @@ export function parseTimeOption(flag: string, value: string | undefined, now = D
 /** Renders rows as aligned columns; the first row is the header. */
 export function table(rows: Array<Array<string | number>>): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, String(cell).length)));
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, String(cell).length);
+    });
+  }
   return rows
     .map((row) =>
       row
-        .map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+        .map((cell, i) =>
+          typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0),
+        )
         .join('  ')
         .trimEnd(),
     )

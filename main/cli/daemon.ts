@@ -1,4 +1,4 @@
-import { type LoadedConfig, loadConfig, resolveDirectories, processEnvironment } from '../core/config/index.js';
+import { type LoadedConfig, loadConfig, processEnvironment, resolveDirectories } from '../core/config/index.js';
 import { createLogger } from '../core/log.js';
 import { Monitor } from '../core/monitor.js';
 import { type Command, type Parsed, stringOption } from './command.js';
@@ -30,6 +30,8 @@ Options:
   async run(args, io) {
     const loaded = withOverrides(loadConfig(stringOption(args, 'config')), args);
     const log = createLogger({ level: loaded.config.log.level });
+    const monitor = new Monitor(loaded, { log });
+    monitor.start();
     io.err(
       [
         'BreakerBar daemon (headless core, no Electron needed)',
@@ -40,8 +42,6 @@ Options:
         '',
       ].join('\n'),
     );
-    const monitor = new Monitor(loaded, { log });
-    monitor.start();
     await untilSignal();
     log.info('stopping');
     await monitor.stop();
@@ -53,7 +53,11 @@ function withOverrides(loaded: LoadedConfig, args: Parsed): LoadedConfig {
   const stateDir = stringOption(args, 'state-dir');
   const dataDir = stringOption(args, 'data-dir');
   if (!stateDir && !dataDir) return loaded;
-  const config = { ...loaded.config, stateDir: stateDir ?? loaded.config.stateDir, dataDir: dataDir ?? loaded.config.dataDir };
+  const config = {
+    ...loaded.config,
+    stateDir: stateDir ?? loaded.config.stateDir,
+    dataDir: dataDir ?? loaded.config.dataDir,
+  };
   return resolveDirectories(config, loaded.file, processEnvironment());
 }
 

@@ -5,7 +5,7 @@ import { renderSummary } from './render.js';
 
 export const historyCommand: Command = {
   name: 'history',
-  summary: "Print what BreakerBar has stored in its own database (safe while the daemon runs)",
+  summary: 'Print what BreakerBar has stored in its own database (safe while the daemon runs)',
   help: `Usage: breakerbar history [--json] [--since TIME] [--until TIME] [--config FILE]
 
 Counts the model calls BreakerBar has stored, by outcome and dependency, in the

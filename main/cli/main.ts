@@ -13,7 +13,9 @@ import { scanCommand } from './scan.js';
 export const COMMANDS: readonly Command[] = [daemonCommand, scanCommand, historyCommand];
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -44,7 +46,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.err(`breakerbar: unknown command "${name}". Commands: ${COMMANDS.map((c) => c.name).join(', ')}. See \`breakerbar --help\`.\n`);
+    io.err(
+      `breakerbar: unknown command "${name}". Commands: ${COMMANDS.map((c) => c.name).join(', ')}. See \`breakerbar --help\`.\n`,
+    );
     return 2;
   }
   try {

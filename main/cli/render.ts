@@ -18,7 +18,8 @@ export function renderSummary(summary: CallSummary): string {
 }
 
 export function renderStorms(storms: readonly Storm[]): string {
-  if (storms.length === 0) return 'Seed watchdog replay: no window in which the old cron watchdog would have restarted the gateway.\n';
+  if (storms.length === 0)
+    return 'Seed watchdog replay: no window in which the old cron watchdog would have restarted the gateway.\n';
   const lines = storms.map((storm) => {
     const restarts = storm.restarts.map((t) => new Date(t).toISOString().slice(11, 16)).join(', ');
     return `  ${iso(storm.start)} – ${iso(storm.end)}  ${storm.rateLimits} rate limits, restart at ${restarts}`;

@@ -70,7 +70,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       throw error;
     }
     this.startedAt = this.clock();
-    const firstCutoff = config.ingest.backfillDays === 0 ? this.startedAt : this.startedAt - config.ingest.backfillDays * DAY_MS;
+    const firstCutoff =
+      config.ingest.backfillDays === 0 ? this.startedAt : this.startedAt - config.ingest.backfillDays * DAY_MS;
     // Fixed at the first start, so a restart does not change what counts as history.
     this.cutoff = Number(this.store.getOrInitMeta('ingest.backfillCutoff', String(firstCutoff)));
 
@@ -137,7 +138,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     try {
       const before = this.clock() - this.loaded.config.retention.days * DAY_MS;
       const removed = this.store.prune(before);
-      if (removed > 0) this.log.info('pruned history past retention', { rows: removed, before: new Date(before).toISOString() });
+      if (removed > 0)
+        this.log.info('pruned history past retention', { rows: removed, before: new Date(before).toISOString() });
     } catch (error) {
       this.log.warn('pruning failed; will retry in an hour', { error: (error as Error).message });
     }

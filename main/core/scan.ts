@@ -10,8 +10,8 @@ import type { Outcome } from './classify.js';
 import { readIdentity } from './sources/file-identity.js';
 import { readLineBatch } from './sources/line-batch.js';
 import { agentIdOf, forEachRecord, sessionIdOf, transcriptRole } from './sources/transcripts-jsonl.js';
-import { seedWatchdogStorms, type Storm } from './storms.js';
-import { CallTally, type CallSummary } from './summary.js';
+import { type Storm, seedWatchdogStorms } from './storms.js';
+import { type CallSummary, CallTally } from './summary.js';
 
 export interface ScanOptions {
   includeArchives?: boolean;

@@ -21,7 +21,10 @@ export const configSchema = group({
       3650,
       'On first start, store records up to this many days old (by their own time); 0 stores only what is written from now on.',
     ),
-    includeArchives: bool(false, 'Also read archived transcripts (*.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak).'),
+    includeArchives: bool(
+      false,
+      'Also read archived transcripts (*.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak).',
+    ),
     reconcileIntervalMs: int(
       2000,
       100,
@@ -127,7 +130,9 @@ export function resolveDirectories(config: Config, file: string | null, environm
     return isAbsolute(expanded) ? expanded : resolve(expanded);
   };
   const stateDir = absolute(
-    config.stateDir ?? environment.env.OPENCLAW_STATE_DIR ?? join(environment.env.OPENCLAW_HOME ?? environment.home, '.openclaw'),
+    config.stateDir ??
+      environment.env.OPENCLAW_STATE_DIR ??
+      join(environment.env.OPENCLAW_HOME ?? environment.home, '.openclaw'),
   );
   const dataDir = absolute(config.dataDir ?? breakerbarHome(environment));
   return { config, file, stateDir, dataDir, dbPath: join(dataDir, 'breakerbar.sqlite') };

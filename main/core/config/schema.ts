@@ -25,7 +25,8 @@ export interface Group<S extends Shape> {
 
 export type Shape = { readonly [key: string]: Field<unknown> | Group<Shape> };
 
-export type Infer<N> = N extends Field<infer T> ? T : N extends Group<infer S> ? { -readonly [K in keyof S]: Infer<S[K]> } : never;
+export type Infer<N> =
+  N extends Field<infer T> ? T : N extends Group<infer S> ? { -readonly [K in keyof S]: Infer<S[K]> } : never;
 
 function show(value: unknown): string {
   const text = JSON.stringify(value);

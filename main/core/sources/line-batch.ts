@@ -58,7 +58,13 @@ export function readLineBatch(
   return { fromOffset: start, toOffset: start + lastNewline + 1, buf, lineStarts, lineEnds, oversizedLines: 0 };
 }
 
-function skipOversized(fd: number, start: number, size: number, from: number, chunkBytes: number): LineBatchData | null {
+function skipOversized(
+  fd: number,
+  start: number,
+  size: number,
+  from: number,
+  chunkBytes: number,
+): LineBatchData | null {
   const scratch = Buffer.allocUnsafe(Math.min(chunkBytes, 1024 * 1024));
   for (let position = from; position < size; ) {
     const got = readSync(fd, scratch, 0, Math.min(scratch.length, size - position), position);

@@ -20,13 +20,7 @@
 import { closeSync, type Dirent, fstatSync, openSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
-import {
-  type FileIdentity,
-  fingerprintMatches,
-  identityKey,
-  inodeOfKey,
-  readIdentity,
-} from './file-identity.js';
+import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 
 /**

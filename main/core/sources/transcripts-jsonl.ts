@@ -5,11 +5,11 @@
 import { basename, dirname, join } from 'node:path';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
-import type { StoredPosition } from './tailer.js';
-import { FileTailer, type FileRole, type LineBatch } from './tailer.js';
-import type { IngestSink, Source, SourceStatus } from './source.js';
-import { type RecordContext, readRecord, type TranscriptRecord } from './transcript-record.js';
 import { MALFORMED, skimJson } from './json-skim.js';
+import type { IngestSink, Source, SourceStatus } from './source.js';
+import type { StoredPosition } from './tailer.js';
+import { type FileRole, FileTailer, type LineBatch } from './tailer.js';
+import { type RecordContext, readRecord, type TranscriptRecord } from './transcript-record.js';
 
 /** Archived transcripts: kept by OpenClaw after a reset or delete, or quarantined, or backups. */
 const ARCHIVE = /\.jsonl\.(reset|deleted)\.|\.corrupt-|\.bak/;

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Outcome } from '../classify.js';
 import type { CallEvent, SourceKind } from '../events.js';
-import { CallTally, type CallSummary } from '../summary.js';
+import { type CallSummary, CallTally } from '../summary.js';
 import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from './migrations.js';
 
 export type Db = Database.Database;
