@@ -1,0 +1,81 @@
+/**
+ * Idle cost: the daemon following 1,000 session files that do not change.
+ * Measures the daemon process's CPU time (user + system, from /proc) over a
+ * quiet interval after it has caught up.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../main/rehearse/records.js';
+import { SessionScript } from '../main/rehearse/workload.js';
+import { machine, recordSection } from './report.js';
+
+const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Kernel clock ticks per second (USER_HZ), the unit of utime/stime in /proc/<pid>/stat. */
+const TICKS_PER_SECOND = 100;
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // After "pid (comm) ", utime and stime are fields 12 and 13 (0-based).
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+export async function idleBench(files = 1000, quietSeconds = 60): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'bb-idle-'));
+  const stateDir = join(root, 'openclaw');
+  const random = seededRandom(5);
+  for (let i = 0; i < files; i++) {
+    const dir = join(stateDir, 'agents', `agent${i % 10}`, 'sessions');
+    mkdirSync(dir, { recursive: true });
+    const id = `idle-${i.toString().padStart(5, '0')}-0000-4000-8000-000000000000`;
+    const script = new SessionScript(id, random, { deps: ['zhipu/glm-5.1'], failureRate: 0.1, textChars: 200 });
+    const turns = [script.header(Date.now() - 3600_000), ...script.turn(Date.now() - 3000_000).lines];
+    appendFileSync(join(dir, `${id}.jsonl`), `${turns.join('\n')}\n`);
+  }
+  const env = { ...process.env, BREAKERBAR_HOME: join(root, 'home'), OPENCLAW_STATE_DIR: stateDir };
+  const daemon = spawn(process.execPath, [CLI, 'daemon'], { env, stdio: 'ignore' });
+  try {
+    const expected = JSON.parse(
+      execFileSync(process.execPath, [CLI, 'scan', '--json'], { env, encoding: 'utf8' }),
+    ).calls;
+    for (let waited = 0; waited < 60_000; waited += 500) {
+      await sleep(500);
+      try {
+        const stored = JSON.parse(
+          execFileSync(process.execPath, [CLI, 'history', '--json'], {
+            env,
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+          }),
+        ).calls;
+        if (stored === expected) break;
+      } catch {}
+    }
+    await sleep(5000);
+    const pid = daemon.pid as number;
+    const before = cpuSeconds(pid);
+    await sleep(quietSeconds * 1000);
+    const used = cpuSeconds(pid) - before;
+    const percent = (100 * used) / quietSeconds;
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const markdown = `## Idle (\`npm run bench -- idle\`)
+
+The daemon (\`breakerbar daemon\`, default config: chokidar plus a reconcile every 2 s) following ${files}
+session files in 10 agents that do not change, after it has caught up; measured on ${machine()}.
+
+| files | quiet interval | CPU time used | CPU (% of one core) | RSS |
+|---:|---:|---:|---:|---:|
+| ${files} | ${quietSeconds} s | ${used.toFixed(2)} s | ${percent.toFixed(2)} % | ${rss.toFixed(0)} MiB |
+
+Resolution: CPU time is counted in ${1000 / TICKS_PER_SECOND} ms ticks.`;
+    process.stdout.write(`\n${markdown}\n`);
+    recordSection('idle', markdown);
+  } finally {
+    daemon.kill('SIGTERM');
+    await sleep(500);
+    rmSync(root, { recursive: true, force: true });
+  }
+}

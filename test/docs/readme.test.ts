@@ -1,0 +1,38 @@
+/**
+ * Rule: the README is the product's front door, so what it says about
+ * configuration and commands must match the code. A key added to the schema,
+ * a changed default or a new subcommand without documentation fails here.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../main/cli/main.js';
+import { configSchema } from '../../main/core/config/index.js';
+import { describeFields } from '../../main/core/config/schema.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('README', () => {
+  it('opens with the two set-up commands: run it, test it', () => {
+    const firstScreen = readme.slice(0, 1500);
+    expect(firstScreen).toContain('npm run setup && npm start');
+    expect(firstScreen).toContain('npm run setup && npm test');
+  });
+
+  it.each(describeFields(configSchema).map(({ path, field }) => [path, field.default]))(
+    'documents config key %s with its default',
+    (path, def) => {
+      expect(readme).toContain(`| \`${path}\` | \`${JSON.stringify(def)}\` |`);
+    },
+  );
+
+  it.each(COMMANDS.map((command) => [command.name]))('documents `breakerbar %s`', (name) => {
+    expect(readme).toContain(`### \`breakerbar ${name}\``);
+  });
+
+  it('runs the same test command as CI', () => {
+    const ci = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8');
+    expect(ci).toContain('npm run setup');
+    expect(ci).toMatch(/npm test\s*$/m);
+    expect(ci).toContain('ELECTRON_SKIP_BINARY_DOWNLOAD=1');
+  });
+});
