@@ -1,7 +1,7 @@
 /**
  * The `breakerbar` command line: one file per subcommand, dispatched here.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../core/config/index.js';
 import { LockError } from '../core/lock.js';
 import { StoreError } from '../core/store/db.js';
@@ -12,11 +12,16 @@ import { scanCommand } from './scan.js';
 
 export const COMMANDS: readonly Command[] = [daemonCommand, scanCommand, historyCommand];
 
+/** BreakerBar's version from its package.json, found by walking up (works from dist/ and from sources). */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
+  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
+    const candidate = new URL('package.json', dir);
+    if (existsSync(candidate)) {
+      const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'breakerbar' && pkg.version) return pkg.version;
+    }
+    if (dir.pathname === '/') return 'unknown';
+  }
 }
 
 function mainHelp(): string {

@@ -60,12 +60,19 @@ export const processEnvironment = (): Environment => ({
   platform: process.platform,
 });
 
+/** An environment variable's value; set-but-empty counts as unset (as XDG and POSIX shells mean it). */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
 /** BreakerBar's own home (config file, default data dir), per platform convention. */
 export function breakerbarHome({ env, home, platform }: Environment): string {
-  if (env.BREAKERBAR_HOME) return resolve(env.BREAKERBAR_HOME);
+  const override = envValue(env, 'BREAKERBAR_HOME');
+  if (override) return resolve(override);
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'BreakerBar');
-  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'BreakerBar');
-  return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'breakerbar');
+  if (platform === 'win32') return join(envValue(env, 'APPDATA') ?? join(home, 'AppData', 'Roaming'), 'BreakerBar');
+  return join(envValue(env, 'XDG_CONFIG_HOME') ?? join(home, '.config'), 'breakerbar');
 }
 
 export function expandHome(path: string, home: string): string {
@@ -84,17 +91,19 @@ export interface LoadedConfig {
   dbPath: string;
 }
 
+/** The config file read without `--config`: `$BREAKERBAR_CONFIG`, else `config.json` in BreakerBar's home. */
 export function defaultConfigPath(environment: Environment): string {
-  return environment.env.BREAKERBAR_CONFIG
-    ? resolve(environment.env.BREAKERBAR_CONFIG)
-    : join(breakerbarHome(environment), 'config.json');
+  const named = envValue(environment.env, 'BREAKERBAR_CONFIG');
+  return named ? resolve(named) : join(breakerbarHome(environment), 'config.json');
 }
 
 /**
- * Loads `file` (or the default path; a missing default file means defaults).
- * An explicitly named file that does not exist is an error: the user meant it.
+ * Loads `file`, else `$BREAKERBAR_CONFIG`, else `config.json` in BreakerBar's home.
+ * Only that last one may be missing (meaning: defaults); a file the user named
+ * explicitly, by flag or variable, must exist.
  */
 export function loadConfig(file: string | undefined, environment = processEnvironment()): LoadedConfig {
+  const named = file ?? envValue(environment.env, 'BREAKERBAR_CONFIG');
   const path = file ? resolve(file) : defaultConfigPath(environment);
   let raw: unknown;
   let used: string | null = null;
@@ -111,8 +120,8 @@ export function loadConfig(file: string | undefined, environment = processEnviro
       throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`);
     }
     used = path;
-  } else if (file) {
-    throw new ConfigError(`config file ${path} does not exist`);
+  } else if (named) {
+    throw new ConfigError(`config file ${path} does not exist${file ? '' : ' (named by BREAKERBAR_CONFIG)'}`);
   }
   let config: Config;
   try {
@@ -129,10 +138,11 @@ export function resolveDirectories(config: Config, file: string | null, environm
     const expanded = expandHome(p, environment.home);
     return isAbsolute(expanded) ? expanded : resolve(expanded);
   };
+  const { env } = environment;
   const stateDir = absolute(
     config.stateDir ??
-      environment.env.OPENCLAW_STATE_DIR ??
-      join(environment.env.OPENCLAW_HOME ?? environment.home, '.openclaw'),
+      envValue(env, 'OPENCLAW_STATE_DIR') ??
+      join(envValue(env, 'OPENCLAW_HOME') ?? environment.home, '.openclaw'),
   );
   const dataDir = absolute(config.dataDir ?? breakerbarHome(environment));
   return { config, file, stateDir, dataDir, dbPath: join(dataDir, 'breakerbar.sqlite') };

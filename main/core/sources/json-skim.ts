@@ -6,16 +6,23 @@
  * metadata fields matter (role, stopReason, provider, usage, errorMessage...).
  * `JSON.parse` must first turn the whole line into a JS string and then decode
  * every string into a heap object; this parser works on the raw bytes instead,
- * finds the end of each string with native `Buffer#indexOf` (memchr) and keeps
- * long strings only as their size. That is what makes `breakerbar scan`
- * several times faster than `readline + JSON.parse`.
+ * finds the end of each long string with native `Buffer#indexOf` (memchr) and
+ * keeps it only as its size. That is what makes `breakerbar scan` several times
+ * faster than `readline + JSON.parse` (figures: docs/benchmarks.md).
  *
  * Semantics: for every input it returns what `JSON.parse` would return (deep
- * equal) or MALFORMED where `JSON.parse` would throw, with one documented
- * deviation: the content of an ELIDED string (longer than `maxStringBytes`,
- * key not in `keepKeys`) is not validated, so raw control characters or bad
- * escape sequences inside a long string are accepted. Structure, numbers,
- * literals, short strings and keys are validated fully.
+ * equal) or MALFORMED where `JSON.parse` would throw, with two deliberate
+ * deviations:
+ * - the content of an ELIDED string (longer than `maxStringBytes`, key not in
+ *   `keepKeys`) is not validated, so raw control characters or bad escape
+ *   sequences inside a long string are accepted;
+ * - nesting deeper than MAX_DEPTH is MALFORMED (JSON.parse would accept it).
+ * Structure, numbers, literals, keys and decoded strings are validated fully.
+ *
+ * Shape of the code: one loop with an explicit stack instead of recursive
+ * descent, and the position kept in local variables, because V8 keeps locals
+ * in registers; the recursive version with the position in module state was
+ * twice as slow per line as JSON.parse on short lines.
  */
 
 /** A string value too long to be worth decoding; only its size in bytes is kept. */
@@ -39,12 +46,15 @@ export interface SkimOptions {
   keepKeys?: ReadonlySet<string>;
 }
 
-/** Nesting deeper than this is treated as hostile: MALFORMED instead of a stack overflow. */
+/**
+ * Nesting deeper than this is treated as hostile and MALFORMED. The parser is
+ * iterative, so this is not about its own stack: it keeps a hostile line from
+ * producing a structure that would overflow the stack of whoever walks it.
+ */
 export const MAX_DEPTH = 512;
 
 const DEFAULT_MAX_STRING_BYTES = 1024;
 const NO_KEYS: ReadonlySet<string> = new Set();
-const EMPTY = Buffer.alloc(0);
 
 /**
  * Bytes of a string scanned in JS before switching to `indexOf`: a native call
@@ -71,302 +81,193 @@ const HAS_ESCAPE = 1;
 const HAS_NON_ASCII = 2;
 const HAS_CONTROL = 4;
 
-/**
- * Thrown internally to unwind on the first error; a plain frozen object, not an
- * Error, so no stack trace is captured. Never escapes skimJson.
- */
-const FAIL = Object.freeze({ fail: true });
+type Container = Skimmed[] | { [key: string]: Skimmed };
 
-// Parser state lives in module variables: skimJson is synchronous and not
-// re-entrant, and this avoids allocating a parser object per line.
-let buf: Buffer = EMPTY;
-let pos = 0;
-let end = 0;
-let maxBytes = DEFAULT_MAX_STRING_BYTES;
-let keep: ReadonlySet<string> = NO_KEYS;
+/**
+ * Second results of the helpers below (a helper returns a position; what else
+ * it found goes here). One shared object, so no allocation per token.
+ */
+const out = { flags: 0, checked: 0, num: 0 };
+
+// The stack of open containers and their pending keys, reused across calls:
+// skimJson is synchronous and never re-entered.
+const stack: Container[] = [];
+const stackKeys: (string | null)[] = [];
 
 /** Parses exactly one JSON value spanning buf[start, end) (surrounding whitespace allowed). Returns MALFORMED if the bytes are not one well-formed JSON value. */
-export function skimJson(
-  source: Buffer,
-  start: number,
-  stop: number,
-  opts?: SkimOptions,
-): Skimmed | typeof MALFORMED {
-  buf = source;
-  pos = Math.max(0, start);
-  end = Math.min(stop, source.length);
-  maxBytes = opts?.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES;
-  keep = opts?.keepKeys ?? NO_KEYS;
-  try {
-    skipWs();
-    if (pos >= end) return MALFORMED;
-    const value = parseValue(0, null);
-    skipWs();
-    return pos === end ? value : MALFORMED;
-  } catch (e) {
-    if (e === FAIL) return MALFORMED;
-    throw e;
-  } finally {
-    // Do not keep a (possibly 8 MB) chunk alive between calls.
-    buf = EMPTY;
+export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOptions): Skimmed | typeof MALFORMED {
+  const e = Math.min(end, buf.length);
+  let p = Math.max(0, start);
+  const maxBytes = opts?.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES;
+  const keep = opts?.keepKeys ?? NO_KEYS;
+  stack.length = 0;
+  stackKeys.length = 0;
+  call++; // invalidates the decoded window: callers refill their buffers between calls
+
+  let top: Container | null = null; // innermost open container
+  let inArray = false;
+  let key: string | null = null; // key of the value being parsed, when top is an object
+  let depth = 0; // open containers, top included
+  let value: Skimmed;
+
+  for (;;) {
+    // ---- one value at p ----
+    p = skipWs(buf, p, e);
+    if (p >= e) return MALFORMED;
+    const c = buf[p] as number;
+    if (c === QUOTE) {
+      const a = p + 1;
+      const close = stringEnd(buf, a, e);
+      if (close < 0) return MALFORMED;
+      p = close + 1;
+      if (close - a > maxBytes && (key === null || !keep.has(key))) {
+        value = new Elided(close - a);
+      } else {
+        const s = decode(
+          buf,
+          a,
+          close,
+          e,
+          out.checked < close ? out.flags | flagsOf(buf, out.checked, close) : out.flags,
+        );
+        if (s === null) return MALFORMED;
+        value = s;
+      }
+    } else if (c === LBRACE || c === LBRACKET) {
+      if (depth >= MAX_DEPTH) return MALFORMED;
+      p = skipWs(buf, p + 1, e);
+      const closer = c === LBRACE ? RBRACE : RBRACKET;
+      if (p < e && buf[p] === closer) {
+        p++;
+        value = c === LBRACE ? {} : [];
+      } else {
+        depth++;
+        if (top !== null) {
+          stack.push(top);
+          stackKeys.push(key);
+        }
+        if (c === LBRACKET) {
+          top = [];
+          inArray = true;
+          key = null;
+        } else {
+          // A plain literal (not Object.create(null)) so results deep-equal
+          // JSON.parse's and keep V8's fast properties; `__proto__` is stored
+          // with defineProperty below, never through the prototype setter.
+          top = {};
+          inArray = false;
+          p = readKeyAndColon(buf, p, e);
+          if (p < 0) return MALFORMED;
+          key = lastKey;
+        }
+        continue;
+      }
+    } else if (c === 0x74) {
+      // true
+      if (p + 4 > e || buf[p + 1] !== 0x72 || buf[p + 2] !== 0x75 || buf[p + 3] !== 0x65) return MALFORMED;
+      p += 4;
+      value = true;
+    } else if (c === 0x66) {
+      // false
+      if (p + 5 > e || buf[p + 1] !== 0x61 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x73 || buf[p + 4] !== 0x65)
+        return MALFORMED;
+      p += 5;
+      value = false;
+    } else if (c === 0x6e) {
+      // null
+      if (p + 4 > e || buf[p + 1] !== 0x75 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x6c) return MALFORMED;
+      p += 4;
+      value = null;
+    } else {
+      p = numberEnd(buf, p, e);
+      if (p < 0) return MALFORMED;
+      value = out.num;
+    }
+
+    // ---- attach the value, then close containers until another value is due ----
+    for (;;) {
+      if (top === null) {
+        p = skipWs(buf, p, e);
+        return p === e ? value : MALFORMED; // trailing garbage is malformed
+      }
+      if (inArray) {
+        (top as Skimmed[]).push(value);
+      } else if (key === '__proto__') {
+        // an own property, as JSON.parse makes: no prototype pollution or swap
+        Object.defineProperty(top, key, { value, writable: true, enumerable: true, configurable: true });
+      } else {
+        // duplicate keys: last value wins in the first position, like JSON.parse
+        (top as { [key: string]: Skimmed })[key as string] = value;
+      }
+      p = skipWs(buf, p, e);
+      const d = p < e ? (buf[p] as number) : -1;
+      if (d === COMMA) {
+        p++;
+        if (!inArray) {
+          p = readKeyAndColon(buf, skipWs(buf, p, e), e);
+          if (p < 0) return MALFORMED;
+          key = lastKey;
+        }
+        break;
+      }
+      if (d !== (inArray ? RBRACKET : RBRACE)) return MALFORMED;
+      p++;
+      depth--;
+      value = top;
+      top = stack.pop() ?? null;
+      key = stackKeys.pop() ?? null;
+      inArray = Array.isArray(top);
+    }
   }
 }
 
-function fail(): never {
-  throw FAIL;
-}
-
-/** The byte at pos, or -1 past the end of the range (so no check reads beyond it). */
-function peek(): number {
-  return pos < end ? (buf[pos] as number) : -1;
-}
-
-function skipWs(): void {
-  while (pos < end) {
-    const c = buf[pos] as number;
+function skipWs(buf: Buffer, p: number, e: number): number {
+  while (p < e) {
+    const c = buf[p] as number;
     // space, \n, \r, \t: the only whitespace JSON allows
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
-    else return;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return p;
+    p++;
   }
-}
-
-/** @param key the object key this value belongs to (for keepKeys), or null. */
-function parseValue(depth: number, key: string | null): Skimmed {
-  const c = peek();
-  switch (c) {
-    case QUOTE:
-      return parseString(key);
-    case LBRACE:
-      return parseObject(depth + 1);
-    case LBRACKET:
-      return parseArray(depth + 1);
-    case 0x74: // t
-      expectLiteral(0x74, 0x72, 0x75, 0x65);
-      return true;
-    case 0x66: // f
-      expectLiteral(0x66, 0x61, 0x6c, 0x73);
-      if (peek() !== 0x65) fail(); // the fifth letter of "false"
-      pos++;
-      return false;
-    case 0x6e: // n
-      expectLiteral(0x6e, 0x75, 0x6c, 0x6c);
-      return null;
-    default:
-      if (c === MINUS || (c >= DIGIT0 && c <= DIGIT9)) return parseNumber();
-      return fail();
-  }
-}
-
-/** Checks the four bytes at pos and steps over them. */
-function expectLiteral(a: number, b: number, c: number, d: number): void {
-  if (pos + 4 > end || buf[pos] !== a || buf[pos + 1] !== b || buf[pos + 2] !== c || buf[pos + 3] !== d) fail();
-  pos += 4;
-}
-
-function parseObject(depth: number): { [key: string]: Skimmed } {
-  if (depth > MAX_DEPTH) fail();
-  pos++; // '{'
-  // A plain literal (not Object.create(null)) so results deep-equal JSON.parse's
-  // and keep V8's fast properties; `__proto__` is stored below with
-  // defineProperty, which creates an own property instead of calling the
-  // prototype setter, so a hostile line cannot pollute or swap prototypes.
-  const obj: { [key: string]: Skimmed } = {};
-  skipWs();
-  if (peek() === RBRACE) {
-    pos++;
-    return obj;
-  }
-  for (;;) {
-    if (peek() !== QUOTE) fail();
-    const key = parseKey();
-    skipWs();
-    if (peek() !== COLON) fail();
-    pos++;
-    skipWs();
-    const value = parseValue(depth, key);
-    if (key === '__proto__') {
-      Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-    } else {
-      obj[key] = value; // duplicate keys: last wins, first position kept, like JSON.parse
-    }
-    skipWs();
-    const c = peek();
-    if (c === COMMA) {
-      pos++;
-      skipWs();
-    } else if (c === RBRACE) {
-      pos++;
-      return obj;
-    } else {
-      fail();
-    }
-  }
-}
-
-function parseArray(depth: number): Skimmed[] {
-  if (depth > MAX_DEPTH) fail();
-  pos++; // '['
-  const arr: Skimmed[] = [];
-  skipWs();
-  if (peek() === RBRACKET) {
-    pos++;
-    return arr;
-  }
-  for (;;) {
-    arr.push(parseValue(depth, null));
-    skipWs();
-    const c = peek();
-    if (c === COMMA) {
-      pos++;
-      skipWs();
-    } else if (c === RBRACKET) {
-      pos++;
-      return arr;
-    } else {
-      fail();
-    }
-  }
-}
-
-/** Per JSON grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
-function parseNumber(): number {
-  const start = pos;
-  const negative = buf[pos] === MINUS;
-  if (negative) pos++;
-  let c = peek();
-  let value = 0;
-  if (c === DIGIT0) {
-    pos++;
-  } else if (c > DIGIT0 && c <= DIGIT9) {
-    // Accumulate integers directly: most numbers in a transcript are token
-    // counts and epoch milliseconds, and this avoids a string per number.
-    do {
-      value = value * 10 + (c - DIGIT0);
-      pos++;
-      c = peek();
-    } while (c >= DIGIT0 && c <= DIGIT9);
-  } else {
-    fail();
-  }
-  c = peek();
-  let simple = pos - start <= 15; // fits a double exactly as an integer
-  if (c === DOT) {
-    simple = false;
-    pos++;
-    if (!isDigit(peek())) fail();
-    do pos++;
-    while (isDigit(peek()));
-    c = peek();
-  }
-  if (c === 0x65 || c === 0x45) {
-    // e / E
-    simple = false;
-    pos++;
-    c = peek();
-    if (c === PLUS || c === MINUS) pos++;
-    if (!isDigit(peek())) fail();
-    do pos++;
-    while (isDigit(peek()));
-  }
-  if (simple) return negative ? -value : value; // -0 stays -0, like JSON.parse
-  return Number(latin1(start, pos));
-}
-
-function isDigit(c: number): boolean {
-  return c >= DIGIT0 && c <= DIGIT9;
+  return p;
 }
 
 /**
- * Recently seen keys, direct-mapped by a hash of their bytes. A transcript uses
- * a few dozen distinct keys millions of times; returning the same string
- * object skips a decode, an allocation and V8's string-table lookup when the
- * key is stored into the result object (together the biggest cost per line
- * before this cache).
+ * Finds the closing quote of the string whose content starts at `a`; -1 if
+ * unterminated. Sets out.flags for the bytes it looked at, [a, out.checked):
+ * short strings are scanned byte by byte in JS; past QUICK_SCAN it jumps from
+ * quote to quote with native indexOf (memchr) and leaves the bytes in between
+ * unread, so the caller decides whether they need flagsOf (only if decoded).
  */
-const KEY_CACHE_SIZE = 1024; // power of two
-const MAX_CACHED_KEY = 40;
-const keyCache: (string | undefined)[] = new Array<string | undefined>(KEY_CACHE_SIZE).fill(undefined);
-
-/** Keys are always decoded: they are short, and the caller needs them. */
-function parseKey(): string {
-  const a = pos + 1;
-  const limit = Math.min(end, a + MAX_CACHED_KEY);
-  let h = 0;
-  for (let i = a; i < limit; i++) {
-    const b = buf[i] as number;
-    if (b === QUOTE) {
-      const len = i - a;
-      const slot = (h + len) & (KEY_CACHE_SIZE - 1);
-      pos = i + 1;
-      const cached = keyCache[slot];
-      if (cached !== undefined && cached.length === len && sameBytes(cached, a)) return cached;
-      const key = latin1(a, i);
-      keyCache[slot] = key;
-      return key;
-    }
-    // escapes, UTF-8 and control bytes take the general path below
-    if (b === BACKSLASH || b < 0x20 || b >= 0x80) break;
-    h = (Math.imul(h, 31) + b) | 0;
-  }
-  const { close, flags } = scanString(a, Infinity);
-  pos = close + 1;
-  return decode(a, close, flags);
-}
-
-/** Does the ASCII string equal the bytes at buf[a, a + s.length)? */
-function sameBytes(s: string, a: number): boolean {
-  for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) !== buf[a + k]) return false;
-  return true;
-}
-
-// scanString returns two values; reuse one object instead of allocating per string.
-const scan = { close: 0, flags: 0 };
-
-/**
- * Finds the closing quote of the string whose content starts at `a`, and the
- * decode flags for its bytes. Strings longer than `limit` will be elided, so
- * past the quick prefix their bytes are not inspected at all.
- */
-function scanString(a: number, limit: number): { close: number; flags: number } {
+function stringEnd(buf: Buffer, a: number, e: number): number {
   let flags = 0;
   let i = a;
-  const quickEnd = Math.min(end, a + QUICK_SCAN);
+  const quickEnd = a + QUICK_SCAN < e ? a + QUICK_SCAN : e;
   while (i < quickEnd) {
     const b = buf[i] as number;
     if (b === QUOTE) {
-      scan.close = i;
-      scan.flags = flags;
-      return scan;
+      out.flags = flags;
+      out.checked = i;
+      return i;
     }
     if (b === BACKSLASH) {
       flags |= HAS_ESCAPE;
-      i += 2; // the escaped byte cannot end the string; JSON.parse validates it later
+      i += 2; // the escaped byte cannot end the string; JSON.parse validates the escape later
     } else {
       if (b < 0x20) flags |= HAS_CONTROL;
       else if (b >= 0x80) flags |= HAS_NON_ASCII;
       i++;
     }
   }
-  const close = findClosingQuote(i);
-  if (close - a <= limit) flags |= flagsOf(i, close);
-  scan.close = close;
-  scan.flags = flags;
-  return scan;
-}
-
-/**
- * Finds the unescaped '"' that ends the string, starting at `from`: native
- * `indexOf` (memchr) for the next quote, then count the backslashes right
- * before it; an odd count means the quote is escaped and the search goes on.
- * The count cannot run past the string's opening quote, which is not a
- * backslash. (Measured: a JS look-ahead loop before each indexOf, meant for
- * quote-dense code and JSON in tool output, was slower; indexOf costs ~40 ns.)
- */
-function findClosingQuote(from: number): number {
-  let q = from;
+  out.flags = flags;
+  out.checked = i;
+  // An odd number of backslashes before a quote escapes it. Counting them
+  // cannot run past the opening quote, which is not a backslash. (Measured: a
+  // JS look-ahead before each indexOf, for quote-dense code and JSON in tool
+  // output, did not beat indexOf's ~40 ns per call.)
+  let q = i;
   for (;;) {
     q = buf.indexOf(QUOTE, q);
-    if (q < 0 || q >= end) fail(); // unterminated string (e.g. a truncated line)
+    if (q < 0 || q >= e) return -1;
     let k = q - 1;
     while (buf[k] === BACKSLASH) k--;
     if (((q - 1 - k) & 1) === 0) return q;
@@ -374,7 +275,7 @@ function findClosingQuote(from: number): number {
   }
 }
 
-function flagsOf(from: number, to: number): number {
+function flagsOf(buf: Buffer, from: number, to: number): number {
   let flags = 0;
   for (let i = from; i < to; i++) {
     const b = buf[i] as number;
@@ -385,45 +286,173 @@ function flagsOf(from: number, to: number): number {
   return flags;
 }
 
-function parseString(key: string | null): string | Elided {
-  const a = pos + 1;
-  const limit = key !== null && keep.has(key) ? Infinity : maxBytes;
-  const { close, flags } = scanString(a, limit);
-  pos = close + 1;
-  if (close - a > limit) return new Elided(close - a);
-  return decode(a, close, flags);
-}
-
-function decode(a: number, close: number, flags: number): string {
-  if (flags & HAS_CONTROL) fail(); // raw control characters are not allowed in JSON strings
+/** The string buf[a, close) decodes to, or null if JSON.parse would reject it. */
+function decode(buf: Buffer, a: number, close: number, e: number, flags: number): string | null {
+  if (flags & HAS_CONTROL) return null; // raw control characters are not allowed in JSON strings
   if (flags & HAS_ESCAPE) {
-    // Rare in short strings; let the engine's own parser handle escapes and
+    // Rare in short strings; the engine's own parser handles escapes and
     // surrogates, so the result is exactly JSON.parse's.
     try {
       return JSON.parse(buf.toString('utf8', a - 1, close + 1)) as string;
     } catch {
-      return fail();
+      return null;
     }
   }
-  // Pure ASCII is the common case and latin1 decoding is the cheapest; invalid
-  // UTF-8 becomes U+FFFD in utf8Slice, the same as reading the line as a string.
-  return flags & HAS_NON_ASCII ? utf8(a, close) : latin1(a, close);
+  // Invalid UTF-8 becomes U+FFFD, as when the line is read as a string.
+  return flags & HAS_NON_ASCII ? (buf as unknown as BufferSlices).utf8Slice(a, close) : ascii(buf, a, close, e);
 }
 
 /**
  * Buffer's own decoders, which toString(encoding, a, b) dispatches to after
- * normalising its arguments; calling them directly saves that work on every
- * short string. They are untyped in @types/node, hence this narrow view.
+ * normalising its arguments. They exist on every Buffer but are untyped in
+ * @types/node.
  */
 interface BufferSlices {
   latin1Slice(start: number, end: number): string;
   utf8Slice(start: number, end: number): string;
 }
 
-function latin1(a: number, b: number): string {
-  return (buf as unknown as BufferSlices).latin1Slice(a, b);
+/**
+ * ASCII text at buf[a, b), cut from a decoded window of up to WINDOW bytes.
+ * Why: every Buffer decode is a call into C++ that costs ~100 ns whatever the
+ * length, and a transcript line has dozens of short strings and numbers close
+ * together (ids, timestamps, roles, model names, costs). One latin1 decode of
+ * the bytes around them, then `String#slice` in JS, is several times cheaper.
+ * latin1 maps bytes 1:1 to chars, so byte offsets are char offsets. A window
+ * never extends past the line (e), and only strings known to be ASCII are cut
+ * from it.
+ */
+const WINDOW = 512;
+let call = 0; // skimJson invocation counter; a window is only valid within one call
+let windowCall = -1;
+let windowStart = 0;
+let windowEnd = 0;
+let windowText = '';
+
+function ascii(buf: Buffer, a: number, b: number, e: number): string {
+  if (windowCall !== call || a < windowStart || b > windowEnd) {
+    windowCall = call;
+    windowStart = a;
+    windowEnd = Math.max(b, Math.min(e, a + WINDOW));
+    windowText = (buf as unknown as BufferSlices).latin1Slice(windowStart, windowEnd);
+  }
+  return windowText.slice(a - windowStart, b - windowStart);
 }
 
-function utf8(a: number, b: number): string {
-  return (buf as unknown as BufferSlices).utf8Slice(a, b);
+/**
+ * Recently seen keys, direct-mapped by a hash of their bytes. A transcript uses
+ * a few dozen distinct keys millions of times; returning the same string
+ * skips a decode, an allocation and V8's string-table lookup when the key is
+ * stored into the result object.
+ */
+const KEY_CACHE_SIZE = 1024; // power of two
+const MAX_CACHED_KEY = 40;
+const keyCache: (string | undefined)[] = new Array<string | undefined>(KEY_CACHE_SIZE).fill(undefined);
+let lastKey = '';
+
+/**
+ * Reads `"key"` at p, then whitespace and the colon. Returns the position after
+ * the colon (the key is left in lastKey), or -1 if malformed.
+ */
+function readKeyAndColon(buf: Buffer, p: number, e: number): number {
+  if (p >= e || buf[p] !== QUOTE) return -1;
+  const a = p + 1;
+  let close = -1;
+  // Fast path: short printable ASCII without escapes, looked up in the cache.
+  const limit = a + MAX_CACHED_KEY < e ? a + MAX_CACHED_KEY : e;
+  let h = 0;
+  for (let i = a; i < limit; i++) {
+    const b = buf[i] as number;
+    if (b === QUOTE) {
+      const len = i - a;
+      const slot = (h + len) & (KEY_CACHE_SIZE - 1);
+      const cached = keyCache[slot];
+      if (cached !== undefined && cached.length === len && sameBytes(buf, a, cached)) {
+        lastKey = cached;
+      } else {
+        lastKey = ascii(buf, a, i, e);
+        keyCache[slot] = lastKey;
+      }
+      close = i;
+      break;
+    }
+    if (b === BACKSLASH || b < 0x20 || b >= 0x80) break; // general path below
+    h = (Math.imul(h, 31) + b) | 0;
+  }
+  if (close < 0) {
+    close = stringEnd(buf, a, e);
+    if (close < 0) return -1;
+    const flags = out.checked < close ? out.flags | flagsOf(buf, out.checked, close) : out.flags;
+    const key = decode(buf, a, close, e, flags);
+    if (key === null) return -1;
+    lastKey = key;
+  }
+  p = skipWs(buf, close + 1, e);
+  if (p >= e || buf[p] !== COLON) return -1;
+  return p + 1;
+}
+
+/** Does the ASCII string s equal the bytes at buf[a, a + s.length)? */
+function sameBytes(buf: Buffer, a: number, s: string): boolean {
+  for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) !== buf[a + k]) return false;
+  return true;
+}
+
+/**
+ * Validates a number per JSON grammar, -? (0 | [1-9][0-9]*) (. [0-9]+)?
+ * ([eE] [+-]? [0-9]+)?, starting at p. Returns the position after it (value in
+ * out.num) or -1. Whatever follows is checked by the caller, so `01` fails
+ * there (a value `0` followed by a stray `1`).
+ */
+function numberEnd(buf: Buffer, p: number, e: number): number {
+  const start = p;
+  const negative = buf[p] === MINUS;
+  if (negative) p++;
+  let c = p < e ? (buf[p] as number) : -1;
+  let value = 0;
+  if (c === DIGIT0) {
+    p++;
+  } else if (c > DIGIT0 && c <= DIGIT9) {
+    // Accumulate integers directly: most numbers in a transcript are token
+    // counts and epoch milliseconds, and this avoids a string per number.
+    do {
+      value = value * 10 + (c - DIGIT0);
+      p++;
+      c = p < e ? (buf[p] as number) : -1;
+    } while (c >= DIGIT0 && c <= DIGIT9);
+  } else {
+    return -1;
+  }
+  let simple = p - start <= 15; // at most 15 digits: exact as a double
+  c = p < e ? (buf[p] as number) : -1;
+  if (c === DOT) {
+    simple = false;
+    p = digitsEnd(buf, p + 1, e);
+    if (p < 0) return -1;
+    c = p < e ? (buf[p] as number) : -1;
+  }
+  if (c === 0x65 || c === 0x45) {
+    // e / E
+    simple = false;
+    p++;
+    c = p < e ? (buf[p] as number) : -1;
+    if (c === PLUS || c === MINUS) p++;
+    p = digitsEnd(buf, p, e);
+    if (p < 0) return -1;
+  }
+  // -0 stays -0, like JSON.parse; anything else goes through the engine's own
+  // float parsing so rounding is exactly JSON.parse's.
+  out.num = simple ? (negative ? -value : value) : Number(ascii(buf, start, p, e));
+  return p;
+}
+
+/** One or more digits at p: the position after them, or -1. */
+function digitsEnd(buf: Buffer, p: number, e: number): number {
+  const first = p;
+  while (p < e) {
+    const c = buf[p] as number;
+    if (c < DIGIT0 || c > DIGIT9) break;
+    p++;
+  }
+  return p > first ? p : -1;
 }

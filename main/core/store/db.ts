@@ -55,32 +55,43 @@ export interface MinuteCount {
 }
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
-  if (!options.readonly) mkdirSync(dirname(path), { recursive: true });
+  const readonly = options.readonly ?? false;
+  if (!readonly) mkdirSync(dirname(path), { recursive: true });
   let db: Db;
   try {
-    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    db = new Database(path, { readonly, fileMustExist: readonly });
   } catch (error) {
     const reason = (error as Error).message;
     throw new StoreError(
-      options.readonly && /unable to open|does not exist/i.test(reason)
+      readonly && /unable to open|does not exist/i.test(reason)
         ? `no BreakerBar database at ${path} yet (run \`breakerbar daemon\` first)`
         : `cannot open database ${path}: ${reason}`,
     );
   }
-  // A reader waits for the daemon's short write transactions instead of failing.
-  db.pragma('busy_timeout = 5000');
-  if (!options.readonly) {
+  try {
+    // A reader waits for the daemon's short write transactions instead of failing.
+    db.pragma('busy_timeout = 5000');
+    // Reading the version is the first access to the file: a non-database fails here.
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > LATEST_VERSION) throw newerSchema(path, version);
+    if (readonly) {
+      if (version === 0) {
+        throw new StoreError(`database ${path} has no BreakerBar schema yet (is the daemon just starting?)`);
+      }
+      return db;
+    }
     // WAL lets `history`, the dashboard and the daemon read while the daemon writes.
     // synchronous=NORMAL in WAL mode survives a crash of BreakerBar itself (kill -9);
     // only an OS crash or power loss can lose the last transactions, never corrupt.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     migrate(db, path);
-  } else {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > LATEST_VERSION) throw newerSchema(path, version);
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(`cannot use database ${path}: ${(error as Error).message}`);
   }
-  return db;
 }
 
 function newerSchema(path: string, version: number): StoreError {

@@ -1,0 +1,330 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  breakerbarHome,
+  ConfigError,
+  configSchema,
+  defaultConfigPath,
+  type Environment,
+  expandHome,
+  loadConfig,
+  resolveDirectories,
+} from '../../main/core/config/index.js';
+import { defaultsOf, describeFields } from '../../main/core/config/schema.js';
+
+let tmp: string;
+let home: string;
+
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'breakerbar-config-'));
+  home = join(tmp, 'home');
+  mkdirSync(home);
+});
+
+afterEach(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A Linux environment whose home is the temp dir; nothing leaks in from the real process. */
+function environment(env: NodeJS.ProcessEnv = {}, platform: NodeJS.Platform = 'linux'): Environment {
+  return { env, home, platform };
+}
+
+/** Writes `content` (an object is JSON-encoded) to a config file in the temp dir. */
+function configFile(content: unknown, name = 'config.json'): string {
+  const path = join(tmp, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+/** The ConfigError thrown by loading `content` as an explicit config file. */
+function errorFor(content: unknown): ConfigError {
+  const path = configFile(content);
+  try {
+    loadConfig(path, environment());
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected ${JSON.stringify(content)} to be rejected`);
+}
+
+const DEFAULTS = {
+  stateDir: null,
+  dataDir: null,
+  ingest: { backfillDays: 7, includeArchives: false, reconcileIntervalMs: 2000, maxLineBytes: 64 * 1024 * 1024 },
+  retention: { days: 30 },
+  log: { level: 'info' },
+};
+
+describe('loadConfig defaults', () => {
+  it('uses the defaults when there is no config file at the default path', () => {
+    const loaded = loadConfig(undefined, environment());
+    expect(loaded.config).toEqual(DEFAULTS);
+    expect(loaded.file).toBeNull();
+    expect(loaded.stateDir).toBe(join(home, '.openclaw'));
+    expect(loaded.dataDir).toBe(join(home, '.config', 'breakerbar'));
+    expect(loaded.dbPath).toBe(join(home, '.config', 'breakerbar', 'breakerbar.sqlite'));
+  });
+
+  it('reads config.json from BreakerBar home when it exists', () => {
+    const bbHome = join(tmp, 'bb');
+    mkdirSync(bbHome);
+    writeFileSync(join(bbHome, 'config.json'), JSON.stringify({ retention: { days: 3 } }));
+    const loaded = loadConfig(undefined, environment({ BREAKERBAR_HOME: bbHome }));
+    expect(loaded.file).toBe(join(bbHome, 'config.json'));
+    expect(loaded.config.retention.days).toBe(3);
+    expect(loaded.dataDir).toBe(bbHome);
+  });
+
+  it('BREAKERBAR_CONFIG names the default config file', () => {
+    const path = configFile({ log: { level: 'debug' } }, 'elsewhere.json');
+    const env = environment({ BREAKERBAR_CONFIG: path });
+    expect(defaultConfigPath(env)).toBe(path);
+    expect(loadConfig(undefined, env).config.log.level).toBe('debug');
+  });
+
+  it('an empty object is all defaults', () => {
+    expect(loadConfig(configFile({}), environment()).config).toEqual(DEFAULTS);
+  });
+
+  it('documents every field, and the schema defaults are the documented ones', () => {
+    expect(defaultsOf(configSchema)).toEqual(DEFAULTS);
+    const fields = describeFields(configSchema);
+    expect(fields.map((f) => f.path)).toEqual([
+      'stateDir',
+      'dataDir',
+      'ingest.backfillDays',
+      'ingest.includeArchives',
+      'ingest.reconcileIntervalMs',
+      'ingest.maxLineBytes',
+      'retention.days',
+      'log.level',
+    ]);
+    for (const { field } of fields) {
+      expect(field.doc.length).toBeGreaterThan(10);
+      expect(field.expected.length).toBeGreaterThan(3);
+    }
+  });
+});
+
+describe('loadConfig parses every documented key', () => {
+  it('takes every key from the file', () => {
+    const content = {
+      stateDir: join(tmp, 'state'),
+      dataDir: join(tmp, 'data'),
+      ingest: { backfillDays: 0, includeArchives: true, reconcileIntervalMs: 500, maxLineBytes: 4096 },
+      retention: { days: 90 },
+      log: { level: 'warn' },
+    };
+    const path = configFile(content);
+    const loaded = loadConfig(path, environment());
+    expect(loaded.config).toEqual(content);
+    expect(loaded.file).toBe(path);
+    expect(loaded.stateDir).toBe(join(tmp, 'state'));
+    expect(loaded.dataDir).toBe(join(tmp, 'data'));
+    expect(loaded.dbPath).toBe(join(tmp, 'data', 'breakerbar.sqlite'));
+  });
+
+  it('keeps defaults for the keys a group leaves out', () => {
+    const loaded = loadConfig(configFile({ ingest: { includeArchives: true } }), environment());
+    expect(loaded.config.ingest).toEqual({ ...DEFAULTS.ingest, includeArchives: true });
+  });
+
+  it.each(['debug', 'info', 'warn', 'error'])('accepts log.level %s', (level) => {
+    expect(loadConfig(configFile({ log: { level } }), environment()).config.log.level).toBe(level);
+  });
+
+  it('accepts the bounds of integer ranges', () => {
+    const bounds = { ingest: { backfillDays: 3650, reconcileIntervalMs: 100 }, retention: { days: 1 } };
+    const { config } = loadConfig(configFile(bounds), environment());
+    expect(config.ingest.backfillDays).toBe(3650);
+    expect(config.ingest.reconcileIntervalMs).toBe(100);
+    expect(config.retention.days).toBe(1);
+  });
+});
+
+describe('loadConfig errors', () => {
+  it.each<[string, unknown, string, string]>([
+    [
+      'a negative integer',
+      { ingest: { backfillDays: -1 } },
+      'ingest.backfillDays',
+      'is -1, expected an integer from 0 to 3650',
+    ],
+    ['too large', { retention: { days: 36501 } }, 'retention.days', 'is 36501, expected an integer from 1 to 36500'],
+    [
+      'a fraction',
+      { ingest: { reconcileIntervalMs: 250.5 } },
+      'ingest.reconcileIntervalMs',
+      'is 250.5, expected an integer',
+    ],
+    [
+      'a string for a number',
+      { ingest: { maxLineBytes: '1MB' } },
+      'ingest.maxLineBytes',
+      'is "1MB", expected an integer',
+    ],
+    [
+      'a string for a boolean',
+      { ingest: { includeArchives: 'yes' } },
+      'ingest.includeArchives',
+      'is "yes", expected true or false',
+    ],
+    [
+      'an unknown level',
+      { log: { level: 'verbose' } },
+      'log.level',
+      'is "verbose", expected one of "debug", "info", "warn", "error"',
+    ],
+    ['a number for a path', { stateDir: 42 }, 'stateDir', 'is 42, expected a non-empty path string or null'],
+    ['an empty path', { dataDir: '  ' }, 'dataDir', 'is "  ", expected a non-empty path string or null'],
+    ['a scalar for a group', { ingest: 5 }, 'ingest', 'is 5, expected an object'],
+    ['an array for a group', { retention: [30] }, 'retention', 'is [30], expected an object'],
+  ])('%s names the key, the value and what was expected', (_, content, key, detail) => {
+    const error = errorFor(content);
+    expect(error.message).toContain(`"${key}"`);
+    expect(error.message).toContain(detail);
+    expect(error.message).toContain(join(tmp, 'config.json'));
+  });
+
+  it('rejects a file that is not an object', () => {
+    expect(errorFor('[1, 2]').message).toMatch(/config file is \[1,2\], expected an object/);
+  });
+
+  it.each<[unknown, string]>([
+    [{ stateDirr: '/x' }, 'unknown config key "stateDirr" (did you mean "stateDir"?)'],
+    [{ ingest: { backfilDays: 3 } }, 'unknown config key "ingest.backfilDays" (did you mean "ingest.backfillDays"?)'],
+    [{ retention: { Days: 3 } }, 'unknown config key "retention.Days" (did you mean "retention.days"?)'],
+    [{ log: { levle: 'info' } }, 'unknown config key "log.levle" (did you mean "log.level"?)'],
+  ])('an unknown key %j gets a "did you mean"', (content, message) => {
+    expect(errorFor(content).message).toContain(message);
+  });
+
+  it('an unknown key far from every known one gets no suggestion', () => {
+    const message = errorFor({ somethingElseEntirely: 1 }).message;
+    expect(message).toContain('unknown config key "somethingElseEntirely"');
+    expect(message).not.toContain('did you mean');
+  });
+
+  it('invalid JSON names the file', () => {
+    const message = errorFor('{ "ingest": { "backfillDays": 3, } ').message;
+    expect(message).toContain(join(tmp, 'config.json'));
+    expect(message).toContain('not valid JSON');
+  });
+
+  it('an explicitly named file that does not exist is an error', () => {
+    const missing = join(tmp, 'nope.json');
+    expect(() => loadConfig(missing, environment())).toThrow(ConfigError);
+    expect(() => loadConfig(missing, environment())).toThrow(`config file ${missing} does not exist`);
+  });
+
+  it('a named file given relative to the working directory is resolved', () => {
+    const missing = 'definitely-not-here.json';
+    expect(() => loadConfig(missing, environment())).toThrow(resolve(missing));
+  });
+});
+
+describe('stateDir resolution', () => {
+  const stateDirOf = (config: Record<string, unknown>, env: NodeJS.ProcessEnv) =>
+    loadConfig(configFile(config), environment(env)).stateDir;
+
+  it('config wins over OPENCLAW_STATE_DIR and OPENCLAW_HOME', () => {
+    const env = { OPENCLAW_STATE_DIR: '/from/env', OPENCLAW_HOME: '/oc/home' };
+    expect(stateDirOf({ stateDir: '/from/config' }, env)).toBe('/from/config');
+  });
+
+  it('OPENCLAW_STATE_DIR comes next', () => {
+    expect(stateDirOf({}, { OPENCLAW_STATE_DIR: '/from/env', OPENCLAW_HOME: '/oc/home' })).toBe('/from/env');
+  });
+
+  it('then OPENCLAW_HOME/.openclaw', () => {
+    expect(stateDirOf({}, { OPENCLAW_HOME: '/oc/home' })).toBe(join('/oc/home', '.openclaw'));
+  });
+
+  it('then ~/.openclaw', () => {
+    expect(stateDirOf({}, {})).toBe(join(home, '.openclaw'));
+  });
+
+  it('a profile is just a stateDir pointing at ~/.openclaw-<profile>', () => {
+    expect(stateDirOf({ stateDir: '~/.openclaw-work' }, {})).toBe(join(home, '.openclaw-work'));
+  });
+
+  it('expands ~ in the config, in OPENCLAW_STATE_DIR and in dataDir', () => {
+    expect(stateDirOf({ stateDir: '~' }, {})).toBe(home);
+    expect(stateDirOf({}, { OPENCLAW_STATE_DIR: '~/oc' })).toBe(join(home, 'oc'));
+    const loaded = loadConfig(configFile({ dataDir: '~/bb-data' }), environment());
+    expect(loaded.dataDir).toBe(join(home, 'bb-data'));
+    expect(loaded.dbPath).toBe(join(home, 'bb-data', 'breakerbar.sqlite'));
+  });
+
+  it('an empty OPENCLAW_STATE_DIR is treated as unset', () => {
+    expect(stateDirOf({}, { OPENCLAW_STATE_DIR: '' })).toBe(join(home, '.openclaw'));
+  });
+
+  it('makes relative paths absolute', () => {
+    expect(stateDirOf({ stateDir: 'relative/state' }, {})).toBe(resolve('relative/state'));
+  });
+
+  it('resolveDirectories applies the same rules to an already parsed config', () => {
+    const config = { ...defaultsOf(configSchema), dataDir: '/d' };
+    const loaded = resolveDirectories(config, null, environment({ OPENCLAW_STATE_DIR: '/s' }));
+    expect(loaded).toMatchObject({
+      stateDir: '/s',
+      dataDir: '/d',
+      dbPath: join('/d', 'breakerbar.sqlite'),
+      file: null,
+    });
+  });
+});
+
+describe('expandHome', () => {
+  it.each<[string, string]>([
+    ['~', '/h'],
+    ['~/a/b', join('/h', 'a/b')],
+    ['~\\a', join('/h', 'a')],
+    ['/abs/~', '/abs/~'],
+    ['~user/x', '~user/x'],
+    ['rel', 'rel'],
+  ])('%s → %s', (input, expected) => {
+    expect(expandHome(input, '/h')).toBe(expected);
+  });
+});
+
+describe('breakerbarHome', () => {
+  it('macOS: ~/Library/Application Support/BreakerBar', () => {
+    expect(breakerbarHome(environment({}, 'darwin'))).toBe(join(home, 'Library', 'Application Support', 'BreakerBar'));
+  });
+
+  it('Windows: %APPDATA%\\BreakerBar, else ~/AppData/Roaming/BreakerBar', () => {
+    expect(breakerbarHome(environment({ APPDATA: '/appdata' }, 'win32'))).toBe(join('/appdata', 'BreakerBar'));
+    expect(breakerbarHome(environment({}, 'win32'))).toBe(join(home, 'AppData', 'Roaming', 'BreakerBar'));
+  });
+
+  it('Linux: $XDG_CONFIG_HOME/breakerbar, else ~/.config/breakerbar', () => {
+    expect(breakerbarHome(environment({ XDG_CONFIG_HOME: '/xdg' }))).toBe(join('/xdg', 'breakerbar'));
+    expect(breakerbarHome(environment({}))).toBe(join(home, '.config', 'breakerbar'));
+  });
+
+  it('Linux: an empty XDG_CONFIG_HOME is treated as unset', () => {
+    expect(breakerbarHome(environment({ XDG_CONFIG_HOME: '' }))).toBe(join(home, '.config', 'breakerbar'));
+  });
+
+  it('BREAKERBAR_HOME overrides every platform, made absolute', () => {
+    for (const platform of ['darwin', 'win32', 'linux'] as const) {
+      expect(breakerbarHome(environment({ BREAKERBAR_HOME: '/bb', XDG_CONFIG_HOME: '/xdg' }, platform))).toBe(
+        resolve('/bb'),
+      );
+    }
+    expect(breakerbarHome(environment({ BREAKERBAR_HOME: 'rel-bb' }))).toBe(resolve('rel-bb'));
+  });
+
+  it('is where the config file and the default data dir live', () => {
+    const env = environment({}, 'darwin');
+    const bbHome = join(home, 'Library', 'Application Support', 'BreakerBar');
+    expect(defaultConfigPath(env)).toBe(join(bbHome, 'config.json'));
+    expect(loadConfig(undefined, env).dataDir).toBe(bbHome);
+  });
+});

@@ -1,0 +1,247 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Db, migrate, openDatabase, StoreError } from '../../../main/core/store/db.js';
+import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from '../../../main/core/store/migrations.js';
+
+let tmp: string;
+let dbPath: string;
+const open: Db[] = [];
+
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'breakerbar-migrations-'));
+  dbPath = join(tmp, 'breakerbar.sqlite');
+});
+
+afterEach(() => {
+  for (const db of open.splice(0)) if (db.open) db.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function track(db: Db): Db {
+  open.push(db);
+  return db;
+}
+
+/** A raw connection, as an older BreakerBar (or a test) would have opened it. */
+function rawDb(path = dbPath): Db {
+  return track(new Database(path));
+}
+
+const userVersion = (db: Db) => db.pragma('user_version', { simple: true }) as number;
+
+function tablesOf(db: Db): string[] {
+  return (
+    db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all() as Array<{
+      name: string;
+    }>
+  ).map((row) => row.name);
+}
+
+/** One realistic row per table, as the version that created the table would have written it. */
+const SAMPLE_ROWS: Record<string, { sql: string; params: unknown[] }> = {
+  meta: { sql: 'INSERT INTO meta (key, value) VALUES (?, ?)', params: ['ingest.backfillCutoff', '1700000000000'] },
+  calls: {
+    sql: `INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
+            outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output,
+            tokens_cache_read, tokens_cache_write, tokens_total, cost)
+          VALUES (?, ?, 'jsonl', 'main', 's1', 'zhipu/glm-5.1', 'zhipu', 'glm-5.1', 'openai-completions', 'error',
+            'rate_limited', 'before_output', 429, '1305', NULL, 0, 0, 0, 0, 0, 0)`,
+    params: ['main/s1/e1', 1_700_000_000_000],
+  },
+  cursors: {
+    sql: 'INSERT INTO cursors (source, key, path, position, updated_at) VALUES (?, ?, ?, ?, ?)',
+    params: ['jsonl', '1:2:abc', '/state/agents/main/sessions/s1.jsonl', 1234, 1_700_000_000_000],
+  },
+  breaker_transitions: {
+    sql: 'INSERT INTO breaker_transitions (ts, dep, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)',
+    params: [1_700_000_000_000, 'zhipu/glm-5.1', 'closed', 'open', '5 rate limits in 60 s'],
+  },
+  health_probes: {
+    sql: 'INSERT INTO health_probes (ts, ok, status, latency_ms, detail) VALUES (?, ?, ?, ?, ?)',
+    params: [1_700_000_000_000, 1, 'live', 12.5, null],
+  },
+  restarts: {
+    sql: 'INSERT INTO restarts (ts, trigger, reason, result, duration_ms) VALUES (?, ?, ?, ?, ?)',
+    params: [1_700_000_000_000, 'watchdog', 'stalled sessions', 'recovered', 95_000],
+  },
+  notifications: {
+    sql: 'INSERT INTO notifications (ts, kind, channel, title, ok, error) VALUES (?, ?, ?, ?, ?, ?)',
+    params: [1_700_000_000_000, 'breaker-open', 'native', 'zhipu/glm-5.1 is rate limited', 1, null],
+  },
+};
+
+/** Every row of every table, for comparing a database before and after a migration. */
+function contents(db: Db, tables: string[]): Record<string, unknown[]> {
+  return Object.fromEntries(tables.map((table) => [table, db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()]));
+}
+
+describe('MIGRATIONS', () => {
+  it('are numbered 1..LATEST_VERSION without gaps, each described', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(Array.from({ length: LATEST_VERSION }, (_, i) => i + 1));
+    for (const migration of MIGRATIONS) expect(migration.description).not.toBe('');
+  });
+
+  it('the latest schema has the tables the issue asks for, each with a sample row in this test', () => {
+    const db = track(openDatabase(dbPath));
+    const tables = tablesOf(db);
+    for (const table of [
+      'calls',
+      'cursors',
+      'meta',
+      'breaker_transitions',
+      'health_probes',
+      'restarts',
+      'notifications',
+    ]) {
+      expect(tables).toContain(table);
+    }
+    expect(Object.keys(SAMPLE_ROWS).sort()).toEqual(tables);
+    for (const table of TIMED_TABLES) expect(tables).toContain(table);
+  });
+
+  it('stores no message content: calls has metadata columns only', () => {
+    const db = track(openDatabase(dbPath));
+    const columns = (db.prepare('PRAGMA table_info(calls)').all() as Array<{ name: string }>).map((c) => c.name);
+    for (const column of columns) expect(column).not.toMatch(/text|content|message|body|arguments/);
+  });
+});
+
+describe('migrate', () => {
+  it.each(Array.from({ length: LATEST_VERSION }, (_, v) => v))(
+    'a database created at version %i migrates to the latest, keeping its rows',
+    (version) => {
+      const old = rawDb();
+      expect(migrate(old, dbPath, version)).toBe(version);
+      const tables = tablesOf(old);
+      for (const table of tables) {
+        const sample = SAMPLE_ROWS[table];
+        if (!sample) throw new Error(`no sample row for table ${table}: add one to SAMPLE_ROWS`);
+        old.prepare(sample.sql).run(...sample.params);
+      }
+      const before = contents(old, tables);
+      old.close();
+
+      const db = track(openDatabase(dbPath));
+      expect(userVersion(db)).toBe(LATEST_VERSION);
+      expect(contents(db, tables)).toEqual(before);
+      // The new tables are usable.
+      for (const table of tablesOf(db).filter((t) => !tables.includes(t))) {
+        const sample = SAMPLE_ROWS[table]!;
+        expect(db.prepare(sample.sql).run(...sample.params).changes).toBe(1);
+      }
+    },
+  );
+
+  it('migrates one version at a time up to the version asked for', () => {
+    const db = rawDb();
+    for (let version = 1; version <= LATEST_VERSION; version++) {
+      expect(migrate(db, dbPath, version)).toBe(version);
+      expect(userVersion(db)).toBe(version);
+    }
+  });
+
+  it('running it twice is a no-op', () => {
+    const db = track(openDatabase(dbPath));
+    const sample = SAMPLE_ROWS.calls!;
+    db.prepare(sample.sql).run(...sample.params);
+    const schema = () => db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all();
+    const before = { schema: schema(), rows: contents(db, tablesOf(db)) };
+    expect(migrate(db, dbPath)).toBe(LATEST_VERSION);
+    expect(migrate(db, dbPath)).toBe(LATEST_VERSION);
+    expect({ schema: schema(), rows: contents(db, tablesOf(db)) }).toEqual(before);
+    db.close();
+    // Reopening (which migrates again) changes nothing either.
+    const again = track(openDatabase(dbPath));
+    expect(userVersion(again)).toBe(LATEST_VERSION);
+    expect(contents(again, ['calls'])).toEqual({ calls: before.rows.calls });
+  });
+
+  it('a migration that fails half-way leaves the previous version intact', () => {
+    if (LATEST_VERSION < 2) return;
+    const db = rawDb();
+    migrate(db, dbPath, 1);
+    // Make migration 2 fail at its last statement, after creating its first tables.
+    db.exec('CREATE TABLE notifications (x INTEGER)');
+    expect(() => migrate(db, dbPath)).toThrow(/notifications/);
+    expect(userVersion(db)).toBe(1);
+    expect(tablesOf(db)).not.toContain('breaker_transitions');
+  });
+});
+
+describe('a database from a newer BreakerBar', () => {
+  const newer = LATEST_VERSION + 1;
+
+  beforeEach(() => {
+    const db = rawDb();
+    migrate(db, dbPath);
+    db.pragma(`user_version = ${newer}`);
+    db.close();
+  });
+
+  const refusal = new RegExp(
+    `schema version ${newer}, newer than this BreakerBar understands \\(${LATEST_VERSION}\\); upgrade BreakerBar`,
+  );
+
+  it('is refused by a read-write open with a clear message', () => {
+    expect(() => openDatabase(dbPath)).toThrow(StoreError);
+    expect(() => openDatabase(dbPath)).toThrow(refusal);
+    expect(() => openDatabase(dbPath)).toThrow(dbPath);
+  });
+
+  it('is refused by a read-only open with the same message', () => {
+    expect(() => openDatabase(dbPath, { readonly: true })).toThrow(StoreError);
+    expect(() => openDatabase(dbPath, { readonly: true })).toThrow(refusal);
+  });
+
+  it('is refused by migrate, and left untouched', () => {
+    const db = rawDb();
+    expect(() => migrate(db, dbPath)).toThrow(refusal);
+    expect(userVersion(db)).toBe(newer);
+  });
+});
+
+describe('openDatabase', () => {
+  it('creates the data directory and the database in WAL mode', () => {
+    const nested = join(tmp, 'a', 'b', 'breakerbar.sqlite');
+    const db = track(openDatabase(nested));
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(userVersion(db)).toBe(LATEST_VERSION);
+    expect(existsSync(nested)).toBe(true);
+  });
+
+  it('the database stays in WAL mode for later connections, read-only ones included', () => {
+    track(openDatabase(dbPath)).close();
+    expect(rawDb().pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(track(openDatabase(dbPath, { readonly: true })).pragma('journal_mode', { simple: true })).toBe('wal');
+  });
+
+  it('a read-only open of a missing database tells the user to run the daemon', () => {
+    expect(() => openDatabase(dbPath, { readonly: true })).toThrow(StoreError);
+    expect(() => openDatabase(dbPath, { readonly: true })).toThrow(
+      `no BreakerBar database at ${dbPath} yet (run \`breakerbar daemon\` first)`,
+    );
+    expect(existsSync(dbPath)).toBe(false);
+  });
+
+  it("a read-only open of a database without BreakerBar's schema is a StoreError", () => {
+    rawDb().close(); // creates an empty database file, user_version 0
+    expect(() => openDatabase(dbPath, { readonly: true })).toThrow(StoreError);
+  });
+
+  it('a file that is not a database is a StoreError naming the path', () => {
+    writeFileSync(dbPath, 'this is not a SQLite database, just text that is long enough to be read\n');
+    expect(() => openDatabase(dbPath)).toThrow(StoreError);
+    expect(() => openDatabase(dbPath, { readonly: true })).toThrow(dbPath);
+  });
+
+  it('a read-only open of a database in a missing directory says the same', () => {
+    const missing = join(tmp, 'nope', 'breakerbar.sqlite');
+    expect(() => openDatabase(missing, { readonly: true })).toThrow(/no BreakerBar database at .* yet/);
+    expect(existsSync(join(tmp, 'nope'))).toBe(false);
+  });
+});
