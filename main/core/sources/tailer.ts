@@ -95,6 +95,8 @@ const DEFAULT_CHUNK = 4 * 1024 * 1024;
 
 export class FileTailer {
   private readonly byPath = new Map<string, Tracked>();
+  /** The same files by `dev:ino`, to recognise a followed file under a new name. */
+  private readonly byInode = new Map<string, Tracked>();
   /** Positions from the store not yet matched to a file, by `dev:ino`. */
   private readonly remembered = new Map<string, StoredPosition>();
   /** Files that vanished from their path; kept one reconcile round in case they were renamed. */
@@ -132,6 +134,7 @@ export class FileTailer {
     });
     this.reconcile();
     this.firstLook = new Set(this.dirty);
+    this.firstLookDone(null);
     this.reconcileTimer = setInterval(() => this.reconcile(), this.options.reconcileIntervalMs);
     this.reconcileTimer.unref?.();
   }
@@ -238,8 +241,8 @@ export class FileTailer {
    * Stored positions whose files were not found by the first complete look
    * belong to files deleted while BreakerBar was not running: forget them.
    */
-  private firstLookDone(path: string): void {
-    if (!this.firstLook?.delete(path) || this.firstLook.size > 0) return;
+  private firstLookDone(path: string | null): void {
+    if (!this.firstLook || (path !== null && !this.firstLook.delete(path)) || this.firstLook.size > 0) return;
     this.firstLook = null;
     for (const position of this.remembered.values()) {
       this.safely(position.path, () => this.options.forget(position.key));
@@ -296,9 +299,11 @@ export class FileTailer {
   private adopt(fd: number, path: string, stats: Stats): Tracked | undefined {
     const inode = `${stats.dev}:${stats.ino}`;
     const role = this.options.roleOf(path);
-    const orphan = this.orphans.get(inode);
+    // The file may be one we know under another name: renamed while followed (whether or
+    // not its old path has been looked at since), or remembered from an earlier run.
+    const previous = this.byInode.get(inode) ?? this.orphans.get(inode)?.tracked;
     const remembered = this.remembered.get(inode);
-    if (role !== 'follow' && !orphan && !remembered) return undefined;
+    if (role !== 'follow' && !previous && !remembered) return undefined;
     const identity = readIdentity(fd, stats.dev, stats.ino, stats.size);
     if (!identity) {
       // The first line is still being written: look again soon a few times, then leave
@@ -311,29 +316,40 @@ export class FileTailer {
     this.unidentified.delete(path);
     const key = identityKey(identity);
     let offset = 0;
-    if (orphan && orphan.tracked.key === key) {
+    if (previous && previous.key === key) {
+      this.untrack(previous);
       this.orphans.delete(inode);
-      offset = orphan.tracked.offset;
+      offset = previous.offset;
     } else if (remembered && remembered.key === key) {
       this.remembered.delete(inode);
       offset = remembered.position;
     } else if (role !== 'follow') {
       return undefined;
     }
+    // Shorter than where we were: truncated and rewritten (same first line) meanwhile.
+    if (offset > stats.size) offset = 0;
     const tracked: Tracked = { path, key, identity, offset, seenSize: stats.size };
     this.byPath.set(path, tracked);
+    this.byInode.set(inode, tracked);
     return tracked;
+  }
+
+  /** Stops following `tracked` at its path (it may be found again by its inode). */
+  private untrack(tracked: Tracked): void {
+    if (this.byPath.get(tracked.path) === tracked) this.byPath.delete(tracked.path);
+    const inode = `${tracked.identity.dev}:${tracked.identity.ino}`;
+    if (this.byInode.get(inode) === tracked) this.byInode.delete(inode);
   }
 
   private vanished(path: string): void {
     const tracked = this.byPath.get(path);
     if (!tracked) return;
-    this.byPath.delete(path);
+    this.untrack(tracked);
     this.orphans.set(`${tracked.identity.dev}:${tracked.identity.ino}`, { tracked, since: this.reconciles });
   }
 
   private forgetTracked(tracked: Tracked): void {
-    this.byPath.delete(tracked.path);
+    this.untrack(tracked);
     this.options.forget(tracked.key);
   }
 
