@@ -21,9 +21,9 @@ export interface TokenUsage {
 /** One upstream model call the gateway made, and how it ended. */
 export interface CallEvent {
   /**
-   * Stable identity of the record that produced this call, unique across all
-   * sources (`jsonl:<agent>:<session>:<entryId>`). The store rejects a second
-   * event with the same key, so a bug that re-reads bytes shows up as a counted
+   * Stable identity of the call, the same in every source and every copy of its
+   * record (`<agent>/<entryId>@<message created ms>`). The store rejects a
+   * second event with the same key, so a copy or a re-read shows up as a counted
    * duplicate instead of a double-counted call.
    */
   key: string;

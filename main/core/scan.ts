@@ -32,6 +32,8 @@ export interface ScanResult extends CallSummary {
   files: number;
   lines: number;
   malformed: number;
+  /** Calls found more than once (copies of the same record), counted once. */
+  duplicates: number;
   bySource: { jsonl: SourceScan };
   /** Where the seed cron watchdog would have restarted the gateway (human output). */
   storms: Storm[];
@@ -52,6 +54,9 @@ export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanRe
   const tally = new CallTally();
   const counts = { lines: 0, malformed: 0 };
   const seedTimes: number[] = [];
+  // The same call copied into several transcripts (an archive, an import, a fork) counts once, as in the store.
+  const seen = new Set<string>();
+  let duplicates = 0;
   let read = 0;
   let filesRead = 0;
   for (const path of files) {
@@ -73,6 +78,11 @@ export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanRe
         if (!batch) break;
         forEachRecord(batch, context, counts, (record) => {
           if (record.kind !== 'call' || record.call.ts < since) return;
+          if (seen.has(record.call.key)) {
+            duplicates++;
+            return;
+          }
+          seen.add(record.call.key);
           tally.add(record.call.dep, record.call.outcome, record.call.usage.totalTokens);
           if (record.seedRateLimit) seedTimes.push(record.call.ts);
         });
@@ -97,6 +107,7 @@ export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanRe
     files: filesRead,
     lines: counts.lines,
     malformed: counts.malformed,
+    duplicates,
     ...summary,
     bySource: { jsonl: { files: filesRead, calls: summary.calls, outcomes: summary.outcomes } },
     storms: seedWatchdogStorms(seedTimes),

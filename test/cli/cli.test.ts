@@ -308,6 +308,7 @@ describe('scan', () => {
       'files',
       'lines',
       'malformed',
+      'duplicates',
       'calls',
       'outcomes',
       'byDependency',
@@ -318,6 +319,7 @@ describe('scan', () => {
       files: 2,
       lines: 16,
       malformed: 4,
+      duplicates: 0,
       calls: 7,
       outcomes: outcomes({ ok: 2, rate_limited: 3, timeout: 1, aborted: 1 }),
       byDependency: EXPECTED_BY_DEPENDENCY,
@@ -560,7 +562,14 @@ describe('daemon', () => {
       tokens: 10,
     });
     // What the daemon stored is what scan finds on disk.
-    const { files: _f, lines: _l, malformed: _m, bySource: _s, ...onDisk } = json(cli('scan', '--json'));
+    const {
+      files: _f,
+      lines: _l,
+      malformed: _m,
+      duplicates: _d,
+      bySource: _s,
+      ...onDisk
+    } = json(cli('scan', '--json'));
     expect(summary).toEqual(onDisk);
 
     daemon.child.kill('SIGTERM');

@@ -21,7 +21,9 @@ describe('README', () => {
   it.each(describeFields(configSchema).map(({ path, field }) => [path, field.default]))(
     'documents config key %s with its default',
     (path, def) => {
-      expect(readme).toContain(`| \`${path}\` | \`${JSON.stringify(def)}\` |`);
+      const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const row = new RegExp(`\\|\\s*\`${escape(path)}\`\\s*\\|\\s*\`${escape(JSON.stringify(def))}\`\\s*\\|`);
+      expect(readme).toMatch(row);
     },
   );
 

@@ -59,12 +59,8 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
   const verdict = classify(facts);
   const provider = text(message.provider) ?? 'unknown';
   const model = text(message.model) ?? 'unknown';
-  // Entry ids are unique within a session; a record without one falls back to its time.
-  const entryId = text(value.id) ?? `t${ts}`;
   const call: CallEvent = {
-    // No source in the key on purpose: the same call seen in a leftover JSONL file and
-    // in the SQLite transcript it was migrated into is one call, stored once.
-    key: `${context.agentId}/${context.sessionId}/${entryId}`,
+    key: callKey(value, message, context, ts),
     ts,
     source: context.source,
     agentId: context.agentId,
@@ -78,6 +74,20 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
     usage,
   };
   return { kind: 'call', call, seedRateLimit: isSeedRateLimit(facts) };
+}
+
+/**
+ * A call's identity across sources and sessions: its entry id and the moment the
+ * message was created. OpenClaw copies entries verbatim when it imports a JSONL
+ * transcript into SQLite or forks, rewinds or compacts a session into a new
+ * window, so the same call can appear several times; it was made once, and is
+ * counted once. A record without an entry id falls back to its session and time.
+ */
+function callKey(entry: JsonObject, message: JsonObject, context: RecordContext, ts: number): string {
+  const entryId = text(entry.id);
+  const created = typeof message.timestamp === 'number' ? message.timestamp : text(message.timestamp);
+  if (entryId && created !== null) return `${context.agentId}/${entryId}@${created}`;
+  return `${context.agentId}/${context.sessionId}/${entryId ?? `t${ts}`}`;
 }
 
 /**
