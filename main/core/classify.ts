@@ -272,3 +272,38 @@ export function emptyOutcomeCounts(): Record<Outcome, number> {
   for (const outcome of OUTCOMES) counts[outcome] = 0;
   return counts;
 }
+
+/**
+ * OpenClaw's own failure reasons (fallback and failover decisions in the gateway
+ * log, `error_category` in its metrics) mapped onto BreakerBar's outcomes, for
+ * when those are all BreakerBar can see. First matching row wins; anything
+ * unknown is `other_error`, never guessed into a breaker-tripping outcome.
+ */
+const REASON_TABLE: ReadonlyArray<{ outcome: Outcome; reasons: readonly string[] }> = [
+  { outcome: 'ok', reasons: ['ok', 'success', 'succeeded', 'none'] },
+  {
+    outcome: 'rate_limited',
+    reasons: ['rate_limit', 'rate_limited', 'ratelimit', 'quota', 'quota_exceeded', 'throttled'],
+  },
+  { outcome: 'overloaded', reasons: ['overloaded', 'high_demand'] },
+  {
+    outcome: 'server_error',
+    reasons: ['server_error', 'upstream_error', 'internal_error', 'bad_gateway', 'unavailable'],
+  },
+  { outcome: 'timeout', reasons: ['timeout', 'timed_out', 'deadline_exceeded'] },
+  { outcome: 'connection_reset', reasons: ['network', 'connection', 'connection_reset', 'econnreset', 'socket'] },
+  { outcome: 'aborted', reasons: ['aborted', 'abort', 'cancelled', 'canceled'] },
+  { outcome: 'auth', reasons: ['auth', 'auth_permanent', 'unauthorized', 'forbidden'] },
+  { outcome: 'billing', reasons: ['billing', 'insufficient_credits', 'payment_required'] },
+  { outcome: 'context_overflow', reasons: ['context_overflow', 'context_length', 'context_window'] },
+];
+
+export function outcomeForReason(reason: string | null | undefined): Outcome {
+  if (!reason) return 'other_error';
+  const normalized = reason
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  for (const row of REASON_TABLE) if (row.reasons.includes(normalized)) return row.outcome;
+  return 'other_error';
+}

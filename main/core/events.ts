@@ -45,3 +45,42 @@ export interface CallEvent {
   retryAfterMs: number | null;
   usage: TokenUsage;
 }
+
+/** What a gateway log line tells beyond the calls themselves. */
+export type SignalKind = 'fallback_decision' | 'failover_decision' | 'lane_error' | 'stall' | 'run_timeout';
+
+/**
+ * A fact from the gateway's JSON log: a model fallback or failover decision, a
+ * lane task error, a stalled session, an embedded run timeout. Signals are not
+ * calls; where no transcript is readable, fallback decisions stand in for them
+ * (see the gateway-log source).
+ */
+export interface GatewaySignal {
+  /** Unique per log line (file identity and byte offset), so a re-read stores it once. */
+  key: string;
+  /** The line's own time, epoch ms. */
+  ts: number;
+  kind: SignalKind;
+  sessionId: string | null;
+  /** `agent:<id>:…` when the line names one. */
+  sessionKey: string | null;
+  runId: string | null;
+  /** The dependency asked for (fallback: requested; failover: from). */
+  dep: string | null;
+  /** The dependency tried (fallback candidate; failover: to / next). */
+  candidateDep: string | null;
+  /** `candidate_failed`, `candidate_succeeded`, `skip_candidate`, `probe_cooldown_candidate`, `surface_error`, … */
+  decision: string | null;
+  /** OpenClaw's reason: `rate_limit`, `overloaded`, `timeout`, `billing`, `auth`, `model_not_found`, … */
+  reason: string | null;
+  httpStatus: number | null;
+  /** Fallback step's final outcome: `next_fallback`, `succeeded`, `chain_exhausted`. */
+  finalOutcome: string | null;
+  lane: string | null;
+  /** Stalls: how long the session had been stuck; run timeouts: the timeout. */
+  durationMs: number | null;
+  /** Stalls: OpenClaw's classification (`stalled_agent_run`, …) or state. */
+  classification: string | null;
+  /** Short error text (lane errors), at most 300 characters; never message content. */
+  detail: string | null;
+}

@@ -6,6 +6,7 @@ import {
   isSeedRateLimit,
   OUTCOMES,
   type Outcome,
+  outcomeForReason,
   parseRetryAfterText,
 } from '../../main/core/classify.js';
 
@@ -531,3 +532,26 @@ function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+describe('outcomeForReason (OpenClaw reasons and error categories)', () => {
+  it.each([
+    ['rate_limit', 'rate_limited'],
+    ['Rate-Limit', 'rate_limited'],
+    ['overloaded', 'overloaded'],
+    ['timeout', 'timeout'],
+    ['billing', 'billing'],
+    ['auth', 'auth'],
+    ['auth_permanent', 'auth'],
+    ['server_error', 'server_error'],
+    ['context_overflow', 'context_overflow'],
+    ['network', 'connection_reset'],
+    ['aborted', 'aborted'],
+    ['success', 'ok'],
+    ['model_not_found', 'other_error'],
+    ['format', 'other_error'],
+    ['', 'other_error'],
+    [null, 'other_error'],
+  ])('%s → %s', (reason, outcome) => {
+    expect(outcomeForReason(reason)).toBe(outcome);
+  });
+});

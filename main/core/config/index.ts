@@ -5,7 +5,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { bool, ConfigError, group, type Infer, int, oneOf, optionalPath, parseWith } from './schema.js';
+import {
+  bool,
+  ConfigError,
+  group,
+  type Infer,
+  int,
+  oneOf,
+  optionalInt,
+  optionalName,
+  optionalPath,
+  optionalSecret,
+  parseWith,
+} from './schema.js';
 
 export { ConfigError } from './schema.js';
 
@@ -14,6 +26,29 @@ export const configSchema = group({
     'OpenClaw state directory to follow; null resolves OPENCLAW_STATE_DIR, then ~/.openclaw. Profiles: point it at ~/.openclaw-<profile>.',
   ),
   dataDir: optionalPath("Where BreakerBar keeps its database; null means BreakerBar's home directory."),
+  profile: optionalName(
+    'OpenClaw profile name, when the gateway runs with --profile <name>: its logs are openclaw-<name>-YYYY-MM-DD.log.',
+  ),
+  gatewayLogDir: optionalPath(
+    "Directory of the gateway's JSON log (openclaw-YYYY-MM-DD.log); null means /tmp/openclaw.",
+  ),
+  gateway: group({
+    port: optionalInt(
+      1,
+      65535,
+      'Gateway port on loopback; null resolves OPENCLAW_GATEWAY_PORT, then gateway.port in openclaw.json, then 18789.',
+    ),
+    token: optionalSecret(
+      "Gateway operator token, for OpenClaw's own metrics endpoint; null resolves OPENCLAW_GATEWAY_TOKEN, then gateway.auth.token in openclaw.json.",
+    ),
+  }),
+  gatewayMetrics: group({
+    enabled: bool(
+      true,
+      "Scrape the gateway's own metrics (diagnostics-prometheus plugin) when it answers; transcripts stay the source of truth where they have the calls.",
+    ),
+    intervalMs: int(5000, 1000, 600000, 'How often the gateway metrics endpoint is scraped.'),
+  }),
   ingest: group({
     backfillDays: int(
       7,
@@ -30,6 +65,12 @@ export const configSchema = group({
       100,
       600000,
       'How often every followed file is re-checked (stat) in case the file watcher missed a change.',
+    ),
+    sqliteMaxSchemaVersion: int(
+      19,
+      1,
+      1000,
+      'Newest OpenClaw agent-database schema (user_version) BreakerBar reads; newer databases are reported, not guessed at.',
     ),
     maxLineBytes: int(
       64 * 1024 * 1024,
@@ -88,6 +129,8 @@ export interface LoadedConfig {
   file: string | null;
   stateDir: string;
   dataDir: string;
+  /** Where the gateway writes its JSON log (`gatewayLogDir`, default /tmp/openclaw). */
+  gatewayLogDir: string;
   dbPath: string;
 }
 
@@ -145,5 +188,6 @@ export function resolveDirectories(config: Config, file: string | null, environm
       join(envValue(env, 'OPENCLAW_HOME') ?? environment.home, '.openclaw'),
   );
   const dataDir = absolute(config.dataDir ?? breakerbarHome(environment));
-  return { config, file, stateDir, dataDir, dbPath: join(dataDir, 'breakerbar.sqlite') };
+  const gatewayLogDir = absolute(config.gatewayLogDir ?? join('/tmp', 'openclaw'));
+  return { config, file, stateDir, dataDir, gatewayLogDir, dbPath: join(dataDir, 'breakerbar.sqlite') };
 }

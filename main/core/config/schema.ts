@@ -72,6 +72,37 @@ export function optionalPath(doc: string): Field<string | null> {
   );
 }
 
+/** An integer or null (meaning: resolve it at run time, see the doc). */
+export function optionalInt(min: number, max: number, doc: string): Field<number | null> {
+  return field<number | null>(null, doc, `null or an integer from ${min} to ${max}`, (v) =>
+    v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max) ? v : undefined,
+  );
+}
+
+/** A secret string or null. Its value is never shown in errors or logs. */
+export function optionalSecret(doc: string): Field<string | null> {
+  const base = field<string | null>(null, doc, 'a non-empty string or null', (v) =>
+    v === null || (typeof v === 'string' && v.trim() !== '') ? v : undefined,
+  );
+  return {
+    ...base,
+    parse(value, path) {
+      try {
+        return base.parse(value, path);
+      } catch {
+        throw new ConfigError(`config key "${path}" is not ${base.expected} (value hidden: it is a secret)`);
+      }
+    },
+  };
+}
+
+/** A short name (letters, digits, `-`, `_`) or null. */
+export function optionalName(doc: string): Field<string | null> {
+  return field<string | null>(null, doc, 'null or a name of letters, digits, "-" and "_"', (v) =>
+    v === null || (typeof v === 'string' && /^[A-Za-z0-9_-]+$/.test(v)) ? v : undefined,
+  );
+}
+
 export function group<S extends Shape>(shape: S): Group<S> {
   return { kind: 'group', shape };
 }

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Outcome } from '../classify.js';
-import type { CallEvent, SourceKind } from '../events.js';
+import type { CallEvent, GatewaySignal, SourceKind } from '../events.js';
 import { type CallSummary, CallTally } from '../summary.js';
 import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from './migrations.js';
 
@@ -27,10 +27,13 @@ export interface Cursor {
   path: string;
   /** Bytes consumed, or the last row read, depending on the source. */
   position: number;
+  /** Source-specific detail (JSON), e.g. the identity of the last row read. */
+  detail?: string | null;
 }
 
 export interface Batch {
   events: readonly CallEvent[];
+  signals?: readonly GatewaySignal[];
   cursor?: Cursor;
   /** Cursors whose inputs are gone for good (deleted files). */
   forget?: ReadonlyArray<Pick<Cursor, 'source' | 'key'>>;
@@ -116,6 +119,7 @@ export function migrate(db: Db, path = 'database', upTo = LATEST_VERSION): numbe
 /** The store's typed operations over an open database. */
 export class Store {
   private readonly insertCall;
+  private readonly insertSignal;
   private readonly upsertCursor;
   private readonly deleteCursor;
   private readonly bumpMeta;
@@ -130,9 +134,17 @@ export class Store {
         @outcome, @phase, @httpStatus, @errorCode, @retryAfterMs, @input, @output,
         @cacheRead, @cacheWrite, @totalTokens, @cost)
       ON CONFLICT (event_key) DO NOTHING`);
+    this.insertSignal = db.prepare(`
+      INSERT INTO signals (signal_key, ts, kind, session_id, session_key, run_id, dep, candidate_dep, decision,
+        reason, http_status, final_outcome, lane, duration_ms, classification, detail)
+      VALUES (@key, @ts, @kind, @sessionId, @sessionKey, @runId, @dep, @candidateDep, @decision,
+        @reason, @httpStatus, @finalOutcome, @lane, @durationMs, @classification, @detail)
+      ON CONFLICT (signal_key) DO NOTHING`);
     this.upsertCursor = db.prepare(`
-      INSERT INTO cursors (source, key, path, position, updated_at) VALUES (@source, @key, @path, @position, @now)
-      ON CONFLICT (source, key) DO UPDATE SET path = excluded.path, position = excluded.position, updated_at = excluded.updated_at`);
+      INSERT INTO cursors (source, key, path, position, detail, updated_at)
+      VALUES (@source, @key, @path, @position, @detail, @now)
+      ON CONFLICT (source, key) DO UPDATE SET path = excluded.path, position = excluded.position,
+        detail = excluded.detail, updated_at = excluded.updated_at`);
     this.deleteCursor = db.prepare('DELETE FROM cursors WHERE source = ? AND key = ?');
     this.bumpMeta = db.prepare(`
       INSERT INTO meta (key, value) VALUES (?, ?)
@@ -144,7 +156,8 @@ export class Store {
       }
       const duplicates = batch.events.length - inserted;
       if (duplicates > 0) this.bumpMeta.run('ingest.duplicates', String(duplicates));
-      if (batch.cursor) this.upsertCursor.run({ ...batch.cursor, now: Date.now() });
+      for (const signal of batch.signals ?? []) this.insertSignal.run(signal);
+      if (batch.cursor) this.upsertCursor.run({ detail: null, ...batch.cursor, now: Date.now() });
       for (const gone of batch.forget ?? []) this.deleteCursor.run(gone.source, gone.key);
       return { inserted, duplicates };
     });
@@ -161,7 +174,7 @@ export class Store {
 
   cursors(source: SourceKind): Cursor[] {
     return this.db
-      .prepare('SELECT source, key, path, position FROM cursors WHERE source = ? ORDER BY key')
+      .prepare('SELECT source, key, path, position, detail FROM cursors WHERE source = ? ORDER BY key')
       .all(source) as Cursor[];
   }
 

@@ -110,9 +110,46 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX notifications_by_time ON notifications (ts);
     `,
   },
+  {
+    version: 3,
+    description: 'gateway log signals; cursors with a detail column for database sources',
+    sql: `
+      CREATE TABLE signals (
+        id             INTEGER PRIMARY KEY,
+        signal_key     TEXT NOT NULL UNIQUE,
+        ts             INTEGER NOT NULL,
+        kind           TEXT NOT NULL,
+        session_id     TEXT,
+        session_key    TEXT,
+        run_id         TEXT,
+        dep            TEXT,
+        candidate_dep  TEXT,
+        decision       TEXT,
+        reason         TEXT,
+        http_status    INTEGER,
+        final_outcome  TEXT,
+        lane           TEXT,
+        duration_ms    INTEGER,
+        classification TEXT,
+        detail         TEXT
+      ) STRICT;
+      CREATE INDEX signals_by_time ON signals (ts, kind);
+
+      -- A database source remembers more than a number: the row it stopped at, to
+      -- notice when a VACUUM or a replaced file renumbered the rows.
+      ALTER TABLE cursors ADD COLUMN detail TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
 /** Tables pruned by retention, with their time column. */
-export const TIMED_TABLES = ['calls', 'breaker_transitions', 'health_probes', 'restarts', 'notifications'] as const;
+export const TIMED_TABLES = [
+  'calls',
+  'signals',
+  'breaker_transitions',
+  'health_probes',
+  'restarts',
+  'notifications',
+] as const;
