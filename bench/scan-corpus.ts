@@ -10,7 +10,7 @@
  * malformed. Deterministic for a given seed (except that timestamps are placed
  * in the three days before "now").
  */
-import { mkdirSync, openSync, writeSync, closeSync, fstatSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface CorpusStats {
@@ -107,7 +107,7 @@ const PROSE = [
   '```ts\nexport function parse(line: string): Entry | null {\n  try {\n    return JSON.parse(line) as Entry;\n  } catch {\n    return null; // "truncated" or garbage\n  }\n}\n```',
   '我已经检查了网关日志，发现在高峰时段上游模型经常返回错误。建议把重试间隔调长一些，并且在熔断器打开之后暂停新的请求。',
   '这个函数的作用是读取会话文件并统计每个模型的调用次数。注意：文件可能在读取过程中被删除或者轮转。',
-  'Les résultats sont cohérents avec la mesure précédente ; la différence reste inférieure à 2 % — voilà pourquoi je n\'ai rien changé.',
+  "Les résultats sont cohérents avec la mesure précédente ; la différence reste inférieure à 2 % — voilà pourquoi je n'ai rien changé.",
   'Done ✅ — all 42 tests pass. The benchmark shows 🚀 a solid improvement over the previous run.',
   '| provider | calls | errors |\n|---|---:|---:|\n| zhipu | 1204 | 37 |\n| anthropic | 877 | 4 |\n| openai | 305 | 0 |',
   'Path on Windows: C:\\Users\\dev\\.openclaw\\agents\\main\\sessions — remember to escape the backslashes in JSON config files.',
@@ -199,17 +199,32 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
       stats.lines++;
     };
 
-    let t = now - threeDays + Math.floor(rnd() * (threeDays - 3600_000));
+    // Sessions start in the first half of the window; the step between entries
+    // is sized so that even a 40 MB session (over-estimated at one entry per
+    // 2 KB) ends before now: every timestamp lies within the last three days.
+    let t = now - threeDays + Math.floor(rnd() * (threeDays / 2));
+    const maxStep = Math.max(
+      400,
+      Math.min(90_000, Math.floor((2 * (now - 60_000 - t)) / Math.max(10, planned / 2048))),
+    );
     let parentId: string | null = null;
     const entry = (type: string, rest: Record<string, unknown>) => {
-      t += int(200, 90_000);
+      t = Math.min(t + int(200, maxStep), now - 1);
       const id = hex(8);
       const e = { type, id, parentId, timestamp: new Date(t).toISOString(), ...rest };
       parentId = id;
       return e;
     };
 
-    emit(JSON.stringify({ type: 'session', version: 3, id: sessionId, timestamp: new Date(t).toISOString(), cwd: `/Users/dev/projects/${agentId}` }));
+    emit(
+      JSON.stringify({
+        type: 'session',
+        version: 3,
+        id: sessionId,
+        timestamp: new Date(t).toISOString(),
+        cwd: `/Users/dev/projects/${agentId}`,
+      }),
+    );
     let dep = pick(DEPS);
     emit(JSON.stringify(entry('model_change', { provider: dep.provider, modelId: dep.model })));
     if (rnd() < 0.5) emit(JSON.stringify(entry('thinking_level_change', { thinkingLevel: pick(THINKING_LEVELS) })));
@@ -223,9 +238,25 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
         cacheRead: tokens > 0 ? int(0, 50_000) : 0,
         cacheWrite: 0,
         totalTokens: tokens,
-        cost: { input: input * 3e-6, output: output * 1.5e-5, cacheRead: 0, cacheWrite: 0, total: input * 3e-6 + output * 1.5e-5 },
+        cost: {
+          input: input * 3e-6,
+          output: output * 1.5e-5,
+          cacheRead: 0,
+          cacheWrite: 0,
+          total: input * 3e-6 + output * 1.5e-5,
+        },
       };
-      const message = { role: 'assistant', content, api: dep.api, provider: dep.provider, model: dep.model, usage, stopReason, ...extra, timestamp: t + int(500, 20_000) };
+      const message = {
+        role: 'assistant',
+        content,
+        api: dep.api,
+        provider: dep.provider,
+        model: dep.model,
+        usage,
+        stopReason,
+        ...extra,
+        timestamp: t - int(500, 20_000), // the call started before its entry was written
+      };
       emit(JSON.stringify(entry('message', { message })));
       stats.assistant++;
       stats.byStopReason[stopReason] = (stats.byStopReason[stopReason] ?? 0) + 1;
@@ -240,39 +271,85 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
     };
 
     while (fileChars < planned) {
-      emit(JSON.stringify(entry('message', { message: { role: 'user', content: [{ type: 'text', text: text(USER_TEXT, 20, rnd() < 0.1 ? 6000 : 300) }], timestamp: t } })));
+      emit(
+        JSON.stringify(
+          entry('message', {
+            message: {
+              role: 'user',
+              content: [{ type: 'text', text: text(USER_TEXT, 20, rnd() < 0.1 ? 6000 : 300) }],
+              timestamp: t,
+            },
+          }),
+        ),
+      );
       const steps = int(0, 8);
       for (let s = 0; s <= steps && fileChars < planned; s++) {
         if (rnd() < 0.06) failedCalls();
         if (rnd() < 0.015) {
           // aborted mid-stream: some text was delivered before the user hit stop
-          assistant('aborted', { errorMessage: 'Request was aborted' }, [{ type: 'text', text: text(PROSE, 100, 3000) }], int(100, 3000));
+          assistant(
+            'aborted',
+            { errorMessage: 'Request was aborted' },
+            [{ type: 'text', text: text(PROSE, 100, 3000) }],
+            int(100, 3000),
+          );
           break;
         }
         const content: unknown[] = [];
-        if (rnd() < 0.6) content.push({ type: 'thinking', thinking: text(PROSE, 300, 8000), thinkingSignature: hex(64) });
+        if (rnd() < 0.6)
+          content.push({ type: 'thinking', thinking: text(PROSE, 300, 8000), thinkingSignature: hex(64) });
         const last = s === steps;
         if (last || rnd() < 0.4) content.push({ type: 'text', text: text(PROSE, 2000, 30_000) });
         if (!last) {
           const callId = `call_${hex(24)}`;
           const name = pick(['exec', 'read', 'write', 'web_search']);
-          content.push({ type: 'toolCall', id: callId, name, arguments: { command: `grep -rn "rate limit\\|429" src/ | head -${int(10, 200)}`, timeout: 120 } });
+          content.push({
+            type: 'toolCall',
+            id: callId,
+            name,
+            arguments: { command: `grep -rn "rate limit\\|429" src/ | head -${int(10, 200)}`, timeout: 120 },
+          });
           assistant('toolUse', {}, content, int(2000, 120_000));
           const output = text(TOOL_OUTPUT, 200, rnd() < 0.2 ? 60_000 : 8000);
-          emit(JSON.stringify(entry('message', { message: { role: 'toolResult', toolCallId: callId, toolName: name, content: [{ type: 'text', text: output }], isError: rnd() < 0.05, timestamp: t } })));
+          emit(
+            JSON.stringify(
+              entry('message', {
+                message: {
+                  role: 'toolResult',
+                  toolCallId: callId,
+                  toolName: name,
+                  content: [{ type: 'text', text: output }],
+                  isError: rnd() < 0.05,
+                  timestamp: t,
+                },
+              }),
+            ),
+          );
         } else {
           assistant(rnd() < 0.03 ? 'length' : 'stop', {}, content, int(2000, 120_000));
         }
       }
       const r = rnd();
       if (r < 0.03) {
-        emit(JSON.stringify(entry('compaction', { summary: `Earlier: user asked about 429 rate limit errors. ${text(PROSE, 1000, 6000)}`, firstKeptEntryId: hex(8), tokensBefore: int(80_000, 200_000) })));
+        emit(
+          JSON.stringify(
+            entry('compaction', {
+              summary: `Earlier: user asked about 429 rate limit errors. ${text(PROSE, 1000, 6000)}`,
+              firstKeptEntryId: hex(8),
+              tokensBefore: int(80_000, 200_000),
+            }),
+          ),
+        );
       } else if (r < 0.06) {
         dep = pick(DEPS);
         emit(JSON.stringify(entry('model_change', { provider: dep.provider, modelId: dep.model })));
       } else if (r < 0.07) {
         // Malformed lines: a write cut short by a crash, and plain garbage.
-        const whole = JSON.stringify(entry('message', { message: { role: 'assistant', content: [], stopReason: 'error', errorMessage: '429 rate limit' } }));
+        const whole = JSON.stringify(
+          entry('message', {
+            message: { role: 'assistant', content: [], stopReason: 'error', errorMessage: '429 rate limit' },
+          }),
+        );
         emit(whole.slice(0, int(1, whole.length - 1)));
         stats.malformed++;
       } else if (r < 0.075) {
@@ -280,7 +357,20 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
         stats.malformed++;
       } else if (r < 0.08) {
         // Invalid UTF-8 inside a tool result: well-formed JSON, must still parse and not count.
-        const head = Buffer.from(JSON.stringify(entry('message', { message: { role: 'toolResult', toolCallId: 'x', toolName: 'read', content: [{ type: 'text', text: '@@' }], isError: false, timestamp: t } })));
+        const head = Buffer.from(
+          JSON.stringify(
+            entry('message', {
+              message: {
+                role: 'toolResult',
+                toolCallId: 'x',
+                toolName: 'read',
+                content: [{ type: 'text', text: '@@' }],
+                isError: false,
+                timestamp: t,
+              },
+            }),
+          ),
+        );
         const at = head.indexOf('@@');
         head[at] = 0xff;
         head[at + 1] = 0xc3;

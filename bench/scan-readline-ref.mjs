@@ -5,6 +5,7 @@
 //
 // usage: node scan-readline-ref.mjs <file listing one path per line>
 // prints: {"seconds":n,"bytes":n,"counts":{"assistant":n,"byStopReason":{...}}}
+import { once } from 'node:events';
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -15,19 +16,22 @@ let bytes = 0;
 const t0 = process.hrtime.bigint();
 for (const file of files) {
   const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const line of rl) {
+  // 'line' events rather than `for await`: measured a little faster, so the
+  // reference is not handicapped.
+  rl.on('line', (line) => {
     let record;
     try {
       record = JSON.parse(line);
     } catch {
-      continue;
+      return;
     }
     if (record?.type === 'message' && record.message?.role === 'assistant') {
       assistant++;
       const key = String(record.message.stopReason);
       byStopReason[key] = (byStopReason[key] ?? 0) + 1;
     }
-  }
+  });
+  await once(rl, 'close');
   bytes += statSync(file).size;
 }
 const seconds = Number(process.hrtime.bigint() - t0) / 1e9;

@@ -30,12 +30,14 @@ Options:
   positionals: true,
   async run(args, io) {
     const since = parseTimeOption('--since', stringOption(args, 'since'));
-    const dirs = args.positionals.length > 0 ? args.positionals : [loadConfig(stringOption(args, 'config')).stateDir];
+    const loaded = loadConfig(stringOption(args, 'config'));
+    const dirs = args.positionals.length > 0 ? args.positionals : [loaded.stateDir];
     const showProgress = !args.values.json && io.isTTY;
     let lastShown = 0;
     const result = scan(dirs, {
       includeArchives: args.values['include-archives'] === true,
       since,
+      maxSchemaVersion: loaded.config.ingest.sqliteMaxSchemaVersion,
       onProgress: showProgress
         ? (read, total) => {
             const now = Date.now();

@@ -11,6 +11,7 @@ import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
 import type { IngestSink, Source, SourceStatus } from './sources/source.js';
 import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
+import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import { Store } from './store/db.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -85,6 +86,15 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         cutoff: this.cutoff,
         reconcileIntervalMs: config.ingest.reconcileIntervalMs,
         maxLineBytes: config.ingest.maxLineBytes,
+        log: this.log,
+        onStored: (calls) => this.emit('calls', calls),
+      }),
+      new SqliteTranscriptSource({
+        stateDir,
+        sink,
+        cutoff: this.cutoff,
+        reconcileIntervalMs: config.ingest.reconcileIntervalMs,
+        maxSchemaVersion: config.ingest.sqliteMaxSchemaVersion,
         log: this.log,
         onStored: (calls) => this.emit('calls', calls),
       }),

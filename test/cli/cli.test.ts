@@ -326,6 +326,7 @@ describe('scan', () => {
       tokens: 1500,
       bySource: {
         jsonl: { files: 2, calls: 7, outcomes: outcomes({ ok: 2, rate_limited: 3, timeout: 1, aborted: 1 }) },
+        sqlite: { databases: 0, calls: 0, outcomes: outcomes({}) },
       },
     });
     for (const counts of [result.outcomes, ...Object.values(result.byDependency as object)]) {

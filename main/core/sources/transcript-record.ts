@@ -15,6 +15,8 @@ export interface RecordContext {
   source: SourceKind;
   agentId: string;
   sessionId: string;
+  /** When the record itself carries no time: the time its container stored (SQLite `created_at`). */
+  fallbackTs?: number;
 }
 
 export type TranscriptRecord =
@@ -45,7 +47,7 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
   if (!isObject(message) || message.role !== 'assistant') return { kind: 'other' };
   if (value.type !== undefined && value.type !== 'message') return { kind: 'other' };
 
-  const ts = eventTime(value, message);
+  const ts = eventTime(value, message) ?? context.fallbackTs ?? null;
   if (ts === null) return { kind: 'malformed' };
   const usage = tokenUsage(message.usage);
   const facts = {

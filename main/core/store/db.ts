@@ -35,13 +35,18 @@ export interface Batch {
   events: readonly CallEvent[];
   signals?: readonly GatewaySignal[];
   cursor?: Cursor;
+  /**
+   * Events read again on purpose (a database renumbered by VACUUM or replaced):
+   * already-stored ones are expected, so they are not counted as duplicates.
+   */
+  replay?: boolean;
   /** Cursors whose inputs are gone for good (deleted files). */
   forget?: ReadonlyArray<Pick<Cursor, 'source' | 'key'>>;
 }
 
 export interface CommitResult {
   inserted: number;
-  /** Events whose key was already stored: evidence of re-reading, counted, never stored twice. */
+  /** Events whose key was already stored (copies, or re-reading), never stored twice. */
   duplicates: number;
 }
 
@@ -155,7 +160,7 @@ export class Store {
         inserted += this.insertCall.run({ ...event, ...event.usage }).changes;
       }
       const duplicates = batch.events.length - inserted;
-      if (duplicates > 0) this.bumpMeta.run('ingest.duplicates', String(duplicates));
+      if (duplicates > 0 && !batch.replay) this.bumpMeta.run('ingest.duplicates', String(duplicates));
       for (const signal of batch.signals ?? []) this.insertSignal.run(signal);
       if (batch.cursor) this.upsertCursor.run({ detail: null, ...batch.cursor, now: Date.now() });
       for (const gone of batch.forget ?? []) this.deleteCursor.run(gone.source, gone.key);

@@ -59,7 +59,14 @@ function call(over: Partial<CallEvent> & { tokens?: number } = {}): CallEvent {
 }
 
 function cursor(over: Partial<Cursor> = {}): Cursor {
-  return { source: 'jsonl', key: '1:2:abc', path: '/state/agents/main/sessions/s1.jsonl', position: 100, ...over };
+  return {
+    source: 'jsonl',
+    key: '1:2:abc',
+    path: '/state/agents/main/sessions/s1.jsonl',
+    position: 100,
+    detail: null,
+    ...over,
+  };
 }
 
 const count = (store: Store, table: string) =>

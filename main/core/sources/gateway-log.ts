@@ -1,0 +1,391 @@
+/**
+ * Source: the OpenClaw gateway's JSON log, `<logDir>/openclaw-YYYY-MM-DD.log`
+ * (`openclaw-<profile>-YYYY-MM-DD.log` for a profile), a new file every day and
+ * size-rotated into `.log.1` … `.log.5`.
+ *
+ * The log tells what transcripts do not: fallback and failover decisions, lane
+ * errors, stalled sessions, run timeouts. Those are stored as signals. They are
+ * not calls: where an agent's transcripts are readable the calls come from them,
+ * and only where they are not does a fallback decision stand in for the call it
+ * reports, so nothing is counted twice.
+ *
+ * Following files across days and rotations is the FileTailer's job: a rotated
+ * file is recognised by its inode and continued where it was left, so a line
+ * whose end was written after the rename is read once, whole.
+ */
+import { closeSync, type Dirent, fstatSync, openSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { CallEvent, GatewaySignal, SignalKind } from '../events.js';
+import type { Logger } from '../log.js';
+import { identityKey, readIdentity } from './file-identity.js';
+import { agentIdOfSessionKey, fallbackAsCall, readGatewayLogLine } from './gateway-log-record.js';
+import { type LineBatchData, readLineBatch } from './line-batch.js';
+import type { IngestSink, Source, SourceStatus } from './source.js';
+import { type FileRole, FileTailer, type LineBatch } from './tailer.js';
+
+/** The agent a call is put under when its log line names no session key. */
+const UNKNOWN_AGENT = 'unknown';
+
+/**
+ * The gateway's daily log names: without a profile only the plain names (a
+ * profiled gateway is another gateway), with one only that profile's names.
+ * OpenClaw keeps rotated files `.1` … `.5`.
+ */
+export function gatewayLogPattern(profile: string | null): RegExp {
+  const prefix = profile === null ? 'openclaw' : `openclaw-${profile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+  return new RegExp(`^${prefix}-\\d{4}-\\d{2}-\\d{2}\\.log(?:\\.[1-5])?$`);
+}
+
+/** How a path in the log directory is treated (see FileRole). */
+export function gatewayLogRole(path: string, pattern: RegExp): FileRole {
+  return pattern.test(basename(path)) ? 'follow' : 'ignore';
+}
+
+export interface GatewayLineCounts {
+  lines: number;
+  malformed: number;
+  /** Well-formed lines that are not signals (other subsystems and messages). */
+  unknown: number;
+}
+
+/**
+ * Reads the lines of a batch, counting them, and hands every signal on. Blank
+ * lines are not lines; over-long lines are malformed. A signal's key is the
+ * file's identity and the line's byte offset: unique, and the same on a re-read.
+ */
+export function forEachGatewaySignal(
+  batch: Pick<LineBatchData, 'buf' | 'lineStarts' | 'lineEnds' | 'oversizedLines' | 'fromOffset'>,
+  fileKey: string,
+  counts: GatewayLineCounts,
+  onSignal: (signal: GatewaySignal) => void,
+): void {
+  const { buf, lineStarts, lineEnds } = batch;
+  counts.lines += batch.oversizedLines;
+  counts.malformed += batch.oversizedLines;
+  for (let i = 0; i < lineStarts.length; i++) {
+    const start = lineStarts[i] as number;
+    const end = lineEnds[i] as number;
+    if (isBlank(buf, start, end)) continue;
+    counts.lines++;
+    const record = readGatewayLogLine(buf, start, end, `${fileKey}@${batch.fromOffset + start}`);
+    if (record.kind === 'malformed') counts.malformed++;
+    else if (record.kind === 'ignored') counts.unknown++;
+    else onSignal(record.signal);
+  }
+}
+
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const byte = buf[i];
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  }
+  return true;
+}
+
+export const SIGNAL_KINDS: readonly SignalKind[] = [
+  'fallback_decision',
+  'failover_decision',
+  'lane_error',
+  'stall',
+  'run_timeout',
+];
+
+/** Signals by kind, and fallback decisions by OpenClaw's reason (`unknown` when none is given). */
+export class SignalTally {
+  readonly byKind = Object.fromEntries(SIGNAL_KINDS.map((kind) => [kind, 0])) as Record<SignalKind, number>;
+  // A Map, not an object: reasons come from the log, and `__proto__` is a valid one.
+  private readonly reasons = new Map<string, number>();
+
+  add(signal: GatewaySignal): void {
+    this.byKind[signal.kind]++;
+    if (signal.kind !== 'fallback_decision') return;
+    const reason = signal.reason ?? 'unknown';
+    this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
+  }
+
+  fallbackDecisions(): Record<string, number> {
+    return Object.fromEntries([...this.reasons].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+}
+
+export interface GatewayLogSourceOptions {
+  logDir: string;
+  /** OpenClaw's `--profile`; null follows the default gateway's logs only. */
+  profile: string | null;
+  sink: IngestSink;
+  /** Signals older than this (line time, epoch ms) are read but not stored: the backfill limit. */
+  cutoff: number;
+  reconcileIntervalMs: number;
+  maxLineBytes: number;
+  log: Logger;
+  /**
+   * Whether a transcript source already delivers the calls of this agent (null:
+   * the line names no agent). When it does, fallback decisions stay signals only.
+   */
+  transcriptsCover(agentId: string | null): boolean;
+  /** Called with the fallback-derived calls just stored, in order. */
+  onStored?: (calls: CallEvent[]) => void;
+  /** Called with the signals just stored, in order (the breakers' stall detection listens here). */
+  onSignals?: (signals: GatewaySignal[]) => void;
+}
+
+/** What the gateway log source has read, beyond the common status. */
+export interface GatewayLogStatus {
+  files: number;
+  lines: number;
+  malformed: number;
+  unknown: number;
+  signals: Record<SignalKind, number>;
+  fallbackDecisions: Record<string, number>;
+  stalls: number;
+  runTimeouts: number;
+}
+
+export class GatewayLogSource implements Source {
+  readonly kind = 'gatewaylog' as const;
+  private readonly tailer: FileTailer;
+  private readonly counts = { lines: 0, malformed: 0, unknown: 0, calls: 0, stored: 0, duplicates: 0 };
+  private readonly tally = new SignalTally();
+  private lastEventAt: number | null = null;
+  private lastError: string | null = null;
+
+  constructor(private readonly options: GatewayLogSourceOptions) {
+    const pattern = gatewayLogPattern(options.profile);
+    this.tailer = new FileTailer({
+      roots: [options.logDir],
+      // The gateway writes every log file straight into its directory.
+      depth: 0,
+      roleOf: (path) => gatewayLogRole(path, pattern),
+      initialPositions: options.sink.cursors('gatewaylog'),
+      consume: (batch) => this.consume(batch),
+      forget: (key) => options.sink.commit({ events: [], forget: [{ source: 'gatewaylog', key }] }),
+      onError: (error, path) => {
+        this.lastError = `${path}: ${error.message}`;
+        options.log.warn('gateway log read failed; will retry', { path, error: error.message });
+      },
+      reconcileIntervalMs: options.reconcileIntervalMs,
+      maxLineBytes: options.maxLineBytes,
+    });
+  }
+
+  start(): void {
+    this.tailer.start();
+  }
+
+  stop(): Promise<void> {
+    return this.tailer.stop();
+  }
+
+  get caughtUp(): boolean {
+    return this.tailer.idle;
+  }
+
+  /** `calls` counts fallback-derived calls (only where transcripts do not cover the agent); `lastEventAt` is the newest signal. */
+  status(): SourceStatus {
+    const progress = this.tailer.progress();
+    return {
+      kind: this.kind,
+      roots: [this.options.logDir],
+      inputs: progress.files,
+      lines: this.counts.lines,
+      malformed: this.counts.malformed,
+      calls: this.counts.calls,
+      stored: this.counts.stored,
+      duplicates: this.counts.duplicates,
+      pending: progress.pendingBytes,
+      lastEventAt: this.lastEventAt,
+      lastError: this.lastError,
+    };
+  }
+
+  /** Signals read (stored or older than the cutoff), by kind and fallback reason. */
+  gatewayStatus(): GatewayLogStatus {
+    return {
+      files: this.tailer.progress().files,
+      lines: this.counts.lines,
+      malformed: this.counts.malformed,
+      unknown: this.counts.unknown,
+      signals: { ...this.tally.byKind },
+      fallbackDecisions: this.tally.fallbackDecisions(),
+      stalls: this.tally.byKind.stall,
+      runTimeouts: this.tally.byKind.run_timeout,
+    };
+  }
+
+  private consume(batch: LineBatch): void {
+    const counts = { lines: 0, malformed: 0, unknown: 0 };
+    const read: GatewaySignal[] = [];
+    forEachGatewaySignal(batch, batch.key, counts, (signal) => read.push(signal));
+    const signals = read.filter((signal) => signal.ts >= this.options.cutoff);
+    const calls = this.uncoveredCalls(read);
+    const events = calls.filter((call) => call.ts >= this.options.cutoff);
+    const result = this.options.sink.commit({
+      events,
+      signals,
+      cursor: { source: 'gatewaylog', key: batch.key, path: batch.path, position: batch.toOffset },
+    });
+    // Counted only once committed: a failed commit is retried and must not count twice.
+    this.counted(counts, read, calls.length, result);
+    if (result.inserted > 0) this.options.onStored?.(events);
+    if (signals.length > 0) this.options.onSignals?.(signals);
+  }
+
+  /** Fallback decisions as calls, for the agents no transcript source covers. */
+  private uncoveredCalls(signals: readonly GatewaySignal[]): CallEvent[] {
+    const calls: CallEvent[] = [];
+    for (const signal of signals) {
+      const agentId = agentIdOfSessionKey(signal.sessionKey);
+      const call = fallbackAsCall(signal, agentId ?? UNKNOWN_AGENT);
+      if (call !== null && !this.options.transcriptsCover(agentId)) calls.push(call);
+    }
+    return calls;
+  }
+
+  private counted(
+    counts: GatewayLineCounts,
+    read: readonly GatewaySignal[],
+    calls: number,
+    result: { inserted: number; duplicates: number },
+  ): void {
+    this.counts.lines += counts.lines;
+    this.counts.malformed += counts.malformed;
+    this.counts.unknown += counts.unknown;
+    this.counts.calls += calls;
+    this.counts.stored += result.inserted;
+    this.counts.duplicates += result.duplicates;
+    for (const signal of read) {
+      this.tally.add(signal);
+      if (this.lastEventAt === null || signal.ts > this.lastEventAt) this.lastEventAt = signal.ts;
+    }
+  }
+}
+
+export interface GatewayLogScanOptions {
+  profile: string | null;
+  /** Only signals at or after this time (epoch ms) are counted. */
+  since?: number;
+  maxLineBytes?: number;
+}
+
+export interface GatewayLogScan {
+  files: number;
+  lines: number;
+  malformed: number;
+  unknown: number;
+  signals: Record<SignalKind, number>;
+  fallbackDecisions: Record<string, number>;
+  stalls: number;
+  runTimeouts: number;
+  /** Every fallback decision that reports a call; `scan` decides whether transcripts already count them. */
+  calls: CallEvent[];
+  /** Log files that could not be read. */
+  errors: Array<{ path: string; error: string }>;
+}
+
+const SCAN_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * `breakerbar scan`: the gateway logs in each directory and in its `logs/`
+ * subdirectory, read with the same line cutting and line reading as the source.
+ */
+export function scanGatewayLogs(dirs: readonly string[], options: GatewayLogScanOptions): GatewayLogScan {
+  const pattern = gatewayLogPattern(options.profile);
+  const since = options.since ?? Number.NEGATIVE_INFINITY;
+  const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
+  const errors: GatewayLogScan['errors'] = [];
+  const counts = { lines: 0, malformed: 0, unknown: 0 };
+  const tally = new SignalTally();
+  const calls: CallEvent[] = [];
+  const onSignal = (signal: GatewaySignal) => {
+    if (signal.ts < since) return;
+    tally.add(signal);
+    const call = fallbackAsCall(signal, UNKNOWN_AGENT);
+    if (call !== null) calls.push(call);
+  };
+  // The same file reached twice (a directory and its `logs/`, a symlink) is read once.
+  const seen = new Set<string>();
+  let files = 0;
+  for (const path of [...new Set(dirs.flatMap((dir) => findGatewayLogs(dir, pattern, errors)))].sort()) {
+    if (scanFile(path, { maxLineBytes, seen, counts, onSignal, errors })) files++;
+  }
+  return {
+    files,
+    ...counts,
+    signals: { ...tally.byKind },
+    fallbackDecisions: tally.fallbackDecisions(),
+    stalls: tally.byKind.stall,
+    runTimeouts: tally.byKind.run_timeout,
+    calls,
+    errors,
+  };
+}
+
+/** Matching log files directly in `dir` and in `dir/logs` (either may not exist). */
+export function findGatewayLogs(dir: string, pattern: RegExp, errors: GatewayLogScan['errors'] = []): string[] {
+  const found: string[] = [];
+  for (const candidate of [dir, join(dir, 'logs')]) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(candidate, { withFileTypes: true });
+    } catch (error) {
+      // Most state directories have no gateway logs: a missing directory is not a problem.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') errors.push({ path: candidate, error: (error as Error).message });
+      continue;
+    }
+    for (const entry of entries) {
+      const path = join(candidate, entry.name);
+      if (entry.isFile() && gatewayLogRole(path, pattern) === 'follow') found.push(path);
+    }
+  }
+  return found;
+}
+
+interface ScanFileContext {
+  maxLineBytes: number;
+  seen: Set<string>;
+  counts: GatewayLineCounts;
+  onSignal: (signal: GatewaySignal) => void;
+  errors: GatewayLogScan['errors'];
+}
+
+/** Reads one log file to its end; false when it could not be read or was read already. */
+function scanFile(path: string, context: ScanFileContext): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    context.errors.push({ path, error: (error as Error).message });
+    return false;
+  }
+  try {
+    const stats = fstatSync(fd);
+    const inode = `${stats.dev}:${stats.ino}`;
+    if (context.seen.has(inode)) return false;
+    context.seen.add(inode);
+    // The same key the live source gives the file, so scan's signal keys match the store's.
+    const identity = readIdentity(fd, stats.dev, stats.ino, stats.size);
+    readAllLines(fd, stats.size, identity ? identityKey(identity) : inode, context);
+    return true;
+  } catch (error) {
+    context.errors.push({ path, error: (error as Error).message });
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readAllLines(fd: number, size: number, fileKey: string, context: ScanFileContext): void {
+  let offset = 0;
+  for (;;) {
+    const batch = readLineBatch(fd, offset, size, SCAN_CHUNK_BYTES, context.maxLineBytes);
+    if (!batch) break;
+    forEachGatewaySignal(batch, fileKey, context.counts, context.onSignal);
+    offset = batch.toOffset;
+  }
+  if (offset < size) {
+    // An unterminated last line: offline there is no writer to finish it.
+    context.counts.lines++;
+    context.counts.malformed++;
+  }
+}

@@ -1,0 +1,598 @@
+/**
+ * Source: OpenClaw's own metrics, `GET /api/diagnostics/prometheus` on the
+ * gateway (bundled `diagnostics-prometheus` plugin, operator token required).
+ *
+ * The gateway counts model calls in `openclaw_model_call_total`, one series per
+ * `{api, error_category, model, outcome, provider, transport}`. BreakerBar
+ * scrapes it and turns each counter's growth into that many observed calls.
+ * Label values, from OpenClaw's plugin (`extensions/diagnostics-prometheus/
+ * src/service.ts`, `modelCallLabels`): `outcome` is `completed` or `error`;
+ * `error_category` is `none` for completed calls, else the diagnostic event's
+ * `errorCategory` (`other` when missing): a JS error class from
+ * `diagnosticErrorCategory` (`Error`, `TypeError`, …), `StreamAbandoned`, or on
+ * CLI-backend runs a failover reason (`rate_limit`, `overloaded`, `auth`, …) or
+ * failure kind (`timeout`, `aborted`, `connection_reset`, `connection_closed`,
+ * `terminated`).
+ *
+ * What the counters cannot say: when each call happened (every call is placed
+ * at the scrape that saw it), its tokens, or its HTTP status. So where a
+ * transcript source has a dependency's calls, the transcripts are the source of
+ * truth and this source emits nothing for it (`transcriptsCover`).
+ */
+import type { Outcome } from '../classify.js';
+import { outcomeForReason } from '../classify.js';
+import type { CallEvent } from '../events.js';
+import type { Logger } from '../log.js';
+import type { Cursor } from '../store/db.js';
+import { type PrometheusSample, parsePrometheusText, seriesKey } from './prometheus-text.js';
+import type { IngestSink, Source, SourceStatus } from './source.js';
+
+export const METRICS_PATH = '/api/diagnostics/prometheus';
+export const MODEL_CALL_METRIC = 'openclaw_model_call_total';
+/** Exporters that follow OpenMetrics naming print the counter without `_total`. */
+const MODEL_CALL_NAMES: ReadonlySet<string> = new Set([MODEL_CALL_METRIC, 'openclaw_model_call']);
+/** Most calls synthesized for one series in one scrape: a bound on one scrape's work after a long gap. */
+export const MAX_CALLS_PER_SERIES = 10_000;
+const DEFAULT_TIMEOUT_MS = 3000;
+/** Pace while the endpoint is off or refuses the token: only the user can change that. */
+const DEFAULT_SLOW_INTERVAL_MS = 60_000;
+/** OpenClaw caps itself at 2048 series; a body far beyond that is not its exporter. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const DETAIL_VERSION = 1;
+
+export const METRICS_OFF_MESSAGE =
+  "OpenClaw's metrics endpoint is off; enable it with `openclaw plugins enable diagnostics-prometheus` and `diagnostics.enabled: true`, then restart the gateway";
+
+export type MetricsState = 'ok' | 'off' | 'unauthorized' | 'unreachable' | 'error';
+export type DepTruth = 'transcripts' | 'gateway-metrics';
+
+export interface MetricsStatus {
+  state: MetricsState;
+  /** Time of the last scrape that got an answer, epoch ms. */
+  lastScrapeAt: number | null;
+  /** `openclaw_model_call_total` series in the last answer. */
+  series: number;
+  /** Per dependency seen in the metrics: where its calls come from. */
+  truth: Record<string, DepTruth>;
+  /** The plain explanation of a state other than ok (never contains the token). */
+  message: string | null;
+  /** Scrapes finished (any result). */
+  scrapes: number;
+  /** Calls counted by the gateway but not stored because transcripts have them. */
+  coveredCalls: number;
+}
+
+export interface GatewayMetricsEndpoint {
+  baseUrl: string;
+  token: string | null;
+  /** Where the token came from, only to make the "token rejected" message precise. */
+  tokenSource?: string | null;
+}
+
+export interface GatewayMetricsOptions {
+  endpoint: GatewayMetricsEndpoint;
+  intervalMs: number;
+  sink: IngestSink;
+  log: Logger;
+  /** True when a transcript source delivers this dependency's calls. */
+  transcriptsCover(dep: string): boolean;
+  clock?: () => number;
+  timeoutMs?: number;
+  /** Pace while the endpoint is off or refuses the token (default 60 s). */
+  slowIntervalMs?: number;
+  /** Called with the calls just stored. */
+  onStored?: (calls: CallEvent[]) => void;
+}
+
+const SUCCESS_OUTCOMES: ReadonlySet<string> = new Set(['completed', 'ok', 'success', 'succeeded']);
+
+/**
+ * OpenClaw's `error_category` spellings that `outcomeForReason` does not know;
+ * keys are lower-cased. Anything else goes to `outcomeForReason`, which keeps
+ * unknown categories (`Error`, `TypeError`, `terminated`, …) as `other_error`.
+ */
+const CATEGORY_ALIASES: Readonly<Record<string, Outcome>> = {
+  timeouterror: 'timeout',
+  aborterror: 'aborted',
+  // The consumer stopped reading before the stream ended: a client-side end, not a provider failure.
+  streamabandoned: 'aborted',
+  connection_closed: 'connection_reset',
+};
+
+/** The outcome of one `openclaw_model_call_total` series. */
+export function modelCallOutcome(labels: Readonly<Record<string, string>>): Outcome {
+  const outcome = labels.outcome?.trim().toLowerCase();
+  const category = labels.error_category?.trim() ?? '';
+  if (outcome !== undefined && SUCCESS_OUTCOMES.has(outcome)) return 'ok';
+  // Without an outcome label, the category alone says whether the call failed.
+  if (outcome === undefined && (category === '' || category === 'none')) return 'ok';
+  const mapped = CATEGORY_ALIASES[category.toLowerCase()] ?? outcomeForReason(category);
+  // An error whose category reads as success (`none`) is still an error.
+  return mapped === 'ok' ? 'other_error' : mapped;
+}
+
+interface Series {
+  key: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+interface ModelCallSeries {
+  series: Map<string, Series>;
+  /** False when a counter line was unusable: a series missing from `series` may then still exist. */
+  complete: boolean;
+}
+
+function modelCallSeries(samples: readonly PrometheusSample[], parseErrors: number): ModelCallSeries {
+  const series = new Map<string, Series>();
+  let complete = parseErrors === 0;
+  for (const sample of samples) {
+    if (!MODEL_CALL_NAMES.has(sample.name)) continue;
+    if (!Number.isFinite(sample.value) || sample.value < 0) {
+      complete = false;
+      continue;
+    }
+    // Both spellings of the name are one counter.
+    const key = seriesKey(MODEL_CALL_METRIC, sample.labels);
+    series.set(key, { key, labels: sample.labels, value: Math.round(sample.value) });
+  }
+  return { series, complete };
+}
+
+export interface CounterDeltas {
+  deltas: Array<{ series: Series; delta: number }>;
+  /** The gateway restarted since the previous values: every counter started again from zero. */
+  reset: boolean;
+  /** The values to compare the next scrape with. */
+  next: Map<string, number>;
+}
+
+/**
+ * Growth of each counter since `previous` (null: no previous values, so this
+ * scrape is a baseline only). OpenClaw keeps its counters in memory and never
+ * removes a series, so a counter lower than before, or a series gone, means the
+ * gateway restarted; then every series counts from zero, including ones that
+ * have already grown past their old value. A restart that leaves every series
+ * at or above its old value cannot be told from growth (a known limit).
+ */
+export function counterDeltas(previous: ReadonlyMap<string, number> | null, current: ModelCallSeries): CounterDeltas {
+  const next = new Map<string, number>();
+  for (const [key, series] of current.series) next.set(key, series.value);
+  if (previous === null) return { deltas: [], reset: false, next };
+  let reset = false;
+  for (const [key, value] of previous) {
+    const now = current.series.get(key);
+    if (now !== undefined ? now.value < value : current.complete) reset = true;
+    // A series hidden by a bad line keeps its old value for the next comparison.
+    if (now === undefined && !current.complete) next.set(key, value);
+  }
+  const deltas: CounterDeltas['deltas'] = [];
+  for (const series of current.series.values()) {
+    const delta = reset ? series.value : series.value - (previous.get(series.key) ?? 0);
+    if (delta > 0) deltas.push({ series, delta });
+  }
+  return { deltas, reset, next };
+}
+
+type ScrapeResult =
+  | { kind: 'metrics'; text: string; html: boolean }
+  | { kind: 'status'; status: number }
+  | { kind: 'refused' }
+  | { kind: 'timeout' }
+  | { kind: 'failed'; reason: string };
+
+function isLoopback(baseUrl: string): boolean {
+  try {
+    const { hostname, protocol } = new URL(baseUrl);
+    return protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
+  } catch {
+    return false;
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  const code = cause?.code ?? (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Reads at most `limit` bytes of the body; a longer body is an error, not a truncated scrape. */
+async function readBody(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error(`metrics body larger than ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export class GatewayMetricsSource implements Source {
+  readonly kind = 'gatewaymetrics' as const;
+  private readonly clock: () => number;
+  private readonly timeoutMs: number;
+  private readonly slowIntervalMs: number;
+  private readonly counts = { lines: 0, malformed: 0, calls: 0, stored: 0, duplicates: 0 };
+  /** Last counter values per series key; null until a baseline exists. */
+  private last: Map<string, number> | null = null;
+  /** The detail last committed, so an unchanged scrape writes nothing. */
+  private committedDetail: string | null = null;
+  private lastScrapeTime = 0;
+  private lastScrapeAt: number | null = null;
+  private lastEventAt: number | null = null;
+  private lastError: string | null = null;
+  private state: MetricsState | null = null;
+  private message: string | null = null;
+  /** Whether this endpoint has ever served model-call counters (tells "off" from "restarted, nothing yet"). */
+  private seenMetrics = false;
+  private deps = new Set<string>();
+  private seriesCount = 0;
+  private scrapes = 0;
+  private coveredCalls = 0;
+  private running = false;
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight: Promise<void> | null = null;
+  private controller: AbortController | null = null;
+
+  constructor(private readonly options: GatewayMetricsOptions) {
+    // The token goes into the request; it must never leave the machine.
+    if (!isLoopback(options.endpoint.baseUrl)) {
+      throw new Error(
+        `gateway metrics endpoint must be on loopback (http://127.0.0.1:<port>), not ${safeUrl(options)}`,
+      );
+    }
+    this.clock = options.clock ?? Date.now;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.slowIntervalMs = options.slowIntervalMs ?? DEFAULT_SLOW_INTERVAL_MS;
+  }
+
+  private get baseUrl(): string {
+    return this.options.endpoint.baseUrl;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.restore();
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.controller?.abort();
+    await this.inFlight;
+  }
+
+  /** No backlog to read: caught up once the first scrape has finished, whatever it found. */
+  get caughtUp(): boolean {
+    return this.scrapes > 0;
+  }
+
+  status(): SourceStatus {
+    return {
+      kind: this.kind,
+      roots: [this.baseUrl],
+      inputs: this.state === 'ok' ? 1 : 0,
+      ...this.counts,
+      pending: 0,
+      lastEventAt: this.lastEventAt,
+      lastError: this.lastError,
+    };
+  }
+
+  metricsStatus(): MetricsStatus {
+    return {
+      state: this.state ?? 'unreachable',
+      lastScrapeAt: this.lastScrapeAt,
+      series: this.seriesCount,
+      truth: this.truth(),
+      message: this.message,
+      scrapes: this.scrapes,
+      coveredCalls: this.coveredCalls,
+    };
+  }
+
+  /** For each dependency seen in the metrics, which source's calls count. */
+  truth(): Record<string, DepTruth> {
+    const truth: Record<string, DepTruth> = {};
+    for (const dep of [...this.deps].sort()) {
+      truth[dep] = this.options.transcriptsCover(dep) ? 'transcripts' : 'gateway-metrics';
+    }
+    return truth;
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      // One scrape at a time: the next is scheduled only once this one is over.
+      this.inFlight = this.scrape().finally(() => {
+        this.inFlight = null;
+        this.scrapes++;
+        const slow = this.state === 'off' || this.state === 'unauthorized';
+        this.schedule(slow ? this.slowIntervalMs : this.options.intervalMs);
+      });
+    }, delayMs);
+  }
+
+  private async scrape(): Promise<void> {
+    try {
+      const result = await this.fetchMetrics();
+      if (!this.running) return;
+      this.handle(result);
+    } catch (error) {
+      // A failed commit lands here; the values were not advanced, so the next scrape counts these calls again.
+      this.setState('error', `gateway metrics not stored: ${this.redact((error as Error).message)}`);
+    }
+  }
+
+  private handle(result: ScrapeResult): void {
+    switch (result.kind) {
+      case 'metrics':
+        if (result.html) return this.setState('off', METRICS_OFF_MESSAGE);
+        return this.ingest(result.text);
+      case 'status':
+        return this.onStatus(result.status);
+      case 'refused':
+        return this.setState('unreachable', `nothing listens at ${this.baseUrl} (gateway not running)`);
+      case 'timeout':
+        return this.setState('error', `OpenClaw's metrics endpoint gave no answer within ${this.timeoutMs} ms`);
+      case 'failed':
+        return this.setState('error', `OpenClaw's metrics endpoint failed: ${this.redact(result.reason)}`);
+    }
+  }
+
+  private async fetchMetrics(): Promise<ScrapeResult> {
+    const controller = new AbortController();
+    this.controller = controller;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    const headers: Record<string, string> = { accept: 'text/plain' };
+    if (this.options.endpoint.token) headers.authorization = `Bearer ${this.options.endpoint.token}`;
+    try {
+      const response = await fetch(`${this.baseUrl}${METRICS_PATH}`, {
+        headers,
+        signal: controller.signal,
+        // A redirect could carry the token elsewhere; there is no reason for one on loopback.
+        redirect: 'manual',
+      });
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        return { kind: 'status', status: response.status };
+      }
+      const html = (response.headers.get('content-type') ?? '').includes('text/html');
+      return { kind: 'metrics', text: await readBody(response, MAX_BODY_BYTES), html };
+    } catch (error) {
+      if (timedOut) return { kind: 'timeout' };
+      if (errorCode(error) === 'ECONNREFUSED') return { kind: 'refused' };
+      const code = errorCode(error);
+      return { kind: 'failed', reason: `${(error as Error).message}${code ? ` (${code})` : ''}` };
+    } finally {
+      clearTimeout(timer);
+      this.controller = null;
+    }
+  }
+
+  private onStatus(status: number): void {
+    if (status === 401 || status === 403) return this.setState('unauthorized', this.tokenMessage(status));
+    if (status === 404) return this.setState('off', METRICS_OFF_MESSAGE);
+    this.setState('error', `OpenClaw's metrics endpoint answered HTTP ${status}`);
+  }
+
+  private tokenMessage(status: number): string {
+    const where =
+      "BreakerBar takes it from gateway.token in its config, else OPENCLAW_GATEWAY_TOKEN, else gateway.auth.token in OpenClaw's openclaw.json";
+    const { token, tokenSource } = this.options.endpoint;
+    if (!token)
+      return `OpenClaw's metrics endpoint needs the gateway token and BreakerBar has none (HTTP ${status}); ${where}`;
+    const from = tokenSource ? ` (the token in use comes from ${tokenSource})` : '';
+    return `OpenClaw's metrics endpoint rejected the gateway token (HTTP ${status})${from}; ${where}: check that it is the gateway's current token`;
+  }
+
+  /** An answer with metrics (possibly none). */
+  private ingest(text: string): void {
+    const scrapeTime = this.nextScrapeTime();
+    if (text.trim() === '') return this.ingestEmpty(scrapeTime);
+    const parsed = parsePrometheusText(text);
+    if (parsed.samples.length === 0 && parsed.errors.length > 0) {
+      this.countLines(parsed.samples.length, parsed.errors.length);
+      return this.setState('error', "OpenClaw's metrics endpoint answered with something that is not Prometheus text");
+    }
+    const current = modelCallSeries(parsed.samples, parsed.errors.length);
+    this.commitScrape(scrapeTime, counterDeltas(this.last, current));
+    this.countLines(parsed.samples.length, parsed.errors.length);
+    this.seriesCount = current.series.size;
+    for (const series of current.series.values()) this.deps.add(depOf(series.labels));
+    if (current.series.size > 0) this.seenMetrics = true;
+    this.setState('ok', null);
+  }
+
+  /**
+   * OpenClaw renders nothing until a diagnostic event is recorded: an empty body
+   * is either diagnostics being off, or a gateway that has made no model call
+   * since it (re)started. Both mean "zero calls so far", which is a valid
+   * baseline; which message applies depends on whether counters were ever seen.
+   */
+  private ingestEmpty(scrapeTime: number): void {
+    this.commitScrape(scrapeTime, counterDeltas(this.last, { series: new Map(), complete: true }));
+    this.seriesCount = 0;
+    if (this.seenMetrics) return this.setState('ok', null);
+    this.setState(
+      'off',
+      `${METRICS_OFF_MESSAGE} (it answers, but with no metrics: diagnostics are off, or the gateway has made no model call since it started)`,
+    );
+  }
+
+  private countLines(samples: number, errors: number): void {
+    this.counts.lines += samples + errors;
+    this.counts.malformed += errors;
+  }
+
+  /** Strictly increasing, so event keys from two scrapes never collide even if the clock stalls or steps back. */
+  private nextScrapeTime(): number {
+    const now = Math.max(this.clock(), this.lastScrapeTime + 1);
+    this.lastScrapeTime = now;
+    this.lastScrapeAt = now;
+    return now;
+  }
+
+  private commitScrape(scrapeTime: number, result: CounterDeltas): void {
+    const events: CallEvent[] = [];
+    for (const { series, delta } of result.deltas) this.synthesize(series, delta, scrapeTime, events);
+    const detail = JSON.stringify({ version: DETAIL_VERSION, values: Object.fromEntries(result.next) });
+    if (events.length > 0 || detail !== this.committedDetail) {
+      const cursor: Cursor = {
+        source: 'gatewaymetrics',
+        key: this.baseUrl,
+        path: this.baseUrl,
+        position: scrapeTime,
+        detail,
+      };
+      const stored = this.options.sink.commit({ events, cursor });
+      this.committedDetail = detail;
+      this.counts.calls += events.length;
+      this.counts.stored += stored.inserted;
+      this.counts.duplicates += stored.duplicates;
+      if (events.length > 0) this.lastEventAt = scrapeTime;
+      if (stored.inserted > 0) this.options.onStored?.(events);
+    }
+    // Advanced only after a successful commit: a failed one is recounted at the next scrape.
+    this.last = result.next;
+    if (result.reset) this.options.log.info('OpenClaw gateway restarted; its metrics counters start again from zero');
+  }
+
+  /** Appends `delta` calls of one series, unless transcripts already have this dependency's calls. */
+  private synthesize(series: Series, delta: number, scrapeTime: number, events: CallEvent[]): void {
+    const dep = depOf(series.labels);
+    if (this.options.transcriptsCover(dep)) {
+      this.coveredCalls += delta;
+      return;
+    }
+    const count = Math.min(delta, MAX_CALLS_PER_SERIES);
+    if (count < delta) {
+      this.options.log.warn('more gateway-metrics calls in one scrape than BreakerBar records; the rest are dropped', {
+        dep,
+        counted: delta,
+        recorded: count,
+      });
+    }
+    for (let i = 0; i < count; i++) events.push(metricsCall(series, dep, scrapeTime, i));
+  }
+
+  /** Restores the last values committed for this endpoint, so a BreakerBar restart counts what the gateway did meanwhile. */
+  private restore(): void {
+    const cursor = this.options.sink.cursors('gatewaymetrics').find((c) => c.key === this.baseUrl);
+    if (!cursor) return;
+    this.lastScrapeTime = Math.max(this.lastScrapeTime, cursor.position);
+    const values = parseDetail(cursor.detail ?? null);
+    if (values === null) {
+      this.options.log.warn('stored gateway-metrics position unreadable; the next scrape is a new baseline', {
+        endpoint: this.baseUrl,
+      });
+      return;
+    }
+    this.last = values;
+    this.committedDetail = cursor.detail ?? null;
+    this.seenMetrics = values.size > 0;
+  }
+
+  /** Logs only when the state or its explanation changes: a lasting condition is said once. */
+  private setState(state: MetricsState, message: string | null): void {
+    const changed = state !== this.state || message !== this.message;
+    const previous = this.state;
+    this.state = state;
+    this.message = message;
+    if (state !== 'ok') this.lastError = message;
+    else this.lastError = null;
+    if (!changed) return;
+    const fields = { endpoint: this.baseUrl };
+    if (state === 'ok') {
+      this.options.log.info("reading OpenClaw's metrics endpoint", fields);
+    } else if (state === 'unreachable') {
+      // The gateway being down is normal (restarts, not started yet); the status says so.
+      this.options.log.debug(message ?? 'gateway unreachable', fields);
+    } else {
+      this.options.log.warn(message ?? state, previous === null ? fields : { ...fields, was: previous });
+    }
+  }
+
+  /** Error text from the HTTP stack never carries the token, but this makes sure. */
+  private redact(text: string): string {
+    const { token } = this.options.endpoint;
+    return token ? text.split(token).join('[token]') : text;
+  }
+}
+
+function safeUrl(options: GatewayMetricsOptions): string {
+  const { baseUrl, token } = options.endpoint;
+  return token ? baseUrl.split(token).join('[token]') : baseUrl;
+}
+
+function depOf(labels: Readonly<Record<string, string>>): string {
+  return `${labels.provider ?? 'unknown'}/${labels.model ?? 'unknown'}`;
+}
+
+function known(value: string | undefined): string | null {
+  return value === undefined || value === '' || value === 'unknown' ? null : value;
+}
+
+/**
+ * One call observed through the counters. Its time is the scrape's: the only
+ * time known (the call happened somewhere since the previous scrape). The
+ * phase is a guess the counters cannot confirm: failures `before_output`.
+ */
+function metricsCall(series: Series, dep: string, scrapeTime: number, i: number): CallEvent {
+  const outcome = modelCallOutcome(series.labels);
+  const category = series.labels.error_category;
+  return {
+    key: `gatewaymetrics/${scrapeTime}/${series.key}/${i}`,
+    ts: scrapeTime,
+    source: 'gatewaymetrics',
+    agentId: 'gateway',
+    sessionId: 'metrics',
+    dep,
+    provider: series.labels.provider ?? 'unknown',
+    model: series.labels.model ?? 'unknown',
+    api: known(series.labels.api),
+    stopReason: null,
+    outcome,
+    phase: outcome === 'ok' ? 'complete' : 'before_output',
+    httpStatus: null,
+    // OpenClaw's own category (`rate_limit`, `TimeoutError`, …) is the closest thing to an error code it exports.
+    errorCode: outcome === 'ok' || category === undefined || category === 'none' ? null : category,
+    retryAfterMs: null,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 },
+  };
+}
+
+/** `{"version":1,"values":{"<series key>":<count>}}` → the values, or null when it is not that. */
+function parseDetail(detail: string | null): Map<string, number> | null {
+  if (detail === null) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(detail);
+  } catch {
+    return null;
+  }
+  const { version, values } = (parsed ?? {}) as { version?: unknown; values?: unknown };
+  if (version !== DETAIL_VERSION || typeof values !== 'object' || values === null) return null;
+  const result = new Map<string, number>();
+  for (const [key, value] of Object.entries(values)) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
+    result.set(key, value);
+  }
+  return result;
+}

@@ -1,0 +1,423 @@
+/**
+ * Source: OpenClaw's SQLite transcripts (2026.7.2 and later), one database per
+ * agent at `<stateDir>/agents/<agentId>/agent/openclaw-agent.sqlite`.
+ *
+ * Position: the rowid of the last `transcript_events` row read, committed with
+ * the calls it produced (exactly as the JSONL source commits byte offsets),
+ * plus that row's identity (session, seq) and the file's inode. If the row at
+ * the stored rowid is no longer that row (VACUUM renumbered the rows, the file
+ * was replaced or restored), the database is read again from the start;
+ * already-stored calls are recognised by their key and skipped, so nothing is
+ * lost and nothing counted twice.
+ *
+ * Change detection: the file watcher reports writes to the database and its
+ * `-wal` (never `-shm`, which readers touch too); a follow-up look after every
+ * read that found rows covers events the watcher drops; a reconcile tick asks
+ * each open database for `PRAGMA data_version` (changes when the gateway
+ * commits) and re-lists the agents.
+ */
+import { statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import type { CallEvent } from '../events.js';
+import type { Logger } from '../log.js';
+import type { Cursor } from '../store/db.js';
+import {
+  AGENT_DATABASE_NAME,
+  AgentDatabase,
+  findAgentDatabases,
+  isBusy,
+  type RowAnchor,
+  SchemaError,
+} from './agent-database.js';
+import type { IngestSink, Source, SourceStatus } from './source.js';
+import { readRecord } from './transcript-record.js';
+
+const PAGE_ROWS = 1000;
+const MAX_BACKOFF_MS = 5000;
+
+export interface SqliteSourceOptions {
+  stateDir: string;
+  sink: IngestSink;
+  /** Calls older than this (record time) are read but not stored. */
+  cutoff: number;
+  reconcileIntervalMs: number;
+  maxSchemaVersion: number;
+  log: Logger;
+  onStored?: (calls: CallEvent[]) => void;
+  followUpMs?: number;
+  /** Tests: false runs on the reconcile tick and follow-ups alone. */
+  watch?: boolean;
+}
+
+interface CursorDetail {
+  ino: number;
+  anchor: RowAnchor | null;
+}
+
+interface Follower {
+  agentId: string;
+  path: string;
+  db: AgentDatabase | null;
+  ino: number | null;
+  position: number;
+  anchor: RowAnchor | null;
+  /** Reading again from the start after renumbering or replacement. */
+  replaying: boolean;
+  dataVersion: number | null;
+  /** Why this database is not being read (schema), reported once. */
+  refused: string | null;
+  backoffMs: number;
+  retryTimer: NodeJS.Timeout | null;
+}
+
+export class SqliteTranscriptSource implements Source {
+  readonly kind = 'sqlite' as const;
+  private readonly followers = new Map<string, Follower>();
+  private readonly stored = new Map<string, Cursor>();
+  private readonly dirty = new Set<string>();
+  private readonly followUps = new Map<string, NodeJS.Timeout>();
+  private readonly counts = { lines: 0, malformed: 0, calls: 0, stored: 0, duplicates: 0 };
+  private watcher: FSWatcher | null = null;
+  private tick: NodeJS.Timeout | null = null;
+  private pumping = false;
+  private stopped = true;
+  private lastEventAt: number | null = null;
+  private lastError: string | null = null;
+
+  constructor(private readonly options: SqliteSourceOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    for (const cursor of this.options.sink.cursors('sqlite')) this.stored.set(cursor.key, cursor);
+    this.reconcile();
+    this.tick = setInterval(() => this.reconcile(), this.options.reconcileIntervalMs);
+    this.tick.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.tick) clearInterval(this.tick);
+    for (const timer of this.followUps.values()) clearTimeout(timer);
+    this.followUps.clear();
+    for (const follower of this.followers.values()) {
+      if (follower.retryTimer) clearTimeout(follower.retryTimer);
+      follower.db?.close();
+    }
+    this.followers.clear();
+    await this.watcher?.close();
+    this.watcher = null;
+  }
+
+  get caughtUp(): boolean {
+    return this.dirty.size === 0 && !this.pumping && [...this.followers.values()].every((f) => !f.retryTimer);
+  }
+
+  status(): SourceStatus {
+    let pending = 0;
+    for (const follower of this.followers.values()) {
+      if (follower.db) pending += Math.max(0, this.safeMaxRowid(follower) - follower.position);
+    }
+    return {
+      kind: this.kind,
+      roots: [join(this.options.stateDir, 'agents', '*', 'agent', AGENT_DATABASE_NAME)],
+      inputs: [...this.followers.values()].filter((f) => f.db).length,
+      ...this.counts,
+      pending,
+      lastEventAt: this.lastEventAt,
+      lastError: this.lastError,
+    };
+  }
+
+  /** Databases found, with why any is not read (unknown schema, busy). */
+  databases(): Array<{
+    agentId: string;
+    path: string;
+    schemaVersion: number | null;
+    position: number;
+    refused: string | null;
+  }> {
+    return [...this.followers.values()].map((f) => ({
+      agentId: f.agentId,
+      path: f.path,
+      schemaVersion: f.db?.schemaVersion ?? null,
+      position: f.position,
+      refused: f.refused,
+    }));
+  }
+
+  touch(path: string): void {
+    if (this.stopped || !this.followers.has(path)) {
+      // A database that appeared: the next reconcile adopts it; do it now instead of waiting.
+      if (!this.stopped && basename(path) === AGENT_DATABASE_NAME) this.reconcile();
+      return;
+    }
+    this.dirty.add(path);
+    this.schedulePump();
+  }
+
+  /** Finds new and vanished databases and asks each open one whether the gateway wrote since. */
+  reconcile(): void {
+    if (this.stopped) return;
+    this.ensureWatcher();
+    const present = new Set<string>();
+    for (const { agentId, path } of findAgentDatabases(this.options.stateDir)) {
+      present.add(path);
+      if (!this.followers.has(path)) this.adopt(agentId, path);
+    }
+    for (const follower of this.followers.values()) {
+      if (!present.has(follower.path)) {
+        this.drop(follower, 'deleted');
+        continue;
+      }
+      if (this.changed(follower)) this.dirty.add(follower.path);
+    }
+    this.schedulePump();
+  }
+
+  /** Watches `<stateDir>/agents` once it exists (OpenClaw may be installed after BreakerBar). */
+  private ensureWatcher(): void {
+    const root = join(this.options.stateDir, 'agents');
+    if (this.watcher || this.options.watch === false || inodeOf(root) === null) return;
+    this.watcher = watch(root, {
+      ignoreInitial: true,
+      depth: 2,
+      ignored: (path, stats) => stats?.isFile() === true && !isDatabaseFile(path),
+    });
+    const onPath = (path: string) => this.touch(databaseOf(path));
+    // Watcher errors only cost speed: the reconcile tick still finds every change.
+    this.watcher
+      .on('add', onPath)
+      .on('change', onPath)
+      .on('unlink', onPath)
+      .on('error', () => {});
+  }
+
+  private adopt(agentId: string, path: string): void {
+    const cursor = this.stored.get(path);
+    const detail = parseDetail(cursor?.detail);
+    this.followers.set(path, {
+      agentId,
+      path,
+      db: null,
+      ino: detail?.ino ?? null,
+      position: cursor?.position ?? 0,
+      anchor: detail?.anchor ?? null,
+      replaying: false,
+      dataVersion: null,
+      refused: null,
+      backoffMs: 50,
+      retryTimer: null,
+    });
+    this.dirty.add(path);
+  }
+
+  private drop(follower: Follower, why: string): void {
+    follower.db?.close();
+    if (follower.retryTimer) clearTimeout(follower.retryTimer);
+    this.followers.delete(follower.path);
+    this.dirty.delete(follower.path);
+    this.options.sink.commit({ events: [], forget: [{ source: 'sqlite', key: follower.path }] });
+    this.options.log.info('agent database gone; stopped following it', { path: follower.path, why });
+  }
+
+  /** Has the gateway written, or the file been replaced, since we last read? */
+  private changed(follower: Follower): boolean {
+    const ino = inodeOf(follower.path);
+    if (ino !== null && follower.ino !== null && ino !== follower.ino) return true;
+    if (!follower.db) return follower.refused === null || ino !== follower.ino;
+    try {
+      return follower.db.dataVersion() !== follower.dataVersion;
+    } catch {
+      return true;
+    }
+  }
+
+  private schedulePump(): void {
+    if (this.pumping || this.dirty.size === 0 || this.stopped) return;
+    this.pumping = true;
+    setImmediate(() => this.pump());
+  }
+
+  /** Reads one page of one database per turn of the event loop. */
+  private pump(): void {
+    const next = this.dirty.values().next();
+    if (next.done || this.stopped) {
+      this.pumping = false;
+      return;
+    }
+    this.dirty.delete(next.value);
+    const follower = this.followers.get(next.value);
+    if (follower && !follower.retryTimer) this.poll(follower);
+    setImmediate(() => this.pump());
+  }
+
+  private poll(follower: Follower): void {
+    try {
+      if (!this.ensureOpen(follower)) return;
+      const db = follower.db as AgentDatabase;
+      if (follower.anchor && follower.position > 0 && !db.anchorHolds(follower.anchor)) {
+        this.replay(follower, 'rows were renumbered or removed (VACUUM, restore, session deleted)');
+      }
+      // Taken before reading, so a commit landing during the read is noticed next time.
+      const version = db.dataVersion();
+      const rows = db.rowsAfter(follower.position, PAGE_ROWS);
+      this.consume(follower, rows);
+      follower.backoffMs = 50;
+      if (rows.length === PAGE_ROWS) {
+        this.dirty.add(follower.path);
+      } else {
+        follower.dataVersion = version;
+        follower.replaying = false;
+      }
+      if (rows.length > 0) this.scheduleFollowUp(follower.path);
+    } catch (error) {
+      this.failed(follower, error as Error);
+    }
+  }
+
+  /** Opens the database if needed; false when it must not or cannot be read now. */
+  private ensureOpen(follower: Follower): boolean {
+    const ino = inodeOf(follower.path);
+    if (ino === null) return false;
+    if (follower.db && ino !== follower.ino) {
+      follower.db.close();
+      follower.db = null;
+    }
+    if (follower.db) return true;
+    try {
+      follower.db = AgentDatabase.open(follower.path, this.options.maxSchemaVersion);
+    } catch (error) {
+      if (error instanceof SchemaError) {
+        if (follower.refused !== error.message) this.options.log.warn(error.message, { path: follower.path });
+        follower.refused = error.message;
+        follower.ino = ino;
+        this.lastError = error.message;
+        return false;
+      }
+      throw error;
+    }
+    if (follower.refused) this.options.log.info('agent database readable again', { path: follower.path });
+    follower.refused = null;
+    if (follower.ino !== null && follower.ino !== ino && follower.position > 0) {
+      this.replay(follower, 'the database file was replaced');
+    }
+    follower.ino = ino;
+    return true;
+  }
+
+  private replay(follower: Follower, why: string): void {
+    this.options.log.info('re-reading agent database from the start; stored calls are skipped', {
+      path: follower.path,
+      why,
+    });
+    follower.position = 0;
+    follower.anchor = null;
+    follower.replaying = true;
+  }
+
+  private consume(follower: Follower, rows: ReturnType<AgentDatabase['rowsAfter']>): void {
+    if (rows.length === 0) return;
+    const calls: CallEvent[] = [];
+    let malformed = 0;
+    for (const row of rows) {
+      const record = readRecord(row.json, 0, row.json.length, {
+        source: 'sqlite',
+        agentId: follower.agentId,
+        sessionId: row.sessionId,
+        fallbackTs: row.createdAt,
+      });
+      if (record.kind === 'malformed') malformed++;
+      else if (record.kind === 'call') calls.push(record.call);
+    }
+    const last = rows[rows.length - 1] as (typeof rows)[number];
+    const anchor: RowAnchor = { rowid: last.rowid, sessionId: last.sessionId, seq: last.seq };
+    const events = calls.filter((call) => call.ts >= this.options.cutoff);
+    const detail: CursorDetail = { ino: follower.ino as number, anchor };
+    const result = this.options.sink.commit({
+      events,
+      replay: follower.replaying,
+      cursor: {
+        source: 'sqlite',
+        key: follower.path,
+        path: follower.path,
+        position: last.rowid,
+        detail: JSON.stringify(detail),
+      },
+    });
+    follower.position = last.rowid;
+    follower.anchor = anchor;
+    this.counts.lines += rows.length;
+    this.counts.malformed += malformed;
+    this.counts.calls += calls.length;
+    this.counts.stored += result.inserted;
+    if (!follower.replaying) this.counts.duplicates += result.duplicates;
+    for (const call of calls) if (this.lastEventAt === null || call.ts > this.lastEventAt) this.lastEventAt = call.ts;
+    if (result.inserted > 0) this.options.onStored?.(events);
+  }
+
+  /** SQLITE_BUSY and friends: back off and retry; the gateway is never made to wait for us. */
+  private failed(follower: Follower, error: Error): void {
+    this.lastError = `${follower.path}: ${error.message}`;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || inodeOf(follower.path) === null) return;
+    const busy = isBusy(error);
+    if (!busy) {
+      // Something else (a corrupt page, a file being swapped): reopen on the retry.
+      this.options.log.warn('agent database read failed; will retry', { path: follower.path, error: error.message });
+      follower.db?.close();
+      follower.db = null;
+    }
+    follower.retryTimer = setTimeout(() => {
+      follower.retryTimer = null;
+      this.touch(follower.path);
+    }, follower.backoffMs);
+    follower.retryTimer.unref?.();
+    follower.backoffMs = Math.min(follower.backoffMs * 2, MAX_BACKOFF_MS);
+  }
+
+  private scheduleFollowUp(path: string): void {
+    const existing = this.followUps.get(path);
+    if (existing) clearTimeout(existing);
+    const timer = setTimeout(() => {
+      this.followUps.delete(path);
+      this.touch(path);
+    }, this.options.followUpMs ?? 100);
+    timer.unref?.();
+    this.followUps.set(path, timer);
+  }
+
+  private safeMaxRowid(follower: Follower): number {
+    try {
+      return follower.db?.maxRowid() ?? follower.position;
+    } catch {
+      return follower.position;
+    }
+  }
+}
+
+function isDatabaseFile(path: string): boolean {
+  const name = basename(path);
+  return name === AGENT_DATABASE_NAME || name === `${AGENT_DATABASE_NAME}-wal`;
+}
+
+function databaseOf(path: string): string {
+  return join(dirname(path), AGENT_DATABASE_NAME);
+}
+
+function inodeOf(path: string): number | null {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return null;
+  }
+}
+
+function parseDetail(detail: string | null | undefined): CursorDetail | null {
+  if (!detail) return null;
+  try {
+    const parsed = JSON.parse(detail) as CursorDetail;
+    return typeof parsed.ino === 'number' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
