@@ -4,8 +4,10 @@
  */
 import { idleBench } from './idle.js';
 import { latencyBench } from './latency.js';
+import { scanBench } from './scan.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
+  scan: () => scanBench(Number(process.env.BENCH_SCAN_MB ?? 500), Number(process.env.BENCH_ROUNDS ?? 3)),
   latency: () => latencyBench(),
   idle: () => idleBench(),
 };

@@ -12,6 +12,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { seededRandom } from '../main/rehearse/records.js';
 
 export interface CorpusStats {
   files: number;
@@ -22,18 +23,6 @@ export interface CorpusStats {
   byStopReason: Record<string, number>;
   /** lines that are not one JSON value (truncated writes, garbage) */
   malformed: number;
-}
-
-/** mulberry32: tiny, fast, good enough for test data, and seedable. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Dep {
@@ -141,7 +130,7 @@ const THINKING_LEVELS = ['off', 'low', 'medium', 'high'];
 
 /** Writes the corpus; resolves with exact expected counts for the benchmark to check against. */
 export function generateCorpus(dir: string, targetBytes: number, seed = 1): Promise<CorpusStats> {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const hex = (n: number) => {

@@ -59,6 +59,22 @@ export function stringOption(args: Parsed, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+export function stringList(args: Parsed, name: string): string[] {
+  const value = args.values[name];
+  return Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === 'string')
+    : typeof value === 'string'
+      ? [value]
+      : [];
+}
+
+export function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} "${value}" is not a positive whole number`);
+  return n;
+}
+
 const RELATIVE = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$/;
 const UNIT_MS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 };
 

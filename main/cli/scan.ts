@@ -1,43 +1,56 @@
 import { loadConfig } from '../core/config/index.js';
-import { scan } from '../core/scan.js';
-import { type Command, parseTimeOption, stringOption } from './command.js';
+import { scanInParallel } from '../core/scan.js';
+import { type Command, parseTimeOption, positiveInt, stringList, stringOption } from './command.js';
 import { renderStorms, renderSummary } from './render.js';
 
 export const scanCommand: Command = {
   name: 'scan',
   summary: 'Analyse OpenClaw state directories offline (never touches the live database)',
-  help: `Usage: breakerbar scan [DIR ...] [--json] [--include-archives] [--since TIME] [--config FILE]
+  help: `Usage: breakerbar scan [DIR ...] [--json] [--include-archives] [--since TIME]
+                       [--gateway-logs DIR] [--config FILE]
 
 Reads every OpenClaw source found under each DIR (default: the configured state
 directory, else OPENCLAW_STATE_DIR, else ~/.openclaw) and counts the model calls
-by outcome and dependency with the same code the daemon ingests with.
-A DIR may be a state directory, an agents/ or sessions/ directory, or one file.
+by outcome and dependency with the same code the daemon ingests with: JSONL
+transcripts, agent databases (openclaw-agent.sqlite), and gateway JSON logs in
+DIR, DIR/logs or --gateway-logs. A DIR may also be an agents/ or sessions/
+directory, or one file. Never touches BreakerBar's own database.
 
 Options:
-  --json               Print one JSON object (files, lines, malformed, calls,
-                       outcomes, byDependency, tokens, bySource)
+  --json               Print one JSON object (files, lines, malformed, duplicates,
+                       calls, outcomes, byDependency, tokens, bySource)
   --include-archives   Also read *.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak files
   --since TIME         Count only calls at or after TIME (ISO 8601, or 24h, 7d ...)
-  --config FILE        Config file used to find the default state directory
+  --gateway-logs DIR   Also read gateway logs (openclaw-YYYY-MM-DD.log) in DIR;
+                       repeatable
+  --workers N          Threads reading in parallel (default: one per core, max 8)
+  --config FILE        Config file (default state directory, profile, schema limit)
   -h, --help           Show this help
 `,
   options: {
     json: { type: 'boolean' },
     'include-archives': { type: 'boolean' },
     since: { type: 'string' },
+    'gateway-logs': { type: 'string', multiple: true },
+    workers: { type: 'string' },
     config: { type: 'string' },
   },
   positionals: true,
   async run(args, io) {
     const since = parseTimeOption('--since', stringOption(args, 'since'));
     const loaded = loadConfig(stringOption(args, 'config'));
+    const workers = positiveInt('--workers', stringOption(args, 'workers'));
     const dirs = args.positionals.length > 0 ? args.positionals : [loaded.stateDir];
     const showProgress = !args.values.json && io.isTTY;
     let lastShown = 0;
-    const result = scan(dirs, {
+    const result = await scanInParallel(dirs, {
       includeArchives: args.values['include-archives'] === true,
       since,
       maxSchemaVersion: loaded.config.ingest.sqliteMaxSchemaVersion,
+      maxLineBytes: loaded.config.ingest.maxLineBytes,
+      profile: loaded.config.profile,
+      gatewayLogDirs: stringList(args, 'gateway-logs'),
+      workers,
       onProgress: showProgress
         ? (read, total) => {
             const now = Date.now();
@@ -53,9 +66,19 @@ Options:
       const { storms: _storms, errors: _errors, ...json } = result;
       io.out(`${JSON.stringify(json, null, 2)}\n`);
     } else {
+      const { jsonl, sqlite, gatewaylog } = result.bySource;
       io.out(
-        `Read ${result.files} transcript file(s), ${result.lines} lines (${result.malformed} malformed): ${result.calls} model calls.\n\n`,
+        `Read ${jsonl.files} transcript file(s) and ${sqlite.databases} agent database(s): ${result.lines} records (${result.malformed} malformed), ${result.calls} model calls.\n`,
       );
+      if (gatewaylog.files > 0) {
+        const reasons = Object.entries(gatewaylog.fallbackDecisions)
+          .map(([reason, n]) => `${reason} ${n}`)
+          .join(', ');
+        io.out(
+          `Gateway logs: ${gatewaylog.files} file(s), ${gatewaylog.lines} lines; fallback decisions: ${reasons || 'none'}; stalls ${gatewaylog.stalls}; run timeouts ${gatewaylog.runTimeouts}.\n`,
+        );
+      }
+      io.out('\n');
       io.out(renderSummary(result));
       io.out(`\n${renderStorms(result.storms)}`);
     }

@@ -290,9 +290,13 @@ const REASON_TABLE: ReadonlyArray<{ outcome: Outcome; reasons: readonly string[]
     outcome: 'server_error',
     reasons: ['server_error', 'upstream_error', 'internal_error', 'bad_gateway', 'unavailable'],
   },
-  { outcome: 'timeout', reasons: ['timeout', 'timed_out', 'deadline_exceeded'] },
-  { outcome: 'connection_reset', reasons: ['network', 'connection', 'connection_reset', 'econnreset', 'socket'] },
-  { outcome: 'aborted', reasons: ['aborted', 'abort', 'cancelled', 'canceled'] },
+  { outcome: 'timeout', reasons: ['timeout', 'timed_out', 'deadline_exceeded', 'timeouterror'] },
+  {
+    outcome: 'connection_reset',
+    reasons: ['network', 'connection', 'connection_reset', 'connection_closed', 'econnreset', 'socket'],
+  },
+  // `streamabandoned`: the consumer stopped reading before the stream ended, a client-side end.
+  { outcome: 'aborted', reasons: ['aborted', 'abort', 'aborterror', 'streamabandoned', 'cancelled', 'canceled'] },
   { outcome: 'auth', reasons: ['auth', 'auth_permanent', 'unauthorized', 'forbidden'] },
   { outcome: 'billing', reasons: ['billing', 'insufficient_credits', 'payment_required'] },
   { outcome: 'context_overflow', reasons: ['context_overflow', 'context_length', 'context_window'] },

@@ -5,10 +5,13 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import type { LoadedConfig } from './config/index.js';
-import type { CallEvent } from './events.js';
+import { type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
+import type { CallEvent, GatewaySignal } from './events.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
+import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
+import { GatewayLogSource, type GatewayLogStatus } from './sources/gateway-log.js';
+import { GatewayMetricsSource, type MetricsStatus } from './sources/gateway-metrics.js';
 import type { IngestSink, Source, SourceStatus } from './sources/source.js';
 import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
@@ -16,6 +19,8 @@ import { Store } from './store/db.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
+/** A dependency seen in transcripts this recently is theirs: gateway metrics do not count it again. */
+const TRANSCRIPT_TRUTH_MS = DAY_MS;
 
 export interface MonitorStatus {
   stateDir: string;
@@ -25,10 +30,13 @@ export interface MonitorStatus {
   backfillCutoff: number;
   caughtUp: boolean;
   sources: SourceStatus[];
+  gatewayLog: GatewayLogStatus | null;
+  gatewayMetrics: MetricsStatus | null;
 }
 
 export interface MonitorEvents {
   calls: [CallEvent[]];
+  signals: [GatewaySignal[]];
   /** The backlog present at start has been read. */
   'caught-up': [];
 }
@@ -36,6 +44,7 @@ export interface MonitorEvents {
 export interface MonitorOptions {
   log: Logger;
   clock?: () => number;
+  environment?: Environment;
   /** How often backfill progress is logged while there is a backlog. */
   progressIntervalMs?: number;
 }
@@ -44,6 +53,11 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private store: Store | null = null;
   private lock: DataDirLock | null = null;
   private sources: Source[] = [];
+  private transcriptSources: Source[] = [];
+  private gatewayLog: GatewayLogSource | null = null;
+  private gatewayMetrics: GatewayMetricsSource | null = null;
+  /** Last record time of a transcript call per dependency (the metrics source's "source of truth" test). */
+  private readonly transcriptDeps = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
   private startedAt = 0;
   private cutoff = 0;
@@ -61,7 +75,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   }
 
   start(): void {
-    const { config, dataDir, dbPath, stateDir } = this.loaded;
+    const { dataDir, dbPath } = this.loaded;
     mkdirSync(dataDir, { recursive: true });
     this.lock = lockDataDir(dataDir);
     try {
@@ -71,37 +85,22 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       throw error;
     }
     this.startedAt = this.clock();
-    const firstCutoff =
-      config.ingest.backfillDays === 0 ? this.startedAt : this.startedAt - config.ingest.backfillDays * DAY_MS;
+    const { backfillDays } = this.loaded.config.ingest;
+    const firstCutoff = backfillDays === 0 ? this.startedAt : this.startedAt - backfillDays * DAY_MS;
     // Fixed at the first start, so a restart does not change what counts as history.
     this.cutoff = Number(this.store.getOrInitMeta('ingest.backfillCutoff', String(firstCutoff)));
+    for (const { dep, ts } of this.store.recentDependencies(
+      ['jsonl', 'sqlite'],
+      this.startedAt - TRANSCRIPT_TRUTH_MS,
+    )) {
+      this.transcriptDeps.set(dep, ts);
+    }
 
-    const store = this.store;
-    const sink: IngestSink = { cursors: (kind) => store.cursors(kind), commit: (batch) => store.commit(batch) };
-    this.sources = [
-      new JsonlTranscriptSource({
-        stateDir,
-        includeArchives: config.ingest.includeArchives,
-        sink,
-        cutoff: this.cutoff,
-        reconcileIntervalMs: config.ingest.reconcileIntervalMs,
-        maxLineBytes: config.ingest.maxLineBytes,
-        log: this.log,
-        onStored: (calls) => this.emit('calls', calls),
-      }),
-      new SqliteTranscriptSource({
-        stateDir,
-        sink,
-        cutoff: this.cutoff,
-        reconcileIntervalMs: config.ingest.reconcileIntervalMs,
-        maxSchemaVersion: config.ingest.sqliteMaxSchemaVersion,
-        log: this.log,
-        onStored: (calls) => this.emit('calls', calls),
-      }),
-    ];
+    this.sources = this.createSources(this.store);
     for (const source of this.sources) source.start();
-    this.log.info('following OpenClaw state directory', {
-      stateDir,
+    this.log.info('following OpenClaw', {
+      stateDir: this.loaded.stateDir,
+      gatewayLogs: this.loaded.gatewayLogDir,
       db: dbPath,
       backfillSince: new Date(this.cutoff).toISOString(),
     });
@@ -111,11 +110,83 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.every(this.options.progressIntervalMs ?? 5000, () => this.reportProgress());
   }
 
+  private createSources(store: Store): Source[] {
+    const { config, stateDir, gatewayLogDir } = this.loaded;
+    const sink: IngestSink = { cursors: (kind) => store.cursors(kind), commit: (batch) => store.commit(batch) };
+    const common = { sink, cutoff: this.cutoff, reconcileIntervalMs: config.ingest.reconcileIntervalMs, log: this.log };
+    const fromTranscripts = (calls: CallEvent[]) => {
+      for (const call of calls)
+        this.transcriptDeps.set(call.dep, Math.max(call.ts, this.transcriptDeps.get(call.dep) ?? 0));
+      this.emit('calls', calls);
+    };
+    this.transcriptSources = [
+      new JsonlTranscriptSource({
+        ...common,
+        stateDir,
+        includeArchives: config.ingest.includeArchives,
+        maxLineBytes: config.ingest.maxLineBytes,
+        onStored: fromTranscripts,
+      }),
+      new SqliteTranscriptSource({
+        ...common,
+        stateDir,
+        maxSchemaVersion: config.ingest.sqliteMaxSchemaVersion,
+        onStored: fromTranscripts,
+      }),
+    ];
+    this.gatewayLog = new GatewayLogSource({
+      ...common,
+      logDir: gatewayLogDir,
+      profile: config.profile,
+      maxLineBytes: config.ingest.maxLineBytes,
+      transcriptsCover: (agentId) => this.transcriptsCoverAgent(agentId),
+      onStored: (calls) => this.emit('calls', calls),
+      onSignals: (signals) => this.emit('signals', signals),
+    });
+    const sources: Source[] = [...this.transcriptSources, this.gatewayLog];
+    if (config.gatewayMetrics.enabled) {
+      const endpoint = resolveGatewayEndpoint(this.loaded, this.options.environment ?? processEnvironment());
+      for (const warning of endpoint.warnings) this.log.warn(warning);
+      this.gatewayMetrics = new GatewayMetricsSource({
+        endpoint: { baseUrl: endpoint.baseUrl, token: endpoint.token, tokenSource: endpoint.tokenSource },
+        intervalMs: config.gatewayMetrics.intervalMs,
+        sink,
+        log: this.log,
+        clock: this.clock,
+        transcriptsCover: (dep) => this.transcriptsCoverDependency(dep),
+        onStored: (calls) => this.emit('calls', calls),
+      });
+      sources.push(this.gatewayMetrics);
+    }
+    return sources;
+  }
+
+  /**
+   * The gateway log's fallback decisions become calls only for agents whose
+   * transcripts BreakerBar cannot read; a line naming no agent counts when no
+   * transcript is readable at all.
+   */
+  private transcriptsCoverAgent(agentId: string | null): boolean {
+    return this.transcriptSources.some((source) => {
+      const agents = source.coveredAgents?.() ?? new Set<string>();
+      return agentId === null ? agents.size > 0 : agents.has(agentId);
+    });
+  }
+
+  /** Transcripts are the source of truth for every dependency they delivered calls for in the last day. */
+  private transcriptsCoverDependency(dep: string): boolean {
+    const last = this.transcriptDeps.get(dep);
+    return last !== undefined && last >= this.clock() - TRANSCRIPT_TRUTH_MS && this.transcriptsCoverAgent(null);
+  }
+
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     await Promise.all(this.sources.map((source) => source.stop()));
     this.sources = [];
+    this.transcriptSources = [];
+    this.gatewayLog = null;
+    this.gatewayMetrics = null;
     this.store?.close();
     this.store = null;
     this.lock?.release();
@@ -134,6 +205,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       backfillCutoff: this.cutoff,
       caughtUp: this.caughtUp,
       sources: this.sources.map((source) => source.status()),
+      gatewayLog: this.gatewayLog?.gatewayStatus() ?? null,
+      gatewayMetrics: this.gatewayMetrics?.metricsStatus() ?? null,
     };
   }
 
@@ -156,8 +229,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   }
 
   private reportProgress(): void {
-    const caughtUp = this.caughtUp;
-    if (caughtUp) {
+    if (this.caughtUp) {
       if (!this.wasCaughtUp) {
         this.wasCaughtUp = true;
         const stored = this.sources.reduce((sum, s) => sum + s.status().stored, 0);
@@ -171,7 +243,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       this.log.info('reading backlog', {
         source: status.kind,
         inputs: status.inputs,
-        pendingMB: Math.round(status.pending / 1e5) / 10,
+        pending: status.pending,
         calls: status.calls,
         stored: status.stored,
       });

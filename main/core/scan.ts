@@ -2,27 +2,44 @@
  * `breakerbar scan`: offline analysis of OpenClaw state directories. Reads every
  * source found under them, never touches BreakerBar's own database, and counts
  * with exactly the code the daemon ingests with (same line cutting, same record
- * reading, same classifier), so `scan` and `history` can be held side by side.
+ * reading, same classifier, same rule for gateway-log calls), so `scan` and
+ * `history` can be held side by side.
+ *
+ * Inputs are read independently (in worker threads when asked) and merged in a
+ * fixed order, so the result does not depend on how the work was spread.
  */
-import { closeSync, type Dirent, fstatSync, openSync, readdirSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { Outcome } from './classify.js';
 import { configSchema } from './config/index.js';
-import { AGENT_DATABASE_NAME, AgentDatabase, findAgentDatabases } from './sources/agent-database.js';
-import { readIdentity } from './sources/file-identity.js';
-import { readLineBatch } from './sources/line-batch.js';
-import { readRecord, type TranscriptRecord } from './sources/transcript-record.js';
-import { agentIdOf, forEachRecord, sessionIdOf, transcriptRole } from './sources/transcripts-jsonl.js';
+import {
+  type FoundCall,
+  type InputScan,
+  type ReadOptions,
+  readInput,
+  SCAN_CHUNK_BYTES,
+  type ScanInput,
+} from './scan-read.js';
+import { AGENT_DATABASE_NAME, findAgentDatabases } from './sources/agent-database.js';
+import { type GatewayLogScan, scanGatewayLogs } from './sources/gateway-log.js';
+import { agentIdOfSessionKey } from './sources/gateway-log-record.js';
+import { transcriptRole } from './sources/transcripts-jsonl.js';
 import { type Storm, seedWatchdogStorms } from './storms.js';
 import { type CallSummary, CallTally } from './summary.js';
 
 export interface ScanOptions {
   includeArchives?: boolean;
-  /** Only calls at or after this time (epoch ms) are counted. */
+  /** Only calls (and signals) at or after this time (epoch ms) are counted. */
   since?: number;
   maxLineBytes?: number;
   /** Newest agent-database schema read (config `ingest.sqliteMaxSchemaVersion`); newer ones are reported. */
   maxSchemaVersion?: number;
+  /** Extra directories holding gateway logs (each dir's `logs/` is always looked at). */
+  gatewayLogDirs?: readonly string[];
+  /** OpenClaw profile, for the gateway log file names. */
+  profile?: string | null;
   /** Reports bytes read so far, for a progress line on a terminal. */
   onProgress?: (bytesRead: number, bytesTotal: number) => void;
 }
@@ -43,6 +60,7 @@ export interface ScanResult extends CallSummary {
   bySource: {
     jsonl: SourceScan & { files: number };
     sqlite: SourceScan & { databases: number };
+    gatewaylog: Omit<GatewayLogScan, 'calls' | 'errors'> & SourceScan;
   };
   /** Where the seed cron watchdog would have restarted the gateway (human output). */
   storms: Storm[];
@@ -50,158 +68,175 @@ export interface ScanResult extends CallSummary {
   errors: Array<{ path: string; error: string }>;
 }
 
-const CHUNK_BYTES = 8 * 1024 * 1024;
-const PAGE_ROWS = 5000;
+interface Plan {
+  inputs: ScanInput[];
+  errors: ScanResult['errors'];
+  readOptions: ReadOptions;
+}
 
-/** Counts calls once each, overall and per source, as the store would. */
-class ScanCounter {
-  readonly all = new CallTally();
-  readonly bySource = { jsonl: new CallTally(), sqlite: new CallTally() };
-  readonly lines = { lines: 0, malformed: 0 };
-  readonly seedTimes: number[] = [];
-  // The same call copied into several transcripts (an archive, an import, a fork) counts once.
-  private readonly seen = new Set<string>();
-  duplicates = 0;
+/** Reads everything in this thread. */
+export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanResult {
+  const plan = planScan(dirs, options);
+  const scratch = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+  const total = plan.inputs.reduce((sum, input) => sum + input.bytes, 0);
+  let read = 0;
+  const results = plan.inputs.map((input) => {
+    const result = readInput(input, plan.readOptions, scratch);
+    read += input.bytes;
+    options.onProgress?.(read, total);
+    return result;
+  });
+  return merge(dirs, options, plan, results);
+}
 
-  constructor(private readonly since: number) {}
+/**
+ * Reads the inputs in `workers` threads (default: one per core, at most 8), for
+ * large installations; the result is identical to `scan`'s.
+ */
+export async function scanInParallel(
+  dirs: readonly string[],
+  options: ScanOptions & { workers?: number } = {},
+): Promise<ScanResult> {
+  const plan = planScan(dirs, options);
+  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), 8, plan.inputs.length));
+  if (workers === 1 || !canRunWorkers()) return scan(dirs, options);
+  // Largest first onto the least-loaded worker: balances bytes, not file counts.
+  const shares: Array<{ inputs: Array<{ index: number; input: ScanInput }>; bytes: number }> = Array.from(
+    { length: workers },
+    () => ({ inputs: [], bytes: 0 }),
+  );
+  const order = plan.inputs.map((input, index) => ({ input, index })).sort((a, b) => b.input.bytes - a.input.bytes);
+  for (const item of order) {
+    const share = shares.reduce((least, s) => (s.bytes < least.bytes ? s : least));
+    share.inputs.push(item);
+    share.bytes += item.input.bytes;
+  }
+  const total = plan.inputs.reduce((sum, input) => sum + input.bytes, 0);
+  let read = 0;
+  const results: InputScan[] = new Array(plan.inputs.length);
+  await Promise.all(
+    shares.map(
+      (share) =>
+        new Promise<void>((resolve, reject) => {
+          const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {
+            workerData: { inputs: share.inputs.map((item) => item.input), options: plan.readOptions },
+          });
+          let next = 0;
+          worker.on('message', (result: InputScan) => {
+            const slot = share.inputs[next++] as { index: number; input: ScanInput };
+            results[slot.index] = result;
+            read += slot.input.bytes;
+            options.onProgress?.(read, total);
+          });
+          worker.on('error', reject);
+          worker.on('exit', (code) =>
+            next === share.inputs.length ? resolve() : reject(new Error(`scan worker exited with ${code}`)),
+          );
+        }),
+    ),
+  );
+  return merge(dirs, options, plan, results);
+}
 
-  record(record: TranscriptRecord): void {
-    if (record.kind !== 'call' || record.call.ts < this.since) return;
-    const { call } = record;
-    if (this.seen.has(call.key)) {
-      this.duplicates++;
+/** Worker threads need the compiled module; under a TypeScript test runner scan stays in-thread. */
+function canRunWorkers(): boolean {
+  return import.meta.url.endsWith('.js');
+}
+
+function planScan(dirs: readonly string[], options: ScanOptions): Plan {
+  const errors: ScanResult['errors'] = [];
+  const databases = new Map<string, string>();
+  for (const dir of dirs) {
+    if (basename(dir) === AGENT_DATABASE_NAME) databases.set(dir, basename(dirname(dirname(dir))));
+    for (const { agentId, path } of findAgentDatabases(dir)) databases.set(path, agentId);
+  }
+  const files = new Set(dirs.flatMap((dir) => findTranscripts(dir, options.includeArchives ?? false, errors)));
+  // Databases first: where OpenClaw migrated a JSONL transcript, the database holds the canonical copy.
+  const inputs: ScanInput[] = [
+    ...[...databases]
+      .sort()
+      .map(([path, agentId]) => ({ kind: 'sqlite' as const, path, agentId, bytes: sizeOf(path) })),
+    ...[...files].sort().map((path) => ({ kind: 'jsonl' as const, path, bytes: sizeOf(path) })),
+  ];
+  const readOptions: ReadOptions = {
+    maxLineBytes: options.maxLineBytes ?? configSchema.shape.ingest.shape.maxLineBytes.default,
+    maxSchemaVersion: options.maxSchemaVersion ?? configSchema.shape.ingest.shape.sqliteMaxSchemaVersion.default,
+  };
+  return { inputs, errors, readOptions };
+}
+
+/** Counts every call once, overall and per source, in input order, as the store would. */
+function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, results: readonly InputScan[]): ScanResult {
+  const since = options.since ?? Number.NEGATIVE_INFINITY;
+  const all = new CallTally();
+  const bySource = { jsonl: new CallTally(), sqlite: new CallTally(), gatewaylog: new CallTally() };
+  const seen = new Set<string>();
+  const seedTimes: number[] = [];
+  const errors = [...plan.errors];
+  const read = { jsonl: 0, sqlite: 0 };
+  const agentsWithTranscripts = new Set<string>();
+  let lines = 0;
+  let malformed = 0;
+  let duplicates = 0;
+  const count = (call: FoundCall, tally: CallTally) => {
+    if (call.ts < since) return;
+    if (seen.has(call.key)) {
+      duplicates++;
       return;
     }
-    this.seen.add(call.key);
-    this.all.add(call.dep, call.outcome, call.usage.totalTokens);
-    (call.source === 'sqlite' ? this.bySource.sqlite : this.bySource.jsonl).add(
-      call.dep,
-      call.outcome,
-      call.usage.totalTokens,
+    seen.add(call.key);
+    all.add(call.dep, call.outcome, call.tokens);
+    tally.add(call.dep, call.outcome, call.tokens);
+    if (call.seed) seedTimes.push(call.ts);
+  };
+  for (const result of results) {
+    if (result.error !== null) {
+      errors.push({ path: result.input.path, error: result.error });
+      continue;
+    }
+    read[result.input.kind]++;
+    agentsWithTranscripts.add(
+      result.input.kind === 'sqlite' ? result.input.agentId : basename(dirname(dirname(result.input.path))),
     );
-    if (record.seedRateLimit) this.seedTimes.push(call.ts);
+    lines += result.lines;
+    malformed += result.malformed;
+    for (const call of result.calls) count(call, bySource[result.input.kind]);
   }
-}
 
-export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanResult {
-  const errors: ScanResult['errors'] = [];
-  const counter = new ScanCounter(options.since ?? Number.NEGATIVE_INFINITY);
-  // Databases first: where OpenClaw migrated a JSONL transcript, the database holds the canonical copy.
-  const databases = scanDatabases(
-    dirs,
-    options.maxSchemaVersion ?? configSchema.shape.ingest.shape.sqliteMaxSchemaVersion.default,
-    counter,
-    errors,
-  );
-  const files = scanJsonlFiles(dirs, options, counter, errors);
-  const summary = counter.all.summary();
+  // Gateway logs: signals always; their fallback decisions count as calls only for agents
+  // without readable transcripts, the rule the daemon follows.
+  const logs = scanGatewayLogs([...dirs, ...(options.gatewayLogDirs ?? [])], {
+    profile: options.profile ?? null,
+    since: options.since,
+    maxLineBytes: options.maxLineBytes,
+  });
+  errors.push(...logs.errors);
+  for (const call of logs.calls) {
+    const agent = agentIdOfSessionKey(call.sessionId) ?? call.agentId;
+    const covered = agent === 'unknown' ? agentsWithTranscripts.size > 0 : agentsWithTranscripts.has(agent);
+    if (covered) continue;
+    count(
+      { key: call.key, ts: call.ts, dep: call.dep, outcome: call.outcome, tokens: call.usage.totalTokens, seed: false },
+      bySource.gatewaylog,
+    );
+  }
+  const { calls: _calls, errors: _errors, ...logCounts } = logs;
+  const summary = all.summary();
   const bySourceOf = (tally: CallTally) => ({ calls: tally.size, outcomes: tally.outcomeCounts() });
   return {
-    files: files + databases,
-    lines: counter.lines.lines,
-    malformed: counter.lines.malformed,
-    duplicates: counter.duplicates,
+    files: read.jsonl + read.sqlite,
+    lines,
+    malformed,
+    duplicates,
     ...summary,
     bySource: {
-      jsonl: { files, ...bySourceOf(counter.bySource.jsonl) },
-      sqlite: { databases, ...bySourceOf(counter.bySource.sqlite) },
+      jsonl: { files: read.jsonl, ...bySourceOf(bySource.jsonl) },
+      sqlite: { databases: read.sqlite, ...bySourceOf(bySource.sqlite) },
+      gatewaylog: { ...logCounts, ...bySourceOf(bySource.gatewaylog) },
     },
-    storms: seedWatchdogStorms(counter.seedTimes),
+    storms: seedWatchdogStorms(seedTimes),
     errors,
   };
-}
-
-function scanJsonlFiles(
-  dirs: readonly string[],
-  options: ScanOptions,
-  counter: ScanCounter,
-  errors: ScanResult['errors'],
-): number {
-  const includeArchives = options.includeArchives ?? false;
-  const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
-  const files = [...new Set(dirs.flatMap((dir) => findTranscripts(dir, includeArchives, errors)))].sort();
-  const total = files.reduce((sum, file) => sum + (sizeOf(file) ?? 0), 0);
-  let read = 0;
-  let filesRead = 0;
-  for (const path of files) {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (error) {
-      errors.push({ path, error: (error as Error).message });
-      continue;
-    }
-    try {
-      const size = fstatSync(fd).size;
-      filesRead++;
-      const head = readIdentity(fd, 0, 0, size)?.head ?? null;
-      const context = { source: 'jsonl' as const, agentId: agentIdOf(path), sessionId: sessionIdOf(path, head) };
-      let offset = 0;
-      for (;;) {
-        const batch = readLineBatch(fd, offset, size, CHUNK_BYTES, maxLineBytes);
-        if (!batch) break;
-        forEachRecord(batch, context, counter.lines, (record) => counter.record(record));
-        read += batch.toOffset - offset;
-        offset = batch.toOffset;
-        options.onProgress?.(read, total);
-      }
-      if (offset < size) {
-        // An unterminated last line: offline there is no writer to finish it.
-        counter.lines.lines++;
-        counter.lines.malformed++;
-        read += size - offset;
-      }
-    } catch (error) {
-      errors.push({ path, error: (error as Error).message });
-    } finally {
-      closeSync(fd);
-    }
-  }
-  return filesRead;
-}
-
-/** Agent databases under each state directory (or named directly), read page by page, read-only. */
-function scanDatabases(
-  dirs: readonly string[],
-  maxSchemaVersion: number,
-  counter: ScanCounter,
-  errors: ScanResult['errors'],
-): number {
-  const found = new Map<string, string>();
-  for (const dir of dirs) {
-    if (basename(dir) === AGENT_DATABASE_NAME) found.set(dir, basename(dirname(dirname(dir))));
-    for (const { agentId, path } of findAgentDatabases(dir)) found.set(path, agentId);
-  }
-  let read = 0;
-  for (const [path, agentId] of [...found].sort()) {
-    let db: AgentDatabase;
-    try {
-      db = AgentDatabase.open(path, maxSchemaVersion);
-    } catch (error) {
-      errors.push({ path, error: (error as Error).message });
-      continue;
-    }
-    try {
-      read++;
-      for (let after = 0; ; ) {
-        const rows = db.rowsAfter(after, PAGE_ROWS);
-        for (const row of rows) {
-          const context = { source: 'sqlite' as const, agentId, sessionId: row.sessionId, fallbackTs: row.createdAt };
-          counter.lines.lines++;
-          const record = readRecord(row.json, 0, row.json.length, context);
-          if (record.kind === 'malformed') counter.lines.malformed++;
-          else counter.record(record);
-        }
-        if (rows.length < PAGE_ROWS) break;
-        after = (rows[rows.length - 1] as (typeof rows)[number]).rowid;
-      }
-    } catch (error) {
-      errors.push({ path, error: (error as Error).message });
-    } finally {
-      db.close();
-    }
-  }
-  return read;
 }
 
 /**
@@ -217,7 +252,7 @@ export function findTranscripts(dir: string, includeArchives: boolean, errors: S
     errors.push({ path: dir, error: (error as Error).message });
     return [];
   }
-  if (isFile) return [dir];
+  if (isFile) return basename(dir) === AGENT_DATABASE_NAME ? [] : [dir];
   const found: string[] = [];
   const walk = (path: string, depth: number) => {
     let entries: Dirent[];
@@ -238,10 +273,10 @@ export function findTranscripts(dir: string, includeArchives: boolean, errors: S
   return found;
 }
 
-function sizeOf(path: string): number | null {
+function sizeOf(path: string): number {
   try {
     return statSync(path).size;
   } catch {
-    return null;
+    return 0;
   }
 }

@@ -327,6 +327,18 @@ describe('scan', () => {
       bySource: {
         jsonl: { files: 2, calls: 7, outcomes: outcomes({ ok: 2, rate_limited: 3, timeout: 1, aborted: 1 }) },
         sqlite: { databases: 0, calls: 0, outcomes: outcomes({}) },
+        gatewaylog: {
+          files: 0,
+          lines: 0,
+          malformed: 0,
+          unknown: 0,
+          signals: { fallback_decision: 0, failover_decision: 0, lane_error: 0, stall: 0, run_timeout: 0 },
+          fallbackDecisions: {},
+          stalls: 0,
+          runTimeouts: 0,
+          calls: 0,
+          outcomes: outcomes({}),
+        },
       },
     });
     for (const counts of [result.outcomes, ...Object.values(result.byDependency as object)]) {
@@ -376,7 +388,9 @@ describe('scan', () => {
   it('without --json prints a table, the totals and the seed watchdog replay', async () => {
     const { code, out } = await run('scan', stateDir);
     expect(code).toBe(0);
-    expect(out).toContain('Read 2 transcript file(s), 16 lines (4 malformed): 7 model calls.');
+    expect(out).toContain(
+      'Read 2 transcript file(s) and 0 agent database(s): 16 records (4 malformed), 7 model calls.',
+    );
     expect(out).toMatch(/zhipu\/glm-5\.1\s+4\s/);
     expect(out).toMatch(/total\s+7\s/);
     expect(out).toContain('Tokens: 1,500');

@@ -54,7 +54,17 @@ function errorFor(content: unknown): ConfigError {
 const DEFAULTS = {
   stateDir: null,
   dataDir: null,
-  ingest: { backfillDays: 7, includeArchives: false, reconcileIntervalMs: 2000, maxLineBytes: 64 * 1024 * 1024 },
+  profile: null,
+  gatewayLogDir: null,
+  gateway: { port: null, token: null },
+  gatewayMetrics: { enabled: true, intervalMs: 5000 },
+  ingest: {
+    backfillDays: 7,
+    includeArchives: false,
+    reconcileIntervalMs: 2000,
+    sqliteMaxSchemaVersion: 19,
+    maxLineBytes: 64 * 1024 * 1024,
+  },
   retention: { days: 30 },
   log: { level: 'info' },
 };
@@ -93,16 +103,11 @@ describe('loadConfig defaults', () => {
   it('documents every field, and the schema defaults are the documented ones', () => {
     expect(defaultsOf(configSchema)).toEqual(DEFAULTS);
     const fields = describeFields(configSchema);
-    expect(fields.map((f) => f.path)).toEqual([
-      'stateDir',
-      'dataDir',
-      'ingest.backfillDays',
-      'ingest.includeArchives',
-      'ingest.reconcileIntervalMs',
-      'ingest.maxLineBytes',
-      'retention.days',
-      'log.level',
-    ]);
+    const paths = (obj: object, prefix = ''): string[] =>
+      Object.entries(obj).flatMap(([key, value]) =>
+        value !== null && typeof value === 'object' ? paths(value, `${prefix}${key}.`) : [`${prefix}${key}`],
+      );
+    expect(fields.map((f) => f.path)).toEqual(paths(DEFAULTS));
     for (const { field } of fields) {
       expect(field.doc.length).toBeGreaterThan(10);
       expect(field.expected.length).toBeGreaterThan(3);
@@ -115,7 +120,17 @@ describe('loadConfig parses every documented key', () => {
     const content = {
       stateDir: join(tmp, 'state'),
       dataDir: join(tmp, 'data'),
-      ingest: { backfillDays: 0, includeArchives: true, reconcileIntervalMs: 500, maxLineBytes: 4096 },
+      profile: 'work',
+      gatewayLogDir: join(tmp, 'logs'),
+      gateway: { port: 19001, token: 'secret-token' },
+      gatewayMetrics: { enabled: false, intervalMs: 10000 },
+      ingest: {
+        backfillDays: 0,
+        includeArchives: true,
+        reconcileIntervalMs: 500,
+        sqliteMaxSchemaVersion: 21,
+        maxLineBytes: 4096,
+      },
       retention: { days: 90 },
       log: { level: 'warn' },
     };
@@ -326,5 +341,22 @@ describe('breakerbarHome', () => {
     const bbHome = join(home, 'Library', 'Application Support', 'BreakerBar');
     expect(defaultConfigPath(env)).toBe(join(bbHome, 'config.json'));
     expect(loadConfig(undefined, env).dataDir).toBe(bbHome);
+  });
+});
+
+describe('secrets and names', () => {
+  it('never shows a wrong gateway.token in the error', () => {
+    expect(() => loadConfig(configFile({ gateway: { token: 12345 } }), environment())).toThrow(/value hidden/);
+    expect(() => loadConfig(configFile({ gateway: { token: 12345 } }), environment())).not.toThrow(/12345/);
+  });
+
+  it('accepts profile names and refuses paths', () => {
+    expect(loadConfig(configFile({ profile: 'work_2' }), environment()).config.profile).toBe('work_2');
+    expect(() => loadConfig(configFile({ profile: '../x' }), environment())).toThrow(/"profile"/);
+  });
+
+  it('resolves gatewayLogDir, defaulting to /tmp/openclaw', () => {
+    expect(loadConfig(undefined, environment()).gatewayLogDir).toBe('/tmp/openclaw');
+    expect(loadConfig(configFile({ gatewayLogDir: '~/logs' }), environment()).gatewayLogDir).toBe(join(home, 'logs'));
   });
 });

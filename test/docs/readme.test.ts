@@ -21,8 +21,8 @@ describe('README', () => {
   it.each(describeFields(configSchema).map(({ path, field }) => [path, field.default]))(
     'documents config key %s with its default',
     (path, def) => {
-      const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      const row = new RegExp(`\\|\\s*\`${escape(path)}\`\\s*\\|\\s*\`${escape(JSON.stringify(def))}\`\\s*\\|`);
+      const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const row = new RegExp(`\\|\\s*\`${literal(path)}\`\\s*\\|\\s*\`${literal(JSON.stringify(def))}\`\\s*\\|`);
       expect(readme).toMatch(row);
     },
   );

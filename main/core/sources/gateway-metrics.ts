@@ -34,6 +34,8 @@ const MODEL_CALL_NAMES: ReadonlySet<string> = new Set([MODEL_CALL_METRIC, 'openc
 /** Most calls synthesized for one series in one scrape: a bound on one scrape's work after a long gap. */
 export const MAX_CALLS_PER_SERIES = 10_000;
 const DEFAULT_TIMEOUT_MS = 3000;
+/** Stored counter values older than this are not trusted for deltas (see restore). */
+const STALE_AFTER_MS = 10 * 60_000;
 /** Pace while the endpoint is off or refuses the token: only the user can change that. */
 const DEFAULT_SLOW_INTERVAL_MS = 60_000;
 /** OpenClaw caps itself at 2048 series; a body far beyond that is not its exporter. */
@@ -43,12 +45,15 @@ const DETAIL_VERSION = 1;
 export const METRICS_OFF_MESSAGE =
   "OpenClaw's metrics endpoint is off; enable it with `openclaw plugins enable diagnostics-prometheus` and `diagnostics.enabled: true`, then restart the gateway";
 
+const EMPTY_NOTE =
+  '(it answers, but with no metrics: diagnostics are off, or the gateway has made no model call since it started)';
+
 export type MetricsState = 'ok' | 'off' | 'unauthorized' | 'unreachable' | 'error';
 export type DepTruth = 'transcripts' | 'gateway-metrics';
 
 export interface MetricsStatus {
   state: MetricsState;
-  /** Time of the last scrape that got an answer, epoch ms. */
+  /** Time of the last scrape answered with metrics (an empty body included), epoch ms. */
   lastScrapeAt: number | null;
   /** `openclaw_model_call_total` series in the last answer. */
   series: number;
@@ -86,19 +91,6 @@ export interface GatewayMetricsOptions {
 
 const SUCCESS_OUTCOMES: ReadonlySet<string> = new Set(['completed', 'ok', 'success', 'succeeded']);
 
-/**
- * OpenClaw's `error_category` spellings that `outcomeForReason` does not know;
- * keys are lower-cased. Anything else goes to `outcomeForReason`, which keeps
- * unknown categories (`Error`, `TypeError`, `terminated`, …) as `other_error`.
- */
-const CATEGORY_ALIASES: Readonly<Record<string, Outcome>> = {
-  timeouterror: 'timeout',
-  aborterror: 'aborted',
-  // The consumer stopped reading before the stream ended: a client-side end, not a provider failure.
-  streamabandoned: 'aborted',
-  connection_closed: 'connection_reset',
-};
-
 /** The outcome of one `openclaw_model_call_total` series. */
 export function modelCallOutcome(labels: Readonly<Record<string, string>>): Outcome {
   const outcome = labels.outcome?.trim().toLowerCase();
@@ -106,7 +98,7 @@ export function modelCallOutcome(labels: Readonly<Record<string, string>>): Outc
   if (outcome !== undefined && SUCCESS_OUTCOMES.has(outcome)) return 'ok';
   // Without an outcome label, the category alone says whether the call failed.
   if (outcome === undefined && (category === '' || category === 'none')) return 'ok';
-  const mapped = CATEGORY_ALIASES[category.toLowerCase()] ?? outcomeForReason(category);
+  const mapped = outcomeForReason(category);
   // An error whose category reads as success (`none`) is still an error.
   return mapped === 'ok' ? 'other_error' : mapped;
 }
@@ -337,18 +329,13 @@ export class GatewayMetricsSource implements Source {
   }
 
   private handle(result: ScrapeResult): void {
-    switch (result.kind) {
-      case 'metrics':
-        if (result.html) return this.setState('off', METRICS_OFF_MESSAGE);
-        return this.ingest(result.text);
-      case 'status':
-        return this.onStatus(result.status);
-      case 'refused':
-        return this.setState('unreachable', `nothing listens at ${this.baseUrl} (gateway not running)`);
-      case 'timeout':
-        return this.setState('error', `OpenClaw's metrics endpoint gave no answer within ${this.timeoutMs} ms`);
-      case 'failed':
-        return this.setState('error', `OpenClaw's metrics endpoint failed: ${this.redact(result.reason)}`);
+    if (result.kind === 'metrics') {
+      if (result.html) this.setState('off', METRICS_OFF_MESSAGE);
+      else this.ingest(result.text);
+    } else if (result.kind === 'status') {
+      this.onStatus(result.status);
+    } else {
+      this.setState(...failure(result, this.baseUrl, this.timeoutMs));
     }
   }
 
@@ -379,7 +366,7 @@ export class GatewayMetricsSource implements Source {
       if (timedOut) return { kind: 'timeout' };
       if (errorCode(error) === 'ECONNREFUSED') return { kind: 'refused' };
       const code = errorCode(error);
-      return { kind: 'failed', reason: `${(error as Error).message}${code ? ` (${code})` : ''}` };
+      return { kind: 'failed', reason: this.redact(`${(error as Error).message}${code ? ` (${code})` : ''}`) };
     } finally {
       clearTimeout(timer);
       this.controller = null;
@@ -387,9 +374,9 @@ export class GatewayMetricsSource implements Source {
   }
 
   private onStatus(status: number): void {
-    if (status === 401 || status === 403) return this.setState('unauthorized', this.tokenMessage(status));
-    if (status === 404) return this.setState('off', METRICS_OFF_MESSAGE);
-    this.setState('error', `OpenClaw's metrics endpoint answered HTTP ${status}`);
+    if (status === 401 || status === 403) this.setState('unauthorized', this.tokenMessage(status));
+    else if (status === 404) this.setState('off', METRICS_OFF_MESSAGE);
+    else this.setState('error', `OpenClaw's metrics endpoint answered HTTP ${status}`);
   }
 
   private tokenMessage(status: number): string {
@@ -405,11 +392,15 @@ export class GatewayMetricsSource implements Source {
   /** An answer with metrics (possibly none). */
   private ingest(text: string): void {
     const scrapeTime = this.nextScrapeTime();
-    if (text.trim() === '') return this.ingestEmpty(scrapeTime);
+    if (text.trim() === '') {
+      this.ingestEmpty(scrapeTime);
+      return;
+    }
     const parsed = parsePrometheusText(text);
     if (parsed.samples.length === 0 && parsed.errors.length > 0) {
       this.countLines(parsed.samples.length, parsed.errors.length);
-      return this.setState('error', "OpenClaw's metrics endpoint answered with something that is not Prometheus text");
+      this.setState('error', "OpenClaw's metrics endpoint answered with something that is not Prometheus text");
+      return;
     }
     const current = modelCallSeries(parsed.samples, parsed.errors.length);
     this.commitScrape(scrapeTime, counterDeltas(this.last, current));
@@ -429,11 +420,8 @@ export class GatewayMetricsSource implements Source {
   private ingestEmpty(scrapeTime: number): void {
     this.commitScrape(scrapeTime, counterDeltas(this.last, { series: new Map(), complete: true }));
     this.seriesCount = 0;
-    if (this.seenMetrics) return this.setState('ok', null);
-    this.setState(
-      'off',
-      `${METRICS_OFF_MESSAGE} (it answers, but with no metrics: diagnostics are off, or the gateway has made no model call since it started)`,
-    );
+    if (this.seenMetrics) this.setState('ok', null);
+    else this.setState('off', `${METRICS_OFF_MESSAGE} ${EMPTY_NOTE}`);
   }
 
   private countLines(samples: number, errors: number): void {
@@ -497,6 +485,15 @@ export class GatewayMetricsSource implements Source {
     const cursor = this.options.sink.cursors('gatewaymetrics').find((c) => c.key === this.baseUrl);
     if (!cursor) return;
     this.lastScrapeTime = Math.max(this.lastScrapeTime, cursor.position);
+    // After a long gap, what the gateway did meanwhile would all land at "now" and could
+    // trip breakers on stale failures: start from a fresh baseline instead.
+    if (this.clock() - cursor.position > STALE_AFTER_MS) {
+      this.options.log.info('stored gateway-metrics values are stale; the next scrape is a new baseline', {
+        endpoint: this.baseUrl,
+        ageMinutes: Math.round((this.clock() - cursor.position) / 60_000),
+      });
+      return;
+    }
     const values = parseDetail(cursor.detail ?? null);
     if (values === null) {
       this.options.log.warn('stored gateway-metrics position unreadable; the next scrape is a new baseline', {
@@ -534,6 +531,17 @@ export class GatewayMetricsSource implements Source {
     const { token } = this.options.endpoint;
     return token ? text.split(token).join('[token]') : text;
   }
+}
+
+/** State and message for a scrape that got no HTTP answer worth reading. */
+function failure(
+  result: Extract<ScrapeResult, { kind: 'refused' | 'timeout' | 'failed' }>,
+  baseUrl: string,
+  timeoutMs: number,
+): [MetricsState, string] {
+  if (result.kind === 'refused') return ['unreachable', `nothing listens at ${baseUrl} (gateway not running)`];
+  if (result.kind === 'timeout') return ['error', `OpenClaw's metrics endpoint gave no answer within ${timeoutMs} ms`];
+  return ['error', `OpenClaw's metrics endpoint failed: ${result.reason}`];
 }
 
 function safeUrl(options: GatewayMetricsOptions): string {

@@ -21,7 +21,8 @@ export interface LineBatchData {
  * Reads the complete lines that start at `start`: up to `chunkBytes` of them, or
  * one line however long (up to `maxLineBytes`; a longer one is skipped and
  * counted). Returns null when only a partial line is on disk: it stays unread
- * until its newline arrives.
+ * until its newline arrives. With `scratch`, the batch's bytes live in it and are
+ * valid only until the next call.
  */
 export function readLineBatch(
   fd: number,
@@ -29,10 +30,14 @@ export function readLineBatch(
   size: number,
   chunkBytes: number,
   maxLineBytes: number,
+  scratch?: Buffer,
 ): LineBatchData | null {
   if (start >= size) return null;
   // Never more than one maximal line per step, so an over-long line is caught below.
-  let buf = Buffer.allocUnsafe(Math.min(chunkBytes, maxLineBytes + 1, size - start));
+  const want = Math.min(chunkBytes, maxLineBytes + 1, size - start);
+  // A caller that consumes each batch before asking for the next lends one buffer for all
+  // of them: allocating a fresh multi-megabyte buffer per batch costs more than parsing it.
+  let buf = scratch && scratch.length >= want ? scratch.subarray(0, want) : Buffer.allocUnsafe(want);
   let filled = readSync(fd, buf, 0, buf.length, start);
   let lastNewline = buf.subarray(0, filled).lastIndexOf(10);
   // A line longer than the chunk: grow the buffer until its newline shows up.

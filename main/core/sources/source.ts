@@ -41,4 +41,6 @@ export interface Source {
   status(): SourceStatus;
   /** True when everything present has been read (no backlog, nothing queued). */
   readonly caughtUp: boolean;
+  /** Transcript sources: the agents whose transcripts this source can read right now. */
+  coveredAgents?(): ReadonlySet<string>;
 }

@@ -154,6 +154,11 @@ export class FileTailer {
     return { files: this.byPath.size, pendingBytes, consumedBytes: this.consumed };
   }
 
+  /** The paths of the files followed right now. */
+  paths(): string[] {
+    return [...this.byPath.keys()];
+  }
+
   /** True when nothing is queued: every followed file has been read to its last complete line. */
   get idle(): boolean {
     return this.dirty.size === 0 && !this.pumping;

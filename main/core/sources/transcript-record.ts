@@ -28,14 +28,17 @@ export type TranscriptRecord =
 
 type JsonObject = { [key: string]: Skimmed };
 
-/** Fields decoded in full even when long: the classifier reads the error text. */
-const KEEP_KEYS: ReadonlySet<string> = new Set(['errorMessage']);
-/** Shorter strings are decoded; longer ones (message text) are only measured. */
-const MAX_STRING_BYTES = 512;
+/**
+ * Strings up to 512 bytes are decoded (every field BreakerBar reads is shorter;
+ * measured, decoding short strings in bulk is cheaper than measuring them one
+ * by one); longer ones (message text, thinking, tool output) are only measured,
+ * except the error text, which the classifier reads.
+ */
+const SKIM_OPTIONS = { maxStringBytes: 512, keepKeys: new Set(['errorMessage']) } as const;
 
 /** Parses and interprets one line (or `event_json` value) held in `buf[start, end)`. */
 export function readRecord(buf: Buffer, start: number, end: number, context: RecordContext): TranscriptRecord {
-  const value = skimJson(buf, start, end, { maxStringBytes: MAX_STRING_BYTES, keepKeys: KEEP_KEYS });
+  const value = skimJson(buf, start, end, SKIM_OPTIONS);
   if (value === MALFORMED) return { kind: 'malformed' };
   return interpretRecord(value, context);
 }

@@ -133,6 +133,10 @@ export class JsonlTranscriptSource implements Source {
     return this.tailer.idle;
   }
 
+  coveredAgents(): ReadonlySet<string> {
+    return new Set(this.tailer.paths().map(agentIdOf));
+  }
+
   status(): SourceStatus {
     const progress = this.tailer.progress();
     return {

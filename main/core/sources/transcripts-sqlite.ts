@@ -113,6 +113,10 @@ export class SqliteTranscriptSource implements Source {
     return this.dirty.size === 0 && !this.pumping && [...this.followers.values()].every((f) => !f.retryTimer);
   }
 
+  coveredAgents(): ReadonlySet<string> {
+    return new Set([...this.followers.values()].filter((f) => f.db).map((f) => f.agentId));
+  }
+
   status(): SourceStatus {
     let pending = 0;
     for (const follower of this.followers.values()) {

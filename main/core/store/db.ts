@@ -246,6 +246,16 @@ export class Store {
       .all(range.since ?? Number.MIN_SAFE_INTEGER, range.until ?? Number.MAX_SAFE_INTEGER) as MinuteCount[];
   }
 
+  /** The newest call time per dependency among calls from `sources` since `since`. */
+  recentDependencies(sources: readonly SourceKind[], since: number): Array<{ dep: string; ts: number }> {
+    const placeholders = sources.map(() => '?').join(', ');
+    return this.db
+      .prepare(
+        `SELECT dep, max(ts) AS ts FROM calls WHERE ts >= ? AND source IN (${placeholders}) GROUP BY dep ORDER BY dep`,
+      )
+      .all(since, ...sources) as Array<{ dep: string; ts: number }>;
+  }
+
   counter(key: string): number {
     return Number(this.getMeta(key) ?? 0);
   }

@@ -1,0 +1,128 @@
+/**
+ * Reading one scan input (a JSONL transcript or an agent database) into the
+ * facts `scan` merges: line counts and a compact record of every call. Runs in
+ * the main thread or in a worker; it returns plain data either way.
+ */
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import type { Outcome } from './classify.js';
+import { AgentDatabase } from './sources/agent-database.js';
+import { readIdentity } from './sources/file-identity.js';
+import { readLineBatch } from './sources/line-batch.js';
+import { readRecord, type TranscriptRecord } from './sources/transcript-record.js';
+import { agentIdOf, forEachRecord, sessionIdOf } from './sources/transcripts-jsonl.js';
+
+export type ScanInput =
+  | { kind: 'jsonl'; path: string; bytes: number }
+  | { kind: 'sqlite'; path: string; agentId: string; bytes: number };
+
+/** What scan needs of a call: compact, so thousands cross from a worker cheaply. */
+export interface FoundCall {
+  key: string;
+  ts: number;
+  dep: string;
+  outcome: Outcome;
+  tokens: number;
+  /** The seed cron watchdog would have counted it as a 429. */
+  seed: boolean;
+}
+
+export interface InputScan {
+  input: ScanInput;
+  /** Null when the input was read; otherwise why not. */
+  error: string | null;
+  lines: number;
+  malformed: number;
+  calls: FoundCall[];
+}
+
+export interface ReadOptions {
+  maxLineBytes: number;
+  maxSchemaVersion: number;
+}
+
+/**
+ * Read size. Small enough to still be in the CPU cache when the parser walks it
+ * (measured here: 256 KiB reads beat 8 MiB ones clearly), large enough that the
+ * per-read overhead does not matter.
+ */
+export const SCAN_CHUNK_BYTES = 256 * 1024;
+const PAGE_ROWS = 5000;
+
+export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffer): InputScan {
+  const result: InputScan = { input, error: null, lines: 0, malformed: 0, calls: [] };
+  const take = (record: TranscriptRecord) => {
+    if (record.kind !== 'call') return;
+    const { call } = record;
+    result.calls.push({
+      key: call.key,
+      ts: call.ts,
+      dep: call.dep,
+      outcome: call.outcome,
+      tokens: call.usage.totalTokens,
+      seed: record.seedRateLimit,
+    });
+  };
+  try {
+    if (input.kind === 'jsonl') readTranscriptFile(input.path, options, scratch, result, take);
+    else readAgentDatabase(input.path, input.agentId, options, result, take);
+  } catch (error) {
+    result.error = (error as Error).message;
+  }
+  return result;
+}
+
+function readTranscriptFile(
+  path: string,
+  options: ReadOptions,
+  scratch: Buffer,
+  result: InputScan,
+  take: (record: TranscriptRecord) => void,
+): void {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const head = readIdentity(fd, 0, 0, size)?.head ?? null;
+    const context = { source: 'jsonl' as const, agentId: agentIdOf(path), sessionId: sessionIdOf(path, head) };
+    let offset = 0;
+    for (;;) {
+      const batch = readLineBatch(fd, offset, size, SCAN_CHUNK_BYTES, options.maxLineBytes, scratch);
+      if (!batch) break;
+      forEachRecord(batch, context, result, take);
+      offset = batch.toOffset;
+    }
+    if (offset < size) {
+      // An unterminated last line: offline there is no writer to finish it.
+      result.lines++;
+      result.malformed++;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Page by page, read-only: no read snapshot is held longer than one page. */
+function readAgentDatabase(
+  path: string,
+  agentId: string,
+  options: ReadOptions,
+  result: InputScan,
+  take: (record: TranscriptRecord) => void,
+): void {
+  const db = AgentDatabase.open(path, options.maxSchemaVersion);
+  try {
+    for (let after = 0; ; ) {
+      const rows = db.rowsAfter(after, PAGE_ROWS);
+      for (const row of rows) {
+        result.lines++;
+        const context = { source: 'sqlite' as const, agentId, sessionId: row.sessionId, fallbackTs: row.createdAt };
+        const record = readRecord(row.json, 0, row.json.length, context);
+        if (record.kind === 'malformed') result.malformed++;
+        else take(record);
+      }
+      if (rows.length < PAGE_ROWS) break;
+      after = (rows[rows.length - 1] as (typeof rows)[number]).rowid;
+    }
+  } finally {
+    db.close();
+  }
+}
