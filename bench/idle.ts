@@ -8,6 +8,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentDatabasePath, OpenClawAgentDb } from '../main/rehearse/openclaw-db.js';
 import { seededRandom } from '../main/rehearse/records.js';
 import { SessionScript } from '../main/rehearse/workload.js';
 import { machine, recordSection } from './report.js';
@@ -23,18 +24,62 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-export async function idleBench(files = 1000, quietSeconds = 60): Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), 'bb-idle-'));
-  const stateDir = join(root, 'openclaw');
+interface IdleResult {
+  used: number;
+  percent: number;
+  rss: number;
+}
+
+export async function idleBench(sessions = 1000, quietSeconds = 60): Promise<void> {
+  const jsonl = await measureIdle('jsonl', sessions, quietSeconds);
+  const sqlite = await measureIdle('sqlite', sessions, quietSeconds);
+  const row = (what: string, r: IdleResult) =>
+    `| ${what} | ${quietSeconds} s | ${r.used.toFixed(2)} s | ${r.percent.toFixed(2)} % | ${r.rss.toFixed(0)} MiB |`;
+  const markdown = `## Idle (\`npm run bench -- idle\`)
+
+The daemon (\`breakerbar daemon\`, default config: watcher plus a reconcile every 2 s; the gateway metrics
+endpoint refused, as when the plugin is off) following ${sessions} sessions that do not change, after it has
+caught up; measured on ${machine()}.
+
+| followed | quiet interval | CPU time used | CPU (% of one core) | RSS |
+|---|---:|---:|---:|---:|
+${row(`${sessions} JSONL session files in 10 agents`, jsonl)}
+${row(`${sessions} sessions in 10 SQLite agent databases`, sqlite)}
+
+Resolution: CPU time is counted in ${1000 / TICKS_PER_SECOND} ms ticks.`;
+  process.stdout.write(`\n${markdown}\n`);
+  recordSection('idle', markdown);
+}
+
+/** Writes `sessions` idle sessions in 10 agents, in the given format. */
+function writeInstallation(stateDir: string, format: 'jsonl' | 'sqlite', sessions: number): void {
   const random = seededRandom(5);
-  for (let i = 0; i < files; i++) {
-    const dir = join(stateDir, 'agents', `agent${i % 10}`, 'sessions');
-    mkdirSync(dir, { recursive: true });
+  const databases = new Map<string, OpenClawAgentDb>();
+  for (let i = 0; i < sessions; i++) {
+    const agent = `agent${i % 10}`;
     const id = `idle-${i.toString().padStart(5, '0')}-0000-4000-8000-000000000000`;
     const script = new SessionScript(id, random, { deps: ['zhipu/glm-5.1'], failureRate: 0.1, textChars: 200 });
-    const turns = [script.header(Date.now() - 3600_000), ...script.turn(Date.now() - 3000_000).lines];
-    appendFileSync(join(dir, `${id}.jsonl`), `${turns.join('\n')}\n`);
+    const lines = [script.header(Date.now() - 3600_000), ...script.turn(Date.now() - 3000_000).lines];
+    if (format === 'jsonl') {
+      const dir = join(stateDir, 'agents', agent, 'sessions');
+      mkdirSync(dir, { recursive: true });
+      appendFileSync(join(dir, `${id}.jsonl`), `${lines.join('\n')}\n`);
+    } else {
+      let db = databases.get(agent);
+      if (!db) {
+        db = new OpenClawAgentDb(agentDatabasePath(stateDir, agent));
+        databases.set(agent, db);
+      }
+      db.append(id, agent, lines);
+    }
   }
+  for (const db of databases.values()) db.close();
+}
+
+async function measureIdle(format: 'jsonl' | 'sqlite', sessions: number, quietSeconds: number): Promise<IdleResult> {
+  const root = mkdtempSync(join(tmpdir(), 'bb-idle-'));
+  const stateDir = join(root, 'openclaw');
+  writeInstallation(stateDir, format, sessions);
   const env = { ...process.env, BREAKERBAR_HOME: join(root, 'home'), OPENCLAW_STATE_DIR: stateDir };
   const daemon = spawn(process.execPath, [CLI, 'daemon'], { env, stdio: 'ignore' });
   try {
@@ -61,18 +106,10 @@ export async function idleBench(files = 1000, quietSeconds = 60): Promise<void> 
     const used = cpuSeconds(pid) - before;
     const percent = (100 * used) / quietSeconds;
     const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-    const markdown = `## Idle (\`npm run bench -- idle\`)
-
-The daemon (\`breakerbar daemon\`, default config: chokidar plus a reconcile every 2 s) following ${files}
-session files in 10 agents that do not change, after it has caught up; measured on ${machine()}.
-
-| files | quiet interval | CPU time used | CPU (% of one core) | RSS |
-|---:|---:|---:|---:|---:|
-| ${files} | ${quietSeconds} s | ${used.toFixed(2)} s | ${percent.toFixed(2)} % | ${rss.toFixed(0)} MiB |
-
-Resolution: CPU time is counted in ${1000 / TICKS_PER_SECOND} ms ticks.`;
-    process.stdout.write(`\n${markdown}\n`);
-    recordSection('idle', markdown);
+    process.stdout.write(
+      `${format}: ${used.toFixed(2)} s CPU in ${quietSeconds} s (${percent.toFixed(2)} %), RSS ${rss.toFixed(0)} MiB\n`,
+    );
+    return { used, percent, rss };
   } finally {
     daemon.kill('SIGTERM');
     await sleep(500);
