@@ -61,7 +61,7 @@ const DEFAULTS = {
   ingest: {
     backfillDays: 7,
     includeArchives: false,
-    reconcileIntervalMs: 2000,
+    reconcileIntervalMs: 5000,
     sqliteMaxSchemaVersion: 19,
     maxLineBytes: 64 * 1024 * 1024,
   },

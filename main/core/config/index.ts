@@ -61,10 +61,10 @@ export const configSchema = group({
       'Also read archived transcripts (*.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak).',
     ),
     reconcileIntervalMs: int(
-      2000,
+      5000,
       100,
       600000,
-      'How often every followed file is re-checked (stat) in case the file watcher missed a change.',
+      'How often every followed file and directory is re-checked (stat, list) in case the file watcher missed a change; the watcher and quick re-checks after each read keep latency low in between.',
     ),
     sqliteMaxSchemaVersion: int(
       19,

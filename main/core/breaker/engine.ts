@@ -1,0 +1,469 @@
+/**
+ * The breaker for one dependency: a pure state machine driven by observed
+ * outcomes at their own event times. No I/O, no timers, no clock: time arrives
+ * only as arguments (`obs.ts`, `tick(now)`, `control(…, ts)`), so replaying the
+ * same calls always yields the same transitions and snapshots, and a restart
+ * rebuilds state by replaying stored history.
+ *
+ * Choices the issue leaves open, made here once:
+ * - Time: the breaker's clock is the latest of every event time and every
+ *   `tick`/`control` time seen. Cooldowns and Retry-After run on that clock.
+ * - Window: `(end - windowMs, end]` over event time, where `end` is the latest
+ *   event time seen; observations are kept sorted by time, so a late record
+ *   lands in its own bucket and drops out when its bucket does. A record older
+ *   than the window is ignored for the rate. Neutral calls are kept too (their
+ *   sessions count as "seen"), but only successes and failures are calls.
+ *   Closing (by trials or by an operator) starts a fresh window.
+ * - Consecutive failures: the run is "the newest calls", so only an
+ *   observation at or after the latest event time seen extends or breaks it;
+ *   a late record never does (it is old news, whatever its outcome).
+ * - History: an observation older than the start of the current state
+ *   (`since`) happened before the breaker reached it, so it drives nothing in
+ *   it (no trip, trial, rejection or window entry); it only moves
+ *   `lastEventAt`.
+ * - A transition caused by an observation happens at the latest event time
+ *   seen (for an in-order record, its own time), so a late record never places
+ *   a trip in the past. Leaving open/throttled happens at `openUntil`.
+ * - Retry-After binds only while it lasts: `rate_limited` with a retry-after
+ *   ending after the clock trips at once; one already over is a plain failure.
+ * - Half-open trials: a success counts if its session differs from the
+ *   sessions of the trials counted so far, or if no other session has been
+ *   seen in the window (the data allow no better). A success that does not
+ *   count is not a failure: the run of trials goes on. Active probes are judged
+ *   by the session id the runner gives them.
+ * - Probes are not gateway traffic: they only ever act as half-open trials
+ *   (never window entries, consecutive failures or rejections).
+ * - Operator actions always yield a transition, even `open → open`, so each
+ *   one is recorded with its reason. `reset` clears what decides (window,
+ *   consecutive failures, trials, open duration), not the `rejections` and
+ *   `retryAfterSkips` counters: metrics counters never go down.
+ */
+import type {
+  BreakerPolicy,
+  BreakerSnapshot,
+  BreakerState,
+  Observation,
+  OperatorAction,
+  Transition,
+  Verdict,
+} from './types.js';
+import { DEFAULT_POLICY } from './types.js';
+import { isQuota, verdictOf } from './verdict.js';
+
+/** Active probes: at least this far apart (field guide)… */
+export const PROBE_SPACING_MS = 250;
+/** …plus up to this much jitter, so breakers that open together do not probe in lockstep. */
+export const PROBE_JITTER_MS = 50;
+
+export interface BreakerOptions {
+  /** A value in [0, 1) per probe; deterministic 0 by default so tests and replays agree. */
+  jitter?: () => number;
+}
+
+interface Entry {
+  ts: number;
+  verdict: Verdict;
+  quota: boolean;
+  sessionId: string;
+}
+
+interface WindowCounts {
+  calls: number;
+  failures: number;
+  quotaFailures: number;
+}
+
+/** Observations kept in event-time order, with running counts for the window ending at the latest one. */
+class TimeWindow {
+  private entries: Entry[] = [];
+  /** Entries before this index have left the window (dropped in batches, not one shift per call). */
+  private head = 0;
+  private counts: WindowCounts = { calls: 0, failures: 0, quotaFailures: 0 };
+
+  constructor(private readonly spanMs: number) {}
+
+  /** Adds `entry` to the window ending at `end` (≥ entry.ts); false when it is already too old to count. */
+  add(entry: Entry, end: number): boolean {
+    if (entry.ts <= end - this.spanMs) return false;
+    this.entries.splice(this.insertionIndex(entry.ts), 0, entry);
+    this.count(entry, 1);
+    this.prune(end);
+    return true;
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.head = 0;
+    this.counts = { calls: 0, failures: 0, quotaFailures: 0 };
+  }
+
+  /** Counts for the window ending at the latest `end` given to `add`. */
+  current(): Readonly<WindowCounts> {
+    return this.counts;
+  }
+
+  /** Counts for the window ending at `at` (a later time than the last `end`: entries may have aged out since). */
+  at(at: number): WindowCounts {
+    const counts: WindowCounts = { calls: 0, failures: 0, quotaFailures: 0 };
+    for (const entry of this.live()) {
+      if (entry.ts > at - this.spanMs && entry.ts <= at) addTo(counts, entry, 1);
+    }
+    return counts;
+  }
+
+  sessions(): Set<string> {
+    return new Set(this.live().map((e) => e.sessionId));
+  }
+
+  private live(): Entry[] {
+    return this.entries.slice(this.head);
+  }
+
+  /** After the last entry with the same or an earlier time, so equal times keep arrival order. */
+  private insertionIndex(ts: number): number {
+    let lo = this.head;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.entries[mid]?.ts ?? 0) <= ts) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private prune(end: number): void {
+    for (let e = this.entries[this.head]; e !== undefined && e.ts <= end - this.spanMs; e = this.entries[this.head]) {
+      this.count(e, -1);
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.live();
+      this.head = 0;
+    }
+  }
+
+  private count(entry: Entry, sign: 1 | -1): void {
+    addTo(this.counts, entry, sign);
+  }
+}
+
+function addTo(counts: WindowCounts, entry: Entry, sign: 1 | -1): void {
+  if (entry.verdict === 'neutral') return;
+  counts.calls += sign;
+  if (entry.verdict === 'failure') {
+    counts.failures += sign;
+    if (entry.quota) counts.quotaFailures += sign;
+  }
+}
+
+/** `120 s`, `1.5 s`: operators read reasons in notifications. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+/** Quota tripped it when rate limits are most of the failures that did. */
+function quotaMajority(quota: number, failures: number): boolean {
+  return quota * 2 > failures;
+}
+
+export class Breaker {
+  readonly dep: string;
+  private readonly policy: BreakerPolicy;
+  private readonly jitter: () => number;
+  private readonly window: TimeWindow;
+
+  private state: BreakerState = 'closed';
+  private forced: 'open' | 'closed' | null = null;
+  private reason = 'initial state';
+  /** -Infinity until the first transition: nothing is history for a new breaker. */
+  private since = Number.NEGATIVE_INFINITY;
+  /** Open/throttled: when the local cooldown ends… */
+  private cooldownUntil: number | null = null;
+  /** …and when trials may start (the later of the cooldown and the Retry-After). */
+  private openUntil: number | null = null;
+  private retryAfterUntil: number | null = null;
+  private openDurationMs: number;
+
+  private consecutive = 0;
+  private consecutiveQuota = 0;
+  /** Half-open: sessions of the successful trials counted so far, in order. */
+  private trialSessions: string[] = [];
+
+  private rejections = 0;
+  private retryAfterSkips = 0;
+  private latestEventTs = Number.NEGATIVE_INFINITY;
+  private clock = Number.NEGATIVE_INFINITY;
+
+  private probeInFlight = false;
+  private nextProbeAt = Number.NEGATIVE_INFINITY;
+
+  constructor(dep: string, policy: BreakerPolicy = DEFAULT_POLICY, options: BreakerOptions = {}) {
+    this.dep = dep;
+    this.policy = policy;
+    this.jitter = options.jitter ?? (() => 0);
+    this.window = new TimeWindow(policy.windowMs);
+    this.openDurationMs = policy.cooldownMs;
+  }
+
+  observe(obs: Observation): Transition[] {
+    const out = this.advance(obs.ts);
+    const newest = obs.ts >= this.latestEventTs;
+    this.latestEventTs = Math.max(this.latestEventTs, obs.ts);
+    if (obs.ts < this.since) return out;
+    const verdict = verdictOf(obs);
+    if (obs.probe === true) {
+      if (this.state === 'half_open') out.push(...this.trial(obs, verdict));
+      return out;
+    }
+    this.record(obs, verdict, newest);
+    out.push(...this.decide(obs, verdict));
+    return out;
+  }
+
+  /** Time passing without events (the runner calls it with the wall clock). */
+  tick(now: number): Transition[] {
+    return this.advance(now);
+  }
+
+  control(action: OperatorAction, reason: string, ts: number): Transition[] {
+    const out = this.advance(ts);
+    const why = `operator: ${reason}`;
+    if (action === 'force_open') {
+      this.forced = 'open';
+      this.clearOpenTimes();
+      this.trialSessions = [];
+      out.push(this.move('open', why, ts));
+    } else {
+      this.forced = action === 'force_closed' ? 'closed' : null;
+      this.resetToClosed();
+      out.push(this.move('closed', why, ts));
+    }
+    return out;
+  }
+
+  /** Whether an active probe may start now: a trial is allowed, none is in flight, and the spacing has passed. */
+  wantsProbe(now: number): boolean {
+    if (this.probeInFlight || now < this.nextProbeAt || this.forced !== null) return false;
+    if (this.state === 'half_open') return true;
+    return this.state !== 'closed' && this.openUntil !== null && Math.max(now, this.clock) >= this.openUntil;
+  }
+
+  /** Records a probe start; refused (false) unless `wantsProbe(now)`, so at most one is ever in flight. */
+  probeStarted(now: number): boolean {
+    if (!this.wantsProbe(now)) return false;
+    this.probeInFlight = true;
+    this.nextProbeAt = now + PROBE_SPACING_MS + this.jitterFraction() * PROBE_JITTER_MS;
+    return true;
+  }
+
+  probeFinished(obs: Observation): Transition[] {
+    this.probeInFlight = false;
+    return this.observe({ ...obs, probe: true });
+  }
+
+  snapshot(): BreakerSnapshot {
+    const w = this.window.at(this.clock);
+    return {
+      dep: this.dep,
+      state: this.state,
+      forced: this.forced,
+      reason: this.reason,
+      since: Number.isFinite(this.since) ? this.since : 0,
+      openUntil: this.openUntil,
+      retryAfterUntil: this.retryAfterUntil,
+      openDurationMs: this.openDurationMs,
+      window: {
+        calls: w.calls,
+        failures: w.failures,
+        successes: w.calls - w.failures,
+        failureRate: w.calls === 0 ? 0 : w.failures / w.calls,
+      },
+      consecutiveFailures: this.consecutive,
+      trialSuccesses: this.trialSessions.length,
+      rejections: this.rejections,
+      retryAfterSkips: this.retryAfterSkips,
+      lastEventAt: Number.isFinite(this.latestEventTs) ? this.latestEventTs : null,
+    };
+  }
+
+  // ── time ────────────────────────────────────────────────────────────────
+
+  /** Moves the clock to `now` (never back) and lets an expired open period become half-open. */
+  private advance(now: number): Transition[] {
+    this.clock = Math.max(this.clock, now);
+    if (!this.isOpen() || this.forced !== null || this.cooldownUntil === null) return [];
+    if (this.clock < this.cooldownUntil) return [];
+    if (false) {
+      // The local cooldown would try now; the provider said not yet.
+      this.retryAfterSkips++;
+      return [];
+    }
+    return [this.halfOpen()];
+  }
+
+  private halfOpen(): Transition {
+    const at = this.openUntil ?? this.clock;
+    const byRetryAfter = this.retryAfterUntil !== null && this.retryAfterUntil > (this.cooldownUntil ?? at);
+    this.clearCooldown();
+    this.trialSessions = [];
+    return this.move('half_open', byRetryAfter ? 'Retry-After over' : 'cooldown over', at);
+  }
+
+  // ── observations ────────────────────────────────────────────────────────
+
+  private record(obs: Observation, verdict: Verdict, newest: boolean): void {
+    const quota = isQuota(obs);
+    this.window.add({ ts: obs.ts, verdict, quota, sessionId: obs.sessionId }, this.latestEventTs);
+    if (!newest || verdict === 'neutral') return;
+    if (verdict === 'success') {
+      this.consecutive = 0;
+      this.consecutiveQuota = 0;
+      return;
+    }
+    this.consecutive++;
+    if (quota) this.consecutiveQuota++;
+  }
+
+  private decide(obs: Observation, verdict: Verdict): Transition[] {
+    switch (this.state) {
+      case 'closed':
+        return this.forced === 'closed' || verdict === 'neutral' ? [] : this.whileClosed(obs, verdict);
+      case 'half_open':
+        return this.trial(obs, verdict);
+      default:
+        this.whileOpen(obs, verdict);
+        return [];
+    }
+  }
+
+  private whileClosed(obs: Observation, verdict: Verdict): Transition[] {
+    const at = this.latestEventTs;
+    const retryAfterUntil = verdict === 'failure' ? this.retryAfterEnd(obs) : null;
+    if (retryAfterUntil !== null) return [this.trip('throttled', this.retryAfterReason(obs), at, retryAfterUntil)];
+    if (this.consecutive >= this.policy.consecutiveFailures) {
+      const quota = quotaMajority(this.consecutiveQuota, this.consecutive);
+      return [this.trip(quota ? 'throttled' : 'open', `${this.consecutive} consecutive failures`, at, null)];
+    }
+    const w = this.window.current();
+    if (w.calls >= this.policy.minCalls && w.failures / w.calls > this.policy.failureRate) {
+      const quota = quotaMajority(w.quotaFailures, w.failures);
+      return [this.trip(quota ? 'throttled' : 'open', this.rateReason(w), at, null)];
+    }
+    return [];
+  }
+
+  /** Open or throttled: every call is one a gateway-side breaker would have failed fast. */
+  private whileOpen(obs: Observation, verdict: Verdict): void {
+    this.rejections++;
+    if (this.forced !== null || verdict !== 'failure') return;
+    const until = this.retryAfterEnd(obs);
+    if (until === null || (this.retryAfterUntil !== null && until <= this.retryAfterUntil)) return;
+    this.retryAfterUntil = until;
+    this.openUntil = Math.max(this.openUntil ?? until, until);
+  }
+
+  private trial(obs: Observation, verdict: Verdict): Transition[] {
+    if (verdict === 'neutral') return [];
+    if (verdict === 'failure') return [this.trialFailed(obs)];
+    if (!this.countsAsTrial(obs.sessionId)) return [];
+    this.trialSessions.push(obs.sessionId);
+    const n = this.trialSessions.length;
+    if (n < this.policy.trialsToClose) return [];
+    this.resetToClosed();
+    return [this.move('closed', `${n} successful trial${n === 1 ? '' : 's'}`, this.latestEventTs)];
+  }
+
+  /** A repeat session proves little when others exist: then wait for one of them. */
+  private countsAsTrial(sessionId: string): boolean {
+    if (!this.trialSessions.includes(sessionId)) return true;
+    for (const seen of this.window.sessions()) if (!this.trialSessions.includes(seen)) return false;
+    return true;
+  }
+
+  private trialFailed(obs: Observation): Transition {
+    const { backoffFactor, maxOpenMs } = this.policy;
+    // Never shrinks, even with a factor below 1 or a cooldown above the cap.
+    this.openDurationMs = Math.max(this.openDurationMs, Math.min(this.openDurationMs * backoffFactor, maxOpenMs));
+    const retryAfterUntil = this.retryAfterEnd(obs);
+    const hint = retryAfterUntil === null ? '' : `, ${this.retryAfterHint(obs)}`;
+    const to = isQuota(obs) ? 'throttled' : 'open';
+    return this.trip(to, `trial failed: ${obs.outcome}${hint}`, this.latestEventTs, retryAfterUntil);
+  }
+
+  // ── transitions ─────────────────────────────────────────────────────────
+
+  private trip(to: 'open' | 'throttled', reason: string, at: number, retryAfterUntil: number | null): Transition {
+    this.cooldownUntil = at + this.openDurationMs;
+    this.retryAfterUntil = retryAfterUntil;
+    this.openUntil = Math.max(this.cooldownUntil, retryAfterUntil ?? this.cooldownUntil);
+    this.trialSessions = [];
+    return this.move(to, reason, at);
+  }
+
+  /** Closing proves health: earlier evidence must not re-trip it, and the next outage starts at the cooldown. */
+  private resetToClosed(): void {
+    this.window.clear();
+    this.consecutive = 0;
+    this.consecutiveQuota = 0;
+    this.trialSessions = [];
+    this.openDurationMs = this.policy.cooldownMs;
+    this.clearOpenTimes();
+  }
+
+  private clearOpenTimes(): void {
+    this.clearCooldown();
+    this.retryAfterUntil = null;
+  }
+
+  private clearCooldown(): void {
+    this.cooldownUntil = null;
+    this.openUntil = null;
+  }
+
+  private move(to: BreakerState, reason: string, ts: number): Transition {
+    const from = this.state;
+    this.state = to;
+    this.reason = reason;
+    this.since = ts;
+    return { dep: this.dep, from, to, reason, ts };
+  }
+
+  // ── helpers ─────────────────────────────────────────────────────────────
+
+  private isOpen(): boolean {
+    return this.state === 'open' || this.state === 'throttled';
+  }
+
+  /** When a rate limit's Retry-After (capped) ends, if it is still in force on the clock. */
+  private retryAfterEnd(obs: Observation): number | null {
+    if (!isQuota(obs) || obs.retryAfterMs === null || !Number.isFinite(obs.retryAfterMs)) return null;
+    const end = obs.ts + this.cappedRetryAfter(obs.retryAfterMs);
+    return end > this.clock ? end : null;
+  }
+
+  private cappedRetryAfter(ms: number): number {
+    return Math.min(Math.max(0, ms), this.policy.maxRetryAfterMs);
+  }
+
+  private retryAfterReason(obs: Observation): string {
+    return `rate limited, ${this.retryAfterHint(obs)}`;
+  }
+
+  private retryAfterHint(obs: Observation): string {
+    const asked = Math.max(0, obs.retryAfterMs ?? 0);
+    const capped = this.cappedRetryAfter(asked);
+    const cap = capped < asked ? ` (capped at ${seconds(capped)})` : '';
+    return `Retry-After ${seconds(asked)}${cap}`;
+  }
+
+  private rateReason(w: Readonly<WindowCounts>): string {
+    const pct = Math.round((w.failures / w.calls) * 100);
+    return `${w.failures} of ${w.calls} calls failed (${pct}%) in ${seconds(this.policy.windowMs)}`;
+  }
+
+  private jitterFraction(): number {
+    const j = this.jitter();
+    // A misbehaving source must not stretch or collapse the spacing.
+    return Number.isFinite(j) ? Math.min(Math.max(j, 0), 1) : 0;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The shapes the breaker engine speaks: what it observes, what it decides, and
+ * how it is configured. The engine itself (engine.ts) is pure: no I/O, no
+ * timers, time only as the arguments it is given.
+ */
+import type { Outcome, Phase } from '../classify.js';
+
+export const BREAKER_STATES = ['closed', 'half_open', 'open', 'throttled'] as const;
+export type BreakerState = (typeof BREAKER_STATES)[number];
+
+/** `breaker_state` gauge values, as the field guide fixes them (throttled added as 3). */
+export const STATE_GAUGE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2, throttled: 3 };
+
+export interface BreakerPolicy {
+  /** Sliding window over event time for the failure rate. */
+  windowMs: number;
+  /** Calls in the window before the failure rate counts. */
+  minCalls: number;
+  /** Trip when more than this share of the window's calls failed (0..1). */
+  failureRate: number;
+  /** Trip on this many failures in a row. */
+  consecutiveFailures: number;
+  /** First open duration. */
+  cooldownMs: number;
+  /** Open duration grows by this factor after each failed half-open trial… */
+  backoffFactor: number;
+  /** …up to this. */
+  maxOpenMs: number;
+  /** Consecutive successful trials that close a half-open breaker. */
+  trialsToClose: number;
+  /** A Retry-After longer than this is capped (a provider asking for a day should not blind BreakerBar for a day). */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_POLICY: BreakerPolicy = {
+  windowMs: 30_000,
+  minCalls: 20,
+  failureRate: 0.6,
+  consecutiveFailures: 5,
+  cooldownMs: 30_000,
+  backoffFactor: 2,
+  maxOpenMs: 600_000,
+  trialsToClose: 2,
+  maxRetryAfterMs: 3_600_000,
+};
+
+/** One observed call (or active probe) outcome for a dependency, at its own event time. */
+export interface Observation {
+  ts: number;
+  outcome: Outcome;
+  phase: Phase;
+  retryAfterMs: number | null;
+  /** Session the call belonged to; trials from different sessions are preferred evidence. */
+  sessionId: string;
+  /** An active probe BreakerBar sent itself (never gateway traffic). */
+  probe?: boolean;
+}
+
+/** How an observation counts for the breaker. */
+export type Verdict = 'success' | 'failure' | 'neutral';
+
+export type OperatorAction = 'force_open' | 'force_closed' | 'reset';
+
+export interface Transition {
+  dep: string;
+  from: BreakerState;
+  to: BreakerState;
+  /** Why, in words an operator reads in a notification (`5 consecutive failures`, `Retry-After 120 s`, …). */
+  reason: string;
+  /** Event time that caused it (the observation's time, or the time the cooldown ran out). */
+  ts: number;
+}
+
+export interface BreakerSnapshot {
+  dep: string;
+  state: BreakerState;
+  /** Set by an operator: the breaker holds this state until reset. */
+  forced: 'open' | 'closed' | null;
+  reason: string;
+  /** When the current state began (event time). */
+  since: number;
+  /** Open/throttled: when trials may start (cooldown end, or Retry-After end if later). */
+  openUntil: number | null;
+  /** Throttled by a provider's Retry-After: not before this instant. */
+  retryAfterUntil: number | null;
+  /** The open duration in force (grows on failed trials, resets on close). */
+  openDurationMs: number;
+  window: { calls: number; failures: number; successes: number; failureRate: number };
+  consecutiveFailures: number;
+  /** Half-open: successful trials so far. */
+  trialSuccesses: number;
+  /** Counters since start (the metrics read them). */
+  rejections: number;
+  retryAfterSkips: number;
+  lastEventAt: number | null;
+}

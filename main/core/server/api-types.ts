@@ -1,0 +1,77 @@
+/**
+ * The JSON BreakerBar's local API speaks. The dashboard (in a browser or in
+ * Electron through the preload) imports these types only, never the core.
+ */
+import type { Outcome } from '../classify.js';
+import type { BreakerSnapshot, OperatorAction, Transition } from '../breaker/types.js';
+import type { SourceStatus } from '../sources/source.js';
+
+export interface TokenRate {
+  agentId: string;
+  dep: string;
+  /** Tokens in the last full minute (usage.totalTokens). */
+  tokensPerMinute: number;
+  /** The configured budget that applies, if any, and whether the last minute crossed it. */
+  budget: number | null;
+  overBudget: boolean;
+}
+
+export interface ApiBreaker extends BreakerSnapshot {
+  /** Agents whose calls in the data seen go only to this dependency (no fallback): who is stuck while it is down. */
+  soleDependents: string[];
+  /** A stalled session was reported on this dependency recently. */
+  stalled: { sessions: number; since: number } | null;
+}
+
+export interface ApiStatus {
+  version: string;
+  generatedAt: number;
+  breakers: ApiBreaker[];
+  tokens: TokenRate[];
+  sources: SourceStatus[];
+  /** Filled by the watchdog issue: gateway health and watchdog state. */
+  gateway: unknown | null;
+  watchdog: unknown | null;
+}
+
+export interface HistoryQuery {
+  dep?: string;
+  from: number;
+  to: number;
+  stepMs: number;
+}
+
+export interface ApiHistory {
+  from: number;
+  to: number;
+  stepMs: number;
+  /** One entry per step (oldest first), counts by outcome; `dep` filters when given. */
+  steps: Array<{ t: number; outcomes: Record<Outcome, number> }>;
+  transitions: Array<Transition & { at: number }>;
+  restarts: Array<{ ts: number; trigger: string; reason: string; result: string }>;
+}
+
+export interface ControlRequest {
+  dep: string;
+  action: OperatorAction;
+  reason: string;
+}
+
+/** Every state change pushed on `/api/events` (server-sent events: `event: <type>`, `data: <json>`). */
+export type ApiEvent =
+  | { type: 'transition'; data: Transition }
+  | { type: 'calls'; data: { count: number; deps: string[] } }
+  | { type: 'budget'; data: TokenRate }
+  | { type: 'signal'; data: { kind: string; dep: string | null; sessionId: string | null } };
+
+/** What the HTTP server needs from the core; the monitor implements it, tests fake it. */
+export interface ApiBackend {
+  status(): ApiStatus;
+  history(query: HistoryQuery): ApiHistory;
+  /** Prometheus text exposition. */
+  metrics(): Promise<{ contentType: string; body: string }>;
+  /** Applies an operator control; throws an Error with a message for a user when it cannot. */
+  control(request: ControlRequest): Transition[];
+  /** Subscribes to state changes; returns the unsubscribe function. */
+  subscribe(listener: (event: ApiEvent) => void): () => void;
+}
