@@ -76,7 +76,7 @@ async function measure(format: TranscriptFormat): Promise<Measured> {
       home: root,
       platform: process.platform,
     });
-    const monitor = new Monitor(loaded, { log: silentLogger });
+    const monitor = new Monitor(loaded, { log: silentLogger, serve: false });
     let phase: 'steady' | 'burst' = 'steady';
     const latencies = { steady: [] as number[], burst: [] as number[] };
     let stored = 0;
@@ -85,7 +85,7 @@ async function measure(format: TranscriptFormat): Promise<Measured> {
       stored += calls.length;
       for (const call of calls) latencies[phase].push(now - call.ts);
     });
-    monitor.start();
+    await monitor.start();
     await sleep(1000);
 
     process.stdout.write(`${format}: steady traffic, one turn every 50–250 ms across 20 sessions for 30 s\n`);

@@ -31,13 +31,14 @@ Options:
     const loaded = withOverrides(loadConfig(stringOption(args, 'config')), args);
     const log = createLogger({ level: loaded.config.log.level });
     const monitor = new Monitor(loaded, { log });
-    monitor.start();
+    await monitor.start();
     io.err(
       [
         'BreakerBar daemon (headless core, no Electron needed)',
         `  following  ${loaded.stateDir}`,
         `  storing in ${loaded.dbPath}`,
         `  config     ${loaded.file ?? 'defaults (no config file)'}`,
+        `  API        ${monitor.apiUrl ?? 'off'}  (/metrics, /api/status; token in ${loaded.dataDir}/api-token)`,
         '  Ctrl-C to stop; `breakerbar history` shows what is stored.',
         '',
       ].join('\n'),

@@ -1,28 +1,17 @@
 /**
  * The `breakerbar` command line: one file per subcommand, dispatched here.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../core/config/index.js';
 import { LockError } from '../core/lock.js';
+import { ServeError } from '../core/monitor.js';
 import { StoreError } from '../core/store/db.js';
+import { version } from '../core/version.js';
 import { type Command, type Io, parseCommandArgs, processIo, UsageError } from './command.js';
 import { daemonCommand } from './daemon.js';
 import { historyCommand } from './history.js';
 import { scanCommand } from './scan.js';
 
 export const COMMANDS: readonly Command[] = [daemonCommand, scanCommand, historyCommand];
-
-/** BreakerBar's version from its package.json, found by walking up (works from dist/ and from sources). */
-function version(): string {
-  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
-    const candidate = new URL('package.json', dir);
-    if (existsSync(candidate)) {
-      const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'breakerbar' && pkg.version) return pkg.version;
-    }
-    if (dir.pathname === '/') return 'unknown';
-  }
-}
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -68,7 +57,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.err(`breakerbar ${command.name}: ${error.message}\nSee \`breakerbar ${command.name} --help\`.\n`);
       return 2;
     }
-    if (error instanceof ConfigError || error instanceof StoreError || error instanceof LockError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof StoreError ||
+      error instanceof LockError ||
+      error instanceof ServeError
+    ) {
       io.err(`breakerbar ${command.name}: ${error.message}\n`);
       return 1;
     }

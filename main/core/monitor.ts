@@ -5,22 +5,32 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { BreakerService } from './breaker/service.js';
 import { type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
 import type { CallEvent, GatewaySignal } from './events.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
+import { loadOrCreateApiToken } from './server/api-token.js';
+import { createBackend } from './server/backend.js';
+import { type ApiServer, startApiServer } from './server/http.js';
+import { BreakerbarMetrics } from './server/metrics.js';
 import { GatewayLogSource, type GatewayLogStatus } from './sources/gateway-log.js';
 import { GatewayMetricsSource, type MetricsStatus } from './sources/gateway-metrics.js';
 import type { IngestSink, Source, SourceStatus } from './sources/source.js';
 import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import { Store } from './store/db.js';
+import { version } from './version.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 /** A dependency seen in transcripts this recently is theirs: gateway metrics do not count it again. */
 const TRANSCRIPT_TRUTH_MS = DAY_MS;
+
+export class ServeError extends Error {
+  override name = 'ServeError';
+}
 
 export interface MonitorStatus {
   stateDir: string;
@@ -47,6 +57,8 @@ export interface MonitorOptions {
   environment?: Environment;
   /** How often backfill progress is logged while there is a backlog. */
   progressIntervalMs?: number;
+  /** Start the local API and /metrics (default true). */
+  serve?: boolean;
 }
 
 export class Monitor extends EventEmitter<MonitorEvents> {
@@ -59,6 +71,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   /** Last record time of a transcript call per dependency (the metrics source's "source of truth" test). */
   private readonly transcriptDeps = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
+  private breakerService: BreakerService | null = null;
+  private metrics: BreakerbarMetrics | null = null;
+  private server: ApiServer | null = null;
   private startedAt = 0;
   private cutoff = 0;
   private wasCaughtUp = false;
@@ -74,7 +89,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.log = options.log;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     const { dataDir, dbPath } = this.loaded;
     mkdirSync(dataDir, { recursive: true });
     this.lock = lockDataDir(dataDir);
@@ -96,7 +111,25 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       this.transcriptDeps.set(dep, ts);
     }
 
-    this.sources = this.createSources(this.store);
+    const store = this.store;
+    this.metrics = new BreakerbarMetrics({
+      snapshots: () => this.breakerService?.snapshots() ?? [],
+      sources: () => this.sources.map((source) => source.status()),
+      stalledSessions: () => this.breakerService?.stalledSessions() ?? [],
+    });
+    this.breakerService = new BreakerService({
+      config: this.loaded.config,
+      store,
+      metrics: this.metrics,
+      log: this.log,
+      clock: this.clock,
+      env: (this.options.environment ?? processEnvironment()).env,
+    });
+    this.breakerService.start();
+    this.on('calls', (calls) => this.breakerService?.observe(calls));
+    this.on('signals', (signals) => this.breakerService?.signal(signals));
+
+    this.sources = this.createSources(store);
     for (const source of this.sources) source.start();
     this.log.info('following OpenClaw', {
       stateDir: this.loaded.stateDir,
@@ -108,6 +141,63 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.prune();
     this.every(HOUR_MS, () => this.prune());
     this.every(this.options.progressIntervalMs ?? 5000, () => this.reportProgress());
+    if (this.options.serve !== false) {
+      try {
+        await this.serve(store, this.breakerService, this.metrics);
+      } catch (error) {
+        await this.stop();
+        throw error;
+      }
+    }
+  }
+
+  /** Starts the local API and /metrics on the configured loopback port. */
+  private async serve(store: Store, breakers: BreakerService, metrics: BreakerbarMetrics): Promise<void> {
+    const { server } = this.loaded.config;
+    const backend = createBackend({
+      store,
+      breakers,
+      metrics,
+      sources: () => this.sources.map((source) => source.status()),
+      subscribeMonitor: (listener) => {
+        const calls = (batch: CallEvent[]) =>
+          listener({ type: 'calls', data: { count: batch.length, deps: [...new Set(batch.map((c) => c.dep))] } });
+        const signals = (batch: GatewaySignal[]) => {
+          for (const s of batch)
+            listener({ type: 'signal', data: { kind: s.kind, dep: s.dep, sessionId: s.sessionId } });
+        };
+        this.on('calls', calls);
+        this.on('signals', signals);
+        return () => {
+          this.off('calls', calls);
+          this.off('signals', signals);
+        };
+      },
+      clock: this.clock,
+    });
+    try {
+      this.server = await startApiServer({
+        backend,
+        host: server.host,
+        port: server.port,
+        allowNonLoopback: server.allowNonLoopback,
+        token: loadOrCreateApiToken(this.loaded.dataDir),
+        log: this.log,
+        version: version(),
+        clock: this.clock,
+      });
+    } catch (error) {
+      const reason =
+        (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+          ? `port ${server.port} on ${server.host} is in use (another BreakerBar, or set server.port)`
+          : (error as Error).message;
+      throw new ServeError(`cannot start the local API: ${reason}`);
+    }
+  }
+
+  /** Where the local API listens, once started. */
+  get apiUrl(): string | null {
+    return this.server?.url ?? null;
   }
 
   private createSources(store: Store): Source[] {
@@ -182,6 +272,10 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
+    await this.server?.close();
+    this.server = null;
+    this.breakerService?.stop();
+    this.breakerService = null;
     await Promise.all(this.sources.map((source) => source.stop()));
     this.sources = [];
     this.transcriptSources = [];

@@ -65,6 +65,22 @@ const DEFAULTS = {
     sqliteMaxSchemaVersion: 19,
     maxLineBytes: 64 * 1024 * 1024,
   },
+  breakers: {
+    key: 'model',
+    windowMs: 30_000,
+    minCalls: 20,
+    failureRate: 0.6,
+    consecutiveFailures: 5,
+    cooldownMs: 30_000,
+    backoffFactor: 2,
+    maxOpenMs: 600_000,
+    trialsToClose: 2,
+    maxRetryAfterMs: 3_600_000,
+    overrides: {},
+    probes: {},
+  },
+  budgets: [],
+  server: { host: '127.0.0.1', port: 18820, allowNonLoopback: false },
   retention: { days: 30 },
   log: { level: 'info' },
 };
@@ -105,7 +121,10 @@ describe('loadConfig defaults', () => {
     const fields = describeFields(configSchema);
     const paths = (obj: object, prefix = ''): string[] =>
       Object.entries(obj).flatMap(([key, value]) =>
-        value !== null && typeof value === 'object' ? paths(value, `${prefix}${key}.`) : [`${prefix}${key}`],
+        // Groups are non-empty objects; {} and [] are the defaults of record and list fields.
+        value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0
+          ? paths(value, `${prefix}${key}.`)
+          : [`${prefix}${key}`],
       );
     expect(fields.map((f) => f.path)).toEqual(paths(DEFAULTS));
     for (const { field } of fields) {
@@ -131,6 +150,24 @@ describe('loadConfig parses every documented key', () => {
         sqliteMaxSchemaVersion: 21,
         maxLineBytes: 4096,
       },
+      breakers: {
+        key: 'provider',
+        windowMs: 60_000,
+        minCalls: 10,
+        failureRate: 0.5,
+        consecutiveFailures: 3,
+        cooldownMs: 10_000,
+        backoffFactor: 1.5,
+        maxOpenMs: 300_000,
+        trialsToClose: 3,
+        maxRetryAfterMs: 600_000,
+        overrides: { 'zhipu/*': { cooldownMs: 120_000 } },
+        probes: {
+          'deepseek/*': { url: 'https://api.deepseek.com/models', tokenEnv: 'DEEPSEEK_API_KEY', timeoutMs: 1500 },
+        },
+      },
+      budgets: [{ agent: 'main', dep: 'anthropic/*', tokensPerMinute: 200_000 }],
+      server: { host: '127.0.0.1', port: 18830, allowNonLoopback: false },
       retention: { days: 90 },
       log: { level: 'warn' },
     };
@@ -358,5 +395,36 @@ describe('secrets and names', () => {
   it('resolves gatewayLogDir, defaulting to /tmp/openclaw', () => {
     expect(loadConfig(undefined, environment()).gatewayLogDir).toBe('/tmp/openclaw');
     expect(loadConfig(configFile({ gatewayLogDir: '~/logs' }), environment()).gatewayLogDir).toBe(join(home, 'logs'));
+  });
+});
+
+describe('breaker overrides, probes and budgets', () => {
+  it('keeps only the keys an override sets', () => {
+    const { config } = loadConfig(
+      configFile({ breakers: { overrides: { 'zhipu/*': { cooldownMs: 120_000 } } } }),
+      environment(),
+    );
+    expect(config.breakers.overrides).toEqual({ 'zhipu/*': { cooldownMs: 120_000 } });
+  });
+
+  it('names the override key and field that is wrong', () => {
+    expect(() =>
+      loadConfig(configFile({ breakers: { overrides: { 'zhipu/*': { failureRate: 2 } } } }), environment()),
+    ).toThrow('config key "breakers.overrides.zhipu/*.failureRate" is 2, expected a number from 0.01 to 1');
+    expect(() =>
+      loadConfig(configFile({ breakers: { overrides: { 'zhipu/*': { cooldwnMs: 1 } } } }), environment()),
+    ).toThrow(/did you mean "breakers.overrides.zhipu\/\*.cooldownMs"/);
+  });
+
+  it('requires a probe URL to be http(s)', () => {
+    expect(() => loadConfig(configFile({ breakers: { probes: { x: { url: 'ftp://x' } } } }), environment())).toThrow(
+      /breakers.probes.x.url/,
+    );
+  });
+
+  it('requires tokensPerMinute in every budget and names the entry', () => {
+    expect(() => loadConfig(configFile({ budgets: [{ agent: 'main', dep: 'anthropic/*' }] }), environment())).toThrow(
+      'config key "budgets[0]" lacks "tokensPerMinute"',
+    );
   });
 });

@@ -392,9 +392,13 @@ export function expectedSummary(calls: readonly WrittenCall[]): CallSummary {
 }
 
 /** Polls `condition` until it holds; fails with `what` after `timeoutMs`. Never asserts speed, only outcomes. */
-export async function until(condition: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(10);
   }

@@ -105,18 +105,20 @@ class TimeWindow {
   /** Counts for the window ending at `at` (a later time than the last `end`: entries may have aged out since). */
   at(at: number): WindowCounts {
     const counts: WindowCounts = { calls: 0, failures: 0, quotaFailures: 0 };
-    for (const entry of this.live()) {
-      if (entry.ts > at - this.spanMs && entry.ts <= at) addTo(counts, entry, 1);
+    for (let i = this.head; i < this.entries.length; i++) {
+      const entry = this.entries[i];
+      if (entry !== undefined && entry.ts > at - this.spanMs && entry.ts <= at) addTo(counts, entry, 1);
     }
     return counts;
   }
 
-  sessions(): Set<string> {
-    return new Set(this.live().map((e) => e.sessionId));
-  }
-
-  private live(): Entry[] {
-    return this.entries.slice(this.head);
+  /** Whether any session outside `known` has a call in the window. */
+  hasSessionOutside(known: readonly string[]): boolean {
+    for (let i = this.head; i < this.entries.length; i++) {
+      const entry = this.entries[i];
+      if (entry !== undefined && !known.includes(entry.sessionId)) return true;
+    }
+    return false;
   }
 
   /** After the last entry with the same or an earlier time, so equal times keep arrival order. */
@@ -137,7 +139,7 @@ class TimeWindow {
       this.head++;
     }
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
-      this.entries = this.live();
+      this.entries = this.entries.slice(this.head);
       this.head = 0;
     }
   }
@@ -293,7 +295,7 @@ export class Breaker {
     this.clock = Math.max(this.clock, now);
     if (!this.isOpen() || this.forced !== null || this.cooldownUntil === null) return [];
     if (this.clock < this.cooldownUntil) return [];
-    if (false) {
+    if (this.retryAfterUntil !== null && this.clock < this.retryAfterUntil) {
       // The local cooldown would try now; the provider said not yet.
       this.retryAfterSkips++;
       return [];
@@ -375,9 +377,7 @@ export class Breaker {
 
   /** A repeat session proves little when others exist: then wait for one of them. */
   private countsAsTrial(sessionId: string): boolean {
-    if (!this.trialSessions.includes(sessionId)) return true;
-    for (const seen of this.window.sessions()) if (!this.trialSessions.includes(seen)) return false;
-    return true;
+    return !this.trialSessions.includes(sessionId) || !this.window.hasSessionOutside(this.trialSessions);
   }
 
   private trialFailed(obs: Observation): Transition {

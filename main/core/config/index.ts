@@ -5,19 +5,41 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { DEFAULT_POLICY } from '../breaker/types.js';
 import {
   bool,
   ConfigError,
   group,
   type Infer,
   int,
+  list,
+  num,
   oneOf,
   optionalInt,
   optionalName,
   optionalPath,
   optionalSecret,
   parseWith,
+  record,
+  str,
 } from './schema.js';
+
+const DAY = 86_400_000;
+
+/** One breaker policy: the defaults for all dependencies, or an override for some. */
+const policyShape = {
+  windowMs: int(DEFAULT_POLICY.windowMs, 1000, DAY, 'Sliding window over event time for the failure rate.'),
+  minCalls: int(DEFAULT_POLICY.minCalls, 1, 1_000_000, 'Calls in the window before the failure rate counts.'),
+  failureRate: num(DEFAULT_POLICY.failureRate, 0.01, 1, 'Trip when more than this share of the window failed.'),
+  consecutiveFailures: int(DEFAULT_POLICY.consecutiveFailures, 1, 10_000, 'Trip on this many failures in a row.'),
+  cooldownMs: int(DEFAULT_POLICY.cooldownMs, 100, DAY, 'First open duration before trials.'),
+  backoffFactor: num(DEFAULT_POLICY.backoffFactor, 1, 100, 'Open duration grows by this after each failed trial.'),
+  maxOpenMs: int(DEFAULT_POLICY.maxOpenMs, 1000, 7 * DAY, 'Cap on the open duration.'),
+  trialsToClose: int(DEFAULT_POLICY.trialsToClose, 1, 100, 'Consecutive successful trials that close the breaker.'),
+  maxRetryAfterMs: int(DEFAULT_POLICY.maxRetryAfterMs, 0, 7 * DAY, "Cap on a provider's Retry-After."),
+};
+
+const DEP_PATTERN = /^[^\s]+$/;
 
 export { ConfigError } from './schema.js';
 
@@ -78,6 +100,46 @@ export const configSchema = group({
       1024 * 1024 * 1024,
       'Longest line accepted; longer lines are skipped and counted as malformed.',
     ),
+  }),
+  breakers: group({
+    key: oneOf('model', ['model', 'provider'] as const, 'Breaker per `provider/model` (model) or per provider.'),
+    ...policyShape,
+    overrides: record(
+      policyShape,
+      'Per-dependency policy: keys are dependency patterns (`zhipu/*`, `deepseek/deepseek-v4-pro`), values any of the keys above.',
+      DEP_PATTERN,
+      'dependency patterns like "zhipu/*"',
+    ),
+    probes: record(
+      {
+        url: str(
+          '',
+          "URL probed with GET while half-open (e.g. the provider's model list).",
+          'an http(s) URL',
+          /^https?:\/\/\S+$/,
+        ),
+        tokenEnv: optionalName('Environment variable holding the API key sent as a Bearer token; null sends none.'),
+        timeoutMs: int(2000, 100, 60_000, 'Probe read timeout.'),
+      },
+      'Active half-open probes per dependency pattern (off unless configured).',
+      DEP_PATTERN,
+      'dependency patterns like "zhipu/*"',
+    ),
+  }),
+  budgets: list(
+    {
+      agent: str('*', 'Agent id, or * for every agent.'),
+      dep: str('*', 'Dependency pattern, e.g. anthropic/*.'),
+      tokensPerMinute: int(1, 1, 1e12, 'Tokens per minute (usage.totalTokens) allowed before it is an event.'),
+    },
+    'Token budgets per agent and dependency: crossing one is an event (notification, metric).',
+    'budgets {agent, dep, tokensPerMinute}',
+    ['tokensPerMinute'],
+  ),
+  server: group({
+    host: str('127.0.0.1', 'Address of the local API and /metrics; loopback unless allowNonLoopback.'),
+    port: int(18820, 0, 65535, "Port of the local API and /metrics (outside OpenClaw's 18789–18800)."),
+    allowNonLoopback: bool(false, 'Allow a non-loopback host (exposes /metrics and the API on the network).'),
   }),
   retention: group({
     days: int(30, 1, 36500, 'Stored history older than this is pruned (checked hourly).'),

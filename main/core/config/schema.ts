@@ -55,6 +55,17 @@ export function int(def: number, min: number, max: number, doc: string): Field<n
   );
 }
 
+export function num(def: number, min: number, max: number, doc: string): Field<number> {
+  return field(def, doc, `a number from ${min} to ${max}`, (v) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : undefined,
+  );
+}
+
+/** A non-empty string matching `pattern` (described by `expected`). */
+export function str(def: string, doc: string, expected = 'a non-empty string', pattern = /\S/): Field<string> {
+  return field(def, doc, expected, (v) => (typeof v === 'string' && pattern.test(v) ? v : undefined));
+}
+
 export function bool(def: boolean, doc: string): Field<boolean> {
   return field(def, doc, 'true or false', (v) => (typeof v === 'boolean' ? v : undefined));
 }
@@ -101,6 +112,79 @@ export function optionalName(doc: string): Field<string | null> {
   return field<string | null>(null, doc, 'null or a name of letters, digits, "-" and "_"', (v) =>
     v === null || (typeof v === 'string' && /^[A-Za-z0-9_-]+$/.test(v)) ? v : undefined,
   );
+}
+
+/**
+ * An object whose keys the user chooses (dependency patterns, say), each value a
+ * partial `shape`: only the keys given are set, so an override changes nothing
+ * else. Keys are checked with `keyPattern`.
+ */
+export function record<S extends Shape>(
+  shape: S,
+  doc: string,
+  keyPattern: RegExp,
+  keyExpected: string,
+): Field<Record<string, Partial<Infer<Group<S>>>>> {
+  const node = group(shape);
+  const expected = `an object of ${keyExpected} → settings`;
+  return {
+    kind: 'field',
+    default: {},
+    doc,
+    expected,
+    parse(value, path) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new ConfigError(`config key "${path}" is ${show(value)}, expected ${expected}`);
+      }
+      const out: Record<string, Partial<Infer<Group<S>>>> = {};
+      for (const [key, settings] of Object.entries(value)) {
+        if (!keyPattern.test(key))
+          throw new ConfigError(`config key "${path}" has key ${show(key)}, expected ${keyExpected}`);
+        out[key] = parsePartial(node, settings, `${path}.${key}`);
+      }
+      return out;
+    },
+  };
+}
+
+/** A list of complete `shape` objects (every key of the shape required unless it has a default). */
+export function list<S extends Shape>(
+  shape: S,
+  doc: string,
+  itemExpected: string,
+  required: ReadonlyArray<keyof S & string> = [],
+): Field<Array<Infer<Group<S>>>> {
+  const node = group(shape);
+  return {
+    kind: 'field',
+    default: [],
+    doc,
+    expected: `a list of ${itemExpected}`,
+    parse(value, path) {
+      if (!Array.isArray(value))
+        throw new ConfigError(`config key "${path}" is ${show(value)}, expected a list of ${itemExpected}`);
+      return value.map((item, i) => {
+        for (const key of required) {
+          if (typeof item === 'object' && item !== null && !(key in item)) {
+            throw new ConfigError(
+              `config key "${path}[${i}]" lacks "${key}" (${node.shape[key]?.kind === 'field' ? (node.shape[key] as Field<unknown>).expected : 'required'})`,
+            );
+          }
+        }
+        return parseWith(node, item, `${path}[${i}]`);
+      });
+    },
+  };
+}
+
+function parsePartial<S extends Shape>(node: Group<S>, input: unknown, prefix: string): Partial<Infer<Group<S>>> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ConfigError(`config key "${prefix}" is ${show(input)}, expected an object`);
+  }
+  const full = parseWith(node, input, prefix) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(input)) out[key] = full[key];
+  return out as Partial<Infer<Group<S>>>;
 }
 
 export function group<S extends Shape>(shape: S): Group<S> {

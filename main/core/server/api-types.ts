@@ -2,8 +2,9 @@
  * The JSON BreakerBar's local API speaks. The dashboard (in a browser or in
  * Electron through the preload) imports these types only, never the core.
  */
-import type { Outcome } from '../classify.js';
+
 import type { BreakerSnapshot, OperatorAction, Transition } from '../breaker/types.js';
+import type { Outcome } from '../classify.js';
 import type { SourceStatus } from '../sources/source.js';
 
 export interface TokenRate {
@@ -57,6 +58,17 @@ export interface ControlRequest {
   reason: string;
 }
 
+/** `POST /api/breakers/<dep>/control` answers with the transitions the control caused. */
+export interface ControlResponse {
+  transitions: Transition[];
+}
+
+/** Every 4xx/5xx answer: what went wrong, and which parameter when one was at fault. */
+export interface ApiError {
+  error: string;
+  param?: string;
+}
+
 /** Every state change pushed on `/api/events` (server-sent events: `event: <type>`, `data: <json>`). */
 export type ApiEvent =
   | { type: 'transition'; data: Transition }
@@ -70,7 +82,10 @@ export interface ApiBackend {
   history(query: HistoryQuery): ApiHistory;
   /** Prometheus text exposition. */
   metrics(): Promise<{ contentType: string; body: string }>;
-  /** Applies an operator control; throws an Error with a message for a user when it cannot. */
+  /**
+   * Applies an operator control; throws an Error with a message for a user when it
+   * cannot (an unknown dependency for anything but force_open): the server answers 409.
+   */
   control(request: ControlRequest): Transition[];
   /** Subscribes to state changes; returns the unsubscribe function. */
   subscribe(listener: (event: ApiEvent) => void): () => void;

@@ -132,6 +132,8 @@ interface Rejection {
   error: string;
   param?: string;
   headers?: Record<string, string>;
+  /** The client went away (or was cut off by a timeout, already logged): nothing to answer. */
+  abandoned?: boolean;
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
@@ -161,10 +163,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     headersTimeout: requestTimeoutMs,
     connectionsCheckingInterval: Math.min(1000, Math.max(25, Math.floor(requestTimeoutMs / 4))),
     keepAliveTimeout: Math.min(5000, requestTimeoutMs),
-    requireHostHeader: true,
+    // Node's own check answers a missing Host with a bare 400; checkHost answers it (403 JSON, logged).
+    requireHostHeader: false,
     maxHeaderSize: 16 * 1024,
   });
   server.maxConnections = MAX_CONNECTIONS;
+  server.on('drop', () => log.warn('api connection refused', { reason: `more than ${MAX_CONNECTIONS} connections` }));
   // A connection with no traffic either way for this long (a client that stopped reading its answer)
   // is closed; the event stream turns it off for its own socket. Twice the request timeout, so that a
   // stalled request gets its 408 from the request timeout first.
@@ -211,6 +215,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
     const reject = (rejection: Rejection): void => {
       const fields: LogFields = { method, path: logPath, status: rejection.status, reason: rejection.error };
+      if (rejection.abandoned) {
+        log.debug('api request abandoned', fields);
+        return;
+      }
       log.warn('api request rejected', fields);
       if (!canRespond(res)) return;
       const headers = { ...rejection.headers };
@@ -248,23 +256,23 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         case 'events': {
           // The stream is idle between events by design; heartbeats and the hub's slow-reader check
           // take over from the idle timeout.
-          req.socket.setTimeout(0);
           const attached = hub.attach(res);
           if (!attached.ok)
             return reject({ status: attached.status, error: attached.error, headers: { 'retry-after': '5' } });
+          req.socket.setTimeout(0);
           log.debug('api event stream opened', { clients: hub.size });
           return;
         }
         case 'control': {
-          const denied = await checkControl(req, res, route.rawDep, token, maxBodyBytes);
-          if (!denied.ok) return reject(denied.rejection);
+          const checked = await checkControl(req, res, route.rawDep, token, maxBodyBytes);
+          if (!checked.ok) return reject(checked.rejection);
           let transitions: unknown;
           try {
-            transitions = backend.control(denied.request);
+            transitions = backend.control(checked.request);
           } catch (error) {
             return reject({ status: 409, error: error instanceof Error ? error.message : 'control refused' });
           }
-          log.info('breaker control applied', { dep: denied.request.dep, action: denied.request.action });
+          log.info('breaker control applied', { dep: checked.request.dep, action: checked.request.action });
           sendJson(res, 200, { transitions });
           break;
         }
@@ -315,10 +323,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       log.warn('api event not sent', { type: event.type, error: (error as Error).message });
     }
   });
-  const urlHost =
-    isLoopbackHost(address.address) || !['0.0.0.0', '::'].includes(address.address) ? address.address : '127.0.0.1';
+  // On a wildcard bind the loopback address is the one this machine can always use.
+  const urlHost = ['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.address;
   const url = `http://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${address.port}`;
-  log.info('api listening', { url });
+  log.info('local API and /metrics listening', { url });
 
   let closing: Promise<void> | null = null;
   return {
@@ -498,7 +506,8 @@ function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promi
       }
     };
     const onEnd = () => finish({ ok: true, body: Buffer.concat(chunks) });
-    const onAbort = () => finish({ ok: false, rejection: { status: 400, error: 'request body incomplete' } });
+    const onAbort = () =>
+      finish({ ok: false, rejection: { status: 400, error: 'request body incomplete', abandoned: true } });
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onAbort);
@@ -543,6 +552,8 @@ type HistoryParse = { ok: true; query: HistoryQuery } | { ok: false; param: stri
 
 const HISTORY_PARAMS = new Set(['dep', 'from', 'to', 'step']);
 const EPOCH_MS = /^\d{1,16}$/;
+/** The largest time a JavaScript Date can hold. */
+const MAX_DATE_MS = 8.64e15;
 /** A date, or a date-time with an explicit zone: a zone-less time would depend on the server's locale. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
 
@@ -596,7 +607,10 @@ export function parseHistoryQuery(rawQuery: string, now: number): HistoryParse {
 
 function parseTime(value: string | null): number | null | 'invalid' {
   if (value === null || value === '') return null;
-  if (EPOCH_MS.test(value)) return Number(value);
+  if (EPOCH_MS.test(value)) {
+    const ms = Number(value);
+    return ms <= MAX_DATE_MS ? ms : 'invalid';
+  }
   if (!ISO_TIME.test(value)) return 'invalid';
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : 'invalid';

@@ -114,6 +114,7 @@ export function createSseHub(options: SseHubOptions = {}): SseHub {
     },
     send(type, data) {
       if (!EVENT_TYPE.test(type)) throw new Error(`invalid event type ${JSON.stringify(type)}`);
+      if (clients.size === 0) return;
       // JSON.stringify escapes line breaks, so the payload is always a single data line.
       broadcast(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
     },

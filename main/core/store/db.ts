@@ -7,7 +7,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Outcome } from '../classify.js';
+import type { OperatorAction, Transition } from '../breaker/types.js';
+import type { Outcome, Phase } from '../classify.js';
 import type { CallEvent, GatewaySignal, SourceKind } from '../events.js';
 import { type CallSummary, CallTally } from '../summary.js';
 import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from './migrations.js';
@@ -53,6 +54,25 @@ export interface CommitResult {
 export interface TimeRange {
   since?: number;
   until?: number;
+}
+
+export interface StoredControl {
+  ts: number;
+  dep: string;
+  action: OperatorAction;
+  reason: string;
+}
+
+/** A stored call, as much of it as the breakers need. */
+export interface ReplayCall {
+  ts: number;
+  dep: string;
+  provider: string;
+  agentId: string;
+  sessionId: string;
+  outcome: Outcome;
+  phase: Phase;
+  retryAfterMs: number | null;
 }
 
 export interface MinuteCount {
@@ -254,6 +274,74 @@ export class Store {
         `SELECT dep, max(ts) AS ts FROM calls WHERE ts >= ? AND source IN (${placeholders}) GROUP BY dep ORDER BY dep`,
       )
       .all(since, ...sources) as Array<{ dep: string; ts: number }>;
+  }
+
+  insertTransition(transition: Transition, at: number): void {
+    this.db
+      .prepare('INSERT INTO breaker_transitions (ts, dep, from_state, to_state, reason, at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(transition.ts, transition.dep, transition.from, transition.to, transition.reason, at);
+  }
+
+  insertControl(control: StoredControl): void {
+    this.db
+      .prepare('INSERT INTO breaker_controls (ts, dep, action, reason) VALUES (?, ?, ?, ?)')
+      .run(control.ts, control.dep, control.action, control.reason);
+  }
+
+  /** Every operator control, oldest first (replayed when BreakerBar starts). */
+  controls(): StoredControl[] {
+    return this.db
+      .prepare('SELECT ts, dep, action, reason FROM breaker_controls ORDER BY ts, id')
+      .all() as StoredControl[];
+  }
+
+  /** Calls since `since` in event-time order: the history breakers are rebuilt from. */
+  callsSince(since: number): ReplayCall[] {
+    return this.db
+      .prepare(
+        `SELECT ts, dep, provider, agent_id AS agentId, session_id AS sessionId, outcome, phase, retry_after_ms AS retryAfterMs
+         FROM calls WHERE ts >= ? ORDER BY ts, id`,
+      )
+      .all(since) as ReplayCall[];
+  }
+
+  /** Which dependencies each agent called since `since`. */
+  agentDependencies(since: number): Array<{ agentId: string; dep: string; provider: string }> {
+    return this.db
+      .prepare('SELECT agent_id AS agentId, dep, provider FROM calls WHERE ts >= ? GROUP BY agent_id, dep')
+      .all(since) as Array<{ agentId: string; dep: string; provider: string }>;
+  }
+
+  /** Counts by outcome per step of `stepMs` in [from, to), optionally for one dependency (model or provider). */
+  outcomeSteps(
+    from: number,
+    to: number,
+    stepMs: number,
+    dep?: string,
+  ): Array<{ step: number; outcome: Outcome; n: number }> {
+    const filter = dep === undefined ? '' : 'AND (dep = @dep OR provider = @dep)';
+    return this.db
+      .prepare(
+        `SELECT (ts - @from) / @step AS step, outcome, count(*) AS n FROM calls
+         WHERE ts >= @from AND ts < @to ${filter} GROUP BY step, outcome ORDER BY step`,
+      )
+      .all({ from, to, step: stepMs, dep }) as Array<{ step: number; outcome: Outcome; n: number }>;
+  }
+
+  transitionsBetween(from: number, to: number, dep?: string): Array<Transition & { at: number }> {
+    const filter = dep === undefined ? '' : 'AND dep = @dep';
+    return this.db
+      .prepare(
+        `SELECT ts, dep, from_state AS "from", to_state AS "to", reason, coalesce(at, ts) AS at FROM breaker_transitions
+         WHERE ts >= @from AND ts < @to ${filter} ORDER BY ts, id`,
+      )
+      .all({ from, to, dep }) as Array<Transition & { at: number }>;
+  }
+
+  restartsBetween(from: number, to: number): Array<{ ts: number; trigger: string; reason: string; result: string }> {
+    return this.db
+      .prepare('SELECT ts, trigger, reason, result FROM restarts WHERE ts >= ? AND ts < ? ORDER BY ts, id')
+      .all(from, to) as Array<{ ts: number; trigger: string; reason: string; result: string }>;
   }
 
   counter(key: string): number {

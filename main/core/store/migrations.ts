@@ -140,11 +140,32 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE cursors ADD COLUMN detail TEXT;
     `,
   },
+  {
+    version: 4,
+    description: 'operator controls of breakers; wall time of transitions',
+    sql: `
+      -- Force open / force closed / reset, replayed with the calls when BreakerBar restarts.
+      CREATE TABLE breaker_controls (
+        id     INTEGER PRIMARY KEY,
+        ts     INTEGER NOT NULL,
+        dep    TEXT NOT NULL,
+        action TEXT NOT NULL,
+        reason TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX breaker_controls_by_time ON breaker_controls (ts);
+
+      -- ts is the event time that caused a transition; at is when BreakerBar decided it.
+      ALTER TABLE breaker_transitions ADD COLUMN at INTEGER;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
-/** Tables pruned by retention, with their time column. */
+/**
+ * Tables pruned by retention, with their time column. Not `breaker_controls`: an
+ * operator's force-open must outlive any retention, and there are few of them.
+ */
 export const TIMED_TABLES = [
   'calls',
   'signals',

@@ -73,6 +73,10 @@ const SAMPLE_ROWS: Record<string, { sql: string; params: unknown[] }> = {
     sql: 'INSERT INTO notifications (ts, kind, channel, title, ok, error) VALUES (?, ?, ?, ?, ?, ?)',
     params: [1_700_000_000_000, 'breaker-open', 'native', 'zhipu/glm-5.1 is rate limited', 1, null],
   },
+  breaker_controls: {
+    sql: 'INSERT INTO breaker_controls (ts, dep, action, reason) VALUES (?, ?, ?, ?)',
+    params: [1_700_000_000_000, 'zhipu/glm-5.1', 'force_open', 'provider maintenance'],
+  },
   signals: {
     sql: `INSERT INTO signals (signal_key, ts, kind, session_id, session_key, run_id, dep, candidate_dep, decision,
             reason, http_status, final_outcome, lane, duration_ms, classification, detail)

@@ -1,0 +1,83 @@
+/**
+ * Active half-open probes (off unless configured per dependency): BreakerBar
+ * is not in the gateway's call path, so besides the next observed calls it can
+ * send a trial of its own — a GET to a URL the user names, such as the
+ * provider's model list. The engine decides when (one in flight, 250 ms apart
+ * plus jitter); this module only performs the request and reports the outcome.
+ * Probes are never gateway traffic: they are not stored as calls.
+ */
+import type { Outcome } from '../classify.js';
+import { parseRetryAfterText } from '../classify.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log.js';
+import { mostSpecific } from '../patterns.js';
+import type { BreakerRunner } from './runner.js';
+
+type ProbeConfig = Config['breakers']['probes'][string];
+
+export interface ProberOptions {
+  probes: Config['breakers']['probes'];
+  runner: BreakerRunner;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  clock: () => number;
+  onLatency: (dep: string, ms: number) => void;
+}
+
+/** What a probe's HTTP answer means for the breaker. */
+export function probeOutcome(status: number): Outcome {
+  if (status >= 200 && status < 400) return 'ok';
+  if (status === 429) return 'rate_limited';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 408 || status === 504) return 'timeout';
+  if (status === 529) return 'overloaded';
+  if (status >= 500) return 'server_error';
+  return 'other_error';
+}
+
+export class Prober {
+  constructor(private readonly options: ProberOptions) {}
+
+  /** Starts the probes that are due; called on every breaker tick. */
+  run(): void {
+    const { runner, clock } = this.options;
+    const now = clock();
+    for (const dep of runner.probesWanted(now)) {
+      const config = this.configFor(dep);
+      if (!config?.url || !runner.probeStarted(dep, now)) continue;
+      void this.probe(dep, config, now);
+    }
+  }
+
+  private configFor(dep: string): ProbeConfig | undefined {
+    const patterns = mostSpecific(Object.keys(this.options.probes), dep);
+    const pattern = patterns[patterns.length - 1];
+    return pattern === undefined ? undefined : this.options.probes[pattern];
+  }
+
+  private async probe(dep: string, config: ProbeConfig, started: number): Promise<void> {
+    const { runner, clock, env, log } = this.options;
+    const headers: Record<string, string> = { 'user-agent': 'BreakerBar half-open probe', 'x-breakerbar-probe': '1' };
+    const key = config.tokenEnv ? env[config.tokenEnv] : undefined;
+    if (key) headers.authorization = `Bearer ${key}`;
+    const t0 = performance.now();
+    let outcome: Outcome;
+    let retryAfterMs: number | null = null;
+    try {
+      const response = await fetch(config.url ?? '', {
+        headers,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(config.timeoutMs ?? 2000),
+      });
+      await response.body?.cancel();
+      outcome = probeOutcome(response.status);
+      const retryAfter = response.headers.get('retry-after');
+      if (retryAfter) retryAfterMs = parseRetryAfterText(`retry-after: ${retryAfter}`);
+    } catch (error) {
+      outcome = (error as Error).name === 'TimeoutError' ? 'timeout' : 'connection_reset';
+      log.debug('breaker probe failed', { dep, error: (error as Error).message });
+    }
+    this.options.onLatency(dep, performance.now() - t0);
+    runner.probeFinished(dep, { ts: Math.max(clock(), started), outcome, retryAfterMs });
+  }
+}

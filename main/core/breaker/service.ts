@@ -1,0 +1,158 @@
+/**
+ * The breaker concern as the monitor runs it: the runner (engine per
+ * dependency), active probes, and what traffic says beside the breakers (token
+ * rates and budgets, who depends on what alone, stalled sessions). Fed with the
+ * calls and signals the sources store; announces transitions and budget
+ * crossings; answers the status the API and the tray show.
+ */
+import { EventEmitter } from 'node:events';
+import type { Config } from '../config/index.js';
+import type { CallEvent, GatewaySignal } from '../events.js';
+import type { Logger } from '../log.js';
+import type { ApiBreaker, TokenRate } from '../server/api-types.js';
+import type { BreakerbarMetrics } from '../server/metrics.js';
+import type { Store } from '../store/db.js';
+import { AgentDependencies } from '../traffic/dependents.js';
+import { StallTracker } from '../traffic/stalls.js';
+import { TokenRates } from '../traffic/tokens.js';
+import { Prober } from './prober.js';
+import { BreakerRunner, breakerKeyOf } from './runner.js';
+import type { BreakerSnapshot, OperatorAction, Transition } from './types.js';
+
+const TICK_MS = 250;
+/** A transition caused by an event older than this is history being read, not news. */
+const LIVE_MS = 5 * 60_000;
+const DAY_MS = 24 * 3_600_000;
+
+export interface BreakerServiceEvents {
+  transition: [Transition];
+  budget: [TokenRate];
+}
+
+export interface BreakerServiceOptions {
+  config: Config;
+  store: Store;
+  metrics: BreakerbarMetrics;
+  log: Logger;
+  clock: () => number;
+  env: NodeJS.ProcessEnv;
+}
+
+export class BreakerService extends EventEmitter<BreakerServiceEvents> {
+  readonly runner: BreakerRunner;
+  private readonly prober: Prober;
+  private readonly tokens: TokenRates;
+  private readonly dependents = new AgentDependencies();
+  private readonly stalls = new StallTracker();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: BreakerServiceOptions) {
+    super();
+    const { config, store, metrics, log, clock } = options;
+    this.tokens = new TokenRates(config.budgets);
+    this.runner = new BreakerRunner({
+      config: config.breakers,
+      store,
+      clock,
+      jitter: Math.random,
+      onTransition: (transition) => {
+        metrics.recordTransition(transition);
+        // Transitions of history read during a backfill are stored and counted, not shouted about.
+        const live = clock() - transition.ts < LIVE_MS;
+        (live ? log.info : log.debug)('breaker transition', {
+          dep: transition.dep,
+          from: transition.from,
+          to: transition.to,
+          reason: transition.reason,
+        });
+        this.emit('transition', transition);
+      },
+      onSnapshot: (snapshot) => metrics.recordCounters(snapshot),
+    });
+    this.prober = new Prober({
+      probes: config.breakers.probes,
+      runner: this.runner,
+      env: options.env,
+      log,
+      clock,
+      onLatency: (dep, ms) => metrics.recordProbe(dep, ms),
+    });
+  }
+
+  /** Rebuilds state from stored history, then keeps time. */
+  start(): void {
+    const { store, clock, metrics } = this.options;
+    for (const { agentId, dep, provider } of store.agentDependencies(clock() - DAY_MS)) {
+      this.dependents.record(agentId, breakerKeyOf({ dep, provider }, this.options.config.breakers.key), clock());
+    }
+    this.runner.replay();
+    metrics.baseline(this.runner.snapshots());
+    this.timer = setInterval(() => {
+      this.runner.tick(clock());
+      this.prober.run();
+    }, TICK_MS);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Calls just stored by a source. */
+  observe(calls: readonly CallEvent[]): void {
+    const key = this.options.config.breakers.key;
+    for (const call of calls) {
+      const dep = breakerKeyOf(call, key);
+      this.dependents.record(call.agentId, dep, call.ts);
+      this.stalls.callSeen(call.sessionId, dep);
+      this.stalls.progressed(call.sessionId, dep);
+      this.options.metrics.declareDependency(call.dep);
+    }
+    this.options.metrics.recordCalls(calls, this.options.clock());
+    this.runner.observe(calls);
+    for (const crossed of this.tokens.record(calls)) {
+      this.options.metrics.recordBudgetExceeded(crossed.dep, crossed.agentId);
+      this.options.log.warn('token budget crossed', {
+        agent: crossed.agentId,
+        dep: crossed.dep,
+        tokensPerMinute: crossed.tokensPerMinute,
+        budget: crossed.budget,
+      });
+      this.emit('budget', crossed);
+    }
+  }
+
+  /** Gateway log signals just stored. */
+  signal(signals: readonly GatewaySignal[]): void {
+    for (const signal of signals) {
+      this.options.metrics.recordSignal(signal.kind);
+      this.stalls.signal(signal);
+    }
+  }
+
+  control(dep: string, action: OperatorAction, reason: string): Transition[] {
+    return this.runner.control(dep, action, reason);
+  }
+
+  snapshots(): BreakerSnapshot[] {
+    return this.runner.snapshots();
+  }
+
+  breakers(): ApiBreaker[] {
+    const now = this.options.clock();
+    return this.runner.snapshots().map((snapshot) => ({
+      ...snapshot,
+      soleDependents: snapshot.state === 'closed' ? [] : this.dependents.soleDependents(snapshot.dep, now),
+      stalled: this.stalls.stalled(snapshot.dep, now),
+    }));
+  }
+
+  tokenRates(): TokenRate[] {
+    return this.tokens.rates(this.options.clock());
+  }
+
+  stalledSessions(): Array<{ dep: string; sessions: number }> {
+    return this.stalls.all(this.options.clock());
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Token rates per agent and dependency over the last minute of event time, and
+ * the budgets they are held against. Crossing a budget (from under to over) is
+ * an event; staying over is not announced again until it has dropped below.
+ */
+import type { Config } from '../config/index.js';
+import type { CallEvent } from '../events.js';
+import { matchesPattern, mostSpecific } from '../patterns.js';
+import type { TokenRate } from '../server/api-types.js';
+
+const MINUTE_MS = 60_000;
+/** Rates of pairs idle longer than this are no longer reported. */
+const REPORT_FOR_MS = 10 * MINUTE_MS;
+
+type Budgets = Config['budgets'];
+
+interface Pair {
+  agentId: string;
+  dep: string;
+  /** (event time, tokens) within the last minute of the newest event. */
+  entries: Array<[number, number]>;
+  total: number;
+  over: boolean;
+  lastTs: number;
+}
+
+export class TokenRates {
+  private readonly pairs = new Map<string, Pair>();
+
+  constructor(private readonly budgets: Budgets) {}
+
+  /** Adds calls; returns the rates that just crossed their budget. */
+  record(calls: readonly CallEvent[]): TokenRate[] {
+    const crossed: TokenRate[] = [];
+    for (const call of calls) {
+      if (call.usage.totalTokens <= 0) continue;
+      const key = `${call.agentId}\u0000${call.dep}`;
+      let pair = this.pairs.get(key);
+      if (!pair) {
+        pair = { agentId: call.agentId, dep: call.dep, entries: [], total: 0, over: false, lastTs: 0 };
+        this.pairs.set(key, pair);
+      }
+      pair.entries.push([call.ts, call.usage.totalTokens]);
+      pair.total += call.usage.totalTokens;
+      pair.lastTs = Math.max(pair.lastTs, call.ts);
+      this.expire(pair);
+      const rate = this.rateOf(pair);
+      if (rate.overBudget && !pair.over) crossed.push(rate);
+      pair.over = rate.overBudget;
+    }
+    return crossed;
+  }
+
+  rates(now: number): TokenRate[] {
+    return [...this.pairs.values()]
+      .filter((pair) => pair.lastTs >= now - REPORT_FOR_MS)
+      .map((pair) => this.rateOf(pair))
+      .sort((a, b) => b.tokensPerMinute - a.tokensPerMinute);
+  }
+
+  /** The budget for an agent on a dependency: the most specific dependency pattern among the matching agents. */
+  budgetFor(agentId: string, dep: string): number | null {
+    const matching = this.budgets.filter((b) => matchesPattern(b.agent, agentId) && matchesPattern(b.dep, dep));
+    if (matching.length === 0) return null;
+    const best = mostSpecific(
+      matching.map((b) => b.dep),
+      dep,
+    ).at(-1);
+    const exactAgent = matching
+      .filter((b) => b.dep === best)
+      .sort((a, b) => (a.agent === '*' ? 1 : 0) - (b.agent === '*' ? 1 : 0));
+    return exactAgent[0]?.tokensPerMinute ?? null;
+  }
+
+  private rateOf(pair: Pair): TokenRate {
+    const budget = this.budgetFor(pair.agentId, pair.dep);
+    return {
+      agentId: pair.agentId,
+      dep: pair.dep,
+      tokensPerMinute: pair.total,
+      budget,
+      overBudget: budget !== null && pair.total > budget,
+    };
+  }
+
+  /** Keeps only the last minute before the newest event (event time, not the clock). */
+  private expire(pair: Pair): void {
+    const from = pair.lastTs - MINUTE_MS;
+    pair.entries.sort((a, b) => a[0] - b[0]);
+    while (pair.entries.length > 0 && (pair.entries[0]?.[0] ?? 0) <= from) {
+      pair.total -= pair.entries.shift()?.[1] ?? 0;
+    }
+  }
+}

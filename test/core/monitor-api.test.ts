@@ -1,0 +1,178 @@
+/**
+ * The monitor end to end through its local API: calls read from transcripts
+ * drive the breakers, `/metrics` shows them (and passes promtool), `/api/status`
+ * explains them, an operator control is applied and recorded, and a restart
+ * rebuilds the same states from stored history.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../main/core/config/index.js';
+import { silentLogger } from '../../main/core/log.js';
+import { Monitor } from '../../main/core/monitor.js';
+import type { ApiHistory, ApiStatus } from '../../main/core/server/api-types.js';
+import { METRIC_NAMES } from '../../main/core/server/metrics.js';
+import { parsePrometheusText } from '../../main/core/sources/prometheus-text.js';
+import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
+import { until } from '../helpers/transcripts.js';
+
+let root: string;
+let stateDir: string;
+let monitor: Monitor | null;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'bb-monitor-api-'));
+  stateDir = join(root, 'openclaw');
+  mkdirSync(join(root, 'home'), { recursive: true });
+  writeFileSync(
+    join(root, 'home', 'config.json'),
+    JSON.stringify({
+      gatewayLogDir: join(root, 'logs'),
+      gatewayMetrics: { enabled: false },
+      server: { port: 0 },
+      ingest: { reconcileIntervalMs: 200 },
+    }),
+  );
+  monitor = null;
+});
+
+afterEach(async () => {
+  await monitor?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function startMonitor(): Promise<Monitor> {
+  const loaded = loadConfig(undefined, {
+    env: { BREAKERBAR_HOME: join(root, 'home'), OPENCLAW_STATE_DIR: stateDir },
+    home: root,
+    platform: 'linux',
+  });
+  monitor = new Monitor(loaded, { log: silentLogger });
+  await monitor.start();
+  return monitor;
+}
+
+/** A zhipu 429 storm (the last one asking for 10 minutes) and healthy deepseek traffic, just now. */
+function writeStorm(): void {
+  const dir = join(stateDir, 'agents', 'main', 'sessions');
+  mkdirSync(dir, { recursive: true });
+  const now = Date.now();
+  const lines = [sessionHeader('s1', now - 60_000)];
+  for (let i = 0; i < 6; i++) {
+    const ts = now - 30_000 + i * 1000;
+    lines.push(
+      assistantMessage({
+        id: `z${i}`,
+        parentId: null,
+        ts,
+        provider: 'zhipu',
+        model: 'glm-5.1',
+        outcome: 'rate_limited',
+        sample: i === 5 ? 1 : 0,
+      }),
+      assistantMessage({
+        id: `d${i}`,
+        parentId: null,
+        ts: ts + 1,
+        provider: 'deepseek',
+        model: 'deepseek-v4-pro',
+        outcome: 'ok',
+        totalTokens: 500,
+      }),
+    );
+  }
+  appendFileSync(join(dir, 's1.jsonl'), `${lines.join('\n')}\n`);
+}
+
+async function get(path: string): Promise<Response> {
+  return fetch(`${monitor?.apiUrl}${path}`);
+}
+
+async function status(): Promise<ApiStatus> {
+  return (await (await get('/api/status')).json()) as ApiStatus;
+}
+
+const breaker = (s: ApiStatus, dep: string) => s.breakers.find((b) => b.dep === dep);
+
+describe('Monitor with its local API', () => {
+  it('shows breakers driven by observed calls in /metrics and /api/status, and promtool accepts the scrape', async () => {
+    writeStorm();
+    await startMonitor();
+    await until(async () => breaker(await status(), 'zhipu/glm-5.1')?.state === 'throttled');
+
+    const zhipu = breaker(await status(), 'zhipu/glm-5.1');
+    // The sixth 429 carried Retry-After 120 s (errorRetryAfterMs): binding.
+    expect(zhipu?.retryAfterUntil).toBeGreaterThan(Date.now() + 60_000);
+    expect(zhipu?.soleDependents).toEqual([]);
+    expect(breaker(await status(), 'deepseek/deepseek-v4-pro')?.state).toBe('closed');
+
+    const response = await get('/metrics');
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0.0.4/);
+    const body = await response.text();
+    const { samples, errors } = parsePrometheusText(body);
+    expect(errors).toEqual([]);
+    const value = (name: string, labels: Record<string, string>) =>
+      samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+    expect(value(METRIC_NAMES.breakerState, { dep: 'zhipu/glm-5.1' })).toBe(3);
+    expect(value(METRIC_NAMES.breakerState, { dep: 'deepseek/deepseek-v4-pro' })).toBe(0);
+    expect(value(METRIC_NAMES.breakerTransitions, { dep: 'zhipu/glm-5.1', from: 'closed', to: 'throttled' })).toBe(1);
+    expect(value(METRIC_NAMES.calls, { dep: 'zhipu/glm-5.1', outcome: 'rate_limited' })).toBe(6);
+    expect(value(METRIC_NAMES.calls, { dep: 'zhipu/glm-5.1', outcome: 'billing' })).toBe(0);
+    expect(value(METRIC_NAMES.tokens, { dep: 'deepseek/deepseek-v4-pro', agent: 'main' })).toBe(3000);
+    expect(value(METRIC_NAMES.breakerOpenMinDuration, { dep: 'zhipu/glm-5.1' })).toBe(30);
+    // No session or message ids in any label.
+    for (const sample of samples) expect(Object.values(sample.labels).join(' ')).not.toMatch(/\bs1\b|z\d|d\d/);
+
+    const promtool = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    expect(
+      promtool.error,
+      'promtool must be installed (Debian package prometheus; .ci/run installs it)',
+    ).toBeUndefined();
+    expect(`${promtool.stdout}${promtool.stderr}`.trim()).toBe('');
+    expect(promtool.status).toBe(0);
+  });
+
+  it('applies an operator control with the token, records it, and rebuilds every state after a restart', async () => {
+    writeStorm();
+    const first = await startMonitor();
+    await until(async () => breaker(await status(), 'zhipu/glm-5.1')?.state === 'throttled');
+    const token = readFileSync(join(root, 'home', 'api-token'), 'utf8').trim();
+    const control = await fetch(
+      `${first.apiUrl}/api/breakers/${encodeURIComponent('deepseek/deepseek-v4-pro')}/control`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'force_open', reason: 'provider maintenance' }),
+      },
+    );
+    expect(control.status).toBe(200);
+    const deepseek = breaker(await status(), 'deepseek/deepseek-v4-pro');
+    expect(deepseek).toMatchObject({ state: 'open', forced: 'open', reason: 'operator: provider maintenance' });
+
+    const history = (await (await get('/api/history?step=60')).json()) as ApiHistory;
+    expect(history.transitions.map((t) => t.to)).toEqual(expect.arrayContaining(['throttled', 'open']));
+    expect(history.steps.reduce((sum, step) => sum + step.outcomes.rate_limited, 0)).toBe(6);
+
+    await first.stop();
+    monitor = null;
+    await startMonitor();
+    const after = await status();
+    expect(breaker(after, 'zhipu/glm-5.1')?.state).toBe('throttled');
+    expect(breaker(after, 'deepseek/deepseek-v4-pro')).toMatchObject({ state: 'open', forced: 'open' });
+  });
+
+  it('refuses a control without the token and changes nothing', async () => {
+    writeStorm();
+    await startMonitor();
+    await until(async () => breaker(await status(), 'deepseek/deepseek-v4-pro') !== undefined);
+    const response = await fetch(`${monitor?.apiUrl}/api/breakers/deepseek%2Fdeepseek-v4-pro/control`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'force_open', reason: 'x' }),
+    });
+    expect(response.status).toBe(401);
+    expect(breaker(await status(), 'deepseek/deepseek-v4-pro')?.state).toBe('closed');
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * An in-memory ApiBackend for the HTTP server's tests: canned status, history
+ * and metrics, a record of every control() and history() call, and emit() to
+ * push events to subscribers. Also a Logger that keeps its lines, so a test can
+ * check that a rejection was logged (and that no secret was).
+ */
+import type { BreakerSnapshot, Transition } from '../../main/core/breaker/types.js';
+import type { LogFields, Logger, LogLevel } from '../../main/core/log.js';
+import type {
+  ApiBackend,
+  ApiEvent,
+  ApiHistory,
+  ApiStatus,
+  ControlRequest,
+  HistoryQuery,
+} from '../../main/core/server/api-types.js';
+
+export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
+  return {
+    dep,
+    state: 'closed',
+    forced: null,
+    reason: '',
+    since: 0,
+    openUntil: null,
+    retryAfterUntil: null,
+    openDurationMs: 30_000,
+    window: { calls: 0, failures: 0, successes: 0, failureRate: 0 },
+    consecutiveFailures: 0,
+    trialSuccesses: 0,
+    rejections: 0,
+    retryAfterSkips: 0,
+    lastEventAt: null,
+    ...overrides,
+  };
+}
+
+export class FakeBackend implements ApiBackend {
+  readonly controls: ControlRequest[] = [];
+  readonly historyQueries: HistoryQuery[] = [];
+  metricsResult = {
+    contentType: 'text/plain; version=0.0.4; charset=utf-8',
+    body: '# HELP breaker_state 0 closed, 1 half_open, 2 open, 3 throttled\n# TYPE breaker_state gauge\nbreaker_state{dep="openai/gpt-4o"} 0\n',
+  };
+  /** When set, control() throws it (a control the engine refuses). */
+  controlError: Error | null = null;
+  statusResult: ApiStatus = {
+    version: '0.0.0-test',
+    generatedAt: 1_700_000_000_000,
+    breakers: [{ ...breakerSnapshot('openai/gpt-4o'), soleDependents: [], stalled: null }],
+    tokens: [],
+    sources: [],
+    gateway: null,
+    watchdog: null,
+  };
+  private readonly listeners = new Set<(event: ApiEvent) => void>();
+
+  status(): ApiStatus {
+    return this.statusResult;
+  }
+
+  history(query: HistoryQuery): ApiHistory {
+    this.historyQueries.push(query);
+    return { from: query.from, to: query.to, stepMs: query.stepMs, steps: [], transitions: [], restarts: [] };
+  }
+
+  async metrics(): Promise<{ contentType: string; body: string }> {
+    return this.metricsResult;
+  }
+
+  control(request: ControlRequest): Transition[] {
+    this.controls.push(request);
+    if (this.controlError) throw this.controlError;
+    const to = request.action === 'force_open' ? 'open' : 'closed';
+    return [{ dep: request.dep, from: 'closed', to, reason: `operator: ${request.reason}`, ts: 1_700_000_000_000 }];
+  }
+
+  subscribe(listener: (event: ApiEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: ApiEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  get subscribers(): number {
+    return this.listeners.size;
+  }
+}
+
+export interface LogLine {
+  level: LogLevel;
+  msg: string;
+  fields: LogFields;
+}
+
+export interface RecordingLogger extends Logger {
+  readonly lines: LogLine[];
+  /** Every line as one string, to search for things that must never be logged. */
+  text(): string;
+}
+
+export function recordingLogger(): RecordingLogger {
+  const lines: LogLine[] = [];
+  const at =
+    (level: LogLevel) =>
+    (msg: string, fields: LogFields = {}) => {
+      lines.push({ level, msg, fields });
+    };
+  return {
+    lines,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    text: () => lines.map((line) => JSON.stringify(line)).join('\n'),
+  };
+}
