@@ -312,7 +312,10 @@ export class Store {
       .all(since) as Array<{ agentId: string; dep: string; provider: string }>;
   }
 
-  /** Counts by outcome per step of `stepMs` in [from, to), optionally for one dependency (model or provider). */
+  /**
+   * Counts by outcome per step of `stepMs` in [from, to), optionally for one dependency (model or provider).
+   * (JS numbers bind as REAL, so the step index is cast back to an integer.)
+   */
   outcomeSteps(
     from: number,
     to: number,
@@ -322,7 +325,7 @@ export class Store {
     const filter = dep === undefined ? '' : 'AND (dep = @dep OR provider = @dep)';
     return this.db
       .prepare(
-        `SELECT (ts - @from) / @step AS step, outcome, count(*) AS n FROM calls
+        `SELECT CAST((ts - @from) / @step AS INTEGER) AS step, outcome, count(*) AS n FROM calls
          WHERE ts >= @from AND ts < @to ${filter} GROUP BY step, outcome ORDER BY step`,
       )
       .all({ from, to, step: stepMs, dep }) as Array<{ step: number; outcome: Outcome; n: number }>;
