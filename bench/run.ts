@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- <name ...>`: runs benchmarks and records their figures in
- * docs/benchmarks.md. Names: scan, latency, idle (or all).
+ * docs/benchmarks.md. Names: scan, latency, idle, api (or all).
  */
+import { apiBench } from './api.js';
 import { idleBench } from './idle.js';
 import { latencyBench } from './latency.js';
 import { scanBench } from './scan.js';
@@ -9,6 +10,7 @@ import { scanBench } from './scan.js';
 const BENCHES: Record<string, () => Promise<void>> = {
   scan: () => scanBench(Number(process.env.BENCH_SCAN_MB ?? 500), Number(process.env.BENCH_ROUNDS ?? 3)),
   latency: () => latencyBench(),
+  api: () => apiBench(),
   idle: () => idleBench(),
 };
 

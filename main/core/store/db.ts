@@ -322,7 +322,8 @@ export class Store {
     stepMs: number,
     dep?: string,
   ): Array<{ step: number; outcome: Outcome; n: number }> {
-    const filter = dep === undefined ? '' : 'AND (dep = @dep OR provider = @dep)';
+    // `provider/model` uses the (dep, ts) index; a bare provider (breakers keyed by provider) filters on it.
+    const filter = dep === undefined ? '' : dep.includes('/') ? 'AND dep = @dep' : 'AND provider = @dep';
     return this.db
       .prepare(
         `SELECT CAST((ts - @from) / @step AS INTEGER) AS step, outcome, count(*) AS n FROM calls
