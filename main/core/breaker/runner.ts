@@ -128,10 +128,9 @@ export class BreakerRunner {
   probeFinished(dep: string, outcome: Pick<Observation, 'ts' | 'outcome' | 'retryAfterMs'>): void {
     const breaker = this.breakers.get(dep);
     if (!breaker) return;
-    this.emit(
-      breaker,
-      breaker.probeFinished({ ...outcome, phase: 'before_output', sessionId: 'breakerbar-probe', probe: true }),
-    );
+    // Each probe is its own trial: independent evidence, like calls from different sessions.
+    const sessionId = `breakerbar-probe-${++this.probes}`;
+    this.emit(breaker, breaker.probeFinished({ ...outcome, phase: 'before_output', sessionId, probe: true }));
   }
 
   has(dep: string): boolean {

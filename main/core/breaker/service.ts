@@ -82,8 +82,8 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   /** Rebuilds state from stored history, then keeps time. */
   start(): void {
     const { store, clock, metrics } = this.options;
-    for (const { agentId, dep, provider } of store.agentDependencies(clock() - DAY_MS)) {
-      this.dependents.record(agentId, breakerKeyOf({ dep, provider }, this.options.config.breakers.key), clock());
+    for (const { agentId, dep, provider, ts } of store.agentDependencies(clock() - DAY_MS)) {
+      this.dependents.record(agentId, breakerKeyOf({ dep, provider }, this.options.config.breakers.key), ts);
     }
     this.runner.replay();
     metrics.baseline(this.runner.snapshots());
@@ -106,7 +106,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
       const dep = breakerKeyOf(call, key);
       this.dependents.record(call.agentId, dep, call.ts);
       this.stalls.callSeen(call.sessionId, dep);
-      this.stalls.progressed(call.sessionId, dep);
+      this.stalls.progressed(call.sessionId);
       this.options.metrics.declareDependency(call.dep);
     }
     this.options.metrics.recordCalls(calls, this.options.clock());

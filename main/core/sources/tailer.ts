@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
+import { WorkQueue } from './work-queue.js';
 
 /**
  * How a file name is treated: `follow` reads new files from the start;
@@ -101,8 +102,7 @@ export class FileTailer {
   private readonly remembered = new Map<string, StoredPosition>();
   /** Files that vanished from their path; kept one reconcile round in case they were renamed. */
   private readonly orphans = new Map<string, { tracked: Tracked; since: number }>();
-  private readonly dirty = new Set<string>();
-  private readonly followUps = new Map<string, NodeJS.Timeout>();
+  private readonly queue: WorkQueue;
   /** Files whose first line is not complete yet, with how many quick re-looks they had. */
   private readonly unidentified = new Map<string, number>();
   /** Paths found by the first listing and not looked at yet; stored positions are trusted until it is empty. */
@@ -110,16 +110,17 @@ export class FileTailer {
   private readonly watchedRoots = new Set<string>();
   private watcher: Watcher | null = null;
   private reconcileTimer: NodeJS.Timeout | null = null;
-  private pumping = false;
   private stopped = true;
   private reconciles = 0;
   private consumed = 0;
   private readonly chunkBytes: number;
-  private readonly followUpMs: number;
 
   constructor(private readonly options: TailerOptions) {
     this.chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
-    this.followUpMs = options.followUpMs ?? 100;
+    this.queue = new WorkQueue((path) => {
+      this.safely(path, () => this.check(path));
+      this.firstLookDone(path);
+    }, options.followUpMs ?? 100);
     for (const position of options.initialPositions) this.remembered.set(inodeOfKey(position.key), position);
   }
 
@@ -133,7 +134,7 @@ export class FileTailer {
       onPath: (path) => this.touch(path),
     });
     this.reconcile();
-    this.firstLook = new Set(this.dirty);
+    this.firstLook = new Set(this.queue.keys());
     this.firstLookDone(null);
     this.reconcileTimer = setInterval(() => this.reconcile(), this.options.reconcileIntervalMs);
     this.reconcileTimer.unref?.();
@@ -142,8 +143,7 @@ export class FileTailer {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
-    for (const timer of this.followUps.values()) clearTimeout(timer);
-    this.followUps.clear();
+    this.queue.stop();
     await this.watcher?.close();
     this.watcher = null;
   }
@@ -161,14 +161,13 @@ export class FileTailer {
 
   /** True when nothing is queued: every followed file has been read to its last complete line. */
   get idle(): boolean {
-    return this.dirty.size === 0 && !this.pumping;
+    return this.queue.idle;
   }
 
   /** Marks a path for a look soon (watcher events, tests, hosts that know better). */
   touch(path: string): void {
     if (this.stopped || this.options.roleOf(path) === 'ignore') return;
-    this.dirty.add(path);
-    this.schedulePump();
+    this.queue.add(path);
   }
 
   /** Re-lists the roots and queues every file whose size or identity may have changed. */
@@ -182,7 +181,7 @@ export class FileTailer {
         this.watcher?.add(root);
       }
     }
-    for (const path of this.byPath.keys()) if (!seen.has(path)) this.dirty.add(path);
+    for (const path of this.byPath.keys()) if (!seen.has(path)) this.queue.add(path);
     // Orphans not found again under another name for a whole round were deleted.
     for (const [inode, orphan] of this.orphans) {
       if (orphan.since < this.reconciles - 1) {
@@ -190,7 +189,6 @@ export class FileTailer {
         this.safely(orphan.tracked.path, () => this.options.forget(orphan.tracked.key));
       }
     }
-    this.schedulePump();
   }
 
   /** Lists `dir` down to the configured depth; false when it does not exist (yet). */
@@ -216,30 +214,9 @@ export class FileTailer {
       if (role === 'ignore' || (role === 'continue' && !lookForRenames && !this.byPath.has(path))) continue;
       seen.add(path);
       const tracked = this.byPath.get(path);
-      if (!tracked) this.dirty.add(path);
-      else if (statSize(path) !== tracked.offset) this.dirty.add(path);
+      if (!tracked || statSize(path) !== tracked.offset) this.queue.add(path);
     }
     return true;
-  }
-
-  private schedulePump(): void {
-    if (this.pumping || this.dirty.size === 0 || this.stopped) return;
-    this.pumping = true;
-    setImmediate(() => this.pump());
-  }
-
-  /** Looks at one queued file per turn of the event loop, so a big backfill never blocks the process. */
-  private pump(): void {
-    const next = this.dirty.values().next();
-    if (next.done || this.stopped) {
-      this.pumping = false;
-      return;
-    }
-    const path = next.value;
-    this.dirty.delete(path);
-    this.safely(path, () => this.check(path));
-    this.firstLookDone(path);
-    setImmediate(() => this.pump());
   }
 
   /**
@@ -315,7 +292,7 @@ export class FileTailer {
       // it to the watcher and the reconcile tick (an empty file may stay empty for hours).
       const looks = this.unidentified.get(path) ?? 0;
       this.unidentified.set(path, looks + 1);
-      if (looks < 5 && stats.size > 0) this.scheduleFollowUp(path);
+      if (looks < 5 && stats.size > 0) this.queue.later(path);
       return undefined;
     }
     this.unidentified.delete(path);
@@ -371,20 +348,8 @@ export class FileTailer {
     tracked.offset = toOffset;
     // More already on disk: queue the rest behind other files' turns. Either way look
     // again shortly, because the watcher may never report the end of this burst.
-    if (toOffset < size) this.dirty.add(tracked.path);
-    this.scheduleFollowUp(tracked.path);
-  }
-
-  private scheduleFollowUp(path: string): void {
-    if (this.stopped) return;
-    const existing = this.followUps.get(path);
-    if (existing) clearTimeout(existing);
-    const timer = setTimeout(() => {
-      this.followUps.delete(path);
-      this.touch(path);
-    }, this.followUpMs);
-    timer.unref?.();
-    this.followUps.set(path, timer);
+    if (toOffset < size) this.queue.add(tracked.path);
+    this.queue.later(tracked.path);
   }
 }
 

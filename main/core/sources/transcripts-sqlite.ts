@@ -35,6 +35,7 @@ import {
 } from './agent-database.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import { readRecord } from './transcript-record.js';
+import { WorkQueue } from './work-queue.js';
 
 const PAGE_ROWS = 1000;
 const MAX_BACKOFF_MS = 5000;
@@ -80,18 +81,21 @@ export class SqliteTranscriptSource implements Source {
   readonly kind = 'sqlite' as const;
   private readonly followers = new Map<string, Follower>();
   private readonly stored = new Map<string, Cursor>();
-  private readonly dirty = new Set<string>();
-  private readonly followUps = new Map<string, NodeJS.Timeout>();
+  private readonly queue: WorkQueue;
   private readonly counts = { lines: 0, malformed: 0, calls: 0, stored: 0, duplicates: 0 };
   private watcher: FSWatcher | null = null;
   private tick: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
-  private pumping = false;
   private stopped = true;
   private lastEventAt: number | null = null;
   private lastError: string | null = null;
 
-  constructor(private readonly options: SqliteSourceOptions) {}
+  constructor(private readonly options: SqliteSourceOptions) {
+    this.queue = new WorkQueue((path) => {
+      const follower = this.followers.get(path);
+      if (follower && !follower.retryTimer) this.read(follower);
+    }, options.followUpMs ?? 100);
+  }
 
   start(): void {
     this.stopped = false;
@@ -106,22 +110,20 @@ export class SqliteTranscriptSource implements Source {
   /** Marks every open database the gateway has committed to since we last read it. */
   private checkVersions(): void {
     for (const follower of this.followers.values()) {
-      if (!follower.db || follower.retryTimer || this.dirty.has(follower.path)) continue;
+      if (!follower.db || follower.retryTimer || this.queue.has(follower.path)) continue;
       try {
-        if (follower.db.dataVersion() !== follower.dataVersion) this.dirty.add(follower.path);
+        if (follower.db.dataVersion() !== follower.dataVersion) this.queue.add(follower.path);
       } catch {
-        this.dirty.add(follower.path);
+        this.queue.add(follower.path);
       }
     }
-    this.schedulePump();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.tick) clearInterval(this.tick);
     if (this.poll) clearInterval(this.poll);
-    for (const timer of this.followUps.values()) clearTimeout(timer);
-    this.followUps.clear();
+    this.queue.stop();
     for (const follower of this.followers.values()) {
       if (follower.retryTimer) clearTimeout(follower.retryTimer);
       follower.db?.close();
@@ -132,7 +134,7 @@ export class SqliteTranscriptSource implements Source {
   }
 
   get caughtUp(): boolean {
-    return this.dirty.size === 0 && !this.pumping && [...this.followers.values()].every((f) => !f.retryTimer);
+    return this.queue.idle && [...this.followers.values()].every((f) => !f.retryTimer);
   }
 
   coveredAgents(): ReadonlySet<string> {
@@ -178,8 +180,7 @@ export class SqliteTranscriptSource implements Source {
       if (!this.stopped && basename(path) === AGENT_DATABASE_NAME) this.reconcile();
       return;
     }
-    this.dirty.add(path);
-    this.schedulePump();
+    this.queue.add(path);
   }
 
   /** Finds new and vanished databases and asks each open one whether the gateway wrote since. */
@@ -196,9 +197,8 @@ export class SqliteTranscriptSource implements Source {
         this.drop(follower, 'deleted');
         continue;
       }
-      if (this.changed(follower)) this.dirty.add(follower.path);
+      if (this.changed(follower)) this.queue.add(follower.path);
     }
-    this.schedulePump();
   }
 
   /** Watches `<stateDir>/agents` once it exists (OpenClaw may be installed after BreakerBar). */
@@ -235,14 +235,14 @@ export class SqliteTranscriptSource implements Source {
       backoffMs: 50,
       retryTimer: null,
     });
-    this.dirty.add(path);
+    this.queue.add(path);
   }
 
   private drop(follower: Follower, why: string): void {
     follower.db?.close();
     if (follower.retryTimer) clearTimeout(follower.retryTimer);
     this.followers.delete(follower.path);
-    this.dirty.delete(follower.path);
+    this.queue.delete(follower.path);
     this.options.sink.commit({ events: [], forget: [{ source: 'sqlite', key: follower.path }] });
     this.options.log.info('agent database gone; stopped following it', { path: follower.path, why });
   }
@@ -259,25 +259,6 @@ export class SqliteTranscriptSource implements Source {
     }
   }
 
-  private schedulePump(): void {
-    if (this.pumping || this.dirty.size === 0 || this.stopped) return;
-    this.pumping = true;
-    setImmediate(() => this.pump());
-  }
-
-  /** Reads one page of one database per turn of the event loop. */
-  private pump(): void {
-    const next = this.dirty.values().next();
-    if (next.done || this.stopped) {
-      this.pumping = false;
-      return;
-    }
-    this.dirty.delete(next.value);
-    const follower = this.followers.get(next.value);
-    if (follower && !follower.retryTimer) this.read(follower);
-    setImmediate(() => this.pump());
-  }
-
   private read(follower: Follower): void {
     try {
       if (!this.ensureOpen(follower)) return;
@@ -291,12 +272,12 @@ export class SqliteTranscriptSource implements Source {
       this.consume(follower, rows);
       follower.backoffMs = 50;
       if (rows.length === PAGE_ROWS) {
-        this.dirty.add(follower.path);
+        this.queue.add(follower.path);
       } else {
         follower.dataVersion = version;
         follower.replaying = false;
       }
-      if (rows.length > 0) this.scheduleFollowUp(follower.path);
+      if (rows.length > 0) this.queue.later(follower.path);
     } catch (error) {
       this.failed(follower, error as Error);
     }
@@ -399,17 +380,6 @@ export class SqliteTranscriptSource implements Source {
     }, follower.backoffMs);
     follower.retryTimer.unref?.();
     follower.backoffMs = Math.min(follower.backoffMs * 2, MAX_BACKOFF_MS);
-  }
-
-  private scheduleFollowUp(path: string): void {
-    const existing = this.followUps.get(path);
-    if (existing) clearTimeout(existing);
-    const timer = setTimeout(() => {
-      this.followUps.delete(path);
-      this.touch(path);
-    }, this.options.followUpMs ?? 100);
-    timer.unref?.();
-    this.followUps.set(path, timer);
   }
 
   private safeMaxRowid(follower: Follower): number {

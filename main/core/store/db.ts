@@ -305,11 +305,13 @@ export class Store {
       .all(since) as ReplayCall[];
   }
 
-  /** Which dependencies each agent called since `since`. */
-  agentDependencies(since: number): Array<{ agentId: string; dep: string; provider: string }> {
+  /** Which dependencies each agent called since `since`, and when last. */
+  agentDependencies(since: number): Array<{ agentId: string; dep: string; provider: string; ts: number }> {
     return this.db
-      .prepare('SELECT agent_id AS agentId, dep, provider FROM calls WHERE ts >= ? GROUP BY agent_id, dep')
-      .all(since) as Array<{ agentId: string; dep: string; provider: string }>;
+      .prepare(
+        'SELECT agent_id AS agentId, dep, provider, max(ts) AS ts FROM calls WHERE ts >= ? GROUP BY agent_id, dep',
+      )
+      .all(since) as Array<{ agentId: string; dep: string; provider: string; ts: number }>;
   }
 
   /**

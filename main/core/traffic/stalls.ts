@@ -40,9 +40,9 @@ export class StallTracker {
     return dep;
   }
 
-  /** A session that made a call again is no longer stalled. */
-  progressed(sessionId: string, dep: string): void {
-    this.stalls.get(dep)?.delete(sessionId);
+  /** A session that made a call again (to any dependency: it may have fallen back) is no longer stalled. */
+  progressed(sessionId: string): void {
+    for (const sessions of this.stalls.values()) sessions.delete(sessionId);
   }
 
   stalled(dep: string, now: number): { sessions: number; since: number } | null {

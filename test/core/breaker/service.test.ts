@@ -1,0 +1,273 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BreakerService } from '../../../main/core/breaker/service.js';
+import type { Transition } from '../../../main/core/breaker/types.js';
+import type { Outcome } from '../../../main/core/classify.js';
+import { configSchema } from '../../../main/core/config/index.js';
+import { parseWith } from '../../../main/core/config/schema.js';
+import type { CallEvent, GatewaySignal } from '../../../main/core/events.js';
+import { silentLogger } from '../../../main/core/log.js';
+import type { TokenRate } from '../../../main/core/server/api-types.js';
+import { BreakerbarMetrics, METRIC_NAMES } from '../../../main/core/server/metrics.js';
+import { Store } from '../../../main/core/store/db.js';
+
+const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
+const s = (seconds: number): number => T0 + seconds * 1000;
+const GLM = 'zhipu/glm-5.1';
+const GLM_AIR = 'zhipu/glm-4.5-air';
+const CLAUDE = 'anthropic/claude-sonnet-4';
+
+let tmp: string;
+let store: Store;
+let services: BreakerService[];
+
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'breakerbar-service-'));
+  store = Store.open(join(tmp, 'breakerbar.sqlite'));
+  services = [];
+});
+
+afterEach(() => {
+  for (const service of services) service.stop();
+  store.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+interface CallSpec {
+  agent?: string;
+  session?: string;
+  dep?: string;
+  outcome?: Outcome;
+  tokens?: number;
+}
+
+let nextKey = 0;
+
+/** A call at `seconds` after T0: by default agent main, session s1, to GLM, ok, 100 tokens. */
+function call(seconds: number, spec: CallSpec = {}): CallEvent {
+  const { agent = 'main', session = 's1', dep = GLM, outcome = 'ok', tokens = 100 } = spec;
+  const [provider = '', model = ''] = dep.split('/');
+  const failed = outcome !== 'ok';
+  return {
+    key: `${agent}/e${nextKey++}`,
+    ts: s(seconds),
+    source: 'jsonl',
+    agentId: agent,
+    sessionId: session,
+    dep,
+    provider,
+    model,
+    api: 'openai-completions',
+    stopReason: failed ? 'error' : 'stop',
+    outcome,
+    phase: failed ? 'before_output' : 'complete',
+    httpStatus: failed ? 503 : null,
+    errorCode: null,
+    retryAfterMs: null,
+    usage: { input: tokens, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: 0 },
+  };
+}
+
+/** Five server errors on `dep` at 0–4 s: enough to open its breaker. */
+const outage = (dep: string, spec: CallSpec = {}) =>
+  [0, 1, 2, 3, 4].map((i) => call(i, { ...spec, dep, outcome: 'server_error', tokens: 0 }));
+
+/** A gateway-log stall report for `sessionId` at `seconds`. */
+function stall(sessionId: string, seconds: number): GatewaySignal {
+  return {
+    key: `gateway.log:${nextKey++}`,
+    ts: s(seconds),
+    kind: 'stall',
+    sessionId,
+    sessionKey: `agent:main:${sessionId}`,
+    runId: null,
+    dep: null,
+    candidateDep: null,
+    decision: null,
+    reason: null,
+    httpStatus: null,
+    finalOutcome: null,
+    lane: null,
+    durationMs: 120_000,
+    classification: 'stalled_agent_run',
+    detail: null,
+  };
+}
+
+interface Harness {
+  service: BreakerService;
+  metrics: BreakerbarMetrics;
+  wall: { now: number };
+  transitions: Transition[];
+  budgets: TokenRate[];
+}
+
+/** A service over the test store with `config` (as in config.json), the wall clock at `now`. */
+function harness(config: Record<string, unknown> = {}, now = s(10)): Harness {
+  const wall = { now };
+  const metrics: BreakerbarMetrics = new BreakerbarMetrics({
+    snapshots: () => service.snapshots(),
+    sources: () => [],
+    stalledSessions: () => service.stalledSessions(),
+  });
+  const service = new BreakerService({
+    config: parseWith(configSchema, config),
+    store,
+    metrics,
+    log: silentLogger,
+    clock: () => wall.now,
+    env: {},
+  });
+  services.push(service);
+  const h: Harness = { service, metrics, wall, transitions: [], budgets: [] };
+  service.on('transition', (t) => h.transitions.push(t));
+  service.on('budget', (rate) => h.budgets.push(rate));
+  return h;
+}
+
+/** Feeds each call as its own batch, as a source delivers them. */
+function observeEach(h: Harness, calls: readonly CallEvent[]): void {
+  for (const c of calls) h.service.observe([c]);
+}
+
+/** The value of one series of a metric, by its labels. */
+async function sample(h: Harness, name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const data = await h.metrics.registry.getSingleMetric(name)?.get();
+  return data?.values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value;
+}
+
+const breaker = (h: Harness, dep: string) => h.service.breakers().find((b) => b.dep === dep);
+
+describe('BreakerService: breakers', () => {
+  it('announces each transition as an event and counts it in breaker_transitions_total', async () => {
+    const h = harness();
+    h.service.observe(outage(GLM));
+    expect(h.transitions).toEqual([
+      { dep: GLM, from: 'closed', to: 'open', reason: '5 consecutive failures', ts: s(4) },
+    ]);
+    expect(await sample(h, METRIC_NAMES.breakerTransitions, { dep: GLM, from: 'closed', to: 'open' })).toBe(1);
+  });
+
+  it('counts calls seen while open in breaker_rejections_total', async () => {
+    const h = harness();
+    h.service.observe(outage(GLM));
+    observeEach(h, [call(5), call(6)]);
+    expect(await sample(h, METRIC_NAMES.breakerRejections, { dep: GLM })).toBe(2);
+  });
+
+  it('rebuilds breakers and who depends on them from the store at start, without announcing anything', () => {
+    store.commit({ events: [...outage(GLM), call(5, { agent: 'ops', dep: CLAUDE })] });
+    const h = harness();
+    h.service.start();
+    expect(h.service.breakers().map((b) => [b.dep, b.state, b.soleDependents])).toEqual([
+      [CLAUDE, 'closed', []],
+      [GLM, 'open', ['main']],
+    ]);
+    expect(h.transitions).toEqual([]);
+  });
+});
+
+describe('BreakerService: sole dependents', () => {
+  it('lists the agents whose only dependency is the open one', () => {
+    const h = harness();
+    observeEach(h, [call(0, { agent: 'ops', dep: CLAUDE }), call(0, { agent: 'ops' }), call(0, { agent: 'zed' })]);
+    h.service.observe(outage(GLM));
+    expect(breaker(h, GLM)).toMatchObject({ state: 'open', soleDependents: ['main', 'zed'] });
+  });
+
+  it('lists no one while the breaker is closed', () => {
+    const h = harness();
+    observeEach(h, [call(0), call(1, { agent: 'ops', dep: CLAUDE })]);
+    expect(h.service.breakers().map((b) => b.soleDependents)).toEqual([[], []]);
+  });
+
+  it('counts the models of one provider as one dependency with breakers.key "provider"', () => {
+    const h = harness({ breakers: { key: 'provider' } });
+    observeEach(h, [call(0, { dep: GLM_AIR }), call(0, { agent: 'ops', dep: CLAUDE }), call(0, { agent: 'ops' })]);
+    h.service.observe(outage(GLM));
+    expect(breaker(h, 'zhipu')).toMatchObject({ state: 'open', soleDependents: ['main'] });
+  });
+});
+
+describe('BreakerService: token rates and budgets', () => {
+  const budgets = [{ agent: 'main', dep: 'zhipu/*', tokensPerMinute: 1000 }];
+
+  it('reports tokens per agent and dependency over the last minute of event time', () => {
+    const h = harness({}, s(300));
+    observeEach(h, [
+      call(0, { tokens: 5000 }),
+      call(61, { tokens: 300 }),
+      call(90, { tokens: 200 }),
+      call(90, { agent: 'ops', tokens: 40 }),
+      call(90, { dep: CLAUDE, tokens: 70 }),
+    ]);
+    expect(h.service.tokenRates()).toEqual([
+      { agentId: 'main', dep: GLM, tokensPerMinute: 500, budget: null, overBudget: false },
+      { agentId: 'main', dep: CLAUDE, tokensPerMinute: 70, budget: null, overBudget: false },
+      { agentId: 'ops', dep: GLM, tokensPerMinute: 40, budget: null, overBudget: false },
+    ]);
+  });
+
+  it('emits budget once when a rate crosses its budget, counted in the metric', async () => {
+    const h = harness({ budgets });
+    observeEach(h, [call(0, { tokens: 600 }), call(10, { tokens: 600 }), call(20, { tokens: 600 })]);
+    expect(h.budgets).toEqual([{ agentId: 'main', dep: GLM, tokensPerMinute: 1200, budget: 1000, overBudget: true }]);
+    expect(await sample(h, METRIC_NAMES.tokenBudgetExceeded, { dep: GLM, agent: 'main' })).toBe(1);
+  });
+
+  it('emits budget again only after the rate has dropped below it', () => {
+    const h = harness({ budgets });
+    observeEach(h, [
+      call(0, { tokens: 1200 }),
+      call(30, { tokens: 10 }),
+      call(120, { tokens: 10 }),
+      call(121, { tokens: 1200 }),
+    ]);
+    expect(h.budgets.map((b) => b.tokensPerMinute)).toEqual([1200, 1210]);
+  });
+
+  it('holds only the agents and dependencies the budget names', () => {
+    const h = harness({ budgets });
+    observeEach(h, [call(0, { agent: 'ops', tokens: 5000 }), call(0, { dep: CLAUDE, tokens: 5000 })]);
+    expect(h.budgets).toEqual([]);
+  });
+});
+
+describe('BreakerService: stalls', () => {
+  it("attributes a stall signal to the dependency of the session's last call", async () => {
+    const h = harness({}, s(60));
+    observeEach(h, [call(0, { dep: CLAUDE }), call(10), call(11, { session: 's2', dep: CLAUDE })]);
+    h.service.signal([stall('s1', 50)]);
+    expect(breaker(h, GLM)?.stalled).toEqual({ sessions: 1, since: s(50) });
+    expect(breaker(h, CLAUDE)?.stalled).toBeNull();
+    expect(h.service.stalledSessions()).toEqual([{ dep: GLM, sessions: 1 }]);
+    expect(await sample(h, METRIC_NAMES.stalledSessions, { dep: GLM })).toBe(1);
+    expect(await sample(h, METRIC_NAMES.signals, { kind: 'stall' })).toBe(1);
+  });
+
+  it('clears the stall when the session calls again', () => {
+    const h = harness({}, s(60));
+    h.service.observe([call(10)]);
+    h.service.signal([stall('s1', 50)]);
+    h.service.observe([call(55)]);
+    expect(breaker(h, GLM)?.stalled).toBeNull();
+    expect(h.service.stalledSessions()).toEqual([]);
+  });
+
+  it('clears the stall when the session calls again on another dependency', () => {
+    const h = harness({}, s(60));
+    h.service.observe([call(10)]);
+    h.service.signal([stall('s1', 50)]);
+    h.service.observe([call(55, { dep: CLAUDE })]);
+    expect(h.service.stalledSessions()).toEqual([]);
+  });
+
+  it('ignores stall signals for sessions it cannot place', () => {
+    const h = harness({}, s(60));
+    h.service.observe([call(10)]);
+    h.service.signal([stall('unknown', 50)]);
+    expect(h.service.stalledSessions()).toEqual([]);
+  });
+});
