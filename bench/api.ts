@@ -46,6 +46,7 @@ function fillHistory(store: Store, now: number): number {
         httpStatus: null,
         errorCode: null,
         retryAfterMs: null,
+        credential: null,
         usage: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0, totalTokens: 150, cost: 0 },
       });
     }

@@ -43,6 +43,11 @@ export interface CallEvent {
   httpStatus: number | null;
   errorCode: string | null;
   retryAfterMs: number | null;
+  /**
+   * A short fingerprint (sha256, 12 hex digits) of the auth profile the call used,
+   * where the record names one; never the profile id itself (it may be an e-mail).
+   */
+  credential: string | null;
   usage: TokenUsage;
 }
 

@@ -30,9 +30,18 @@ export interface BreakerRunnerOptions {
   jitter?: () => number;
 }
 
-/** The key a call's breaker is found under: `provider/model` (default) or `provider`. */
-export function breakerKeyOf(call: Pick<CallEvent, 'dep' | 'provider'>, key: BreakersConfig['key']): string {
-  return key === 'provider' ? call.provider : call.dep;
+/**
+ * The key a call's breaker is found under: `provider/model` (default), `provider`, or
+ * `provider/model/<credential fingerprint>` where the record names an auth profile
+ * (so two API keys of one provider do not share a breaker). Never a user or session id.
+ */
+export function breakerKeyOf(
+  call: Pick<CallEvent, 'dep' | 'provider'> & { credential?: string | null },
+  key: BreakersConfig['key'],
+): string {
+  if (key === 'provider') return call.provider;
+  if (key === 'credential' && call.credential) return `${call.dep}/${call.credential}`;
+  return call.dep;
 }
 
 /** Defaults with every matching override applied, least specific first. */

@@ -102,7 +102,11 @@ export const configSchema = group({
     ),
   }),
   breakers: group({
-    key: oneOf('model', ['model', 'provider'] as const, 'Breaker per `provider/model` (model) or per provider.'),
+    key: oneOf(
+      'model',
+      ['model', 'provider', 'credential'] as const,
+      'Breaker per `provider/model` (model), per provider, or per `provider/model/<credential fingerprint>` where a record names its auth profile (credential).',
+    ),
     ...policyShape,
     overrides: record(
       policyShape,

@@ -420,6 +420,7 @@ export function fallbackAsCall(signal: GatewaySignal, agentId: string): CallEven
     httpStatus: verdict.outcome === 'ok' ? null : signal.httpStatus,
     errorCode: null,
     retryAfterMs: null,
+    credential: null,
     usage: { ...NO_USAGE },
   };
 }

@@ -582,6 +582,7 @@ function metricsCall(series: Series, dep: string, scrapeTime: number, i: number)
     // OpenClaw's own category (`rate_limit`, `TimeoutError`, …) is the closest thing to an error code it exports.
     errorCode: outcome === 'ok' || category === undefined || category === 'none' ? null : category,
     retryAfterMs: null,
+    credential: null,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 },
   };
 }

@@ -7,6 +7,7 @@
  * words like "429" in user text, tool results, tool-call arguments or
  * compaction summaries can never be mistaken for an outcome.
  */
+import { createHash } from 'node:crypto';
 import { classify, isSeedRateLimit } from '../classify.js';
 import type { CallEvent, SourceKind, TokenUsage } from '../events.js';
 import { Elided, MALFORMED, type Skimmed, skimJson } from './json-skim.js';
@@ -76,6 +77,7 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
     api: text(message.api),
     stopReason: text(message.stopReason),
     ...verdict,
+    credential: credentialOf(text(message.authProfileId) ?? text(value.authProfileId)),
     usage,
   };
   return { kind: 'call', call, seedRateLimit: isSeedRateLimit(facts) };
@@ -110,6 +112,11 @@ function eventTime(entry: JsonObject, message: JsonObject): number | null {
     if (Number.isFinite(parsed)) return parsed;
   }
   return null;
+}
+
+/** The auth profile's fingerprint: enough to key a breaker per credential, nothing to identify anyone by. */
+export function credentialOf(authProfileId: string | null): string | null {
+  return authProfileId === null ? null : createHash('sha256').update(authProfileId).digest('hex').slice(0, 12);
 }
 
 function tokenUsage(value: Skimmed | undefined): TokenUsage {

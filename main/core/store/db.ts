@@ -68,6 +68,7 @@ export interface ReplayCall {
   ts: number;
   dep: string;
   provider: string;
+  credential: string | null;
   agentId: string;
   sessionId: string;
   outcome: Outcome;
@@ -154,10 +155,10 @@ export class Store {
     this.insertCall = db.prepare(`
       INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
         outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output,
-        tokens_cache_read, tokens_cache_write, tokens_total, cost)
+        tokens_cache_read, tokens_cache_write, tokens_total, cost, credential)
       VALUES (@key, @ts, @source, @agentId, @sessionId, @dep, @provider, @model, @api, @stopReason,
         @outcome, @phase, @httpStatus, @errorCode, @retryAfterMs, @input, @output,
-        @cacheRead, @cacheWrite, @totalTokens, @cost)
+        @cacheRead, @cacheWrite, @totalTokens, @cost, @credential)
       ON CONFLICT (event_key) DO NOTHING`);
     this.insertSignal = db.prepare(`
       INSERT INTO signals (signal_key, ts, kind, session_id, session_key, run_id, dep, candidate_dep, decision,
@@ -299,7 +300,8 @@ export class Store {
   callsSince(since: number): ReplayCall[] {
     return this.db
       .prepare(
-        `SELECT ts, dep, provider, agent_id AS agentId, session_id AS sessionId, outcome, phase, retry_after_ms AS retryAfterMs
+        `SELECT ts, dep, provider, credential, agent_id AS agentId, session_id AS sessionId, outcome, phase,
+           retry_after_ms AS retryAfterMs
          FROM calls WHERE ts >= ? ORDER BY ts, id`,
       )
       .all(since) as ReplayCall[];

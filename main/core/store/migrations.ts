@@ -158,6 +158,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE breaker_transitions ADD COLUMN at INTEGER;
     `,
   },
+  {
+    version: 5,
+    description: 'credential fingerprint of calls (breakers keyed per credential)',
+    sql: `
+      ALTER TABLE calls ADD COLUMN credential TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -88,6 +88,7 @@ function serverError(seconds: number): CallEvent {
     httpStatus: 503,
     errorCode: null,
     retryAfterMs: null,
+    credential: null,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 },
   };
 }

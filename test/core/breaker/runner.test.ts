@@ -58,6 +58,7 @@ function call(seconds: number, outcome: Outcome, over: Partial<CallEvent> = {}):
     httpStatus: outcome === 'rate_limited' ? 429 : outcome === 'server_error' ? 503 : null,
     errorCode: null,
     retryAfterMs: null,
+    credential: null,
     usage: { input: 10, output: failed ? 0 : 5, cacheRead: 0, cacheWrite: 0, totalTokens: failed ? 10 : 15, cost: 0 },
     ...over,
   };
@@ -310,6 +311,24 @@ describe('breaker keys', () => {
     const glm = { dep: GLM, provider: 'zhipu' };
     expect(breakerKeyOf(glm, 'model')).toBe(GLM);
     expect(breakerKeyOf(glm, 'provider')).toBe('zhipu');
+  });
+
+  it('keys by credential fingerprint with key "credential", where the record names one', () => {
+    expect(breakerKeyOf({ dep: GLM, provider: 'zhipu', credential: 'a1b2c3d4e5f6' }, 'credential')).toBe(
+      `${GLM}/a1b2c3d4e5f6`,
+    );
+    expect(breakerKeyOf({ dep: GLM, provider: 'zhipu', credential: null }, 'credential')).toBe(GLM);
+    expect(breakerKeyOf({ dep: GLM, provider: 'zhipu', credential: 'a1b2c3d4e5f6' }, 'model')).toBe(GLM);
+  });
+
+  it('separates two credentials of one model into two breakers, and rebuilds them from the store', () => {
+    const h = harness(breakersConfig({ key: 'credential' }), s(10));
+    ingest(h, [...burst(0, 5, 'server_error', { credential: 'key-a' }), call(6, 'ok', { credential: 'key-b' })]);
+    const states = () => Object.fromEntries(h.runner.snapshots().map((b) => [b.dep, b.state]));
+    expect(states()).toEqual({ [`${GLM}/key-a`]: 'open', [`${GLM}/key-b`]: 'closed' });
+    const again = harness(breakersConfig({ key: 'credential' }), s(10));
+    again.runner.replay();
+    expect(Object.fromEntries(again.runner.snapshots().map((b) => [b.dep, b.state]))).toEqual(states());
   });
 
   it('groups the models of one provider into one breaker with key "provider"', () => {

@@ -66,6 +66,7 @@ function call(seconds: number, spec: CallSpec = {}): CallEvent {
     httpStatus: failed ? 503 : null,
     errorCode: null,
     retryAfterMs: null,
+    credential: null,
     usage: { input: tokens, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: 0 },
   };
 }

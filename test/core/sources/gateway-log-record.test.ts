@@ -294,6 +294,7 @@ describe('fallbackAsCall', () => {
       httpStatus: 429,
       errorCode: null,
       retryAfterMs: null,
+      credential: null,
       usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 },
     });
     expect(fallbackAsCall(failed('overloaded'), 'main')?.outcome).toBe('overloaded');

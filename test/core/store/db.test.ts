@@ -53,6 +53,7 @@ function call(over: Partial<CallEvent> & { tokens?: number } = {}): CallEvent {
     httpStatus: null,
     errorCode: null,
     retryAfterMs: null,
+    credential: null,
     usage: { input: 60, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: 0.01 },
     ...rest,
   };

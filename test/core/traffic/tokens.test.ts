@@ -32,6 +32,7 @@ function call(agentId: string, dep: string, ts: number, tokens: number): CallEve
     httpStatus: null,
     errorCode: null,
     retryAfterMs: null,
+    credential: null,
     usage: { input: tokens, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: 0 },
   };
 }

@@ -1,0 +1,50 @@
+/**
+ * What one transcript record means: the call's identity across copies, its
+ * time, and the credential fingerprint (never the auth profile itself).
+ */
+import { describe, expect, it } from 'vitest';
+import { credentialOf, readRecord } from '../../../main/core/sources/transcript-record.js';
+import { assistantMessage } from '../../../main/rehearse/records.js';
+
+const context = { source: 'jsonl' as const, agentId: 'main', sessionId: 's1' };
+const T = Date.parse('2026-11-30T10:00:00Z');
+
+function read(line: string, over: Partial<typeof context> & { fallbackTs?: number } = {}) {
+  const buf = Buffer.from(line);
+  return readRecord(buf, 0, buf.length, { ...context, ...over });
+}
+
+function withFields(line: string, message: Record<string, unknown>, entry: Record<string, unknown> = {}): string {
+  const record = JSON.parse(line) as { message: Record<string, unknown> };
+  return JSON.stringify({ ...record, ...entry, message: { ...record.message, ...message } });
+}
+
+const ok = assistantMessage({ id: 'e1', parentId: null, ts: T, provider: 'zhipu', model: 'glm-5.1', outcome: 'ok' });
+
+describe('readRecord', () => {
+  it('identifies a call by agent, entry id and creation time, whatever session or source holds the copy', () => {
+    const a = read(ok);
+    const b = read(ok, { sessionId: 'forked-window', source: 'sqlite' } as never);
+    expect(a.kind === 'call' && b.kind === 'call' && a.call.key === b.call.key).toBe(true);
+    expect(a.kind === 'call' && a.call.key).toBe(`main/e1@${T}`);
+  });
+
+  it('keeps the auth profile only as a 12-hex-digit fingerprint', () => {
+    const record = read(withFields(ok, { authProfileId: 'ops@example.com' }));
+    expect(record.kind === 'call' && record.call.credential).toBe(credentialOf('ops@example.com'));
+    expect(credentialOf('ops@example.com')).toMatch(/^[0-9a-f]{12}$/);
+    expect(JSON.stringify(record)).not.toContain('example.com');
+    expect(read(ok).kind === 'call' && (read(ok) as { call: { credential: unknown } }).call.credential).toBeNull();
+  });
+
+  it("uses the SQLite row's created_at only when the record has no time of its own", () => {
+    const timeless = JSON.stringify({
+      type: 'message',
+      id: 'e2',
+      message: { role: 'assistant', stopReason: 'stop', provider: 'p', model: 'm' },
+    });
+    expect(read(timeless).kind).toBe('malformed');
+    const record = read(timeless, { fallbackTs: T });
+    expect(record.kind === 'call' && record.call.ts).toBe(T);
+  });
+});
