@@ -37,7 +37,7 @@ export async function idleBench(sessions = 1000, quietSeconds = 60): Promise<voi
     `| ${what} | ${quietSeconds} s | ${r.used.toFixed(2)} s | ${r.percent.toFixed(2)} % | ${r.rss.toFixed(0)} MiB |`;
   const markdown = `## Idle (\`npm run bench -- idle\`)
 
-The daemon (\`breakerbar daemon\`, default config: watcher plus a reconcile every 5 s, SQLite \`data_version\` checked every 100 ms; the gateway metrics
+The daemon (\`breakerbar daemon\`, default config: watcher plus a reconcile every 5 s, SQLite \`data_version\` checked every 50 ms; the gateway metrics
 endpoint refused, as when the plugin is off) following ${sessions} sessions that do not change, after it has
 caught up; measured on ${machine()}.
 

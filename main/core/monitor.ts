@@ -87,6 +87,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     super();
     this.clock = options.clock ?? Date.now;
     this.log = options.log;
+    // Everything the sources store reaches the breakers (registered once, whatever the restarts).
+    this.on('calls', (calls) => this.breakerService?.observe(calls));
+    this.on('signals', (signals) => this.breakerService?.signal(signals));
   }
 
   async start(): Promise<void> {
@@ -126,8 +129,6 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       env: (this.options.environment ?? processEnvironment()).env,
     });
     this.breakerService.start();
-    this.on('calls', (calls) => this.breakerService?.observe(calls));
-    this.on('signals', (signals) => this.breakerService?.signal(signals));
 
     this.sources = this.createSources(store);
     for (const source of this.sources) source.start();

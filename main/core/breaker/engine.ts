@@ -79,6 +79,8 @@ class TimeWindow {
   /** Entries before this index have left the window (dropped in batches, not one shift per call). */
   private head = 0;
   private counts: WindowCounts = { calls: 0, failures: 0, quotaFailures: 0 };
+  /** The `end` of the last `add`: the time `counts` is exact for. */
+  private end = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly spanMs: number) {}
 
@@ -88,6 +90,7 @@ class TimeWindow {
     this.entries.splice(this.insertionIndex(entry.ts), 0, entry);
     this.count(entry, 1);
     this.prune(end);
+    this.end = end;
     return true;
   }
 
@@ -95,6 +98,7 @@ class TimeWindow {
     this.entries = [];
     this.head = 0;
     this.counts = { calls: 0, failures: 0, quotaFailures: 0 };
+    this.end = Number.NEGATIVE_INFINITY;
   }
 
   /** Counts for the window ending at the latest `end` given to `add`. */
@@ -104,6 +108,8 @@ class TimeWindow {
 
   /** Counts for the window ending at `at` (a later time than the last `end`: entries may have aged out since). */
   at(at: number): WindowCounts {
+    // The running counts are exact at the last `end`: no walk needed (a snapshot per call stays O(1)).
+    if (at === this.end) return { ...this.counts };
     const counts: WindowCounts = { calls: 0, failures: 0, quotaFailures: 0 };
     for (let i = this.head; i < this.entries.length; i++) {
       const entry = this.entries[i];

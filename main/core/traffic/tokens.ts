@@ -40,7 +40,7 @@ export class TokenRates {
         pair = { agentId: call.agentId, dep: call.dep, entries: [], total: 0, over: false, lastTs: 0 };
         this.pairs.set(key, pair);
       }
-      pair.entries.push([call.ts, call.usage.totalTokens]);
+      insertInOrder(pair.entries, [call.ts, call.usage.totalTokens]);
       pair.total += call.usage.totalTokens;
       pair.lastTs = Math.max(pair.lastTs, call.ts);
       this.expire(pair);
@@ -86,9 +86,15 @@ export class TokenRates {
   /** Keeps only the last minute before the newest event (event time, not the clock). */
   private expire(pair: Pair): void {
     const from = pair.lastTs - MINUTE_MS;
-    pair.entries.sort((a, b) => a[0] - b[0]);
     while (pair.entries.length > 0 && (pair.entries[0]?.[0] ?? 0) <= from) {
       pair.total -= pair.entries.shift()?.[1] ?? 0;
     }
   }
+}
+
+/** Keeps `entries` sorted by time; calls almost always arrive in order, so this is usually a push. */
+function insertInOrder(entries: Array<[number, number]>, entry: [number, number]): void {
+  let i = entries.length;
+  while (i > 0 && (entries[i - 1]?.[0] ?? 0) > entry[0]) i--;
+  entries.splice(i, 0, entry);
 }
