@@ -9,6 +9,7 @@ import {
   outcomeForReason,
   parseRetryAfterText,
 } from '../../main/core/classify.js';
+import { seededRandom } from '../../main/rehearse/records.js';
 
 /** A failed call (stopReason "error") with nothing but what the test sets. */
 function failed(over: Partial<AssistantFacts> = {}): AssistantFacts {
@@ -423,7 +424,7 @@ describe('isSeedRateLimit', () => {
   });
 
   it('is a subset of rate_limited on thousands of varied records', () => {
-    const random = mulberry32(0x5eed);
+    const random = seededRandom(0x5eed);
     const pick = <T>(items: readonly T[]): T => {
       if (items.length === 0) throw new Error('empty pool');
       // Pools hold undefined on purpose, so the index is checked above instead of the item.
@@ -520,18 +521,6 @@ describe('isSeedRateLimit', () => {
     expect(seedPositives).toBeGreaterThan(2000);
   });
 });
-
-/** Small seeded PRNG so the generated records are the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('outcomeForReason (OpenClaw reasons and error categories)', () => {
   it.each([

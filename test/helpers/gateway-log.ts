@@ -14,6 +14,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { GatewaySignal, SignalKind } from '../../main/core/events.js';
+import { seededRandom } from '../../main/rehearse/records.js';
 
 /** Structured fields (`"1"` an object, text in `"2"`) or console text with `key=value` pairs. */
 export type Form = 'fields' | 'text';
@@ -395,18 +396,6 @@ const REASONS: ReadonlyArray<{ reason: string; httpCode?: number }> = [
   { reason: 'auth', httpCode: 401 },
 ];
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface GenerateOptions {
   start: number;
   count: number;
@@ -419,7 +408,7 @@ export interface GenerateOptions {
 
 /** `count` lines, a mix of every signal in both forms and of unknown lines, times `stepMs` apart. */
 export function generateGatewayLog(options: GenerateOptions): LogLine[] {
-  const next = random(options.seed ?? 1);
+  const next = seededRandom(options.seed ?? 1);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const agent = options.agentId ?? 'main';
   const lines: LogLine[] = [];

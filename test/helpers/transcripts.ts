@@ -15,6 +15,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyOutcomeCounts, type Outcome } from '../../main/core/classify.js';
 import type { CallSummary } from '../../main/core/summary.js';
+import { seededRandom } from '../../main/rehearse/records.js';
 
 /** One model call written to a transcript, as BreakerBar must store it. */
 export interface WrittenCall {
@@ -133,18 +134,6 @@ export const MENTIONS = {
     'The user investigated repeated 429 rate limit errors (errorCode 1305) and a gateway timeout; the assistant suggested a fallback model.',
 };
 
-/** mulberry32: small, seedable, good enough for fixtures. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function usage(input: number, output: number) {
@@ -174,7 +163,7 @@ export function sessionHeader(sessionId: string, time: number, cwd = '/home/user
 /** Builds one session's lines and its call ledger. */
 export function generateSession(options: SessionOptions): GeneratedSession {
   const { agentId, sessionId } = options;
-  const random = prng(options.seed ?? 1);
+  const random = seededRandom(options.seed ?? 1);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const step = options.stepMs ?? 2000;
   let time = options.start;
@@ -356,7 +345,7 @@ export function writeStateDir(stateDir: string, options: StateDirOptions): Gener
 
 /** A deterministic UUID-shaped session id. */
 export function sessionUuid(seed: number): string {
-  const random = prng(seed * 7919);
+  const random = seededRandom(seed * 7919);
   const hex = (n: number) =>
     Array.from({ length: n }, () =>
       Math.floor(random() * 16)

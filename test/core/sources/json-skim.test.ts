@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Elided, MALFORMED, MAX_DEPTH, type Skimmed, skimJson } from '../../../main/core/sources/json-skim.js';
-
-/** mulberry32: a fixed-seed PRNG so every run tests the same inputs. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../../main/rehearse/records.js';
 
 const HUGE = Number.MAX_SAFE_INTEGER;
 
@@ -142,7 +131,7 @@ const KEYS = [
 const WS = ['', '', '', ' ', '\n', '\t', '\r\n', '  '];
 
 function generator(seed: number, maxBytes: number, keepKeys: ReadonlySet<string>) {
-  const r = prng(seed);
+  const r = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const ws = () => pick(WS);
 
@@ -248,7 +237,7 @@ describe('skimJson: differential against JSON.parse', () => {
 
   it('agrees with JSON.parse on 20,000 random byte mutations of valid JSON', () => {
     const next = generator(3, HUGE, new Set());
-    const r = prng(4);
+    const r = seededRandom(4);
     const noise = [
       0x22, 0x5c, 0x2c, 0x3a, 0x7b, 0x7d, 0x5b, 0x5d, 0x30, 0x2d, 0x2e, 0x65, 0x20, 0x0a, 0x00, 0x80, 0xc3, 0xff,
     ];
