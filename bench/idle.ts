@@ -81,7 +81,7 @@ async function measureIdle(format: 'jsonl' | 'sqlite', sessions: number, quietSe
   const stateDir = join(root, 'openclaw');
   writeInstallation(stateDir, format, sessions);
   const env = { ...process.env, BREAKERBAR_HOME: join(root, 'home'), OPENCLAW_STATE_DIR: stateDir };
-  const daemon = spawn(process.execPath, [CLI, 'daemon'], { env, stdio: 'ignore' });
+  const daemon = spawn(process.execPath, [CLI, 'daemon', '--port', '0'], { env, stdio: 'ignore' });
   try {
     const expected = JSON.parse(
       execFileSync(process.execPath, [CLI, 'scan', '--json'], { env, encoding: 'utf8' }),

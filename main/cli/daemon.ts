@@ -1,12 +1,12 @@
 import { type LoadedConfig, loadConfig, processEnvironment, resolveDirectories } from '../core/config/index.js';
 import { createLogger } from '../core/log.js';
 import { Monitor } from '../core/monitor.js';
-import { type Command, type Parsed, stringOption } from './command.js';
+import { type Command, type Parsed, stringOption, UsageError } from './command.js';
 
 export const daemonCommand: Command = {
   name: 'daemon',
   summary: 'Run BreakerBar headless: follow OpenClaw live and store every model call',
-  help: `Usage: breakerbar daemon [--config FILE] [--state-dir DIR] [--data-dir DIR]
+  help: `Usage: breakerbar daemon [--config FILE] [--state-dir DIR] [--data-dir DIR] [--port N]
 
 Runs BreakerBar's core without Electron or a display: follows the OpenClaw state
 directory live (backfilling ingest.backfillDays of history on first start) and
@@ -19,12 +19,15 @@ Options:
                      ~/Library/Application Support/BreakerBar on macOS)
   --state-dir DIR    OpenClaw state directory (overrides the config's stateDir)
   --data-dir DIR     Where BreakerBar keeps its database (overrides dataDir)
+  --port N           Port of the local API and /metrics (overrides server.port;
+                     0 picks a free one)
   -h, --help         Show this help
 `,
   options: {
     config: { type: 'string' },
     'state-dir': { type: 'string' },
     'data-dir': { type: 'string' },
+    port: { type: 'string' },
   },
   positionals: false,
   async run(args, io) {
@@ -53,13 +56,24 @@ Options:
 function withOverrides(loaded: LoadedConfig, args: Parsed): LoadedConfig {
   const stateDir = stringOption(args, 'state-dir');
   const dataDir = stringOption(args, 'data-dir');
-  if (!stateDir && !dataDir) return loaded;
+  const port = portOption(stringOption(args, 'port'));
+  if (!stateDir && !dataDir && port === undefined) return loaded;
   const config = {
     ...loaded.config,
     stateDir: stateDir ?? loaded.config.stateDir,
     dataDir: dataDir ?? loaded.config.dataDir,
+    server: { ...loaded.config.server, port: port ?? loaded.config.server.port },
   };
   return resolveDirectories(config, loaded.file, processEnvironment());
+}
+
+function portOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port "${value}" is not a port number (0 to 65535; 0 picks a free one)`);
+  }
+  return port;
 }
 
 /** Resolves on SIGINT or SIGTERM, keeping the process alive until then. */

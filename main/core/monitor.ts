@@ -188,11 +188,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         clock: this.clock,
       });
     } catch (error) {
-      const reason =
-        (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-          ? `port ${server.port} on ${server.host} is in use (another BreakerBar, or set server.port)`
-          : (error as Error).message;
-      throw new ServeError(`cannot start the local API: ${reason}`);
+      // The server's message names the address and the cause; say what to do about it.
+      throw new ServeError(`${(error as Error).message} (another BreakerBar? set server.port, or --port)`);
     }
   }
 

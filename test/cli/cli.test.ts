@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -494,7 +495,7 @@ interface Daemon {
 const daemons: Daemon[] = [];
 
 function startDaemon(...args: string[]): Daemon {
-  const child = spawn(process.execPath, [CLI, 'daemon', ...args], {
+  const child = spawn(process.execPath, [CLI, 'daemon', '--port', '0', ...args], {
     env: testEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -618,6 +619,24 @@ describe('daemon', () => {
     expect(await exitCode(daemon)).toBe(1);
     expect(daemon.stderr()).toContain('config key "ingest.backfillDays" is -3, expected an integer from 0 to 3650');
     expect(daemon.stderr()).toContain(join(bbHome, 'config.json'));
+  });
+
+  it('refuses a bad --port with exit 2, and says which port is taken with exit 1, releasing its lock', async () => {
+    const bad = startDaemon('--port', '99999');
+    expect(await exitCode(bad)).toBe(2);
+    expect(bad.stderr()).toContain('--port "99999" is not a port number');
+
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const daemon = startDaemon('--port', String(port));
+      expect(await exitCode(daemon)).toBe(1);
+      expect(daemon.stderr()).toContain(`cannot start the API server on 127.0.0.1:${port}: the port is already in use`);
+      expect(isLocked(bbHome)).toBe(false);
+    } finally {
+      taken.close();
+    }
   });
 
   it('a database from a newer BreakerBar makes the daemon exit 1 and release its lock', async () => {

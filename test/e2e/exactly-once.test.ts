@@ -91,7 +91,7 @@ function storedCalls(): number {
 }
 
 function startDaemon(): ChildProcess {
-  return spawn(process.execPath, [CLI, 'daemon'], { env, stdio: 'ignore' });
+  return spawn(process.execPath, [CLI, 'daemon', '--port', '0'], { env, stdio: 'ignore' });
 }
 
 function exited(child: ChildProcess): Promise<number | null> {

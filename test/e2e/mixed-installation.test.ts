@@ -129,7 +129,7 @@ describe('a mixed installation: JSONL agent, SQLite agent, gateway logs', () => 
     const installation = new Installation();
     for (let i = 0; i < 30; i++) installation.step();
 
-    daemon = spawn(process.execPath, [CLI, 'daemon'], { env, stdio: 'ignore' });
+    daemon = spawn(process.execPath, [CLI, 'daemon', '--port', '0'], { env, stdio: 'ignore' });
     // Live: all three keep being written while the daemon follows them.
     for (let i = 0; i < 30; i++) {
       installation.step();
