@@ -226,7 +226,7 @@ export class GatewayLogSource implements Source {
     });
     // Counted only once committed: a failed commit is retried and must not count twice.
     this.counted(counts, read, calls.length, result);
-    if (result.inserted > 0) this.options.onStored?.(events);
+    if (result.stored.length > 0) this.options.onStored?.(result.stored);
     if (signals.length > 0) this.options.onSignals?.(signals);
   }
 

@@ -455,7 +455,7 @@ export class GatewayMetricsSource implements Source {
       this.counts.stored += stored.inserted;
       this.counts.duplicates += stored.duplicates;
       if (events.length > 0) this.lastEventAt = scrapeTime;
-      if (stored.inserted > 0) this.options.onStored?.(events);
+      if (stored.stored.length > 0) this.options.onStored?.(stored.stored);
     }
     // Advanced only after a successful commit: a failed one is recounted at the next scrape.
     this.last = result.next;

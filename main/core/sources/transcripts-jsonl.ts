@@ -159,13 +159,10 @@ export class JsonlTranscriptSource implements Source {
     const context: RecordContext = { source: 'jsonl', agentId: agentIdOf(batch.path), sessionId };
     const counts = { lines: 0, malformed: 0 };
     const calls: CallEvent[] = [];
-    let keep = 0;
     forEachRecord(batch, context, counts, (record) => {
-      if (record.kind !== 'call') return;
-      calls.push(record.call);
-      if (record.call.ts >= this.options.cutoff) keep++;
+      if (record.kind === 'call') calls.push(record.call);
     });
-    const events = keep === calls.length ? calls : calls.filter((call) => call.ts >= this.options.cutoff);
+    const events = calls.filter((call) => call.ts >= this.options.cutoff);
     const result = this.options.sink.commit({
       events,
       cursor: { source: 'jsonl', key: batch.key, path: batch.path, position: batch.toOffset },
@@ -177,6 +174,6 @@ export class JsonlTranscriptSource implements Source {
     this.counts.stored += result.inserted;
     this.counts.duplicates += result.duplicates;
     for (const call of calls) if (this.lastEventAt === null || call.ts > this.lastEventAt) this.lastEventAt = call.ts;
-    if (result.inserted > 0) this.options.onStored?.(events);
+    if (result.stored.length > 0) this.options.onStored?.(result.stored);
   }
 }

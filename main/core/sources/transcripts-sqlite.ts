@@ -363,7 +363,7 @@ export class SqliteTranscriptSource implements Source {
     this.counts.stored += result.inserted;
     if (!follower.replaying) this.counts.duplicates += result.duplicates;
     for (const call of calls) if (this.lastEventAt === null || call.ts > this.lastEventAt) this.lastEventAt = call.ts;
-    if (result.inserted > 0) this.options.onStored?.(events);
+    if (result.stored.length > 0) this.options.onStored?.(result.stored);
   }
 
   /** SQLITE_BUSY and friends: back off and retry; the gateway is never made to wait for us. */

@@ -49,6 +49,8 @@ export interface CommitResult {
   inserted: number;
   /** Events whose key was already stored (copies, or re-reading), never stored twice. */
   duplicates: number;
+  /** The events actually stored (not the duplicates): what breakers and metrics may see. */
+  stored: CallEvent[];
 }
 
 export interface TimeRange {
@@ -176,16 +178,17 @@ export class Store {
       INSERT INTO meta (key, value) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER) AS TEXT)`);
     this.commitTx = db.transaction((batch: Batch): CommitResult => {
-      let inserted = 0;
+      const stored: CallEvent[] = [];
       for (const event of batch.events) {
-        inserted += this.insertCall.run({ ...event, ...event.usage }).changes;
+        if (this.insertCall.run({ ...event, ...event.usage }).changes > 0) stored.push(event);
       }
+      const inserted = stored.length;
       const duplicates = batch.events.length - inserted;
       if (duplicates > 0 && !batch.replay) this.bumpMeta.run('ingest.duplicates', String(duplicates));
       for (const signal of batch.signals ?? []) this.insertSignal.run(signal);
       if (batch.cursor) this.upsertCursor.run({ detail: null, ...batch.cursor, now: Date.now() });
       for (const gone of batch.forget ?? []) this.deleteCursor.run(gone.source, gone.key);
-      return { inserted, duplicates };
+      return { inserted, duplicates, stored };
     });
   }
 

@@ -91,7 +91,7 @@ describe('Store.commit', () => {
       retryAfterMs: 30_000,
       tokens: 0,
     });
-    expect(store.commit({ events: [call(), failed], cursor: cursor() })).toEqual({ inserted: 2, duplicates: 0 });
+    expect(store.commit({ events: [call(), failed], cursor: cursor() })).toMatchObject({ inserted: 2, duplicates: 0 });
     expect(count(store, 'calls')).toBe(2);
     expect(store.db.prepare('SELECT * FROM calls WHERE event_key = ?').get('main/s1/x')).toMatchObject({
       ts: T0,
@@ -140,8 +140,8 @@ describe('Store.commit', () => {
     const store = openStore();
     const [a, b, c] = [call(), call(), call()];
     store.commit({ events: [a!, b!] });
-    expect(store.commit({ events: [a!, b!, c!] })).toEqual({ inserted: 1, duplicates: 2 });
-    expect(store.commit({ events: [{ ...a!, outcome: 'timeout' }] })).toEqual({ inserted: 0, duplicates: 1 });
+    expect(store.commit({ events: [a!, b!, c!] })).toMatchObject({ inserted: 1, duplicates: 2 });
+    expect(store.commit({ events: [{ ...a!, outcome: 'timeout' }] })).toMatchObject({ inserted: 0, duplicates: 1 });
     expect(count(store, 'calls')).toBe(3);
     expect(store.getMeta('ingest.duplicates')).toBe('3');
     expect(store.counter('ingest.duplicates')).toBe(3);
@@ -152,13 +152,16 @@ describe('Store.commit', () => {
   it('counts a key repeated inside one batch as a duplicate', () => {
     const store = openStore();
     const a = call();
-    expect(store.commit({ events: [a, a] })).toEqual({ inserted: 1, duplicates: 1 });
+    expect(store.commit({ events: [a, a] })).toEqual({ inserted: 1, duplicates: 1, stored: [a] });
     expect(store.counter('ingest.duplicates')).toBe(1);
   });
 
   it('commits a cursor with no events (a file with nothing but user text)', () => {
     const store = openStore();
-    expect(store.commit({ events: [], cursor: cursor({ position: 42 }) })).toEqual({ inserted: 0, duplicates: 0 });
+    expect(store.commit({ events: [], cursor: cursor({ position: 42 }) })).toMatchObject({
+      inserted: 0,
+      duplicates: 0,
+    });
     expect(store.cursors('jsonl')).toEqual([cursor({ position: 42 })]);
   });
 });
