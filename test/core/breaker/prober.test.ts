@@ -12,6 +12,7 @@ import { parseWith } from '../../../main/core/config/schema.js';
 import type { CallEvent } from '../../../main/core/events.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { Store } from '../../../main/core/store/db.js';
+import { callEvent } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 const s = (seconds: number): number => T0 + seconds * 1000;
@@ -72,25 +73,7 @@ const hanging = () => target(() => {});
 
 /** A gateway call to GLM at `seconds` that failed with a 503 before any output. */
 function serverError(seconds: number): CallEvent {
-  return {
-    key: `main/e${seconds}`,
-    ts: s(seconds),
-    source: 'jsonl',
-    agentId: 'main',
-    sessionId: 's1',
-    dep: GLM,
-    provider: 'zhipu',
-    model: 'glm-5.1',
-    api: 'openai-completions',
-    stopReason: 'error',
-    outcome: 'server_error',
-    phase: 'before_output',
-    httpStatus: 503,
-    errorCode: null,
-    retryAfterMs: null,
-    credential: null,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 },
-  };
+  return callEvent({ key: `main/e${seconds}`, ts: s(seconds), dep: GLM, outcome: 'server_error', httpStatus: 503 });
 }
 
 interface Harness {

@@ -9,6 +9,7 @@ import { type Config, configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
 import type { CallEvent } from '../../../main/core/events.js';
 import { Store } from '../../../main/core/store/db.js';
+import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
 type BreakersConfig = Config['breakers'];
 
@@ -39,29 +40,15 @@ let nextKey = 0;
 
 /** A stored-call event to `dep` at `ts` (seconds after T0) with `outcome`. */
 function call(seconds: number, outcome: Outcome, over: Partial<CallEvent> = {}): CallEvent {
-  const dep = over.dep ?? GLM;
-  const [provider = '', model = ''] = dep.split('/');
   const failed = outcome !== 'ok';
-  return {
+  return callEvent({
     key: `main/e${nextKey++}`,
     ts: s(seconds),
-    source: 'jsonl',
-    agentId: 'main',
-    sessionId: 's1',
-    dep,
-    provider,
-    model,
-    api: 'openai-completions',
-    stopReason: failed ? 'error' : 'stop',
     outcome,
-    phase: failed ? 'before_output' : 'complete',
     httpStatus: outcome === 'rate_limited' ? 429 : outcome === 'server_error' ? 503 : null,
-    errorCode: null,
-    retryAfterMs: null,
-    credential: null,
-    usage: { input: 10, output: failed ? 0 : 5, cacheRead: 0, cacheWrite: 0, totalTokens: failed ? 10 : 15, cost: 0 },
+    usage: tokenUsage(failed ? 10 : 15, 10),
     ...over,
-  };
+  });
 }
 
 /** `n` calls one second apart from `start` seconds. */

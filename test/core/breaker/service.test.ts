@@ -12,6 +12,7 @@ import { silentLogger } from '../../../main/core/log.js';
 import type { TokenRate } from '../../../main/core/server/api-types.js';
 import { BreakerbarMetrics, METRIC_NAMES } from '../../../main/core/server/metrics.js';
 import { Store } from '../../../main/core/store/db.js';
+import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 const s = (seconds: number): number => T0 + seconds * 1000;
@@ -48,27 +49,16 @@ let nextKey = 0;
 /** A call at `seconds` after T0: by default agent main, session s1, to GLM, ok, 100 tokens. */
 function call(seconds: number, spec: CallSpec = {}): CallEvent {
   const { agent = 'main', session = 's1', dep = GLM, outcome = 'ok', tokens = 100 } = spec;
-  const [provider = '', model = ''] = dep.split('/');
-  const failed = outcome !== 'ok';
-  return {
+  return callEvent({
     key: `${agent}/e${nextKey++}`,
     ts: s(seconds),
-    source: 'jsonl',
     agentId: agent,
     sessionId: session,
     dep,
-    provider,
-    model,
-    api: 'openai-completions',
-    stopReason: failed ? 'error' : 'stop',
     outcome,
-    phase: failed ? 'before_output' : 'complete',
-    httpStatus: failed ? 503 : null,
-    errorCode: null,
-    retryAfterMs: null,
-    credential: null,
-    usage: { input: tokens, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: 0 },
-  };
+    httpStatus: outcome !== 'ok' ? 503 : null,
+    usage: tokenUsage(tokens),
+  });
 }
 
 /** Five server errors on `dep` at 0–4 s: enough to open its breaker. */

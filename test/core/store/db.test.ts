@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyOutcomeCounts, type Outcome } from '../../../main/core/classify.js';
 import type { CallEvent } from '../../../main/core/events.js';
 import { type Cursor, Store, StoreError } from '../../../main/core/store/db.js';
+import { callEvent } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 const MINUTE = 60_000;
@@ -37,26 +38,15 @@ function call(over: Partial<CallEvent> & { tokens?: number } = {}): CallEvent {
   const { tokens = 100, ...rest } = over;
   const dep = rest.dep ?? 'zhipu/glm-5.1';
   const [provider = 'zhipu', model = 'glm-5.1'] = dep.split('/');
-  return {
+  return callEvent({
     key: `main/s1/e${nextId++}`,
     ts: T0,
-    source: 'jsonl',
-    agentId: 'main',
-    sessionId: 's1',
     dep,
     provider,
     model,
-    api: 'openai-completions',
-    stopReason: 'stop',
-    outcome: 'ok',
-    phase: 'complete',
-    httpStatus: null,
-    errorCode: null,
-    retryAfterMs: null,
-    credential: null,
     usage: { input: 60, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: 0.01 },
     ...rest,
-  };
+  });
 }
 
 function cursor(over: Partial<Cursor> = {}): Cursor {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../../../main/core/config/index.js';
 import type { CallEvent } from '../../../main/core/events.js';
 import { TokenRates } from '../../../main/core/traffic/tokens.js';
+import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 const SECOND = 1000;
@@ -15,26 +16,14 @@ let nextKey = 0;
 
 /** A successful call by `agentId` to `dep` at `ts` that used `tokens` tokens. */
 function call(agentId: string, dep: string, ts: number, tokens: number): CallEvent {
-  const [provider = '', model = ''] = dep.split('/');
-  return {
+  return callEvent({
     key: `${agentId}/e${nextKey++}@${ts}`,
     ts,
-    source: 'jsonl',
     agentId,
     sessionId: `${agentId}-session`,
     dep,
-    provider,
-    model,
-    api: 'openai-completions',
-    stopReason: 'stop',
-    outcome: 'ok',
-    phase: 'complete',
-    httpStatus: null,
-    errorCode: null,
-    retryAfterMs: null,
-    credential: null,
-    usage: { input: tokens, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: 0 },
-  };
+    usage: tokenUsage(tokens),
+  });
 }
 
 const budget = (agent: string, dep: string, tokensPerMinute: number) => ({ agent, dep, tokensPerMinute });
