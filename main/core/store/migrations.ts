@@ -165,6 +165,32 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE calls ADD COLUMN credential TEXT;
     `,
   },
+  {
+    version: 6,
+    description: 'watchdog: decisions, restart details, probe startup state, notification dependency',
+    sql: `
+      -- Every watchdog decision, including each decision not to restart and why.
+      CREATE TABLE watchdog_decisions (
+        id       INTEGER PRIMARY KEY,
+        ts       INTEGER NOT NULL,
+        source   TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        reason   TEXT NOT NULL,
+        dep      TEXT
+      ) STRICT;
+      CREATE INDEX watchdog_decisions_by_time ON watchdog_decisions (ts);
+
+      ALTER TABLE restarts ADD COLUMN strategy TEXT;
+      ALTER TABLE restarts ADD COLUMN command TEXT;
+      ALTER TABLE restarts ADD COLUMN exit_code INTEGER;
+      ALTER TABLE restarts ADD COLUMN output TEXT;
+      ALTER TABLE restarts ADD COLUMN recovery_ms INTEGER;
+      ALTER TABLE restarts ADD COLUMN detail TEXT;
+
+      ALTER TABLE health_probes ADD COLUMN startup TEXT;
+      ALTER TABLE notifications ADD COLUMN dep TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
@@ -180,4 +206,5 @@ export const TIMED_TABLES = [
   'health_probes',
   'restarts',
   'notifications',
+  'watchdog_decisions',
 ] as const;

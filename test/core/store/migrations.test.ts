@@ -73,6 +73,10 @@ const SAMPLE_ROWS: Record<string, { sql: string; params: unknown[] }> = {
     sql: 'INSERT INTO notifications (ts, kind, channel, title, ok, error) VALUES (?, ?, ?, ?, ?, ?)',
     params: [1_700_000_000_000, 'breaker-open', 'native', 'zhipu/glm-5.1 is rate limited', 1, null],
   },
+  watchdog_decisions: {
+    sql: 'INSERT INTO watchdog_decisions (ts, source, decision, reason, dep) VALUES (?, ?, ?, ?, ?)',
+    params: [1_700_000_000_000, 'check', 'count', '12 rate-limited calls in 120 s (check 1 of 3)', 'zhipu/glm-5.1'],
+  },
   breaker_controls: {
     sql: 'INSERT INTO breaker_controls (ts, dep, action, reason) VALUES (?, ?, ?, ?)',
     params: [1_700_000_000_000, 'zhipu/glm-5.1', 'force_open', 'provider maintenance'],

@@ -1,0 +1,250 @@
+/**
+ * The gateway's side of the history: health probes, restarts, watchdog
+ * decisions and notifications. Kept apart from `db.ts` (calls and cursors) but
+ * on the same connection, so one file holds the whole story of an incident.
+ */
+import type { Db } from './db.js';
+
+export interface ProbeRow {
+  ts: number;
+  ok: boolean;
+  /** The probe class: ok, refused, read_timeout, starting, http_503, … */
+  status: string;
+  startup: string | null;
+  latencyMs: number | null;
+  detail: string | null;
+}
+
+export interface RestartRow {
+  id: number;
+  ts: number;
+  /** manual, health, storm */
+  trigger: string;
+  reason: string;
+  /** running, recovered, started, not_recovered, failed, dry_run */
+  result: string;
+  /** How long the restart command ran. */
+  durationMs: number | null;
+  strategy: string | null;
+  command: string[] | null;
+  exitCode: number | null;
+  /** Tail of the command's output (the openclaw CLI's JSON, systemctl's complaint, …). */
+  output: string | null;
+  /** Restart start → gateway started and calls succeeding again. */
+  recoveryMs: number | null;
+  detail: string | null;
+}
+
+export interface DecisionRow {
+  ts: number;
+  /** What asked: check, probe, manual, tick, restart, operator. */
+  source: string;
+  decision: string;
+  reason: string;
+  dep: string | null;
+}
+
+export interface NotificationRow {
+  ts: number;
+  kind: string;
+  channel: string;
+  title: string;
+  ok: boolean;
+  error: string | null;
+  dep: string | null;
+}
+
+/** What a watchdog check learns from the calls stored since the previous check. */
+export interface StormEvidence {
+  /** rate_limited calls stored after `afterId` whose own time is in the window. */
+  count: number;
+  /** Highest call id seen: the next check starts after it, so a call counts in one check only. */
+  lastId: number;
+  byDep: Array<{ dep: string; count: number; agents: string[] }>;
+}
+
+export type RestartUpdate = Partial<Omit<RestartRow, 'id' | 'ts' | 'trigger'>>;
+
+const RESTART_COLUMNS: Record<keyof RestartUpdate, string> = {
+  reason: 'reason',
+  result: 'result',
+  durationMs: 'duration_ms',
+  strategy: 'strategy',
+  command: 'command',
+  exitCode: 'exit_code',
+  output: 'output',
+  recoveryMs: 'recovery_ms',
+  detail: 'detail',
+};
+
+interface RawRestart {
+  id: number;
+  ts: number;
+  trigger: string;
+  reason: string;
+  result: string;
+  duration_ms: number | null;
+  strategy: string | null;
+  command: string | null;
+  exit_code: number | null;
+  output: string | null;
+  recovery_ms: number | null;
+  detail: string | null;
+}
+
+function restartFrom(raw: RawRestart): RestartRow {
+  return {
+    id: raw.id,
+    ts: raw.ts,
+    trigger: raw.trigger,
+    reason: raw.reason,
+    result: raw.result,
+    durationMs: raw.duration_ms,
+    strategy: raw.strategy,
+    command: raw.command === null ? null : (JSON.parse(raw.command) as string[]),
+    exitCode: raw.exit_code,
+    output: raw.output,
+    recoveryMs: raw.recovery_ms,
+    detail: raw.detail,
+  };
+}
+
+export class GatewayHistory {
+  private readonly insertProbe;
+  private readonly insertDecision;
+  private readonly insertNotification;
+
+  constructor(private readonly db: Db) {
+    this.insertProbe = db.prepare(
+      'INSERT INTO health_probes (ts, ok, status, startup, latency_ms, detail) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.insertDecision = db.prepare(
+      'INSERT INTO watchdog_decisions (ts, source, decision, reason, dep) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.insertNotification = db.prepare(
+      'INSERT INTO notifications (ts, kind, channel, title, ok, error, dep) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+  }
+
+  recordProbe(row: ProbeRow): void {
+    this.insertProbe.run(row.ts, row.ok ? 1 : 0, row.status, row.startup, row.latencyMs, row.detail);
+  }
+
+  probes(from: number, to: number, limit = 10_000): ProbeRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ts, ok, status, startup, latency_ms AS latencyMs, detail FROM health_probes
+         WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
+      )
+      .all(from, to, limit) as Array<Omit<ProbeRow, 'ok'> & { ok: number }>;
+    return rows.reverse().map((row) => ({ ...row, ok: row.ok === 1 }));
+  }
+
+  /** Opens a restart record (result `running`); returns its id for `updateRestart`. */
+  startRestart(row: { ts: number; trigger: string; reason: string; result?: string }): number {
+    const info = this.db
+      .prepare('INSERT INTO restarts (ts, trigger, reason, result) VALUES (?, ?, ?, ?)')
+      .run(row.ts, row.trigger, row.reason, row.result ?? 'running');
+    return Number(info.lastInsertRowid);
+  }
+
+  updateRestart(id: number, update: RestartUpdate): void {
+    const entries = Object.entries(update).filter(([, value]) => value !== undefined) as Array<
+      [keyof RestartUpdate, unknown]
+    >;
+    if (entries.length === 0) return;
+    const sets = entries.map(([key]) => `${RESTART_COLUMNS[key]} = ?`).join(', ');
+    const values = entries.map(([key, value]) => (key === 'command' && value !== null ? JSON.stringify(value) : value));
+    this.db.prepare(`UPDATE restarts SET ${sets} WHERE id = ?`).run(...values, id);
+  }
+
+  restarts(from: number, to: number, limit = 1000): RestartRow[] {
+    const rows = this.db
+      .prepare('SELECT * FROM restarts WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?')
+      .all(from, to, limit) as RawRestart[];
+    return rows.reverse().map(restartFrom);
+  }
+
+  lastRestart(): RestartRow | null {
+    const raw = this.db.prepare('SELECT * FROM restarts ORDER BY ts DESC, id DESC LIMIT 1').get() as
+      | RawRestart
+      | undefined;
+    return raw ? restartFrom(raw) : null;
+  }
+
+  recordDecision(row: DecisionRow): void {
+    this.insertDecision.run(row.ts, row.source, row.decision, row.reason, row.dep);
+  }
+
+  decisions(from: number, to: number, limit = 1000): DecisionRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ts, source, decision, reason, dep FROM watchdog_decisions
+         WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
+      )
+      .all(from, to, limit) as DecisionRow[];
+    return rows.reverse();
+  }
+
+  /**
+   * rate_limited calls stored after call id `afterId` with a record time at or
+   * after `since`: "new 429s in the window", by ingestion order, so a late-read
+   * record still counts once and an old one read again never does.
+   */
+  stormEvidence(afterId: number, since: number): StormEvidence {
+    const lastId = (this.db.prepare('SELECT max(id) AS id FROM calls').get() as { id: number | null }).id ?? afterId;
+    const rows = this.db
+      .prepare(
+        `SELECT dep, agent_id AS agent, count(*) AS n FROM calls
+         WHERE id > ? AND id <= ? AND ts >= ? AND outcome = 'rate_limited' GROUP BY dep, agent_id`,
+      )
+      .all(afterId, lastId, since) as Array<{ dep: string; agent: string; n: number }>;
+    const byDep = new Map<string, { dep: string; count: number; agents: string[] }>();
+    for (const row of rows) {
+      const entry = byDep.get(row.dep) ?? { dep: row.dep, count: 0, agents: [] };
+      entry.count += row.n;
+      entry.agents.push(row.agent);
+      byDep.set(row.dep, entry);
+    }
+    const deps = [...byDep.values()].sort((a, b) => b.count - a.count || a.dep.localeCompare(b.dep));
+    return { count: deps.reduce((sum, d) => sum + d.count, 0), lastId, byDep: deps };
+  }
+
+  /**
+   * Dependencies other than `dep` that answered successfully for any of
+   * `agents` since `since`: the fallbacks that are carrying the load.
+   */
+  workingFallbacks(dep: string, agents: readonly string[], since: number): string[] {
+    if (agents.length === 0) return [];
+    const marks = agents.map(() => '?').join(', ');
+    const rows = this.db
+      .prepare(
+        `SELECT DISTINCT dep FROM calls WHERE ts >= ? AND outcome = 'ok' AND dep != ?
+         AND agent_id IN (${marks}) ORDER BY dep`,
+      )
+      .all(since, dep, ...agents) as Array<{ dep: string }>;
+    return rows.map((row) => row.dep);
+  }
+
+  /** A successful call recorded at or after `since` (recovery proof after a restart). */
+  successSince(since: number): number | null {
+    const row = this.db.prepare("SELECT min(ts) AS ts FROM calls WHERE ts >= ? AND outcome = 'ok'").get(since) as {
+      ts: number | null;
+    };
+    return row.ts;
+  }
+
+  recordNotification(row: NotificationRow): void {
+    this.insertNotification.run(row.ts, row.kind, row.channel, row.title, row.ok ? 1 : 0, row.error, row.dep);
+  }
+
+  notifications(from: number, to: number, limit = 1000): NotificationRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ts, kind, channel, title, ok, error, dep FROM notifications
+         WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
+      )
+      .all(from, to, limit) as Array<Omit<NotificationRow, 'ok'> & { ok: number }>;
+    return rows.reverse().map((row) => ({ ...row, ok: row.ok === 1 }));
+  }
+}
