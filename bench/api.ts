@@ -90,7 +90,7 @@ export async function apiBench(requests = 2000): Promise<void> {
     store.close();
     process.stdout.write(`history: ${calls} calls over 24 h for ${DEPS} dependencies\n`);
 
-    const monitor = new Monitor(loaded, { log: silentLogger, environment });
+    const monitor = new Monitor(loaded, { log: silentLogger, environment, gateway: false });
     await monitor.start();
     const base = monitor.apiUrl as string;
     const routes = [

@@ -4,7 +4,7 @@
  * quiet interval after it has caught up.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,7 +80,12 @@ async function measureIdle(format: 'jsonl' | 'sqlite', sessions: number, quietSe
   const root = mkdtempSync(join(tmpdir(), 'bb-idle-'));
   const stateDir = join(root, 'openclaw');
   writeInstallation(stateDir, format, sessions);
-  const env = { ...process.env, BREAKERBAR_HOME: join(root, 'home'), OPENCLAW_STATE_DIR: stateDir };
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  // Health probes keep running (their cost is part of idle); nothing is restarted or shown on this machine.
+  const quiet = { gatewayUrl: 'http://127.0.0.1:1', watchdog: { enabled: false }, notifications: { desktop: false } };
+  writeFileSync(join(home, 'config.json'), JSON.stringify(quiet));
+  const env = { ...process.env, BREAKERBAR_HOME: home, OPENCLAW_STATE_DIR: stateDir };
   const daemon = spawn(process.execPath, [CLI, 'daemon', '--port', '0'], { env, stdio: 'ignore' });
   try {
     const expected = JSON.parse(

@@ -76,7 +76,7 @@ async function measure(format: TranscriptFormat): Promise<Measured> {
       home: root,
       platform: process.platform,
     });
-    const monitor = new Monitor(loaded, { log: silentLogger, serve: false });
+    const monitor = new Monitor(loaded, { log: silentLogger, serve: false, gateway: false });
     let phase: 'steady' | 'burst' = 'steady';
     const latencies = { steady: [] as number[], burst: [] as number[] };
     let stored = 0;

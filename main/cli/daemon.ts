@@ -60,7 +60,7 @@ function withOverrides(loaded: LoadedConfig, args: Parsed): LoadedConfig {
   if (!stateDir && !dataDir && port === undefined) return loaded;
   const config = {
     ...loaded.config,
-    stateDir: stateDir ?? loaded.config.stateDir,
+    openclawDir: stateDir ?? loaded.config.openclawDir,
     dataDir: dataDir ?? loaded.config.dataDir,
     server: { ...loaded.config.server, port: port ?? loaded.config.server.port },
   };

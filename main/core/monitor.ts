@@ -10,6 +10,7 @@ import { type Environment, type LoadedConfig, processEnvironment } from './confi
 import type { CallEvent, GatewaySignal } from './events.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
+import type { DesktopChannel } from './notify/desktop.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import { loadOrCreateApiToken } from './server/api-token.js';
 import { createBackend } from './server/backend.js';
@@ -22,6 +23,7 @@ import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import { Store } from './store/db.js';
 import { version } from './version.js';
+import { GatewaySide } from './watchdog/gateway-side.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -59,6 +61,10 @@ export interface MonitorOptions {
   progressIntervalMs?: number;
   /** Start the local API and /metrics (default true). */
   serve?: boolean;
+  /** Probe the gateway, run the watchdog and send notifications (default true). */
+  gateway?: boolean;
+  /** Desktop notifications: the Electron app passes its native channel; default node-notifier when enabled. */
+  desktop?: DesktopChannel | null;
 }
 
 export class Monitor extends EventEmitter<MonitorEvents> {
@@ -74,6 +80,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private breakerService: BreakerService | null = null;
   private metrics: BreakerbarMetrics | null = null;
   private server: ApiServer | null = null;
+  private gatewaySide: GatewaySide | null = null;
   private startedAt = 0;
   private cutoff = 0;
   private wasCaughtUp = false;
@@ -119,6 +126,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       snapshots: () => this.breakerService?.snapshots() ?? [],
       sources: () => this.sources.map((source) => source.status()),
       stalledSessions: () => this.breakerService?.stalledSessions() ?? [],
+      watchdog: () => this.gatewaySide?.gauges() ?? null,
     });
     this.breakerService = new BreakerService({
       config: this.loaded.config,
@@ -138,6 +146,20 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       db: dbPath,
       backfillSince: new Date(this.cutoff).toISOString(),
     });
+
+    if (this.options.gateway !== false) {
+      this.gatewaySide = new GatewaySide({
+        loaded: this.loaded,
+        environment: this.options.environment ?? processEnvironment(),
+        store,
+        breakers: this.breakerService,
+        metrics: this.metrics,
+        log: this.log,
+        clock: this.clock,
+        desktop: this.options.desktop,
+      });
+      this.gatewaySide.start();
+    }
 
     this.prune();
     this.every(HOUR_MS, () => this.prune());
@@ -160,6 +182,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       breakers,
       metrics,
       sources: () => this.sources.map((source) => source.status()),
+      gateway: this.gatewaySide ?? undefined,
       subscribeMonitor: (listener) => {
         const calls = (batch: CallEvent[]) =>
           listener({ type: 'calls', data: { count: batch.length, deps: [...new Set(batch.map((c) => c.dep))] } });
@@ -272,6 +295,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.timers = [];
     await this.server?.close();
     this.server = null;
+    await this.gatewaySide?.stop();
+    this.gatewaySide = null;
     this.breakerService?.stop();
     this.breakerService = null;
     await Promise.all(this.sources.map((source) => source.stop()));
@@ -283,6 +308,11 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.store = null;
     this.lock?.release();
     this.lock = null;
+  }
+
+  /** The health probe, watchdog and notifier (null when started with `gateway: false`). */
+  get gateway(): GatewaySide | null {
+    return this.gatewaySide;
   }
 
   get caughtUp(): boolean {

@@ -10,6 +10,7 @@ import type { Io } from '../../main/cli/command.js';
 import { COMMANDS, main } from '../../main/cli/main.js';
 import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/classify.js';
 import { isLocked } from '../../main/core/lock.js';
+import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'main', 'cli', 'index.js');
@@ -201,6 +202,8 @@ beforeEach(() => {
   tmp = mkdtempSync(join(tmpdir(), 'breakerbar-cli-'));
   stateDir = join(tmp, 'openclaw');
   bbHome = join(tmp, 'bb-home');
+  mkdirSync(bbHome, { recursive: true });
+  writeFileSync(join(bbHome, 'config.json'), JSON.stringify(QUIET_GATEWAY));
 });
 
 afterEach(() => {
@@ -442,6 +445,7 @@ describe('scan', () => {
   });
 
   it('does not create BreakerBar home or a database', () => {
+    rmSync(bbHome, { recursive: true, force: true });
     cli('scan', '--json', stateDir);
     expect(existsSync(bbHome)).toBe(false);
   });

@@ -52,11 +52,12 @@ function errorFor(content: unknown): ConfigError {
 }
 
 const DEFAULTS = {
-  stateDir: null,
+  openclawDir: null,
   dataDir: null,
   profile: null,
   gatewayLogDir: null,
-  gateway: { port: null, token: null },
+  gatewayUrl: null,
+  gatewayToken: null,
   gatewayMetrics: { enabled: true, intervalMs: 5000 },
   ingest: {
     backfillDays: 7,
@@ -80,6 +81,27 @@ const DEFAULTS = {
     probes: {},
   },
   budgets: [],
+  health: { intervalSec: 15, connectTimeoutSec: 3, readTimeoutMinSec: 2, readTimeoutMaxSec: 30 },
+  watchdog: {
+    enabled: true,
+    checkIntervalSec: 60,
+    windowSec: 120,
+    threshold: 3,
+    healthFailuresBeforeRestart: 2,
+    startupGraceSec: 300,
+    maxRestartsPerHour: 4,
+    restartSpacingSec: 60,
+    restartCommand: null,
+    restartTimeoutSec: 360,
+    dryRun: false,
+    maxDeferralSec: 600,
+    divergenceSec: 180,
+    manualRestart: 'safe',
+    healthRestart: 'force',
+    stormRestart: 'wait',
+    stormWaitSec: 30,
+  },
+  notifications: { desktop: true, coalesceSec: 300, webhooks: [] },
   server: { host: '127.0.0.1', port: 18820, allowNonLoopback: false },
   retention: { days: 30 },
   log: { level: 'info' },
@@ -137,11 +159,12 @@ describe('loadConfig defaults', () => {
 describe('loadConfig parses every documented key', () => {
   it('takes every key from the file', () => {
     const content = {
-      stateDir: join(tmp, 'state'),
+      openclawDir: join(tmp, 'state'),
       dataDir: join(tmp, 'data'),
       profile: 'work',
       gatewayLogDir: join(tmp, 'logs'),
-      gateway: { port: 19001, token: 'secret-token' },
+      gatewayUrl: 'http://127.0.0.1:19001',
+      gatewayToken: 'secret-token',
       gatewayMetrics: { enabled: false, intervalMs: 10000 },
       ingest: {
         backfillDays: 0,
@@ -167,6 +190,41 @@ describe('loadConfig parses every documented key', () => {
         },
       },
       budgets: [{ agent: 'main', dep: 'anthropic/*', tokensPerMinute: 200_000 }],
+      health: { intervalSec: 5, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 10 },
+      watchdog: {
+        enabled: false,
+        checkIntervalSec: 1,
+        windowSec: 2,
+        threshold: 2,
+        healthFailuresBeforeRestart: 3,
+        startupGraceSec: 600,
+        maxRestartsPerHour: 2,
+        restartSpacingSec: 120,
+        restartCommand: ['launchctl', 'kickstart', '-k', 'gui/501/ai.openclaw.gateway'],
+        restartTimeoutSec: 60,
+        dryRun: true,
+        maxDeferralSec: 300,
+        divergenceSec: 60,
+        manualRestart: 'force',
+        healthRestart: 'plain',
+        stormRestart: 'safe',
+        stormWaitSec: 10,
+      },
+      notifications: {
+        desktop: false,
+        coalesceSec: 60,
+        webhooks: [
+          {
+            type: 'telegram',
+            url: 'https://api.telegram.org/bot123:abc/sendMessage',
+            events: ['restart_started', 'restart_failed'],
+            timeoutSec: 5,
+            retries: 1,
+            chatId: '-1001234',
+            secret: null,
+          },
+        ],
+      },
       server: { host: '127.0.0.1', port: 18830, allowNonLoopback: false },
       retention: { days: 90 },
       log: { level: 'warn' },
@@ -178,6 +236,64 @@ describe('loadConfig parses every documented key', () => {
     expect(loaded.stateDir).toBe(join(tmp, 'state'));
     expect(loaded.dataDir).toBe(join(tmp, 'data'));
     expect(loaded.dbPath).toBe(join(tmp, 'data', 'breakerbar.sqlite'));
+  });
+
+  it("fills a webhook's optional keys with their defaults", () => {
+    const loaded = loadConfig(
+      configFile({ notifications: { webhooks: [{ type: 'ntfy', url: 'https://ntfy.sh/breakerbar-alerts' }] } }),
+      environment(),
+    );
+    expect(loaded.config.notifications.webhooks).toEqual([
+      {
+        type: 'ntfy',
+        url: 'https://ntfy.sh/breakerbar-alerts',
+        events: ['*'],
+        timeoutSec: 10,
+        retries: 3,
+        chatId: null,
+        secret: null,
+      },
+    ]);
+  });
+
+  it('accepts any whole number of seconds from 1 up for watchdog times', () => {
+    const watchdog = { checkIntervalSec: 1, windowSec: 1, startupGraceSec: 1, restartSpacingSec: 1, maxDeferralSec: 1 };
+    expect(loadConfig(configFile({ watchdog }), environment()).config.watchdog).toMatchObject(watchdog);
+    expect(errorFor({ watchdog: { windowSec: 0 } }).message).toContain('"watchdog.windowSec" is 0');
+    expect(errorFor({ watchdog: { windowSec: 1.5 } }).message).toContain('an integer from 1');
+    expect(errorFor({ health: { intervalSec: '15' } }).message).toContain('"health.intervalSec" is "15"');
+  });
+
+  it('rejects a restartCommand that is a string (it is run without a shell)', () => {
+    const message = errorFor({ watchdog: { restartCommand: 'openclaw gateway restart' } }).message;
+    expect(message).toContain('"watchdog.restartCommand"');
+    expect(message).toContain('list of strings');
+  });
+
+  it('never shows a webhook URL in an error (it carries the token)', () => {
+    const url = 'hooks.slack.com/services/T000/B000/SECRETSECRET';
+    const message = errorFor({ notifications: { webhooks: [{ type: 'slack', url }] } }).message;
+    expect(message).toContain('notifications.webhooks[0].url');
+    expect(message).not.toContain('SECRET');
+  });
+
+  it('names a webhook without a url, an unknown type and an unknown event kind', () => {
+    expect(errorFor({ notifications: { webhooks: [{ type: 'slack' }] } }).message).toContain(
+      'notifications.webhooks[0]" lacks "url"',
+    );
+    expect(
+      errorFor({ notifications: { webhooks: [{ type: 'teams', url: 'https://example.com/x' }] } }).message,
+    ).toContain('notifications.webhooks[0].type');
+    expect(
+      errorFor({
+        notifications: { webhooks: [{ type: 'slack', url: 'https://example.com/x', events: ['restarted'] }] },
+      }).message,
+    ).toContain('notifications.webhooks[0].events');
+  });
+
+  it('rejects a gatewayUrl with credentials or without a scheme', () => {
+    expect(errorFor({ gatewayUrl: 'http://user:pw@127.0.0.1:18789' }).message).toContain('"gatewayUrl"');
+    expect(errorFor({ gatewayUrl: '127.0.0.1:18789' }).message).toContain('an http:// or https:// URL');
   });
 
   it('keeps defaults for the keys a group leaves out', () => {
@@ -231,7 +347,7 @@ describe('loadConfig errors', () => {
       'log.level',
       'is "verbose", expected one of "debug", "info", "warn", "error"',
     ],
-    ['a number for a path', { stateDir: 42 }, 'stateDir', 'is 42, expected a non-empty path string or null'],
+    ['a number for a path', { openclawDir: 42 }, 'openclawDir', 'is 42, expected a non-empty path string or null'],
     ['an empty path', { dataDir: '  ' }, 'dataDir', 'is "  ", expected a non-empty path string or null'],
     ['a scalar for a group', { ingest: 5 }, 'ingest', 'is 5, expected an object'],
     ['an array for a group', { retention: [30] }, 'retention', 'is [30], expected an object'],
@@ -247,7 +363,7 @@ describe('loadConfig errors', () => {
   });
 
   it.each<[unknown, string]>([
-    [{ stateDirr: '/x' }, 'unknown config key "stateDirr" (did you mean "stateDir"?)'],
+    [{ openclawDirr: '/x' }, 'unknown config key "openclawDirr" (did you mean "openclawDir"?)'],
     [{ ingest: { backfilDays: 3 } }, 'unknown config key "ingest.backfilDays" (did you mean "ingest.backfillDays"?)'],
     [{ retention: { Days: 3 } }, 'unknown config key "retention.Days" (did you mean "retention.days"?)'],
     [{ log: { levle: 'info' } }, 'unknown config key "log.levle" (did you mean "log.level"?)'],
@@ -285,7 +401,7 @@ describe('stateDir resolution', () => {
 
   it('config wins over OPENCLAW_STATE_DIR and OPENCLAW_HOME', () => {
     const env = { OPENCLAW_STATE_DIR: '/from/env', OPENCLAW_HOME: '/oc/home' };
-    expect(stateDirOf({ stateDir: '/from/config' }, env)).toBe('/from/config');
+    expect(stateDirOf({ openclawDir: '/from/config' }, env)).toBe('/from/config');
   });
 
   it('OPENCLAW_STATE_DIR comes next', () => {
@@ -301,11 +417,11 @@ describe('stateDir resolution', () => {
   });
 
   it('a profile is just a stateDir pointing at ~/.openclaw-<profile>', () => {
-    expect(stateDirOf({ stateDir: '~/.openclaw-work' }, {})).toBe(join(home, '.openclaw-work'));
+    expect(stateDirOf({ openclawDir: '~/.openclaw-work' }, {})).toBe(join(home, '.openclaw-work'));
   });
 
   it('expands ~ in the config, in OPENCLAW_STATE_DIR and in dataDir', () => {
-    expect(stateDirOf({ stateDir: '~' }, {})).toBe(home);
+    expect(stateDirOf({ openclawDir: '~' }, {})).toBe(home);
     expect(stateDirOf({}, { OPENCLAW_STATE_DIR: '~/oc' })).toBe(join(home, 'oc'));
     const loaded = loadConfig(configFile({ dataDir: '~/bb-data' }), environment());
     expect(loaded.dataDir).toBe(join(home, 'bb-data'));
@@ -317,7 +433,7 @@ describe('stateDir resolution', () => {
   });
 
   it('makes relative paths absolute', () => {
-    expect(stateDirOf({ stateDir: 'relative/state' }, {})).toBe(resolve('relative/state'));
+    expect(stateDirOf({ openclawDir: 'relative/state' }, {})).toBe(resolve('relative/state'));
   });
 
   it('resolveDirectories applies the same rules to an already parsed config', () => {
@@ -382,9 +498,9 @@ describe('breakerbarHome', () => {
 });
 
 describe('secrets and names', () => {
-  it('never shows a wrong gateway.token in the error', () => {
-    expect(() => loadConfig(configFile({ gateway: { token: 12345 } }), environment())).toThrow(/value hidden/);
-    expect(() => loadConfig(configFile({ gateway: { token: 12345 } }), environment())).not.toThrow(/12345/);
+  it('never shows a wrong gatewayToken in the error', () => {
+    expect(() => loadConfig(configFile({ gatewayToken: 12345 }), environment())).toThrow(/value hidden/);
+    expect(() => loadConfig(configFile({ gatewayToken: 12345 }), environment())).not.toThrow(/12345/);
   });
 
   it('accepts profile names and refuses paths', () => {

@@ -49,7 +49,7 @@ async function startMonitor(): Promise<Monitor> {
     home: root,
     platform: 'linux',
   });
-  monitor = new Monitor(loaded, { log: silentLogger });
+  monitor = new Monitor(loaded, { log: silentLogger, gateway: false });
   await monitor.start();
   return monitor;
 }

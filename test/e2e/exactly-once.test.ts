@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../main/rehearse/records.js';
 import { SessionScript } from '../../main/rehearse/workload.js';
+import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
 
 const CLI = fileURLToPath(new URL('../../dist/main/cli/index.js', import.meta.url));
 const DEPS = ['zhipu/glm-5.1', 'deepseek/deepseek-v4-pro', 'anthropic/claude-sonnet-4-5'];
@@ -26,7 +27,7 @@ beforeAll(() => {
   stateDir = join(root, 'openclaw');
   const home = join(root, 'breakerbar');
   mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ ingest: { reconcileIntervalMs: 300 } }));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ ...QUIET_GATEWAY, ingest: { reconcileIntervalMs: 300 } }));
   env = { ...process.env, BREAKERBAR_HOME: home, OPENCLAW_STATE_DIR: stateDir };
 });
 

@@ -16,6 +16,7 @@ import { agentDatabasePath, OpenClawAgentDb } from '../../main/rehearse/openclaw
 import { seededRandom } from '../../main/rehearse/records.js';
 import { SessionScript } from '../../main/rehearse/workload.js';
 import { fallbackDecision, type LogLine, stalledSession } from '../helpers/gateway-log.js';
+import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
 import { until } from '../helpers/transcripts.js';
 
 const CLI = fileURLToPath(new URL('../../dist/main/cli/index.js', import.meta.url));
@@ -37,7 +38,12 @@ beforeAll(() => {
   mkdirSync(logDir, { recursive: true });
   writeFileSync(
     join(home, 'config.json'),
-    JSON.stringify({ gatewayLogDir: logDir, gatewayMetrics: { enabled: false }, ingest: { reconcileIntervalMs: 300 } }),
+    JSON.stringify({
+      ...QUIET_GATEWAY,
+      gatewayLogDir: logDir,
+      gatewayMetrics: { enabled: false },
+      ingest: { reconcileIntervalMs: 300 },
+    }),
   );
   env = { ...process.env, BREAKERBAR_HOME: home, OPENCLAW_STATE_DIR: stateDir };
 });

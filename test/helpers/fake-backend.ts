@@ -13,6 +13,8 @@ import type {
   ApiStatus,
   ControlRequest,
   HistoryQuery,
+  WatchdogRequest,
+  WatchdogResponse,
 } from '../../main/core/server/api-types.js';
 
 export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
@@ -38,6 +40,9 @@ export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot>
 export class FakeBackend implements ApiBackend {
   readonly controls: ControlRequest[] = [];
   readonly historyQueries: HistoryQuery[] = [];
+  readonly watchdogRequests: WatchdogRequest[] = [];
+  /** When set, watchdog() throws it (an instance without a watchdog). */
+  watchdogError: Error | null = null;
   metricsResult = {
     contentType: 'text/plain; version=0.0.4; charset=utf-8',
     body: '# HELP breaker_state 0 closed, 1 half_open, 2 open, 3 throttled\n# TYPE breaker_state gauge\nbreaker_state{dep="openai/gpt-4o"} 0\n',
@@ -52,6 +57,7 @@ export class FakeBackend implements ApiBackend {
     sources: [],
     gateway: null,
     watchdog: null,
+    notifications: [],
   };
   private readonly listeners = new Set<(event: ApiEvent) => void>();
 
@@ -61,7 +67,17 @@ export class FakeBackend implements ApiBackend {
 
   history(query: HistoryQuery): ApiHistory {
     this.historyQueries.push(query);
-    return { from: query.from, to: query.to, stepMs: query.stepMs, steps: [], transitions: [], restarts: [] };
+    return {
+      from: query.from,
+      to: query.to,
+      stepMs: query.stepMs,
+      steps: [],
+      transitions: [],
+      restarts: [],
+      probes: [],
+      notifications: [],
+      decisions: [],
+    };
   }
 
   async metrics(): Promise<{ contentType: string; body: string }> {
@@ -73,6 +89,13 @@ export class FakeBackend implements ApiBackend {
     if (this.controlError) throw this.controlError;
     const to = request.action === 'force_open' ? 'open' : 'closed';
     return [{ dep: request.dep, from: 'closed', to, reason: `operator: ${request.reason}`, ts: 1_700_000_000_000 }];
+  }
+
+  watchdog(request: WatchdogRequest): WatchdogResponse {
+    this.watchdogRequests.push(request);
+    if (this.watchdogError) throw this.watchdogError;
+    // Only the shape matters to the HTTP layer; the status is the real runner's in monitor tests.
+    return { decision: request.action === 'restart' ? 'restart' : 'paused', reason: 'fake', status: null as never };
   }
 
   subscribe(listener: (event: ApiEvent) => void): () => void {

@@ -24,6 +24,11 @@ const TICK_MS = 250;
 const LIVE_MS = 5 * 60_000;
 const DAY_MS = 24 * 3_600_000;
 
+/** A transition caused by recent traffic (news), not by history read during a backfill. */
+export function isLiveTransition(transition: Pick<Transition, 'ts'>, now: number): boolean {
+  return now - transition.ts < LIVE_MS;
+}
+
 export interface BreakerServiceEvents {
   transition: [Transition];
   budget: [TokenRate];
@@ -58,7 +63,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
       onTransition: (transition) => {
         metrics.recordTransition(transition);
         // Transitions of history read during a backfill are stored and counted, not shouted about.
-        const live = clock() - transition.ts < LIVE_MS;
+        const live = isLiveTransition(transition, clock());
         (live ? log.info : log.debug)('breaker transition', {
           dep: transition.dep,
           from: transition.from,

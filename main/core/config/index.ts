@@ -6,6 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_POLICY } from '../breaker/types.js';
+import { NOTICE_KINDS } from '../notify/notice.js';
+import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
 import {
   bool,
   ConfigError,
@@ -13,18 +15,25 @@ import {
   type Infer,
   int,
   list,
+  listOf,
   num,
   oneOf,
-  optionalInt,
+  optionalArgv,
   optionalName,
   optionalPath,
   optionalSecret,
+  optionalString,
+  optionalUrl,
   parseWith,
   record,
+  secretUrl,
   str,
 } from './schema.js';
 
 const DAY = 86_400_000;
+const DAY_SEC = 86_400;
+/** The openclaw CLI's restart flavours (`--safe`, `--force`, `--wait`, none). */
+export const RESTART_FLAVOURS = ['safe', 'force', 'wait', 'plain'] as const;
 
 /** One breaker policy: the defaults for all dependencies, or an override for some. */
 const policyShape = {
@@ -44,26 +53,22 @@ const DEP_PATTERN = /^[^\s]+$/;
 export { ConfigError } from './schema.js';
 
 export const configSchema = group({
-  stateDir: optionalPath(
+  openclawDir: optionalPath(
     'OpenClaw state directory to follow; null resolves OPENCLAW_STATE_DIR, then ~/.openclaw. Profiles: point it at ~/.openclaw-<profile>.',
   ),
   dataDir: optionalPath("Where BreakerBar keeps its database; null means BreakerBar's home directory."),
   profile: optionalName(
-    'OpenClaw profile name, when the gateway runs with --profile <name>: its logs are openclaw-<name>-YYYY-MM-DD.log.',
+    'OpenClaw profile name, when the gateway runs with --profile <name>: its logs are openclaw-<name>-YYYY-MM-DD.log, its service ai.openclaw.<name> / openclaw-gateway-<name>.service.',
   ),
   gatewayLogDir: optionalPath(
     "Directory of the gateway's JSON log (openclaw-YYYY-MM-DD.log); null means /tmp/openclaw.",
   ),
-  gateway: group({
-    port: optionalInt(
-      1,
-      65535,
-      'Gateway port on loopback; null resolves OPENCLAW_GATEWAY_PORT, then gateway.port in openclaw.json, then 18789.',
-    ),
-    token: optionalSecret(
-      "Gateway operator token, for OpenClaw's own metrics endpoint; null resolves OPENCLAW_GATEWAY_TOKEN, then gateway.auth.token in openclaw.json.",
-    ),
-  }),
+  gatewayUrl: optionalUrl(
+    'Base URL of the gateway; null resolves http://127.0.0.1:<port> with the port from OPENCLAW_GATEWAY_PORT, then gateway.port in openclaw.json, then 18789.',
+  ),
+  gatewayToken: optionalSecret(
+    "Gateway operator token, for OpenClaw's own metrics endpoint; null resolves OPENCLAW_GATEWAY_TOKEN, then gateway.auth.token in openclaw.json.",
+  ),
   gatewayMetrics: group({
     enabled: bool(
       true,
@@ -140,6 +145,100 @@ export const configSchema = group({
     'budgets {agent, dep, tokensPerMinute}',
     ['tokensPerMinute'],
   ),
+  health: group({
+    intervalSec: int(15, 1, DAY_SEC, "How often the gateway's /healthz, /startupz and /readyz are probed."),
+    connectTimeoutSec: int(3, 1, 600, 'A probe that cannot connect within this is a connect timeout.'),
+    readTimeoutMinSec: int(
+      2,
+      1,
+      3600,
+      "Floor of the probe's read timeout, which follows the gateway's own recent p99 latency plus 40 %.",
+    ),
+    readTimeoutMaxSec: int(
+      30,
+      1,
+      3600,
+      'Ceiling of the read timeout (and the timeout used until enough probes have been measured).',
+    ),
+  }),
+  watchdog: group({
+    enabled: bool(true, 'Restart the gateway when a 429 storm or dead health probes stall it (false: watch only).'),
+    checkIntervalSec: int(60, 1, DAY_SEC, 'How often the rate-limit check runs.'),
+    windowSec: int(120, 1, DAY_SEC, 'Each check counts rate_limited calls (by their own time) in this window.'),
+    threshold: int(3, 1, 1000, 'Consecutive checks with new rate_limited calls that restart the gateway.'),
+    healthFailuresBeforeRestart: int(
+      2,
+      1,
+      1000,
+      'Consecutive dead probes (refused, timeouts, reset, 5xx) that restart the gateway; starting and draining never count.',
+    ),
+    startupGraceSec: int(
+      300,
+      1,
+      DAY_SEC,
+      'After a restart nothing triggers another until /startupz says started or this has passed (OpenClaw can take minutes to start).',
+    ),
+    maxRestartsPerHour: int(4, 1, 1000, 'Restart budget per rolling hour; when spent, the watchdog alerts and waits.'),
+    restartSpacingSec: int(
+      60,
+      1,
+      DAY_SEC,
+      'Least time between two automatic restarts; doubles with each further restart in the hour.',
+    ),
+    restartCommand: optionalArgv(
+      'Command that restarts the gateway (argv, no shell; exit 0 = done); null picks the openclaw CLI, then launchd (macOS) or systemd (Linux).',
+    ),
+    restartTimeoutSec: int(
+      360,
+      1,
+      DAY_SEC,
+      'A restart command still running after this is killed and the restart counts as failed (safe restarts drain up to 5 min).',
+    ),
+    dryRun: bool(false, 'Decide and notify, never restart.'),
+    maxDeferralSec: int(
+      600,
+      1,
+      DAY_SEC,
+      "Longest a 429-triggered restart waits for an upstream Retry-After to run out (a restart cannot clear a provider's limit).",
+    ),
+    divergenceSec: int(
+      180,
+      1,
+      DAY_SEC,
+      'Alarm when health probes are green while a breaker has been open or throttled this long.',
+    ),
+    manualRestart: oneOf(
+      'safe',
+      RESTART_FLAVOURS,
+      'openclaw CLI restart flavour for a manual restart (drains work first).',
+    ),
+    healthRestart: oneOf('force', RESTART_FLAVOURS, 'openclaw CLI restart flavour when the gateway is dead or hung.'),
+    stormRestart: oneOf('wait', RESTART_FLAVOURS, 'openclaw CLI restart flavour after a 429 storm (bounded drain).'),
+    stormWaitSec: int(30, 1, 3600, 'Drain bound for the storm flavour (openclaw gateway restart --wait).'),
+  }),
+  notifications: group({
+    desktop: bool(true, 'Desktop notifications (node-notifier headless; the tray app uses native ones).'),
+    coalesceSec: int(
+      300,
+      1,
+      DAY_SEC,
+      'At most one notification per kind and dependency in this interval; the rest are folded into a count.',
+    ),
+    webhooks: list(
+      {
+        type: oneOf('generic', WEBHOOK_TYPES, 'Payload format.'),
+        url: secretUrl('Webhook URL (Telegram: https://api.telegram.org/bot<token>/sendMessage; ntfy: the topic URL).'),
+        events: listOf(['*'], NOTICE_KINDS, 'Event kinds sent to this webhook, or ["*"].', true),
+        timeoutSec: int(10, 1, 600, 'Per-attempt timeout.'),
+        retries: int(3, 0, 20, 'Extra attempts after a failure (backoff doubles).'),
+        chatId: optionalString('Telegram chat id (required for telegram).'),
+        secret: optionalSecret('Feishu/DingTalk signing secret; for generic and ntfy a Bearer token. Never logged.'),
+      },
+      'Webhooks: generic JSON, slack, discord, telegram, feishu, dingtalk, ntfy.',
+      'webhooks {type, url, events?, timeoutSec?, retries?, chatId?, secret?}',
+      ['type', 'url'],
+    ),
+  }),
   server: group({
     host: str('127.0.0.1', 'Address of the local API and /metrics; loopback unless allowNonLoopback.'),
     port: int(18820, 0, 65535, "Port of the local API and /metrics (outside OpenClaw's 18789–18800)."),
@@ -249,7 +348,7 @@ export function resolveDirectories(config: Config, file: string | null, environm
   };
   const { env } = environment;
   const stateDir = absolute(
-    config.stateDir ??
+    config.openclawDir ??
       envValue(env, 'OPENCLAW_STATE_DIR') ??
       join(envValue(env, 'OPENCLAW_HOME') ?? environment.home, '.openclaw'),
   );

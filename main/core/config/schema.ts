@@ -114,6 +114,81 @@ export function optionalName(doc: string): Field<string | null> {
   );
 }
 
+/** A string or null (free text such as a chat id). */
+export function optionalString(doc: string): Field<string | null> {
+  return field<string | null>(null, doc, 'a non-empty string or null', (v) =>
+    v === null || (typeof v === 'string' && v.trim() !== '') ? v : undefined,
+  );
+}
+
+/** An http(s) URL without credentials, or null (meaning: resolve it at run time, see the doc). */
+export function optionalUrl(doc: string): Field<string | null> {
+  return field<string | null>(null, doc, 'null or an http:// or https:// URL without user:password', (v) => {
+    if (v === null) return null;
+    if (typeof v !== 'string' || !/^https?:\/\//.test(v)) return undefined;
+    try {
+      const url = new URL(v);
+      return url.username || url.password ? undefined : v.replace(/\/+$/, '');
+    } catch {
+      return undefined;
+    }
+  });
+}
+
+/** An http(s) URL that may carry a secret (a webhook's token): errors never show it. */
+export function secretUrl(doc: string): Field<string> {
+  const expected = 'an http:// or https:// URL';
+  return {
+    kind: 'field',
+    default: '',
+    doc,
+    expected,
+    parse(value, path) {
+      if (typeof value === 'string' && /^https?:\/\/[^\s/]+/.test(value)) {
+        try {
+          new URL(value);
+          return value;
+        } catch {
+          // reported below, without the value
+        }
+      }
+      throw new ConfigError(`config key "${path}" is not ${expected} (value hidden: webhook URLs carry tokens)`);
+    },
+  };
+}
+
+/**
+ * A command as an argument vector (run without a shell, so nothing needs
+ * quoting), or null for "choose automatically".
+ */
+export function optionalArgv(doc: string): Field<string[] | null> {
+  return field<string[] | null>(
+    null,
+    doc,
+    'null or a non-empty list of strings (program first, e.g. ["openclaw", "gateway", "restart"])',
+    (v) =>
+      v === null ||
+      (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string') && String(v[0]).trim() !== '')
+        ? (v as string[] | null)
+        : undefined,
+  );
+}
+
+/** A list of strings, each one of `options` (or `*` for all when `wildcard`). */
+export function listOf<const T extends string>(
+  def: T[],
+  options: readonly T[],
+  doc: string,
+  wildcard = false,
+): Field<Array<T | '*'>> {
+  const allowed: readonly string[] = wildcard ? [...options, '*'] : options;
+  return field<Array<T | '*'>>(def, doc, `a list of ${allowed.map((o) => `"${o}"`).join(', ')}`, (v) =>
+    Array.isArray(v) && v.length > 0 && v.every((o) => typeof o === 'string' && allowed.includes(o))
+      ? (v as Array<T | '*'>)
+      : undefined,
+  );
+}
+
 /**
  * An object whose keys the user chooses (dependency patterns, say), each value a
  * partial `shape`: only the keys given are set, so an override changes nothing

@@ -21,7 +21,7 @@ export interface GatewayEndpoint {
   portSource: PortSource;
   token: string | null;
   tokenSource: TokenSource | null;
-  /** `http://127.0.0.1:<port>`. */
+  /** `gatewayUrl`, else `http://127.0.0.1:<port>`. */
   baseUrl: string;
   /** The openclaw.json consulted (or that would be), for messages that tell the user where to look. */
   openclawConfigPath: string;
@@ -118,13 +118,17 @@ class LazyOpenClawConfig {
   }
 }
 
+/** The port a configured URL names, or its scheme's default. */
+function portOfUrl(url: string): number {
+  const parsed = new URL(url);
+  return parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+}
+
 function resolvePort(
-  loaded: LoadedConfig,
   env: NodeJS.ProcessEnv,
   openclaw: LazyOpenClawConfig,
   warnings: string[],
 ): { port: number; portSource: PortSource } {
-  if (loaded.config.gateway.port !== null) return { port: loaded.config.gateway.port, portSource: 'config' };
   const fromEnv = envValue(env, 'OPENCLAW_GATEWAY_PORT');
   if (fromEnv !== undefined) {
     const port = /^\d+$/.test(fromEnv) ? validPort(fromEnv) : null;
@@ -172,7 +176,7 @@ function tokenFromFile(value: unknown, env: NodeJS.ProcessEnv, where: string, wa
       return null;
     }
     warnings.push(
-      `${where} is a secret reference BreakerBar cannot follow; set gateway.token in BreakerBar's config or OPENCLAW_GATEWAY_TOKEN`,
+      `${where} is a secret reference BreakerBar cannot follow; set gatewayToken in BreakerBar's config or OPENCLAW_GATEWAY_TOKEN`,
     );
     return null;
   }
@@ -186,7 +190,7 @@ function resolveToken(
   openclaw: LazyOpenClawConfig,
   warnings: string[],
 ): { token: string | null; tokenSource: TokenSource | null } {
-  const fromConfig = loaded.config.gateway.token?.trim();
+  const fromConfig = loaded.config.gatewayToken?.trim();
   if (fromConfig) return { token: fromConfig, tokenSource: 'config' };
   const fromEnv = envValue(env, 'OPENCLAW_GATEWAY_TOKEN');
   if (fromEnv !== undefined) return { token: fromEnv, tokenSource: 'env' };
@@ -196,22 +200,26 @@ function resolveToken(
 }
 
 /**
- * Port: config `gateway.port` → `OPENCLAW_GATEWAY_PORT` → `gateway.port` in
- * openclaw.json → 18789. Token: config `gateway.token` →
+ * URL: config `gatewayUrl`, else `http://127.0.0.1:<port>` with the port from
+ * `OPENCLAW_GATEWAY_PORT` → `gateway.port` in openclaw.json → 18789. Token:
+ * config `gatewayToken` →
  * `OPENCLAW_GATEWAY_TOKEN` → `gateway.auth.token` in openclaw.json. An
  * unusable value is a warning and the next place is tried.
  */
 export function resolveGatewayEndpoint(loaded: LoadedConfig, environment: Environment): GatewayEndpoint {
   const warnings: string[] = [];
   const openclaw = new LazyOpenClawConfig(openclawConfigPath(loaded, environment), warnings);
-  const { port, portSource } = resolvePort(loaded, environment.env, openclaw, warnings);
+  const configured = loaded.config.gatewayUrl;
+  const { port, portSource } = configured
+    ? { port: portOfUrl(configured), portSource: 'config' as const }
+    : resolvePort(environment.env, openclaw, warnings);
   const { token, tokenSource } = resolveToken(loaded, environment.env, openclaw, warnings);
   return {
     port,
     portSource,
     token,
     tokenSource,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: configured ?? `http://127.0.0.1:${port}`,
     openclawConfigPath: openclaw.path,
     warnings,
   };

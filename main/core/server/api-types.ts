@@ -5,7 +5,10 @@
 
 import type { BreakerSnapshot, OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome } from '../classify.js';
+import type { GatewayHealth } from '../gateway/health.js';
 import type { SourceStatus } from '../sources/source.js';
+import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
+import type { WatchdogStatus } from '../watchdog/runner.js';
 
 export interface TokenRate {
   agentId: string;
@@ -30,9 +33,11 @@ export interface ApiStatus {
   breakers: ApiBreaker[];
   tokens: TokenRate[];
   sources: SourceStatus[];
-  /** Filled by the watchdog issue: gateway health and watchdog state. */
-  gateway: unknown | null;
-  watchdog: unknown | null;
+  /** Gateway health (null when this instance does not probe the gateway). */
+  gateway: GatewayHealth | null;
+  watchdog: WatchdogStatus | null;
+  /** Notification channels configured (targets redacted). */
+  notifications: Array<{ name: string; kind: string; target: string }>;
 }
 
 export interface HistoryQuery {
@@ -49,7 +54,27 @@ export interface ApiHistory {
   /** One entry per step (oldest first), counts by outcome; `dep` filters when given. */
   steps: Array<{ t: number; outcomes: Record<Outcome, number> }>;
   transitions: Array<Transition & { at: number }>;
-  restarts: Array<{ ts: number; trigger: string; reason: string; result: string }>;
+  restarts: RestartRow[];
+  /** Health probes in the range (newest 5,000 at most). */
+  probes: ProbeRow[];
+  /** Notifications sent in the range, each with its delivery result (newest 1,000 at most). */
+  notifications: NotificationRow[];
+  /** Watchdog decisions in the range, including each decision not to restart (newest 1,000 at most). */
+  decisions: DecisionRow[];
+}
+
+export type WatchdogAction = 'restart' | 'pause' | 'resume';
+
+export type WatchdogRequest =
+  | { action: 'restart'; reason: string; force: boolean }
+  | { action: 'pause'; durationSec: number | null; reason: string }
+  | { action: 'resume' };
+
+/** What the watchdog decided about a request (`restart`: restart, in_flight; `pause`: paused; …). */
+export interface WatchdogResponse {
+  decision: string;
+  reason: string;
+  status: WatchdogStatus;
 }
 
 export interface ControlRequest {
@@ -74,7 +99,11 @@ export type ApiEvent =
   | { type: 'transition'; data: Transition }
   | { type: 'calls'; data: { count: number; deps: string[] } }
   | { type: 'budget'; data: TokenRate }
-  | { type: 'signal'; data: { kind: string; dep: string | null; sessionId: string | null } };
+  | { type: 'signal'; data: { kind: string; dep: string | null; sessionId: string | null } }
+  | { type: 'probe'; data: ProbeRow }
+  | { type: 'restart'; data: RestartRow }
+  | { type: 'decision'; data: DecisionRow }
+  | { type: 'notification'; data: NotificationRow };
 
 /** What the HTTP server needs from the core; the monitor implements it, tests fake it. */
 export interface ApiBackend {
@@ -87,6 +116,8 @@ export interface ApiBackend {
    * cannot (an unknown dependency for anything but force_open): the server answers 409.
    */
   control(request: ControlRequest): Transition[];
+  /** Restart, pause or resume; throws an Error with a message for a user when there is no watchdog (409). */
+  watchdog(request: WatchdogRequest): WatchdogResponse;
   /** Subscribes to state changes; returns the unsubscribe function. */
   subscribe(listener: (event: ApiEvent) => void): () => void;
 }

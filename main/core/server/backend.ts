@@ -6,10 +6,24 @@
 import type { BreakerService } from '../breaker/service.js';
 import type { Transition } from '../breaker/types.js';
 import { emptyOutcomeCounts } from '../classify.js';
+import type { HealthMonitor } from '../gateway/health.js';
+import type { ProbeResult } from '../gateway/probe.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { Store } from '../store/db.js';
+import type { GatewayHistory, RestartRow } from '../store/gateway-history.js';
 import { version } from '../version.js';
-import type { ApiBackend, ApiEvent, ApiHistory, ApiStatus, HistoryQuery, TokenRate } from './api-types.js';
+import type { WatchdogRunner } from '../watchdog/runner.js';
+import type {
+  ApiBackend,
+  ApiEvent,
+  ApiHistory,
+  ApiStatus,
+  HistoryQuery,
+  TokenRate,
+  WatchdogRequest,
+  WatchdogResponse,
+} from './api-types.js';
 import type { BreakerbarMetrics } from './metrics.js';
 
 export interface BackendParts {
@@ -20,7 +34,17 @@ export interface BackendParts {
   /** Subscribes to the monitor's own events (calls, signals); returns the unsubscribe function. */
   subscribeMonitor: (listener: (event: ApiEvent) => void) => () => void;
   clock: () => number;
+  /** The gateway side, when this instance probes and restarts the gateway. */
+  gateway?: {
+    history: GatewayHistory;
+    health: HealthMonitor;
+    watchdog: WatchdogRunner;
+    notifier: Notifier;
+  };
 }
+
+const MAX_PROBES = 5000;
+const MAX_ROWS = 1000;
 
 export function createBackend(parts: BackendParts): ApiBackend {
   return {
@@ -31,12 +55,14 @@ export function createBackend(parts: BackendParts): ApiBackend {
         breakers: parts.breakers.breakers(),
         tokens: parts.breakers.tokenRates(),
         sources: parts.sources(),
-        gateway: null,
-        watchdog: null,
+        gateway: parts.gateway?.health.health() ?? null,
+        watchdog: parts.gateway?.watchdog.status() ?? null,
+        notifications: parts.gateway?.notifier.channels() ?? [],
       };
     },
 
     history(query: HistoryQuery): ApiHistory {
+      const history = parts.gateway?.history;
       const count = Math.max(1, Math.ceil((query.to - query.from) / query.stepMs));
       const steps = Array.from({ length: count }, (_, i) => ({
         t: query.from + i * query.stepMs,
@@ -52,7 +78,10 @@ export function createBackend(parts: BackendParts): ApiBackend {
         stepMs: query.stepMs,
         steps,
         transitions: parts.store.transitionsBetween(query.from, query.to, query.dep),
-        restarts: parts.store.restartsBetween(query.from, query.to),
+        restarts: history?.restarts(query.from, query.to, MAX_ROWS) ?? [],
+        probes: history?.probes(query.from, query.to, MAX_PROBES) ?? [],
+        notifications: history?.notifications(query.from, query.to, MAX_ROWS) ?? [],
+        decisions: history?.decisions(query.from, query.to, MAX_ROWS) ?? [],
       };
     },
 
@@ -60,17 +89,74 @@ export function createBackend(parts: BackendParts): ApiBackend {
 
     control: (request) => parts.breakers.control(request.dep, request.action, request.reason),
 
+    watchdog(request: WatchdogRequest): WatchdogResponse {
+      const watchdog = parts.gateway?.watchdog;
+      if (!watchdog) throw new Error('this BreakerBar instance runs no watchdog');
+      const decision =
+        request.action === 'restart'
+          ? watchdog.restartNow(request.reason, request.force)
+          : request.action === 'pause'
+            ? watchdog.pause(request.durationSec === null ? null : request.durationSec * 1000, request.reason)
+            : watchdog.resume();
+      return { decision: decision.kind, reason: decision.reason, status: watchdog.status() };
+    },
+
     subscribe(listener) {
       const transition = (data: Transition) => listener({ type: 'transition', data });
       const budget = (data: TokenRate) => listener({ type: 'budget', data });
       parts.breakers.on('transition', transition);
       parts.breakers.on('budget', budget);
       const unsubscribeMonitor = parts.subscribeMonitor(listener);
+      const unsubscribeGateway = parts.gateway ? subscribeGateway(parts.gateway, listener) : () => {};
       return () => {
+        unsubscribeGateway();
         parts.breakers.off('transition', transition);
         parts.breakers.off('budget', budget);
         unsubscribeMonitor();
       };
     },
+  };
+}
+
+function subscribeGateway(
+  gateway: NonNullable<BackendParts['gateway']>,
+  listener: (event: ApiEvent) => void,
+): () => void {
+  const probe = (result: ProbeResult) =>
+    listener({
+      type: 'probe',
+      data: {
+        ts: result.ts,
+        ok: result.ok,
+        status: result.class,
+        startup: result.startup,
+        latencyMs: result.latencyMs,
+        detail: result.detail,
+      },
+    });
+  const restart = (row: RestartRow) => listener({ type: 'restart', data: row });
+  const decision = (d: { ts: number; source: string; kind: string; reason: string; dep: string | null }) =>
+    listener({
+      type: 'decision',
+      data: { ts: d.ts, source: d.source, decision: d.kind, reason: d.reason, dep: d.dep },
+    });
+  const delivered = (row: {
+    ts: number;
+    kind: string;
+    channel: string;
+    title: string;
+    ok: boolean;
+    error: string | null;
+    dep?: string | null;
+  }) => listener({ type: 'notification', data: { ...row, dep: row.dep ?? null } });
+  gateway.health.on('probe', probe);
+  gateway.watchdog.on('restart', restart);
+  gateway.watchdog.on('decision', decision);
+  gateway.notifier.on('delivered', delivered);
+  return () => {
+    gateway.health.off('probe', probe);
+    gateway.watchdog.off('restart', restart);
+    gateway.watchdog.off('decision', decision);
+    gateway.notifier.off('delivered', delivered);
   };
 }

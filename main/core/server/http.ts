@@ -20,7 +20,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { extname, resolve, sep } from 'node:path';
 import type { OperatorAction } from '../breaker/types.js';
 import type { LogFields, Logger } from '../log.js';
-import type { ApiBackend, ControlRequest, HistoryQuery } from './api-types.js';
+import type { ApiBackend, ControlRequest, HistoryQuery, WatchdogAction, WatchdogResponse } from './api-types.js';
 import {
   type CheckResult,
   checkHost,
@@ -30,6 +30,7 @@ import {
   type ListenAddress,
 } from './security.js';
 import { createSseHub, type SseHubOptions } from './sse.js';
+import { parseWatchdogBody } from './watchdog-body.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -114,6 +115,7 @@ const CONTENT_TYPES: Record<string, string> = {
 type Route =
   | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'events' }
   | { kind: 'control'; rawDep: string }
+  | { kind: 'watchdog'; action: WatchdogAction }
   | { kind: 'static'; rawSegments: string[] };
 
 const ALLOWED: Record<Route['kind'], readonly string[]> = {
@@ -123,6 +125,7 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   history: ['GET', 'HEAD'],
   events: ['GET'],
   control: ['POST'],
+  watchdog: ['POST'],
   static: ['GET', 'HEAD'],
 };
 
@@ -276,6 +279,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           sendJson(res, 200, { transitions });
           break;
         }
+        case 'watchdog': {
+          const body = await readAuthorizedJson(req, res, token, maxBodyBytes);
+          if (!body.ok) return reject(body.rejection);
+          const parsed = parseWatchdogBody(route.action, body.value);
+          if (!parsed.ok) return reject({ status: 400, error: parsed.error, param: parsed.param });
+          let answer: WatchdogResponse;
+          try {
+            answer = backend.watchdog(parsed.request);
+          } catch (error) {
+            return reject({ status: 409, error: error instanceof Error ? error.message : 'watchdog refused' });
+          }
+          log.info('watchdog control applied', { action: route.action, decision: answer.decision });
+          sendJson(res, 200, answer);
+          break;
+        }
         case 'static': {
           if (staticRoot === null) return reject({ status: 404, error: 'not found' });
           const served = await serveStatic(res, staticRoot, route.rawSegments);
@@ -427,6 +445,8 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
     case '/':
       return hasStatic ? { kind: 'static', rawSegments: ['index.html'] } : null;
   }
+  const watchdog = /^\/api\/watchdog\/(restart|pause|resume)$/.exec(rawPath);
+  if (watchdog) return { kind: 'watchdog', action: watchdog[1] as WatchdogAction };
   // The dependency key holds `/` (`provider/model`), encoded as %2F or not: everything between.
   const control = /^\/api\/breakers\/(.+)\/control$/.exec(rawPath);
   if (control) return { kind: 'control', rawDep: control[1]! };
@@ -439,6 +459,36 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
 type ControlCheck = { ok: true; request: ControlRequest } | { ok: false; rejection: Rejection };
 
 /** Token, content type, dependency, body: in that order, so an unauthenticated caller learns nothing more. */
+/**
+ * Every POST: exactly one valid token, a JSON content type, a body within the limit that parses.
+ * A browser cannot send application/json cross-site without a CORS preflight, which we never grant
+ * (OWASP CSRF cheat sheet, "custom request headers"); forms and text/plain are refused.
+ */
+async function readAuthorizedJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  token: string,
+  maxBodyBytes: number,
+): Promise<{ ok: true; value: unknown } | { ok: false; rejection: Rejection }> {
+  if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+    return { ok: false, rejection: { status: 401, error: 'more than one Authorization header' } };
+  }
+  const auth = checkToken(req.headers.authorization, token);
+  if (!auth.ok) return { ok: false, rejection: rejectionOf(auth) };
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    return { ok: false, rejection: { status: 415, error: 'content-type must be application/json' } };
+  }
+  const body = await readBody(req, res, maxBodyBytes);
+  if (!body.ok) return { ok: false, rejection: body.rejection };
+  try {
+    return { ok: true, value: JSON.parse(body.body.toString('utf8')) };
+  } catch {
+    // Not the parser's message: V8 quotes the offending text, and bodies are never logged.
+    return { ok: false, rejection: { status: 400, error: 'body is not valid JSON' } };
+  }
+}
+
 async function checkControl(
   req: IncomingMessage,
   res: ServerResponse,
@@ -446,31 +496,13 @@ async function checkControl(
   token: string,
   maxBodyBytes: number,
 ): Promise<ControlCheck> {
-  if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
-    return { ok: false, rejection: { status: 401, error: 'more than one Authorization header' } };
-  }
-  const auth = checkToken(req.headers.authorization, token);
-  if (!auth.ok) return { ok: false, rejection: rejectionOf(auth) };
-  // A browser cannot send application/json cross-site without a CORS preflight, which we never grant
-  // (OWASP CSRF cheat sheet, "custom request headers"); forms and text/plain are refused.
-  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json') {
-    return { ok: false, rejection: { status: 415, error: 'content-type must be application/json' } };
-  }
   const dep = safeDecode(rawDep);
+  const body = await readAuthorizedJson(req, res, token, maxBodyBytes);
+  if (!body.ok) return body;
   if (dep === null || dep.length === 0 || dep.length > MAX_DEP_LENGTH || hasControlChars(dep)) {
     return { ok: false, rejection: { status: 400, error: 'invalid dependency in path', param: 'dep' } };
   }
-  const body = await readBody(req, res, maxBodyBytes);
-  if (!body.ok) return { ok: false, rejection: body.rejection };
-  let value: unknown;
-  try {
-    value = JSON.parse(body.body.toString('utf8'));
-  } catch {
-    // Not the parser's message: V8 quotes the offending text, and bodies are never logged.
-    return { ok: false, rejection: { status: 400, error: 'body is not valid JSON' } };
-  }
-  const parsed = parseControlBody(value, dep);
+  const parsed = parseControlBody(body.value, dep);
   if (!parsed.ok) return { ok: false, rejection: { status: 400, error: parsed.error, param: parsed.param } };
   return { ok: true, request: parsed.request };
 }

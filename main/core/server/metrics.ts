@@ -28,7 +28,31 @@ export const METRIC_NAMES = {
   ingestPending: 'breakerbar_ingest_pending',
   signals: 'breakerbar_signals_total',
   stalledSessions: 'breakerbar_stalled_sessions',
+  gatewayUp: 'breakerbar_gateway_up',
+  gatewayProbeSeconds: 'breakerbar_gateway_probe_seconds',
+  gatewayProbeFailures: 'breakerbar_gateway_probe_failures_total',
+  watchdogRestarts: 'breakerbar_watchdog_restarts_total',
+  watchdogDecisions: 'breakerbar_watchdog_decisions_total',
+  watchdogConsecutiveChecks: 'breakerbar_watchdog_consecutive_checks',
+  watchdogPaused: 'breakerbar_watchdog_paused',
+  watchdogDeferrals: 'breakerbar_watchdog_deferrals_total',
+  watchdogBudgetRemaining: 'breakerbar_watchdog_restart_budget_remaining',
+  watchdogDivergence: 'breakerbar_watchdog_divergence',
+  notifications: 'breakerbar_notifications_total',
 } as const;
+
+/** The gateway dependency's name in `breaker_probe_latency_ms{dep}` (health probes feed it too). */
+export const GATEWAY_DEP = 'gateway';
+
+/** What the watchdog gauges read at scrape time. */
+export interface WatchdogGauges {
+  /** Last probe: 1 up, 0 down; null before the first probe. */
+  gatewayUp: boolean | null;
+  consecutiveChecks: number;
+  paused: boolean;
+  budgetRemaining: number;
+  diverging: boolean;
+}
 
 /** Probe latency buckets from the field guide: 25 ms to 2 s. */
 const PROBE_BUCKETS_MS = [25, 50, 100, 250, 500, 1000, 2000];
@@ -37,6 +61,8 @@ export interface MetricsSources {
   snapshots(): BreakerSnapshot[];
   sources(): SourceStatus[];
   stalledSessions(): Array<{ dep: string; sessions: number }>;
+  /** Absent when no watchdog runs (e.g. the scan command). */
+  watchdog?(): WatchdogGauges | null;
 }
 
 export class BreakerbarMetrics {
@@ -50,6 +76,12 @@ export class BreakerbarMetrics {
   private readonly budgetExceeded;
   private readonly signals;
   private readonly ingestLag;
+  private readonly gatewayProbeSeconds;
+  private readonly gatewayProbeFailures;
+  private readonly watchdogRestarts;
+  private readonly watchdogDecisions;
+  private readonly watchdogDeferrals;
+  private readonly notifications;
   /** Rejections and skips are cumulative in the snapshots; the counters add what is new. */
   private readonly seen = new Map<string, { rejections: number; retryAfterSkips: number }>();
   private readonly declared = new Set<string>();
@@ -184,6 +216,101 @@ export class BreakerbarMetrics {
         for (const stall of sources.stalledSessions()) this.set({ dep: stall.dep }, stall.sessions);
       },
     });
+    this.gatewayProbeSeconds = new Histogram({
+      name: METRIC_NAMES.gatewayProbeSeconds,
+      help: "Round trip of the gateway's /healthz probe in seconds (answered probes only).",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.gatewayProbeFailures = new Counter({
+      name: METRIC_NAMES.gatewayProbeFailures,
+      help: 'Gateway probes that were not ok, by class: refused, connect_timeout, read_timeout, reset, http_<status>, starting, draining.',
+      labelNames: ['class'],
+      registers,
+    });
+    this.watchdogRestarts = new Counter({
+      name: METRIC_NAMES.watchdogRestarts,
+      help: 'Gateway restarts by trigger (reason: storm, health, manual) and result (done, still_starting, failed, dry_run).',
+      labelNames: ['reason', 'result'],
+      registers,
+    });
+    this.watchdogDecisions = new Counter({
+      name: METRIC_NAMES.watchdogDecisions,
+      help: 'Watchdog decisions by what asked (check, probe, manual, tick) and what it decided (restart, counting, deferred, budget_exhausted, …).',
+      labelNames: ['source', 'decision'],
+      registers,
+    });
+    this.watchdogDeferrals = new Counter({
+      name: METRIC_NAMES.watchdogDeferrals,
+      help: "Storm restarts deferred because the dependency's Retry-After was in force.",
+      labelNames: ['dep'],
+      registers,
+    });
+    this.notifications = new Counter({
+      name: METRIC_NAMES.notifications,
+      help: 'Notifications delivered or failed, by channel (desktop, webhook:<type>#<n>).',
+      labelNames: ['channel', 'result'],
+      registers,
+    });
+    const watchdog = () => sources.watchdog?.() ?? null;
+    const gauge = (name: string, help: string, read: (w: WatchdogGauges) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          const state = watchdog();
+          const value = state === null ? null : read(state);
+          if (value !== null) this.set(value);
+        },
+      });
+    gauge(METRIC_NAMES.gatewayUp, 'Gateway health at the last probe: 1 up (started), 0 down or starting.', (w) =>
+      w.gatewayUp === null ? null : Number(w.gatewayUp),
+    );
+    gauge(
+      METRIC_NAMES.watchdogConsecutiveChecks,
+      'Consecutive rate-limit checks with new rate_limited calls (restart at the threshold).',
+      (w) => w.consecutiveChecks,
+    );
+    gauge(METRIC_NAMES.watchdogPaused, '1 while the watchdog is paused.', (w) => Number(w.paused));
+    gauge(
+      METRIC_NAMES.watchdogBudgetRemaining,
+      'Automatic restarts left in the rolling hour (0: the watchdog waits for the budget or a human).',
+      (w) => w.budgetRemaining,
+    );
+    gauge(
+      METRIC_NAMES.watchdogDivergence,
+      '1 while health probes are green but a breaker has been open or throttled past watchdog.divergenceSec.',
+      (w) => Number(w.diverging),
+    );
+  }
+
+  /** One gateway health probe: latency into the histograms, failures by class. */
+  recordGatewayProbe(probe: { class: string; latencyMs: number | null }): void {
+    if (probe.latencyMs !== null) {
+      this.gatewayProbeSeconds.observe(probe.latencyMs / 1000);
+      this.probeLatency.observe({ dep: GATEWAY_DEP }, probe.latencyMs);
+    }
+    if (probe.class !== 'ok') this.gatewayProbeFailures.inc({ class: probe.class });
+  }
+
+  recordRestart(trigger: string, result: string): void {
+    this.watchdogRestarts.inc({ reason: trigger, result });
+  }
+
+  recordDecision(source: string, decision: string): void {
+    this.watchdogDecisions.inc({ source, decision });
+  }
+
+  /** A deferred storm restart is a Retry-After skip too: it shows on the breaker's counter as well. */
+  recordDeferral(dep: string): void {
+    this.watchdogDeferrals.inc({ dep });
+    this.retryAfterSkips.inc({ dep });
+  }
+
+  recordNotification(channel: string, ok: boolean): void {
+    this.notifications.inc({ channel, result: ok ? 'delivered' : 'failed' });
   }
 
   recordCalls(calls: readonly CallEvent[], now: number): void {

@@ -381,7 +381,7 @@ export class GatewayMetricsSource implements Source {
 
   private tokenMessage(status: number): string {
     const where =
-      "BreakerBar takes it from gateway.token in its config, else OPENCLAW_GATEWAY_TOKEN, else gateway.auth.token in OpenClaw's openclaw.json";
+      "BreakerBar takes it from gatewayToken in its config, else OPENCLAW_GATEWAY_TOKEN, else gateway.auth.token in OpenClaw's openclaw.json";
     const { token, tokenSource } = this.options.endpoint;
     if (!token)
       return `OpenClaw's metrics endpoint needs the gateway token and BreakerBar has none (HTTP ${status}); ${where}`;

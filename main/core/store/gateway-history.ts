@@ -165,6 +165,11 @@ export class GatewayHistory {
     return rows.reverse().map(restartFrom);
   }
 
+  restart(id: number): RestartRow | null {
+    const raw = this.db.prepare('SELECT * FROM restarts WHERE id = ?').get(id) as RawRestart | undefined;
+    return raw ? restartFrom(raw) : null;
+  }
+
   lastRestart(): RestartRow | null {
     const raw = this.db.prepare('SELECT * FROM restarts ORDER BY ts DESC, id DESC LIMIT 1').get() as
       | RawRestart

@@ -37,9 +37,10 @@ function environment(env: NodeJS.ProcessEnv = {}): Environment {
   return { env, home: join(tmp, 'home'), platform: 'linux' };
 }
 
-/** BreakerBar's loaded config with `gateway` set as given and the state dir in the temp dir. */
-function loaded(gateway: { port?: number; token?: string } = {}, env: NodeJS.ProcessEnv = {}): LoadedConfig {
-  return resolveDirectories(parseWith(configSchema, { stateDir, gateway }), null, environment(env));
+/** BreakerBar's loaded config with `gatewayUrl` / `gatewayToken` as given and the state dir in the temp dir. */
+function loaded(gateway: { url?: string; token?: string } = {}, env: NodeJS.ProcessEnv = {}): LoadedConfig {
+  const config = { openclawDir: stateDir, gatewayUrl: gateway.url, gatewayToken: gateway.token };
+  return resolveDirectories(parseWith(configSchema, config), null, environment(env));
 }
 
 function writeOpenClawJson(text: string, path = join(stateDir, 'openclaw.json')): string {
@@ -92,11 +93,19 @@ describe('resolveGatewayEndpoint: port', () => {
   it("prefers BreakerBar's config over everything", () => {
     writeOpenClawJson(OPENCLAW_JSON5);
     const env = { OPENCLAW_GATEWAY_PORT: '19555' };
-    expect(resolveGatewayEndpoint(loaded({ port: 20000 }, env), environment(env))).toMatchObject({
+    expect(resolveGatewayEndpoint(loaded({ url: 'http://127.0.0.1:20000/' }, env), environment(env))).toMatchObject({
       port: 20000,
       portSource: 'config',
       baseUrl: 'http://127.0.0.1:20000',
     });
+  });
+
+  it('takes a gatewayUrl on another host as given (port from the URL, or the scheme default)', () => {
+    expect(resolveGatewayEndpoint(loaded({ url: 'http://gateway.lan:18999' }), environment())).toMatchObject({
+      port: 18999,
+      baseUrl: 'http://gateway.lan:18999',
+    });
+    expect(resolveGatewayEndpoint(loaded({ url: 'https://gw.example' }), environment()).port).toBe(443);
   });
 
   it.each(['abc', '0', '65536', '18789.5', '-1', '1e4'])(

@@ -415,7 +415,7 @@ describe('GatewayMetricsSource: when the endpoint does not serve metrics', () =>
     expect(capture.warnings()).toHaveLength(1);
     const message = capture.warnings()[0]?.msg ?? '';
     expect(message).toContain('rejected the gateway token');
-    expect(message).toContain('gateway.token');
+    expect(message).toContain('gatewayToken');
     expect(message).toContain('OPENCLAW_GATEWAY_TOKEN');
     expect(message).toContain('gateway.auth.token');
     expect(gateway.authorizations.at(-1)).toBe(`Bearer ${wrong}`);

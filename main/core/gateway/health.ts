@@ -1,0 +1,141 @@
+/**
+ * The gateway health probe as the monitor runs it: one probe every
+ * `intervalMs` (faster while a restart is being verified), never two at once,
+ * the read timeout following the gateway's own recent latency, every result
+ * stored and exported, and announced to the watchdog.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from '../log.js';
+import { AdaptiveTimeout } from './adaptive-timeout.js';
+import { type ProbeResult, probeGateway } from './probe.js';
+
+/** While a restart is verified, probe at least this often, so "started" is seen within seconds. */
+const FAST_INTERVAL_MS = 2000;
+
+export interface HealthMonitorOptions {
+  baseUrl: string;
+  intervalMs: number;
+  connectTimeoutMs: number;
+  readTimeoutMinMs: number;
+  readTimeoutMaxMs: number;
+  clock: () => number;
+  log: Logger;
+  /** Stores and exports one result; a throw is logged, never fatal. */
+  record(result: ProbeResult): void;
+  /** Replaceable for tests. */
+  probe?: typeof probeGateway;
+}
+
+export interface GatewayHealth {
+  baseUrl: string;
+  last: ProbeResult | null;
+  /** Since when probes have been ok without a break (null while down or unknown). */
+  upSince: number | null;
+  /** Since when probes have been failing (null while up). */
+  downSince: number | null;
+  readTimeoutMs: number;
+}
+
+export class HealthMonitor extends EventEmitter<{ probe: [ProbeResult] }> {
+  private readonly timeout: AdaptiveTimeout;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<ProbeResult> | null = null;
+  private fast = false;
+  private stopped = true;
+  private last: ProbeResult | null = null;
+  private upSince: number | null = null;
+  private downSince: number | null = null;
+
+  constructor(private readonly options: HealthMonitorOptions) {
+    super();
+    this.timeout = new AdaptiveTimeout({ floorMs: options.readTimeoutMinMs, ceilingMs: options.readTimeoutMaxMs });
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.probeNow();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Probe faster while a restart is being verified. */
+  setFast(fast: boolean): void {
+    if (this.fast === fast) return;
+    this.fast = fast;
+    if (fast && !this.running) this.schedule();
+  }
+
+  /** Probes now (or joins the probe already running). */
+  probeNow(): Promise<ProbeResult> {
+    if (this.running) return this.running;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.runOnce().finally(() => {
+      this.running = null;
+      this.schedule();
+    });
+    return this.running;
+  }
+
+  health(): GatewayHealth {
+    return {
+      baseUrl: this.options.baseUrl,
+      last: this.last,
+      upSince: this.upSince,
+      downSince: this.downSince,
+      readTimeoutMs: this.timeout.current(),
+    };
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    const interval = this.fast ? Math.min(this.options.intervalMs, FAST_INTERVAL_MS) : this.options.intervalMs;
+    this.timer = setTimeout(() => void this.probeNow(), interval);
+    this.timer.unref?.();
+  }
+
+  private async runOnce(): Promise<ProbeResult> {
+    const { baseUrl, connectTimeoutMs, clock, log } = this.options;
+    const probe = this.options.probe ?? probeGateway;
+    const started = clock();
+    const result = await probe({ baseUrl, connectTimeoutMs, readTimeoutMs: this.timeout.current(), clock }).catch(
+      (error: unknown): ProbeResult => ({
+        ts: started,
+        class: 'error',
+        dead: true,
+        ok: false,
+        latencyMs: null,
+        startup: 'unknown',
+        ready: null,
+        detail: `probe failed: ${(error as Error).message}`,
+      }),
+    );
+    // Only healthy answers teach the timeout what normal is; a 404 or a starting gateway says little.
+    if (result.latencyMs !== null && result.ok) this.timeout.record(result.latencyMs);
+    const previous = this.last;
+    this.last = result;
+    if (result.ok) {
+      this.upSince ??= result.ts;
+      this.downSince = null;
+    } else {
+      this.upSince = null;
+      this.downSince ??= result.ts;
+    }
+    if (previous?.class !== result.class) {
+      (result.ok ? log.info : log.warn)('gateway probe', { class: result.class, detail: result.detail });
+    }
+    try {
+      this.options.record(result);
+    } catch (error) {
+      log.warn('could not store a health probe', { error: (error as Error).message });
+    }
+    if (!this.stopped) this.emit('probe', result);
+    return result;
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * One health probe of the OpenClaw gateway, over its unauthenticated loopback
+ * endpoints (shared docs, "Gateway HTTP probes"): `/healthz` says whether the
+ * process answers at all, `/startupz` whether it is still starting or draining
+ * (not dead: restarting it then is what makes restart loops), `/readyz` how its
+ * channels are doing (reported, never a reason to restart).
+ *
+ * node:http rather than fetch so that "nothing accepts the connection" and
+ * "connected but no answer" are told apart: the first is a dead listener, the
+ * second a hung event loop, and both read differently to a human. Every request
+ * uses a fresh connection (no keep-alive agent): a kept-alive socket could hide
+ * a listener that has gone away.
+ */
+import { request as httpRequest } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+export type ProbeClass =
+  | 'ok'
+  | 'refused'
+  | 'connect_timeout'
+  | 'read_timeout'
+  | 'reset'
+  | 'starting'
+  | 'draining'
+  | `http_${number}`
+  | 'error';
+
+export type StartupState = 'started' | 'starting' | 'draining' | 'unknown';
+
+export interface ReadyDetail {
+  ready: boolean;
+  failing: string[];
+  uptimeMs: number | null;
+}
+
+export interface ProbeResult {
+  /** When the probe started (injected clock). */
+  ts: number;
+  class: ProbeClass;
+  /** A dead gateway: refused, connect_timeout, read_timeout, reset, http_5xx (a 503 that says starting/draining is NOT dead), error. */
+  dead: boolean;
+  /** `class === 'ok'`. */
+  ok: boolean;
+  /** /healthz round trip when answered. */
+  latencyMs: number | null;
+  /** From /startupz ('unknown' when 404 = older gateway, or not reached). */
+  startup: StartupState;
+  /** From /readyz when reachable. */
+  ready: ReadyDetail | null;
+  /** One human line. */
+  detail: string;
+}
+
+export interface ProbeOptions {
+  /** `http://127.0.0.1:<port>`; endpoints are resolved under it. */
+  baseUrl: string;
+  /** Longest wait for the TCP connection to be accepted. */
+  connectTimeoutMs: number;
+  /** Longest wait, once connected, for a complete answer (see adaptive-timeout.ts). */
+  readTimeoutMs: number;
+  /** Wall clock for `ts`; latencies use the monotonic clock. */
+  clock?: () => number;
+}
+
+/** The probe endpoints return a few hundred bytes; anything bigger is not the gateway talking. */
+export const BODY_CAP_BYTES = 64 * 1024;
+
+export type FailureClass = 'refused' | 'connect_timeout' | 'read_timeout' | 'reset' | 'error';
+
+export type HttpOutcome =
+  | { kind: 'answered'; status: number; body: string; latencyMs: number }
+  | { kind: FailureClass; message: string };
+
+export interface HttpGetOptions {
+  connectTimeoutMs: number;
+  readTimeoutMs: number;
+  bodyCapBytes?: number;
+}
+
+/**
+ * What a socket-level error means for the gateway. `connected` tells the
+ * phase: a kernel ETIMEDOUT before the connection was accepted is a connect
+ * timeout, after it a read timeout. "socket hang up" carries ECONNRESET.
+ */
+export function classifyNetworkError(code: string | undefined, connected: boolean): FailureClass {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'refused';
+    case 'ETIMEDOUT':
+      return connected ? 'read_timeout' : 'connect_timeout';
+    case 'ECONNRESET':
+    case 'ECONNABORTED':
+    case 'EPIPE':
+      return 'reset';
+    default:
+      return 'error';
+  }
+}
+
+/**
+ * One GET with separate connect and read deadlines. Never rejects: a failure
+ * is an outcome. The read deadline starts when the connection is accepted and
+ * covers the whole answer, body included (a gateway that sends headers and
+ * then stalls is hung all the same).
+ */
+export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpOutcome> {
+  const cap = options.bodyCapBytes ?? BODY_CAP_BYTES;
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let settled = false;
+    let connected = false;
+    let readTimer: NodeJS.Timeout | undefined;
+
+    const req = httpRequest(url, {
+      method: 'GET',
+      agent: false,
+      headers: { accept: 'application/json', connection: 'close' },
+    });
+
+    const finish = (outcome: HttpOutcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(connectTimer);
+      clearTimeout(readTimer);
+      resolve(outcome);
+      req.destroy();
+    };
+
+    const connectTimer = setTimeout(
+      () => finish({ kind: 'connect_timeout', message: `not connected within ${options.connectTimeoutMs} ms` }),
+      options.connectTimeoutMs,
+    );
+
+    req.on('socket', (socket) => {
+      const onConnect = (): void => {
+        connected = true;
+        clearTimeout(connectTimer);
+        readTimer = setTimeout(
+          () => finish({ kind: 'read_timeout', message: `no complete answer within ${options.readTimeoutMs} ms` }),
+          options.readTimeoutMs,
+        );
+      };
+      if (socket.connecting) socket.once('connect', onConnect);
+      else onConnect();
+    });
+
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const answered = (): void => {
+        finish({
+          kind: 'answered',
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          latencyMs: performance.now() - started,
+        });
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        const room = cap - size;
+        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        size += Math.min(chunk.length, room);
+        // Enough read to classify; the rest is not worth waiting for.
+        if (size >= cap) answered();
+      });
+      res.on('end', answered);
+      res.on('error', (error: NodeJS.ErrnoException) => {
+        const kind = classifyNetworkError(error.code ?? 'ECONNRESET', true);
+        finish({ kind, message: `answer cut off: ${error.message}` });
+      });
+      res.on('close', () => {
+        if (!res.complete) finish({ kind: 'reset', message: 'connection closed before the answer was complete' });
+      });
+    });
+
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      finish({ kind: classifyNetworkError(error.code, connected), message: error.message });
+    });
+
+    req.end();
+  });
+}
+
+/** What /startupz says; anything unexpected is 'unknown', never a verdict. */
+export function startupFromAnswer(outcome: HttpOutcome): StartupState {
+  if (outcome.kind !== 'answered') return 'unknown';
+  if (outcome.status === 200) return 'started';
+  if (outcome.status === 503) {
+    const status = jsonField(outcome.body, 'status');
+    if (status === 'starting' || status === 'draining') return status;
+  }
+  return 'unknown';
+}
+
+/** The /readyz detail when it answered with the documented JSON (200 or 503), else null. */
+export function readyFromAnswer(outcome: HttpOutcome): ReadyDetail | null {
+  if (outcome.kind !== 'answered') return null;
+  const parsed = parseObject(outcome.body);
+  if (!parsed || typeof parsed.ready !== 'boolean') return null;
+  const failing = Array.isArray(parsed.failing) ? parsed.failing.map(failingName).filter((n) => n !== '') : [];
+  const uptime = parsed.uptimeMs;
+  return {
+    ready: parsed.ready,
+    failing,
+    uptimeMs: typeof uptime === 'number' && Number.isFinite(uptime) ? uptime : null,
+  };
+}
+
+/**
+ * The verdict from what /healthz and /startupz said. Starting and draining win
+ * over any /healthz status: a gateway that says so is alive, just busy.
+ */
+export function classifyAnswers(healthStatus: number, startup: StartupState): ProbeClass {
+  if (startup === 'starting' || startup === 'draining') return startup;
+  if (healthStatus === 200) return 'ok';
+  return `http_${healthStatus}`;
+}
+
+/** Whether a class means the gateway is dead (what counts towards a health restart). */
+export function isDead(cls: ProbeClass): boolean {
+  switch (cls) {
+    case 'ok':
+    case 'starting':
+    case 'draining':
+      return false;
+    case 'refused':
+    case 'connect_timeout':
+    case 'read_timeout':
+    case 'reset':
+    case 'error':
+      return true;
+    default: {
+      const status = Number(cls.slice('http_'.length));
+      return status >= 500 && status <= 599;
+    }
+  }
+}
+
+export async function probeGateway(options: ProbeOptions): Promise<ProbeResult> {
+  const clock = options.clock ?? Date.now;
+  const ts = clock();
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    return failed(ts, 'error', `not a URL: ${JSON.stringify(options.baseUrl)}`);
+  }
+  if (base.protocol !== 'http:') {
+    return failed(ts, 'error', `only plain http on loopback is probed, not ${base.protocol}//`);
+  }
+  // Resolve endpoints under any path the base URL carries.
+  const root = new URL(base.pathname.endsWith('/') ? base.href : `${base.href}/`);
+  const where = base.host;
+  const get = (path: string): Promise<HttpOutcome> => httpGet(new URL(path, root), options);
+
+  const health = await get('healthz');
+  if (health.kind !== 'answered') {
+    return failed(ts, health.kind, failureDetail(health, '/healthz', where, options));
+  }
+
+  const startupAnswer = await get('startupz');
+  const startup = startupFromAnswer(startupAnswer);
+  // A gateway that stopped answering halfway would only make /readyz wait out its timeout too.
+  const readyAnswer = startupAnswer.kind === 'answered' ? await get('readyz') : null;
+  const ready = readyAnswer ? readyFromAnswer(readyAnswer) : null;
+
+  const cls = classifyAnswers(health.status, startup);
+  return {
+    ts,
+    class: cls,
+    dead: isDead(cls),
+    ok: cls === 'ok',
+    latencyMs: Math.round(health.latencyMs * 10) / 10,
+    startup,
+    ready,
+    detail: answeredDetail(cls, health, startupAnswer, ready),
+  };
+}
+
+function failed(ts: number, cls: FailureClass, detail: string): ProbeResult {
+  return { ts, class: cls, dead: true, ok: false, latencyMs: null, startup: 'unknown', ready: null, detail };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function failureDetail(
+  outcome: { kind: FailureClass; message: string },
+  path: string,
+  where: string,
+  options: ProbeOptions,
+): string {
+  switch (outcome.kind) {
+    case 'refused':
+      return `connection refused on ${where}`;
+    case 'connect_timeout':
+      return `no connection to ${where} within ${seconds(options.connectTimeoutMs)} (connect timeout)`;
+    case 'read_timeout':
+      return `no answer to ${path} within ${seconds(options.readTimeoutMs)} (read timeout)`;
+    case 'reset':
+      return `connection reset by ${where} during ${path}`;
+    case 'error':
+      return `${path} on ${where} failed: ${outcome.message}`;
+  }
+}
+
+function answeredDetail(
+  cls: ProbeClass,
+  health: { status: number; latencyMs: number },
+  startupAnswer: HttpOutcome,
+  ready: ReadyDetail | null,
+): string {
+  const startupStatus = startupAnswer.kind === 'answered' ? `/startupz ${startupAnswer.status}` : 'no /startupz answer';
+  let line: string;
+  if (cls === 'starting' || cls === 'draining') {
+    line = `${cls} (${startupStatus})`;
+  } else if (cls === 'ok') {
+    const live = `live (/healthz 200 in ${Math.round(health.latencyMs)} ms)`;
+    if (startupAnswer.kind === 'answered' && startupAnswer.status === 200) line = `${live}, started`;
+    else if (startupAnswer.kind === 'answered' && startupAnswer.status === 404)
+      line = `${live}, no /startupz (older gateway)`;
+    else line = `${live}, startup unknown (${startupStatus})`;
+  } else {
+    line = `/healthz answered HTTP ${health.status}`;
+  }
+  // Starting or draining gateways are not ready by definition; saying so adds nothing.
+  if (ready && !ready.ready && cls !== 'starting' && cls !== 'draining') {
+    line += ready.failing.length > 0 ? `; not ready: ${ready.failing.join(', ')}` : '; not ready';
+  }
+  return line;
+}
+
+function parseObject(body: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(body);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function jsonField(body: string, field: string): unknown {
+  return parseObject(body)?.[field];
+}
+
+/** Failing checks are names in current gateways; tolerate objects that carry one. */
+function failingName(item: unknown): string {
+  if (typeof item === 'string') return item;
+  if (item !== null && typeof item === 'object') {
+    const named = (item as Record<string, unknown>).name ?? (item as Record<string, unknown>).id;
+    if (typeof named === 'string') return named;
+  }
+  return '';
+}

@@ -1,0 +1,77 @@
+/**
+ * Bodies of `POST /api/watchdog/{restart,pause,resume}`: checked field by
+ * field, each error naming its field, like the breaker control's.
+ */
+import type { WatchdogAction, WatchdogRequest } from './api-types.js';
+
+const MAX_REASON_LENGTH = 200;
+/** A pause longer than a year is a typo; "until resumed" is `null`. */
+const MAX_PAUSE_SEC = 366 * 86_400;
+
+type Parsed = { ok: true; request: WatchdogRequest } | { ok: false; param: string; error: string };
+
+const FIELDS: Record<WatchdogAction, readonly string[]> = {
+  restart: ['reason', 'force'],
+  pause: ['durationSec', 'reason'],
+  resume: [],
+};
+
+export function parseWatchdogBody(action: WatchdogAction, value: unknown): Parsed {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, param: 'body', error: 'body must be a JSON object' };
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!FIELDS[action].includes(key)) {
+      const known = FIELDS[action].length > 0 ? ` (${FIELDS[action].join(', ')})` : ' (none)';
+      return { ok: false, param: key.slice(0, 40), error: `unknown field for ${action}${known}` };
+    }
+  }
+  const reason = parseReason(
+    record.reason,
+    action === 'restart' ? 'restart requested by the user' : 'paused by the user',
+  );
+  if (!reason.ok) return reason;
+  switch (action) {
+    case 'restart': {
+      const force = record.force ?? false;
+      if (typeof force !== 'boolean') return { ok: false, param: 'force', error: 'force must be true or false' };
+      return { ok: true, request: { action, reason: reason.value, force } };
+    }
+    case 'pause': {
+      const duration = record.durationSec ?? null;
+      if (
+        duration !== null &&
+        (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1 || duration > MAX_PAUSE_SEC)
+      ) {
+        return {
+          ok: false,
+          param: 'durationSec',
+          error: `durationSec must be a whole number of seconds from 1 to ${MAX_PAUSE_SEC}, or null (until resumed)`,
+        };
+      }
+      return { ok: true, request: { action, durationSec: duration, reason: reason.value } };
+    }
+    case 'resume':
+      return { ok: true, request: { action } };
+  }
+}
+
+function parseReason(
+  value: unknown,
+  fallback: string,
+): { ok: true; value: string } | { ok: false; param: string; error: string } {
+  if (value === undefined) return { ok: true, value: fallback };
+  if (typeof value !== 'string' || value.trim() === '') {
+    return { ok: false, param: 'reason', error: 'reason must be a non-empty string' };
+  }
+  if ([...value].length > MAX_REASON_LENGTH) {
+    return { ok: false, param: 'reason', error: `reason is longer than ${MAX_REASON_LENGTH} characters` };
+  }
+  // The reason reaches logs and notifications: line breaks there would forge entries.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value)) {
+    return { ok: false, param: 'reason', error: 'reason must not contain control characters' };
+  }
+  return { ok: true, value: value.trim() };
+}

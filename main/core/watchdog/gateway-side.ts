@@ -1,0 +1,190 @@
+/**
+ * The gateway side of the monitor, assembled from config: the health probe,
+ * the watchdog with its restarter, and the notifier, wired to each other, to
+ * the breakers and to the store. The monitor creates one and starts it after
+ * the sources; the daemon, the app and the rehearsal get the same wiring.
+ */
+import { accessSync, constants } from 'node:fs';
+import { breakerKeyOf } from '../breaker/runner.js';
+import type { BreakerService } from '../breaker/service.js';
+import { isLiveTransition } from '../breaker/service.js';
+import type { Environment, LoadedConfig } from '../config/index.js';
+import type { StrategyEnvironment } from '../gateway/control.js';
+import { HealthMonitor } from '../gateway/health.js';
+import type { Logger } from '../log.js';
+import { createNodeNotifierChannel, type DesktopChannel } from '../notify/desktop.js';
+import { Notifier } from '../notify/notifier.js';
+import type { WebhookConfig } from '../notify/webhook-format.js';
+import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
+import type { BreakerbarMetrics } from '../server/metrics.js';
+import type { Store } from '../store/db.js';
+import { GatewayHistory } from '../store/gateway-history.js';
+import { budgetNotice, transitionNotice } from './notices.js';
+import { Restarter } from './restarter.js';
+import { WatchdogRunner } from './runner.js';
+
+const SEC = 1000;
+
+export interface GatewaySideOptions {
+  loaded: LoadedConfig;
+  environment: Environment;
+  store: Store;
+  breakers: BreakerService;
+  metrics: BreakerbarMetrics;
+  log: Logger;
+  clock: () => number;
+  /** The Electron app passes its native channel; undefined means node-notifier when enabled; null none. */
+  desktop?: DesktopChannel | null;
+}
+
+/** What the restart strategies need to know about this machine. */
+export function strategyEnvironment(environment: Environment, profile: string | null): StrategyEnvironment {
+  return {
+    platform: environment.platform,
+    uid: typeof process.getuid === 'function' ? process.getuid() : null,
+    profile,
+    env: environment.env,
+    home: environment.home,
+    exists(path) {
+      try {
+        accessSync(path, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+export class GatewaySide {
+  readonly history: GatewayHistory;
+  readonly health: HealthMonitor;
+  readonly watchdog: WatchdogRunner;
+  readonly notifier: Notifier;
+  readonly restarter: Restarter;
+  private readonly unsubscribe: Array<() => void> = [];
+
+  constructor(private readonly options: GatewaySideOptions) {
+    const { loaded, environment, store, breakers, metrics, log, clock } = options;
+    const { config } = loaded;
+    this.history = new GatewayHistory(store.db);
+    const endpoint = resolveGatewayEndpoint(loaded, environment);
+    this.health = new HealthMonitor({
+      baseUrl: endpoint.baseUrl,
+      intervalMs: config.health.intervalSec * SEC,
+      connectTimeoutMs: config.health.connectTimeoutSec * SEC,
+      readTimeoutMinMs: config.health.readTimeoutMinSec * SEC,
+      readTimeoutMaxMs: Math.max(config.health.readTimeoutMinSec, config.health.readTimeoutMaxSec) * SEC,
+      clock,
+      log,
+      record: (result) => {
+        metrics.recordGatewayProbe(result);
+        this.history.recordProbe({
+          ts: result.ts,
+          ok: result.ok,
+          status: result.class,
+          startup: result.startup,
+          latencyMs: result.latencyMs,
+          detail: result.detail,
+        });
+      },
+    });
+    const w = config.watchdog;
+    this.restarter = new Restarter(
+      {
+        restartCommand: w.restartCommand,
+        restartTimeoutMs: w.restartTimeoutSec * SEC,
+        manualRestart: w.manualRestart,
+        healthRestart: w.healthRestart,
+        stormRestart: w.stormRestart,
+        stormWaitSec: w.stormWaitSec,
+      },
+      strategyEnvironment(environment, config.profile),
+    );
+    this.notifier = new Notifier({
+      desktop:
+        options.desktop !== undefined
+          ? options.desktop
+          : config.notifications.desktop
+            ? createNodeNotifierChannel()
+            : null,
+      webhooks: config.notifications.webhooks as WebhookConfig[],
+      coalesceMs: config.notifications.coalesceSec * SEC,
+      clock,
+      log,
+      record: (delivery) => {
+        metrics.recordNotification(delivery.channel, delivery.ok);
+        this.history.recordNotification(delivery);
+      },
+    });
+    this.watchdog = new WatchdogRunner({
+      settings: {
+        enabled: w.enabled,
+        windowMs: w.windowSec * SEC,
+        threshold: w.threshold,
+        healthFailuresBeforeRestart: w.healthFailuresBeforeRestart,
+        startupGraceMs: w.startupGraceSec * SEC,
+        maxRestartsPerHour: w.maxRestartsPerHour,
+        restartSpacingMs: w.restartSpacingSec * SEC,
+        maxDeferralMs: w.maxDeferralSec * SEC,
+        divergenceMs: w.divergenceSec * SEC,
+        dryRun: w.dryRun,
+      },
+      checkIntervalMs: w.checkIntervalSec * SEC,
+      store,
+      history: this.history,
+      restarter: this.restarter,
+      breakers: () => breakers.snapshots(),
+      breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
+      notify: (notice) => this.notifier.notify(notice),
+      fastProbes: (on) => this.health.setFast(on),
+      metrics,
+      log,
+      clock,
+    });
+  }
+
+  start(): void {
+    const { breakers, clock } = this.options;
+    const onProbe = this.health.on.bind(this.health);
+    onProbe('probe', (result) => this.watchdog.probe(result));
+    const transition = (t: Parameters<typeof transitionNotice>[0]) => {
+      // History read during a backfill is stored, not announced.
+      if (!isLiveTransition(t, clock())) return;
+      const notice = transitionNotice(t, clock());
+      if (notice) this.notifier.notify(notice);
+    };
+    const budget = (rate: Parameters<typeof budgetNotice>[0]) => this.notifier.notify(budgetNotice(rate, clock()));
+    breakers.on('transition', transition);
+    breakers.on('budget', budget);
+    this.unsubscribe.push(
+      () => breakers.off('transition', transition),
+      () => breakers.off('budget', budget),
+    );
+    this.notifier.start();
+    this.watchdog.start();
+    this.health.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const off of this.unsubscribe.splice(0)) off();
+    this.health.removeAllListeners('probe');
+    await this.health.stop();
+    await this.watchdog.stop();
+    await this.notifier.stop();
+  }
+
+  /** For the metrics gauges. */
+  gauges() {
+    const now = this.options.clock();
+    const status = this.watchdog.policy.state();
+    const last = this.health.health().last;
+    return {
+      gatewayUp: last === null ? null : last.ok,
+      consecutiveChecks: status.consecutiveChecks,
+      paused: this.watchdog.policy.paused(now),
+      budgetRemaining: this.watchdog.policy.budgetRemaining(now),
+      diverging: status.divergenceAlerted,
+    };
+  }
+}

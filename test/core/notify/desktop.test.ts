@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { createNodeNotifierChannel, type NotifierLike } from '../../../main/core/notify/desktop.js';
+import type { Notice } from '../../../main/core/notify/notice.js';
+
+const NOTICE: Notice = {
+  kind: 'gateway_down',
+  dep: null,
+  title: 'Gateway down',
+  body: 'The gateway stopped answering health checks 30 s ago.',
+  severity: 'critical',
+  ts: Date.UTC(2026, 0, 1),
+  count: 1,
+};
+
+type Behaviour = 'ok' | 'error' | 'silent' | 'throw' | 'late';
+
+/** A stand-in for node-notifier that records what it was asked. */
+function fakeNotifier(behaviour: Behaviour) {
+  const calls: Array<{ title: string; message: string; wait: boolean }> = [];
+  const notifier: NotifierLike = {
+    notify(notification, callback) {
+      calls.push(notification);
+      if (behaviour === 'ok') setImmediate(() => callback(null, 'ok'));
+      if (behaviour === 'error') setImmediate(() => callback(new Error("Couldn't find notify-send"), ''));
+      if (behaviour === 'throw') throw new Error('spawn EACCES');
+      if (behaviour === 'late') setTimeout(() => callback(null, 'ok'), 100);
+      return undefined;
+    },
+  };
+  return { calls, notifier };
+}
+
+describe('createNodeNotifierChannel', () => {
+  it('passes title and message, does not wait for a click, resolves on the callback', async () => {
+    const { calls, notifier } = fakeNotifier('ok');
+    await expect(createNodeNotifierChannel({ notifier }).send(NOTICE)).resolves.toBeUndefined();
+    expect(calls).toEqual([{ title: 'Gateway down', message: NOTICE.body, wait: false }]);
+  });
+
+  it('shortens long text for a bubble', async () => {
+    const { calls, notifier } = fakeNotifier('ok');
+    await createNodeNotifierChannel({ notifier }).send({ ...NOTICE, title: 't'.repeat(500), body: 'b'.repeat(5000) });
+    expect(calls[0]?.title.length).toBeLessThanOrEqual(100);
+    expect(calls[0]?.message.length).toBeLessThanOrEqual(300);
+  });
+
+  it('a callback error rejects with what to do about it (Linux)', async () => {
+    const { notifier } = fakeNotifier('error');
+    await expect(createNodeNotifierChannel({ notifier, platform: 'linux' }).send(NOTICE)).rejects.toThrow(
+      "desktop notifications unavailable: Couldn't find notify-send; install libnotify-bin and run a notification daemon, or set notifications.desktop to false",
+    );
+  });
+
+  it('elsewhere the hint is only how to turn them off', async () => {
+    const { notifier } = fakeNotifier('error');
+    const error = await createNodeNotifierChannel({ notifier, platform: 'darwin' })
+      .send(NOTICE)
+      .catch((err: Error) => err);
+    expect(String(error)).toMatch(/unavailable: Couldn't find notify-send; set notifications.desktop to false/);
+    expect(String(error)).not.toMatch(/libnotify/);
+  });
+
+  it('a callback that never comes rejects on the timeout', async () => {
+    const { notifier } = fakeNotifier('silent');
+    const started = Date.now();
+    await expect(createNodeNotifierChannel({ notifier, timeoutMs: 50 }).send(NOTICE)).rejects.toThrow(
+      'desktop notification timed out after 50 ms',
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('a late callback after the timeout changes nothing', async () => {
+    const { notifier } = fakeNotifier('late');
+    await expect(createNodeNotifierChannel({ notifier, timeoutMs: 20 }).send(NOTICE)).rejects.toThrow(/timed out/);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  });
+
+  it('a notifier that throws synchronously becomes a rejection, not a throw', async () => {
+    const { notifier } = fakeNotifier('throw');
+    const channel = createNodeNotifierChannel({ notifier, platform: 'linux' });
+    let promise: Promise<void> | undefined;
+    expect(() => {
+      promise = channel.send(NOTICE);
+    }).not.toThrow();
+    await expect(promise).rejects.toThrow(/^desktop notifications unavailable: spawn EACCES; install libnotify-bin/);
+  });
+});
