@@ -6,12 +6,25 @@ import { LockError } from '../core/lock.js';
 import { ServeError } from '../core/monitor.js';
 import { StoreError } from '../core/store/db.js';
 import { version } from '../core/version.js';
+import { ApiClientError } from './api-client.js';
 import { type Command, type Io, parseCommandArgs, processIo, UsageError } from './command.js';
 import { daemonCommand } from './daemon.js';
 import { historyCommand } from './history.js';
 import { scanCommand } from './scan.js';
+import { serviceCommand } from './service.js';
+import { statusCommand } from './status.js';
+import { pauseCommand, restartCommand, resumeCommand } from './watchdog-control.js';
 
-export const COMMANDS: readonly Command[] = [daemonCommand, scanCommand, historyCommand];
+export const COMMANDS: readonly Command[] = [
+  daemonCommand,
+  statusCommand,
+  restartCommand,
+  pauseCommand,
+  resumeCommand,
+  scanCommand,
+  historyCommand,
+  serviceCommand,
+];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -61,7 +74,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       error instanceof ConfigError ||
       error instanceof StoreError ||
       error instanceof LockError ||
-      error instanceof ServeError
+      error instanceof ServeError ||
+      error instanceof ApiClientError
     ) {
       io.err(`breakerbar ${command.name}: ${error.message}\n`);
       return 1;

@@ -12,6 +12,7 @@ import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
 import type { DesktopChannel } from './notify/desktop.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
+import { removeApiUrl, writeApiUrl } from './server/api-address.js';
 import { loadOrCreateApiToken } from './server/api-token.js';
 import { createBackend } from './server/backend.js';
 import { type ApiServer, startApiServer } from './server/http.js';
@@ -210,6 +211,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         version: version(),
         clock: this.clock,
       });
+      writeApiUrl(this.loaded.dataDir, this.server.url);
     } catch (error) {
       // The server's message names the address and the cause; say what to do about it.
       throw new ServeError(`${(error as Error).message} (another BreakerBar? set server.port, or --port)`);
@@ -293,6 +295,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
+    if (this.server) removeApiUrl(this.loaded.dataDir, this.server.url);
     await this.server?.close();
     this.server = null;
     await this.gatewaySide?.stop();

@@ -1,0 +1,96 @@
+import { loadConfig } from '../core/config/index.js';
+import type { ApiStatus } from '../core/server/api-types.js';
+import { connect } from './api-client.js';
+import { type Command, stringOption, table } from './command.js';
+import { duration, when } from './time-words.js';
+
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'Show the running instance: gateway health, watchdog, breakers',
+  help: `Usage: breakerbar status [--json] [--config FILE]
+
+Asks the running BreakerBar (daemon or app) through its local API: the
+gateway's last health probe, the watchdog's state (paused, dry run, checks
+counted, restart budget, last restart) and each dependency's breaker.
+
+Options:
+  --json           Print the API's status object
+  --config FILE    Config file naming the data directory
+  -h, --help       Show this help
+`,
+  options: { json: { type: 'boolean' }, config: { type: 'string' } },
+  positionals: false,
+  async run(args, io) {
+    const client = connect(loadConfig(stringOption(args, 'config')));
+    const status = await client.get<ApiStatus>('/api/status');
+    io.out(args.values.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, Date.now()));
+    return 0;
+  },
+};
+
+export function renderStatus(status: ApiStatus, now: number): string {
+  const lines: string[] = [`BreakerBar ${status.version}`];
+  const gateway = status.gateway;
+  if (gateway) {
+    const last = gateway.last;
+    const state = last === null ? 'not probed yet' : last.ok ? 'up' : last.class;
+    const since = last?.ok && gateway.upSince ? `, up for ${duration(now - gateway.upSince)}` : '';
+    const down = !last?.ok && gateway.downSince ? `, since ${when(gateway.downSince, now)}` : '';
+    lines.push(
+      `Gateway    ${gateway.baseUrl}: ${state}${since}${down}${last ? ` (${last.detail}, ${when(last.ts, now)})` : ''}`,
+    );
+  }
+  const w = status.watchdog;
+  if (w) {
+    const mode = !w.enabled
+      ? 'disabled (watch only)'
+      : w.paused
+        ? `paused${w.pausedUntil ? ` until ${new Date(w.pausedUntil).toLocaleTimeString()}` : ' until resumed'}`
+        : w.dryRun
+          ? 'dry run (decides, never restarts)'
+          : 'active';
+    lines.push(
+      `Watchdog   ${mode}; 429 checks ${w.consecutiveChecks}/${w.threshold}, dead probes ${w.healthFailures}/${w.healthFailuresBeforeRestart}, restart budget ${w.budgetRemaining}/${w.maxRestartsPerHour} this hour`,
+    );
+    if (w.restartInFlight)
+      lines.push(
+        `           restart running (${w.restartInFlight.trigger}) since ${when(w.restartInFlight.since, now)}`,
+      );
+    if (w.recovering) {
+      lines.push(
+        `           verifying recovery since ${when(w.recovering.since, now)}: ${w.recovering.startedAt ? 'started, waiting for a successful call' : 'waiting for /startupz to say started'}`,
+      );
+    }
+    if (w.deferral)
+      lines.push(
+        `           restart deferred for ${w.deferral.dep} until ${new Date(w.deferral.until).toLocaleTimeString()} (Retry-After)`,
+      );
+    if (w.diverging) lines.push('           ALARM: health probes green while a breaker stays open');
+    const r = w.lastRestart;
+    if (r) {
+      const recovery = r.recoveryMs !== null ? `, recovered in ${duration(r.recoveryMs)}` : '';
+      lines.push(`Last restart ${when(r.ts, now)} (${r.trigger}: ${r.reason}): ${r.result}${recovery}`);
+    }
+    lines.push(`Restarts via ${w.strategy.description ?? `nothing: ${w.strategy.problem}`}`);
+  }
+  if (status.breakers.length === 0) {
+    lines.push('', 'No dependencies seen yet.');
+  } else {
+    const rows: Array<Array<string | number>> = [['dependency', 'state', 'calls', 'failed', 'until']];
+    for (const b of status.breakers) {
+      const until = b.retryAfterUntil ?? b.openUntil;
+      rows.push([
+        b.dep,
+        b.forced ? `${b.state} (forced)` : b.state,
+        b.window.calls,
+        `${Math.round(b.window.failureRate * 100)}%`,
+        b.state !== 'closed' && until ? `in ${duration(until - now)}` : '',
+      ]);
+    }
+    lines.push('', table(rows));
+  }
+  if (status.notifications.length > 0) {
+    lines.push('', `Notifications: ${status.notifications.map((n) => `${n.name} (${n.target})`).join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
