@@ -4,9 +4,9 @@
  * still says everything else it can.
  */
 import {
-  type Environment,
   configSchema,
   defaultConfigPath,
+  type Environment,
   type LoadedConfig,
   loadConfig,
   resolveDirectories,

@@ -56,7 +56,11 @@ export function isExecutableFile(path: string): boolean {
 }
 
 /** The first executable `name` in the directories of `pathValue` (empty entries skipped), or null. */
-export function findOnPath(name: string, pathValue: string | undefined, extraDirs: readonly string[] = []): string | null {
+export function findOnPath(
+  name: string,
+  pathValue: string | undefined,
+  extraDirs: readonly string[] = [],
+): string | null {
   const dirs = [...extraDirs, ...(pathValue ?? '').split(delimiter)].filter((dir) => dir !== '');
   for (const dir of dirs) {
     const candidate = join(dir, name);

@@ -1,0 +1,212 @@
+/**
+ * Check 4: where the gateway is expected, where its port and operator token
+ * come from (never the token itself), and one probe of its health endpoints.
+ */
+import type { Environment, LoadedConfig } from '../config/index.js';
+import { probeGateway } from '../gateway/probe.js';
+import {
+  type GatewayEndpoint,
+  type PortSource,
+  resolveGatewayEndpoint,
+  type TokenSource,
+} from '../openclaw/gateway-endpoint.js';
+import { type Finding, finding } from './types.js';
+
+export interface ProbeTimeouts {
+  connectTimeoutMs: number;
+  readTimeoutMs: number;
+}
+
+function portSourceText(endpoint: GatewayEndpoint): string {
+  const sources: Record<PortSource, string> = {
+    config: "gatewayUrl in BreakerBar's config",
+    env: 'port from OPENCLAW_GATEWAY_PORT',
+    'openclaw.json': `port from gateway.port in ${endpoint.openclawConfigPath}`,
+    default: "OpenClaw's default port (no OPENCLAW_GATEWAY_PORT, no gateway.port in openclaw.json)",
+  };
+  return sources[endpoint.portSource];
+}
+
+function tokenSourceText(source: TokenSource, endpoint: GatewayEndpoint): string {
+  const sources: Record<TokenSource, string> = {
+    config: "gatewayToken in BreakerBar's config",
+    env: 'OPENCLAW_GATEWAY_TOKEN',
+    'openclaw.json': `gateway.auth.token in ${endpoint.openclawConfigPath}`,
+  };
+  return sources[source];
+}
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
+export async function checkGateway(
+  loaded: LoadedConfig,
+  environment: Environment,
+  timeouts: ProbeTimeouts,
+): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const endpoint = resolveGatewayEndpoint(loaded, environment);
+  const url = endpoint.baseUrl;
+  findings.push(finding('gateway', 'info', `gateway URL ${url}`, portSourceText(endpoint)));
+  for (const warning of endpoint.warnings) {
+    findings.push(
+      finding(
+        'gateway',
+        'warn',
+        warning,
+        undefined,
+        'correct or remove that value; meanwhile the next place in the order is used (gatewayUrl, OPENCLAW_GATEWAY_PORT, gateway.port, 18789)',
+      ),
+    );
+  }
+
+  if (endpoint.tokenSource !== null) {
+    findings.push(
+      finding(
+        'gateway',
+        'ok',
+        'gateway operator token found',
+        `from ${tokenSourceText(endpoint.tokenSource, endpoint)} (not shown)`,
+      ),
+    );
+  } else {
+    const metrics = loaded.config.gatewayMetrics.enabled;
+    findings.push(
+      finding(
+        'gateway',
+        'info',
+        'no gateway operator token found',
+        metrics
+          ? "OpenClaw's own metrics (diagnostics-prometheus plugin) need it; transcripts and logs are read without it"
+          : 'only needed for gatewayMetrics, which is off',
+        metrics
+          ? "only if you use that plugin: set OPENCLAW_GATEWAY_TOKEN or gatewayToken in BreakerBar's config"
+          : undefined,
+      ),
+    );
+  }
+
+  const result = await probeGateway({ baseUrl: url, ...timeouts });
+  const where = (() => {
+    try {
+      return new URL(url).host;
+    } catch {
+      return url;
+    }
+  })();
+  switch (result.class) {
+    case 'ok': {
+      const startup =
+        result.startup === 'started'
+          ? 'started'
+          : result.startup === 'unknown'
+            ? 'startup state unknown (older gateway?)'
+            : result.startup;
+      findings.push(
+        finding(
+          'gateway',
+          'ok',
+          `gateway answers at ${url}: live in ${Math.round(result.latencyMs ?? 0)} ms, ${startup}`,
+          result.detail,
+        ),
+      );
+      if (result.ready && !result.ready.ready) {
+        findings.push(
+          finding(
+            'gateway',
+            'warn',
+            result.ready.failing.length > 0
+              ? `gateway not ready: ${result.ready.failing.join(', ')} failing`
+              : 'gateway not ready (/readyz)',
+            'channels report their health separately from the gateway: a restart will not fix a channel',
+            'check the channel with `openclaw health --json` and its credentials',
+          ),
+        );
+      }
+      break;
+    }
+    case 'starting':
+    case 'draining':
+      findings.push(
+        finding(
+          'gateway',
+          'warn',
+          `gateway at ${url} is ${result.class}`,
+          result.class === 'starting'
+            ? `${result.detail}; startup can take minutes on large installs`
+            : `${result.detail}; it is finishing work before stopping`,
+          'wait and run `breakerbar doctor` again; restarting now only starts over',
+        ),
+      );
+      break;
+    case 'refused':
+      findings.push(
+        finding(
+          'gateway',
+          'error',
+          `nothing listens on ${where}`,
+          result.detail,
+          'is the gateway running? `openclaw gateway status`; if it listens on another port, set gatewayUrl or OPENCLAW_GATEWAY_PORT',
+        ),
+      );
+      break;
+    case 'read_timeout':
+      findings.push(
+        finding(
+          'gateway',
+          'error',
+          `gateway at ${url} accepted the connection but did not answer within ${seconds(timeouts.readTimeoutMs)}: hung`,
+          result.detail,
+          'restart it: `openclaw gateway restart --force` (the watchdog does this after repeated dead probes)',
+        ),
+      );
+      break;
+    case 'connect_timeout':
+      findings.push(
+        finding(
+          'gateway',
+          'error',
+          `no connection to ${where} within ${seconds(timeouts.connectTimeoutMs)}`,
+          result.detail,
+          'check gatewayUrl: the gateway listens on loopback; a firewall or a wrong address drops the connection',
+        ),
+      );
+      break;
+    case 'reset':
+      findings.push(
+        finding(
+          'gateway',
+          'error',
+          `gateway at ${url} reset the connection`,
+          result.detail,
+          'is something else listening on that port? `openclaw gateway status`',
+        ),
+      );
+      break;
+    case 'error':
+      findings.push(
+        finding(
+          'gateway',
+          'error',
+          `cannot probe the gateway at ${url}`,
+          result.detail,
+          'set gatewayUrl to the http:// URL of the gateway on loopback',
+        ),
+      );
+      break;
+    default: {
+      const status = Number(result.class.slice('http_'.length));
+      findings.push(
+        finding(
+          'gateway',
+          'error',
+          `gateway at ${url} answered HTTP ${status}`,
+          result.detail,
+          status >= 500
+            ? 'the gateway is failing: see its log, then `openclaw gateway restart`'
+            : 'is this the OpenClaw gateway? check the port (`openclaw gateway status`) and gatewayUrl',
+        ),
+      );
+    }
+  }
+  return findings;
+}
