@@ -2,12 +2,13 @@
  * Check 5: how the gateway would be restarted for each trigger, and whether
  * that program exists here. Nothing is run.
  */
-import { dirname, isAbsolute } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Environment, LoadedConfig } from '../config/index.js';
 import type { RestartPlan, RestartTrigger } from '../gateway/control.js';
 import { strategyEnvironment } from '../watchdog/gateway-side.js';
 import { Restarter } from '../watchdog/restarter.js';
-import { findOnPath, isExecutableFile } from './fs-util.js';
+import { envValue, findOnPath, isExecutableFile } from './fs-util.js';
 import { type Finding, finding, type Level } from './types.js';
 
 const TRIGGERS: readonly RestartTrigger[] = ['manual', 'health', 'storm'];
@@ -32,9 +33,41 @@ export function resolveProgram(program: string, env: NodeJS.ProcessEnv): string 
   return findOnPath(program, env.PATH ?? env.Path, [dirname(process.execPath)]);
 }
 
+/**
+ * Where the gateway's service file would be when the plan talks to launchd or
+ * systemd directly (the openclaw CLI installs it with `openclaw gateway install`).
+ * Null when the plan does not depend on one.
+ */
+export function serviceFileCandidates(
+  plan: RestartPlan,
+  environment: Environment,
+  profile: string | null,
+): string[] | null {
+  if (plan.strategy === 'launchd') {
+    const label = profile ? `ai.openclaw.${profile}` : 'ai.openclaw.gateway';
+    return [join(environment.home, 'Library', 'LaunchAgents', `${label}.plist`)];
+  }
+  if (plan.strategy === 'systemd') {
+    const unit = profile ? `openclaw-gateway-${profile}.service` : 'openclaw-gateway.service';
+    const configHome = envValue(environment.env, 'XDG_CONFIG_HOME') ?? join(environment.home, '.config');
+    return [
+      join(configHome, 'systemd', 'user', unit),
+      join('/etc', 'systemd', 'user', unit),
+      join('/usr', 'lib', 'systemd', 'user', unit),
+      join('/usr', 'local', 'lib', 'systemd', 'user', unit),
+    ];
+  }
+  return null;
+}
+
 function triggerList(triggers: RestartTrigger[]): string {
   if (triggers.length === TRIGGERS.length) return 'every restart (manual, health, storm)';
   return triggers.map((t) => TRIGGER_WORDS[t]).join(', ');
+}
+
+function serviceMissing(plan: RestartPlan, environment: Environment, profile: string | null): boolean {
+  const candidates = serviceFileCandidates(plan, environment, profile);
+  return candidates !== null && !candidates.some((path) => existsSync(path));
 }
 
 export function checkRestart(loaded: LoadedConfig, environment: Environment): Finding[] {
@@ -124,6 +157,17 @@ export function checkRestart(loaded: LoadedConfig, environment: Environment): Fi
           `${which}: ${program} is a relative path`,
           `would run: ${plan.argv.join(' ')}; it resolves against the daemon's working directory`,
           'use an absolute path in watchdog.restartCommand',
+        ),
+      );
+    } else if (serviceMissing(plan, environment, loaded.config.profile)) {
+      const candidates = serviceFileCandidates(plan, environment, loaded.config.profile) ?? [];
+      findings.push(
+        finding(
+          'restart',
+          level,
+          `${which}: ${plan.description}, but the gateway service is not installed`,
+          `no ${candidates[0] ?? 'service file'}${candidates.length > 1 ? ' (nor in the system-wide unit directories)' : ''}`,
+          'install the service with `openclaw gateway install`, or set watchdog.restartCommand to how you run the gateway',
         ),
       );
     } else {
