@@ -191,13 +191,18 @@ export class GatewayHistory {
     return rows.reverse();
   }
 
+  /** The newest stored call's id (0 for none): where the watchdog's first check starts counting. */
+  lastCallId(): number {
+    return (this.db.prepare('SELECT max(id) AS id FROM calls').get() as { id: number | null }).id ?? 0;
+  }
+
   /**
    * rate_limited calls stored after call id `afterId` with a record time at or
    * after `since`: "new 429s in the window", by ingestion order, so a late-read
    * record still counts once and an old one read again never does.
    */
   stormEvidence(afterId: number, since: number): StormEvidence {
-    const lastId = (this.db.prepare('SELECT max(id) AS id FROM calls').get() as { id: number | null }).id ?? afterId;
+    const lastId = Math.max(this.lastCallId(), afterId);
     const rows = this.db
       .prepare(
         `SELECT dep, agent_id AS agent, count(*) AS n FROM calls

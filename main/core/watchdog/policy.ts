@@ -308,7 +308,9 @@ export class WatchdogPolicy {
     const streak = `${result.detail} (dead probe ${this.s.healthFailures} of ${this.settings.healthFailuresBeforeRestart})`;
     if (this.s.healthFailures < this.settings.healthFailuresBeforeRestart)
       return this.decision('probe', 'dead', streak);
-    if (!this.s.down) {
+    // Down during a restart of our own is expected, not news: the restart's own notices say it.
+    const restarting = this.s.inFlight !== null || (rec !== null && rec.startedAt === null);
+    if (!this.s.down && !restarting) {
       this.s.down = true;
       alerts.push({ kind: 'gateway_down', dep: null, message: `The gateway is down: ${result.detail}.` });
     }

@@ -98,8 +98,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       if (until === null || until > now) this.policy.pause(now, until);
     }
     // The first check counts calls stored from now on; later starts continue where the last one stopped.
-    const maxId = history.stormEvidence(Number.MAX_SAFE_INTEGER, 0).lastId;
-    this.lastCallId = Number(store.getOrInitMeta(META_LAST_CALL, String(maxId)));
+    this.lastCallId = Number(store.getOrInitMeta(META_LAST_CALL, String(history.lastCallId())));
     this.timer = setInterval(() => this.check(), checkIntervalMs);
     this.timer.unref?.();
   }

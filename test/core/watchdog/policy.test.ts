@@ -188,6 +188,16 @@ describe('health rule', () => {
     expect(p.check(3 * MIN, storm()).kind).toBe('restart');
   });
 
+  it('does not report the gateway down while its own restart is running or starting up', () => {
+    const p = policy({ threshold: 1, healthFailuresBeforeRestart: 1 });
+    p.check(0, storm());
+    const during = [p.probe(SEC, probe('refused'))];
+    p.restartFinished(2 * SEC, 'done');
+    during.push(p.probe(3 * SEC, probe('refused')), p.probe(4 * SEC, probe('starting', 'starting')));
+    expect(during.flatMap((d) => d.alerts)).toEqual([]);
+    expect(p.probe(5 * SEC, probe('ok')).alerts).toEqual([]); // never reported down, so not "up again" either
+  });
+
   it('reports the gateway up again once, after it was reported down', () => {
     const p = policy({ enabled: false });
     p.probe(0, probe('refused'));

@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Outcome } from '../../../main/core/classify.js';
+import { Store } from '../../../main/core/store/db.js';
+import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
+import { callEvent } from '../../helpers/calls.js';
+
+let dir: string;
+let store: Store;
+let history: GatewayHistory;
+let n = 0;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bb-gateway-history-'));
+  store = Store.open(join(dir, 'bb.sqlite'));
+  history = new GatewayHistory(store.db);
+});
+
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function stored(ts: number, outcome: Outcome, dep = 'zhipu/glm-5.1', agentId = 'main'): void {
+  n += 1;
+  store.commit({ events: [callEvent({ key: `k${n}`, ts, outcome, dep, agentId })] });
+}
+
+describe('stormEvidence', () => {
+  it('counts rate_limited calls stored after the last check, within the window, by dependency and agent', () => {
+    stored(1000, 'rate_limited');
+    const first = history.stormEvidence(0, 0);
+    expect(first).toMatchObject({ count: 1, byDep: [{ dep: 'zhipu/glm-5.1', count: 1, agents: ['main'] }] });
+    stored(2000, 'rate_limited');
+    stored(2100, 'rate_limited', 'zhipu/glm-5.1', 'ops');
+    stored(2200, 'ok');
+    stored(2300, 'rate_limited', 'openai/gpt-5');
+    const second = history.stormEvidence(first.lastId, 1500);
+    expect(second.count).toBe(3);
+    expect(second.byDep).toEqual([
+      { dep: 'zhipu/glm-5.1', count: 2, agents: ['main', 'ops'] },
+      { dep: 'openai/gpt-5', count: 1, agents: ['main'] },
+    ]);
+    // Nothing new since: the same calls never count twice.
+    expect(history.stormEvidence(second.lastId, 0).count).toBe(0);
+  });
+
+  it('ignores calls read late whose own time is outside the window', () => {
+    stored(100, 'rate_limited'); // history being backfilled
+    expect(history.stormEvidence(0, 50_000).count).toBe(0);
+  });
+});
+
+describe('recovery and fallbacks', () => {
+  it('finds the first success since a time, and fallbacks answering for the same agents', () => {
+    stored(1000, 'rate_limited');
+    stored(1500, 'ok', 'deepseek/deepseek-v4-pro');
+    stored(1600, 'ok', 'anthropic/claude', 'someone-else');
+    expect(history.successSince(1200)).toBe(1500);
+    expect(history.successSince(1700)).toBeNull();
+    expect(history.workingFallbacks('zhipu/glm-5.1', ['main'], 0)).toEqual(['deepseek/deepseek-v4-pro']);
+    expect(history.workingFallbacks('zhipu/glm-5.1', ['main'], 1550)).toEqual([]);
+    expect(history.workingFallbacks('zhipu/glm-5.1', [], 0)).toEqual([]);
+  });
+});
+
+describe('restarts, probes, decisions, notifications', () => {
+  it('opens a restart record and completes it field by field', () => {
+    const id = history.startRestart({ ts: 5000, trigger: 'storm', reason: '429 storm' });
+    expect(history.restart(id)).toMatchObject({ result: 'running', command: null });
+    history.updateRestart(id, { result: 'recovering', command: ['openclaw', 'gateway', 'restart'], exitCode: 0 });
+    history.updateRestart(id, { result: 'recovered', recoveryMs: 42_000 });
+    expect(history.lastRestart()).toMatchObject({
+      id,
+      trigger: 'storm',
+      result: 'recovered',
+      command: ['openclaw', 'gateway', 'restart'],
+      exitCode: 0,
+      recoveryMs: 42_000,
+    });
+    expect(history.restarts(0, 5000)).toEqual([]);
+    expect(history.restarts(5000, 5001)).toHaveLength(1);
+  });
+
+  it('keeps probes, decisions and notifications in time order, newest N when limited', () => {
+    for (let t = 1; t <= 5; t++) {
+      history.recordProbe({
+        ts: t,
+        ok: t % 2 === 0,
+        status: t % 2 ? 'refused' : 'ok',
+        startup: null,
+        latencyMs: t,
+        detail: null,
+      });
+    }
+    expect(history.probes(0, 10, 2).map((p) => p.ts)).toEqual([4, 5]);
+    expect(history.probes(0, 10)[1]).toMatchObject({ ok: true, status: 'ok' });
+    history.recordDecision({ ts: 1, source: 'check', decision: 'counting', reason: 'r', dep: 'a/b' });
+    expect(history.decisions(0, 2)).toEqual([
+      { ts: 1, source: 'check', decision: 'counting', reason: 'r', dep: 'a/b' },
+    ]);
+    history.recordNotification({
+      ts: 3,
+      kind: 'gateway_down',
+      channel: 'desktop',
+      title: 't',
+      ok: false,
+      error: 'e',
+      dep: null,
+    });
+    expect(history.notifications(0, 4)).toEqual([
+      { ts: 3, kind: 'gateway_down', channel: 'desktop', title: 't', ok: false, error: 'e', dep: null },
+    ]);
+  });
+});
