@@ -62,7 +62,7 @@ function config(overrides: Record<string, unknown> = {}): string {
   return path;
 }
 
-async function doctor(configFile: string | undefined = config(), env = environment()): Promise<DoctorReport> {
+async function doctor(configFile: string = config(), env = environment()): Promise<DoctorReport> {
   return runDoctor({ configFile, environment: env, probeTimeoutMs: 400 });
 }
 
@@ -136,7 +136,7 @@ describe('config', () => {
   });
 
   it('says when it uses the defaults because there is no file', async () => {
-    const report = await doctor(undefined);
+    const report = await runDoctor({ environment: environment(), probeTimeoutMs: 400 });
     expect(find(report, /no config file/)).toMatchObject({ level: 'info' });
     expect(find(report, /no config file/).detail).toContain(join(tmp, 'bbhome', 'config.json'));
   });

@@ -172,7 +172,7 @@ describe('webhooks', () => {
     const file = config({
       notifications: {
         webhooks: [
-          { type: 'slack', url: `https://hooks.slack.com${slackPath}`, events: ['breaker_open'] },
+          { type: 'slack', url: `https://hooks.slack.com${slackPath}`, events: ['breaker_opened'] },
           { type: 'telegram', url: `https://api.telegram.org/bot${botToken}/sendMessage` },
         ],
       },
@@ -183,7 +183,7 @@ describe('webhooks', () => {
       ['ok', 'webhook 1: slack → https://hooks.slack.com/…'],
       ['error', 'webhook 2: telegram → https://api.telegram.org/…'],
     ]);
-    expect(hooks[0]?.detail).toContain('events: breaker_open');
+    expect(hooks[0]?.detail).toContain('events: breaker_opened');
     expect(hooks[1]?.detail).toContain('chatId');
     expect(hooks[1]?.fix).toBe(`fix notifications.webhooks[1] in ${file}`);
     const text = JSON.stringify(report);
