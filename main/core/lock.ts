@@ -8,7 +8,7 @@
  * there is no stale lock to detect and no race between two processes taking
  * one over. `breakerbar.pid` beside it only tells humans who holds it.
  */
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -31,7 +31,8 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
     throw new LockError(`cannot create the lock ${path}: ${(error as Error).message}`);
   }
   try {
-    db.pragma('busy_timeout = 0');
+    // A moment's patience: a reader checking the lock (`lockState`) holds a shared lock for microseconds.
+    db.pragma('busy_timeout = 250');
     db.pragma('locking_mode = EXCLUSIVE');
     // The first write takes the exclusive lock; in this mode it is kept until close.
     db.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL)');
@@ -74,13 +75,41 @@ export function lockOwner(dataDir: string): number | null {
   }
 }
 
+export type LockState = { held: true; pid: number | null } | { held: false } | { held: 'unknown'; reason: string };
+
+/**
+ * Whether a BreakerBar holds the lock of `dataDir`, found without creating or
+ * taking anything: the lock database is opened read-only and read; the
+ * holder's exclusive lock makes that read fail busy.
+ */
+export function lockState(dataDir: string): LockState {
+  const path = join(dataDir, 'breakerbar.lock');
+  if (!existsSync(path)) return { held: false };
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    return { held: 'unknown', reason: `cannot open ${path}: ${(error as Error).message}` };
+  }
+  try {
+    db.pragma('busy_timeout = 0');
+    db.prepare('SELECT pid FROM owner LIMIT 1').all();
+    return { held: false };
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+      return { held: true, pid: lockOwner(dataDir) };
+    // A lock file without its table: its creator died before finishing it; nobody holds it.
+    if (/no such table/i.test((error as Error).message)) return { held: false };
+    return { held: 'unknown', reason: `cannot read ${path}: ${(error as Error).message}` };
+  } finally {
+    db.close();
+  }
+}
+
 /** True when another process holds the lock of `dataDir` (a daemon is running for it). */
 export function isLocked(dataDir: string): boolean {
-  try {
-    lockDataDir(dataDir).release();
-    return false;
-  } catch (error) {
-    if (error instanceof LockError && /already running/.test(error.message)) return true;
-    throw error;
-  }
+  const state = lockState(dataDir);
+  if (state.held === 'unknown') throw new LockError(state.reason);
+  return state.held;
 }

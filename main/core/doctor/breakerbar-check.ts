@@ -2,55 +2,19 @@
  * Check 7: BreakerBar itself — its version, data directory and database, and
  * whether a daemon runs for that data directory and answers on its API.
  *
- * Whether a daemon runs is asked of its lock without taking it: the lock is an
- * exclusive SQLite lock on `<dataDir>/breakerbar.lock`, so a read-only read of
- * that file fails with SQLITE_BUSY exactly while a daemon holds it. (lock.ts's
- * isLocked takes the lock briefly and creates the lock file, which the doctor
- * must not do.) Nothing is created when the file is missing: no daemon has run.
+ * Whether a daemon runs is asked of its lock without taking it (`lockState`):
+ * nothing is created, nothing is held.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { LoadedConfig } from '../config/index.js';
 import { httpGet } from '../gateway/probe.js';
-import { lockOwner } from '../lock.js';
+import { lockState } from '../lock.js';
 import { API_URL_FILE, readApiUrl } from '../server/api-address.js';
 import { version } from '../version.js';
 import { humanSize, permissionFix, statOrCode } from './fs-util.js';
 import type { ProbeTimeouts } from './gateway-check.js';
 import { type Finding, finding } from './types.js';
-
-export type DaemonState =
-  | { running: true; pid: number | null }
-  | { running: false }
-  | { running: 'unknown'; reason: string };
-
-/** Whether a BreakerBar daemon holds the lock of `dataDir`, without taking it or creating anything. */
-export function daemonState(dataDir: string): DaemonState {
-  const path = join(dataDir, 'breakerbar.lock');
-  if (!existsSync(path)) return { running: false };
-  let db: Database.Database;
-  try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
-  } catch (error) {
-    return { running: 'unknown', reason: `cannot open ${path}: ${(error as Error).message}` };
-  }
-  try {
-    db.pragma('busy_timeout = 0');
-    db.prepare('SELECT pid FROM owner LIMIT 1').all();
-    return { running: false };
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? '';
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      return { running: true, pid: lockOwner(dataDir) };
-    }
-    // A lock file without its table: a daemon died before finishing it; nobody holds it.
-    if (/no such table/i.test((error as Error).message)) return { running: false };
-    return { running: 'unknown', reason: `cannot read ${path}: ${(error as Error).message}` };
-  } finally {
-    db.close();
-  }
-}
 
 /** `http://<server.host>:<server.port>` as a client reaches it (wildcard hosts through loopback). */
 export function configuredApiUrl(loaded: LoadedConfig): string | null {
@@ -107,12 +71,12 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
     );
   }
 
-  const state = daemonState(dataDir);
-  if (state.running === 'unknown') {
+  const state = lockState(dataDir);
+  if (state.held === 'unknown') {
     findings.push(finding('breakerbar', 'warn', 'cannot tell whether a daemon is running', state.reason));
     return findings;
   }
-  if (!state.running) {
+  if (!state.held) {
     findings.push(
       finding(
         'breakerbar',

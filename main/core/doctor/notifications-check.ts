@@ -113,7 +113,7 @@ export function checkWebhooks(loaded: LoadedConfig): Finding[] {
   const where = loaded.file ? ` in ${loaded.file}` : '';
   const findings = webhooks.map((webhook, i) => {
     const title = `webhook ${i + 1}: ${webhook.type} → ${redactUrl(webhook.url)}`;
-    const detail = `events: ${webhook.events.join(', ')}; not sent by the doctor`;
+    const detail = `events: ${webhook.events.join(', ')}`;
     const problems = validateWebhook(webhook);
     return problems.length === 0
       ? finding('notifications', 'ok', title, detail)
@@ -121,7 +121,7 @@ export function checkWebhooks(loaded: LoadedConfig): Finding[] {
           'notifications',
           'error',
           title,
-          `${problems.join('; ')} (${detail})`,
+          `${problems.join('; ')}; ${detail}`,
           `fix notifications.webhooks[${i}]${where}`,
         );
   });

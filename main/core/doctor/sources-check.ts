@@ -180,7 +180,7 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
         `${jsonlFiles} JSONL transcript file(s) in ${jsonlAgents} agent(s)`,
         archived > 0
           ? `${archived} archived transcript(s) (.reset/.deleted/.corrupt-/.bak) not read; ingest.includeArchives reads them`
-          : 'OpenClaw up to 2026.7.1',
+          : 'legacy transcripts (OpenClaw up to 2026.7.1)',
       ),
     );
   }

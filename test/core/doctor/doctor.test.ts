@@ -170,7 +170,10 @@ describe('OpenClaw state directory and sources', () => {
     jsonlAgent('main', ['a', 'b']);
     writeFileSync(join(stateDir, 'agents', 'main', 'sessions', 'old.jsonl.reset.2026-01-01'), header('old'));
     sqliteAgent('work');
-    writeFileSync(join(stateDir, 'openclaw.json'), '{ gateway: { port: 18790 }, agents: { defaults: { model: { primary: "zhipu/glm-5.1" } } } }');
+    writeFileSync(
+      join(stateDir, 'openclaw.json'),
+      '{ gateway: { port: 18790 }, agents: { defaults: { model: { primary: "zhipu/glm-5.1" } } } }',
+    );
     const report = await doctor();
     expect(find(report, /^state directory/)).toMatchObject({ level: 'ok', title: `state directory ${stateDir}` });
     expect(find(report, /^state directory/).detail).toContain('openclawDir');

@@ -66,7 +66,10 @@ describe('restart strategy', () => {
   });
 
   it('a restartCommand pointing at a missing program is an error with the fix', async () => {
-    const restart = area(await doctor(config({ watchdog: { restartCommand: ['/nonexistent/gw-restart', '--now'] } })), 'restart');
+    const restart = area(
+      await doctor(config({ watchdog: { restartCommand: ['/nonexistent/gw-restart', '--now'] } })),
+      'restart',
+    );
     const error = restart.find((f) => f.level === 'error');
     expect(error?.title).toBe('every restart (manual, health, storm): /nonexistent/gw-restart not found');
     expect(error?.detail).toBe('would run: /nonexistent/gw-restart --now');
@@ -107,7 +110,9 @@ describe('restart strategy', () => {
     writeFileSync(join(unitDir, 'openclaw-gateway.service'), '[Service]\n');
     const withUnit = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
     expect(withUnit.filter((f) => f.level === 'error')).toEqual([]);
-    expect(withUnit.find((f) => f.level === 'ok')?.title).toContain('systemctl --user restart openclaw-gateway.service');
+    expect(withUnit.find((f) => f.level === 'ok')?.title).toContain(
+      'systemctl --user restart openclaw-gateway.service',
+    );
   });
 
   it('shows a disabled or dry-run watchdog as info; then only a manual restart problem is an error', async () => {
@@ -137,7 +142,10 @@ describe('desktop notifications', () => {
   it('on Linux with notify-send: ok with a session bus, a warning without one', async () => {
     const notifySend = executable('notify-send');
     const withBus = await doctor(config(desktopOn), environment({ DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/x' }));
-    expect(area(withBus, 'notifications')[0]).toMatchObject({ level: 'ok', detail: `${notifySend}; session bus found` });
+    expect(area(withBus, 'notifications')[0]).toMatchObject({
+      level: 'ok',
+      detail: `${notifySend}; session bus found`,
+    });
     const noBus = await doctor(config(desktopOn));
     expect(area(noBus, 'notifications')[0]).toMatchObject({ level: 'warn' });
     expect(area(noBus, 'notifications')[0]?.title).toContain('DBUS_SESSION_BUS_ADDRESS');

@@ -1,0 +1,214 @@
+/**
+ * `breakerbar doctor` as a user runs it: the built command in its own process,
+ * against temp directories and a simulated gateway. Exit codes, `--json`, and
+ * the human report with its fix hints.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MARKS, renderReport, summaryLine } from '../../main/cli/doctor.js';
+import type { DoctorReport } from '../../main/core/doctor/index.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DIST = join(ROOT, 'dist', 'main', 'cli');
+
+interface Run {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+function spawnNode(argv: string[], options: { uid?: number; gid?: number } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { env: env(), cwd: tmp, ...options });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** The built CLI: `breakerbar doctor …`. */
+const doctor = (args: string[], options: { uid?: number; gid?: number } = {}) =>
+  spawnNode([join(DIST, 'index.js'), 'doctor', ...args], options);
+
+let tmp: string;
+let stateDir: string;
+let gw: SimulatedGateway | null = null;
+
+/** Only temp directories: no real home, no OpenClaw variables from the machine running the tests. */
+function env(): NodeJS.ProcessEnv {
+  return { PATH: '/usr/bin:/bin', HOME: join(tmp, 'home'), BREAKERBAR_HOME: join(tmp, 'bbhome') };
+}
+
+function writeConfig(overrides: Record<string, unknown> = {}): string {
+  const path = join(tmp, 'config.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      openclawDir: stateDir,
+      dataDir: join(tmp, 'data'),
+      gatewayLogDir: join(tmp, 'logs'),
+      gatewayUrl: gw?.baseUrl ?? 'http://127.0.0.1:9',
+      watchdog: { restartCommand: ['/bin/true'] },
+      notifications: { desktop: false },
+      ...overrides,
+    }),
+  );
+  return path;
+}
+
+function sessionsDir(): string {
+  const dir = join(stateDir, 'agents', 'main', 'sessions');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 's1.jsonl'), `${JSON.stringify({ type: 'session', version: 3, id: 's1' })}\n`);
+  return dir;
+}
+
+beforeAll(() => {
+  if (!existsSync(join(DIST, 'index.js'))) throw new Error('build first: npm run build --silent');
+});
+
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'breakerbar-doctor-cli-'));
+  // Readable by the unprivileged user of the permission test.
+  chmodSync(tmp, 0o755);
+  stateDir = join(tmp, 'openclaw');
+});
+
+afterEach(async () => {
+  await gw?.close();
+  gw = null;
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('breakerbar doctor', () => {
+  it('exits 0 when nothing is an error, and --json prints the report', async () => {
+    sessionsDir();
+    gw = await startSimulatedGateway();
+    const config = writeConfig();
+    const human = await doctor(['--config', config]);
+    expect(human.code, human.out + human.err).toBe(0);
+    expect(human.out).toContain(`  ${MARKS.ok} config file ${config}`);
+    expect(human.out).toContain(`  ${MARKS.ok} gateway answers at ${gw.baseUrl}`);
+    expect(human.out).toMatch(/^Configuration$/m);
+    expect(human.out).toMatch(/^Gateway$/m);
+    expect(human.out).not.toContain(MARKS.error);
+
+    const json = await doctor(['--config', config, '--json']);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.out) as DoctorReport;
+    expect(report.summary.error).toBe(0);
+    expect(report.summary.ok).toBeGreaterThan(3);
+    expect(report.findings.find((f) => f.area === 'sources' && f.level === 'ok')?.title).toContain('1 agent(s)');
+    // The human report ends with the same counts.
+    expect(human.out.trimEnd().split('\n').pop()).toBe(summaryLine(report.summary));
+  });
+
+  it('exits 1 on errors and prints what to do about each', async () => {
+    const config = writeConfig();
+    const result = await doctor(['--config', config]);
+    expect(result.code).toBe(1);
+    expect(result.out).toContain(`  ${MARKS.error} OpenClaw state directory ${stateDir} does not exist`);
+    expect(result.out).toContain('      fix: start the gateway once');
+    expect(result.out).toContain(`  ${MARKS.error} nothing listens on 127.0.0.1:9`);
+    expect(result.out).toContain('      fix: is the gateway running? `openclaw gateway status`');
+    expect(result.out).toContain(`  ${MARKS.warn} gateway log directory`);
+    expect(result.out.trimEnd().split('\n').pop()).toBe('2 problems, 1 warning.');
+
+    const json = await doctor(['--config', config, '--json']);
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.out) as DoctorReport).summary).toMatchObject({ error: 2, warn: 1 });
+  });
+
+  it('a config it cannot use is an error, and the rest of the report still follows', async () => {
+    const config = writeConfig({ health: { intervalSec: 'often' } });
+    const result = await doctor(['--config', config]);
+    expect(result.code).toBe(1);
+    expect(result.out).toContain(`${MARKS.error} the config cannot be used`);
+    expect(result.out).toContain('health.intervalSec');
+    expect(result.out).toMatch(/^Restart$/m);
+    expect(result.out).toMatch(/^BreakerBar$/m);
+  });
+
+  it('usage errors exit 2; --help exits 0', async () => {
+    const unknown = await doctor(['--jsn']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('--jsn');
+    expect((await doctor(['extra'])).code).toBe(2);
+    const help = await doctor(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('Usage: breakerbar doctor');
+  });
+
+  it('names a directory it may not read, with the permission fix', async () => {
+    const dir = sessionsDir();
+    gw = await startSimulatedGateway();
+    const config = writeConfig();
+    // Root reads everything: then the doctor runs as nobody against a root-only directory.
+    const asRoot = process.getuid?.() === 0;
+    chmodSync(dir, asRoot ? 0o700 : 0);
+    try {
+      const result = await doctor(['--config', config], asRoot ? { uid: 65534, gid: 65534 } : {});
+      expect(result.code, result.err).toBe(1);
+      expect(result.out).toContain(`${MARKS.error} cannot list ${dir} (permission denied)`);
+      expect(result.out).toMatch(/fix: BreakerBar runs as \S+: run it as the user that runs the gateway/);
+    } finally {
+      chmodSync(dir, 0o755);
+    }
+  });
+});
+
+describe('rendering', () => {
+  const report: DoctorReport = {
+    findings: [
+      { area: 'config', level: 'ok', title: 'config file /x.json' },
+      { area: 'gateway', level: 'error', title: 'nothing listens', detail: 'refused', fix: 'start it' },
+      { area: 'gateway', level: 'warn', title: 'slow' },
+      { area: 'restart', level: 'info', title: 'watchdog on' },
+    ],
+    summary: { ok: 1, info: 1, warn: 1, error: 1 },
+  };
+
+  it('groups by area with one mark per finding, detail and fix indented below', () => {
+    expect(renderReport(report)).toBe(
+      [
+        'Configuration',
+        '  ✓ config file /x.json',
+        '',
+        'Gateway',
+        '  ✗ nothing listens',
+        '      refused',
+        '      fix: start it',
+        '  ! slow',
+        '',
+        'Restart',
+        '  · watchdog on',
+        '',
+        '1 problem, 1 warning.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('summarises in words', () => {
+    expect(summaryLine({ ok: 3, info: 0, warn: 1, error: 2 })).toBe('2 problems, 1 warning.');
+    expect(summaryLine({ ok: 3, info: 0, warn: 2, error: 0 })).toBe('2 warnings.');
+    expect(summaryLine({ ok: 3, info: 4, warn: 0, error: 0 })).toBe('No problems found (3 ok).');
+  });
+
+  it('colours the marks only when asked', () => {
+    expect(renderReport(report, true)).toContain('\x1b[31m✗\x1b[0m nothing listens');
+    expect(renderReport(report)).not.toContain('\x1b[');
+  });
+});
