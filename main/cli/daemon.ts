@@ -42,7 +42,8 @@ Options:
         `  storing in ${loaded.dbPath}`,
         `  config     ${loaded.file ?? 'defaults (no config file)'}`,
         `  API        ${monitor.apiUrl ?? 'off'}  (/metrics, /api/status; token in ${loaded.dataDir}/api-token)`,
-        '  Ctrl-C to stop; `breakerbar history` shows what is stored.',
+        ...gatewayLines(monitor),
+        '  Ctrl-C to stop; `breakerbar status` shows the state, `breakerbar doctor` what is missing.',
         '',
       ].join('\n'),
     );
@@ -52,6 +53,16 @@ Options:
     return 0;
   },
 };
+
+/** The gateway probed and how the watchdog will act, for the start banner. */
+function gatewayLines(monitor: Monitor): string[] {
+  const side = monitor.gateway;
+  if (!side) return [];
+  const status = side.watchdog.status();
+  const mode = !status.enabled ? 'watch only (watchdog.enabled false)' : status.dryRun ? 'dry run' : 'active';
+  const via = status.strategy.description ?? `no restart strategy: ${status.strategy.problem}`;
+  return [`  gateway    ${side.health.health().baseUrl}`, `  watchdog   ${mode}; restarts via ${via}`];
+}
 
 function withOverrides(loaded: LoadedConfig, args: Parsed): LoadedConfig {
   const stateDir = stringOption(args, 'state-dir');

@@ -71,7 +71,11 @@ export function createNodeNotifierChannel(options: NodeNotifierChannelOptions = 
 }
 
 function unavailable(err: unknown, platform: NodeJS.Platform): Error {
-  const reason = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim() || 'unknown error';
+  const reason =
+    (err instanceof Error ? err.message : String(err))
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[.;]+$/, '') || 'unknown error';
   const hint =
     platform === 'linux'
       ? 'install libnotify-bin and run a notification daemon, or set notifications.desktop to false'

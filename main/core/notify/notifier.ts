@@ -65,6 +65,7 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord] }> {
   private readonly controllers = new Set<AbortController>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private readonly lastError = new Map<string, string>();
 
   constructor(private readonly options: NotifierOptions) {
     super();
@@ -212,10 +213,14 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord] }> {
       dep: notice.dep,
     };
     if (error === null) {
+      this.lastError.delete(channel.name);
       this.options.log.debug('notification delivered', { channel: channel.name, kind: notice.kind });
     } else {
-      // Webhook errors are already redacted; the target is too.
-      this.options.log.warn('notification delivery failed', {
+      // Webhook errors are already redacted; the target is too. The same failure again (no
+      // notification daemon, a dead webhook) is logged once at warn, then at debug: it is stored anyway.
+      const repeated = this.lastError.get(channel.name) === error;
+      this.lastError.set(channel.name, error);
+      (repeated ? this.options.log.debug : this.options.log.warn)('notification delivery failed', {
         channel: channel.name,
         kind: notice.kind,
         target: channel.target,

@@ -190,9 +190,11 @@ describe('Notifier', () => {
     const failed = h.records.filter((d) => d.channel === 'webhook:generic#0');
     expect(failed.map((d) => d.ok)).toEqual([false, false]);
     expect(failed[0]?.error).toBe(`${hang.base}/…: timed out after 1 s`);
+    // The same failure twice: said once at warn, then at debug (both deliveries are recorded above).
     const warnings = h.log.lines.filter((l) => l.level === 'warn');
-    expect(warnings).toHaveLength(2);
+    expect(warnings).toHaveLength(1);
     expect(warnings[0]?.fields).toMatchObject({ channel: 'webhook:generic#0', target: `${hang.base}/…` });
+    expect(h.log.lines.filter((l) => l.msg === 'notification delivery failed')).toHaveLength(2);
     expect(h.log.text()).not.toContain('SECRETPATH');
   });
 
