@@ -1,7 +1,13 @@
-import { type LoadedConfig, loadConfig, processEnvironment, resolveDirectories } from '../core/config/index.js';
-import { createLogger } from '../core/log.js';
-import { Monitor } from '../core/monitor.js';
+import {
+  defaultConfigPath,
+  type LoadedConfig,
+  loadConfig,
+  processEnvironment,
+  resolveDirectories,
+} from '../core/config/index.js';
+import type { Monitor } from '../core/monitor.js';
 import { type Command, type Parsed, stringOption, UsageError } from './command.js';
+import { ReloadingMonitor } from './config-reload.js';
 
 export const daemonCommand: Command = {
   name: 'daemon',
@@ -11,13 +17,16 @@ export const daemonCommand: Command = {
 Runs BreakerBar's core without Electron or a display: follows the OpenClaw state
 directory live (backfilling ingest.backfillDays of history on first start) and
 stores every model call, classified, in BreakerBar's SQLite database.
+Also probes the gateway, runs the watchdog and sends notifications. Follows its
+config file: a valid change (or SIGHUP) applies at once; an invalid one is
+reported and the running configuration stays in force.
 Stops cleanly on Ctrl-C / SIGTERM; restarting resumes exactly where it stopped.
 
 Options:
   --config FILE      Config file (default: $BREAKERBAR_CONFIG, else config.json in
                      BreakerBar's home: ~/.config/breakerbar on Linux,
                      ~/Library/Application Support/BreakerBar on macOS)
-  --state-dir DIR    OpenClaw state directory (overrides the config's stateDir)
+  --state-dir DIR    OpenClaw state directory (overrides the config's openclawDir)
   --data-dir DIR     Where BreakerBar keeps its database (overrides dataDir)
   --port N           Port of the local API and /metrics (overrides server.port;
                      0 picks a free one)
@@ -31,25 +40,34 @@ Options:
   },
   positionals: false,
   async run(args, io) {
-    const loaded = withOverrides(loadConfig(stringOption(args, 'config')), args);
-    const log = createLogger({ level: loaded.config.log.level });
-    const monitor = new Monitor(loaded, { log });
-    await monitor.start();
-    io.err(
-      [
-        'BreakerBar daemon (headless core, no Electron needed)',
-        `  following  ${loaded.stateDir}`,
-        `  storing in ${loaded.dbPath}`,
-        `  config     ${loaded.file ?? 'defaults (no config file)'}`,
-        `  API        ${monitor.apiUrl ?? 'off'}  (/metrics, /api/status; token in ${loaded.dataDir}/api-token)`,
-        ...gatewayLines(monitor),
-        '  Ctrl-C to stop; `breakerbar status` shows the state, `breakerbar doctor` what is missing.',
-        '',
-      ].join('\n'),
-    );
+    const configArg = stringOption(args, 'config');
+    const load = () => withOverrides(loadConfig(configArg), args);
+    const loaded = load();
+    let banner = true;
+    const host = new ReloadingMonitor(loaded, {
+      file: loaded.file ?? configArg ?? defaultConfigPath(processEnvironment()),
+      load,
+      onStarted(monitor, current) {
+        if (!banner) return;
+        banner = false;
+        io.err(
+          [
+            'BreakerBar daemon (headless core, no Electron needed)',
+            `  following  ${current.stateDir}`,
+            `  storing in ${current.dbPath}`,
+            `  config     ${current.file ?? 'defaults (no config file)'} (followed: changes apply live)`,
+            `  API        ${monitor.apiUrl ?? 'off'}  (/metrics, /api/status; token in ${current.dataDir}/api-token)`,
+            ...gatewayLines(monitor),
+            '  Ctrl-C to stop; `breakerbar status` shows the state, `breakerbar doctor` what is missing.',
+            '',
+          ].join('\n'),
+        );
+      },
+    });
+    await host.start();
     await untilSignal();
-    log.info('stopping');
-    await monitor.stop();
+    host.logger.info('stopping');
+    await host.stop();
     return 0;
   },
 };

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,6 +11,7 @@ import { COMMANDS, main } from '../../main/cli/main.js';
 import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/classify.js';
 import { isLocked } from '../../main/core/lock.js';
 import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
+import { sleep, until } from '../helpers/transcripts.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'main', 'cli', 'index.js');
@@ -623,6 +624,35 @@ describe('daemon', () => {
     expect(await exitCode(daemon)).toBe(1);
     expect(daemon.stderr()).toContain('config key "ingest.backfillDays" is -3, expected an integer from 0 to 3650');
     expect(daemon.stderr()).toContain(join(bbHome, 'config.json'));
+  });
+
+  it('follows its config file: a wrong type is reported and changes nothing, a valid change applies live', async () => {
+    const daemon = startDaemon();
+    await running(daemon);
+    const status = async () => {
+      const url = readFileSync(join(bbHome, 'api-url'), 'utf8').trim();
+      return (await (await fetch(`${url}/api/status`)).json()) as { watchdog: { dryRun: boolean; threshold: number } };
+    };
+    expect((await status()).watchdog.dryRun).toBe(false);
+
+    writeFileSync(join(bbHome, 'config.json'), JSON.stringify({ ...QUIET_GATEWAY, watchdog: { threshold: 'three' } }));
+    await until(() => daemon.stderr().includes('config change rejected'), 10_000);
+    expect(daemon.stderr()).toContain('config key \\"watchdog.threshold\\" is \\"three\\"');
+    expect(daemon.child.exitCode).toBeNull();
+    expect((await status()).watchdog.threshold).toBe(3);
+
+    writeFileSync(
+      join(bbHome, 'config.json'),
+      JSON.stringify({ ...QUIET_GATEWAY, watchdog: { enabled: false, dryRun: true, threshold: 5 } }),
+    );
+    await until(async () => (await status().catch(() => null))?.watchdog.threshold === 5, 10_000);
+    expect((await status()).watchdog.dryRun).toBe(true);
+    // SIGHUP re-reads it too, and an unchanged file restarts nothing.
+    daemon.child.kill('SIGHUP');
+    await sleep(500);
+    expect(daemon.stderr().match(/restarting the monitor/g)).toHaveLength(1);
+    daemon.child.kill('SIGTERM');
+    expect(await exitCode(daemon)).toBe(0);
   });
 
   it('refuses a bad --port with exit 2, and says which port is taken with exit 1, releasing its lock', async () => {
