@@ -68,6 +68,9 @@ Options:
     await untilSignal();
     host.logger.info('stopping');
     await host.stop();
+    // A restart command left running (it may drain the gateway for minutes) must not keep the daemon
+    // alive: it finishes on its own, and the next start verifies it. Anything else lingering gets 3 s.
+    setTimeout(() => process.exit(), 3000).unref();
     return 0;
   },
 };

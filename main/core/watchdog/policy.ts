@@ -210,6 +210,14 @@ export class WatchdogPolicy {
     if (trigger !== 'manual') this.s.restarts.push({ ts, trigger });
   }
 
+  /**
+   * A restart from before BreakerBar's own restart (a config reload, a crash)
+   * still being verified: its grace holds every trigger as if nothing happened.
+   */
+  rememberRecovery(since: number, trigger: RestartTrigger): void {
+    this.s.recovering = { since, trigger, startedAt: null };
+  }
+
   pause(now: number, untilMs: number | null): Decision {
     this.s.pausedUntil = untilMs ?? Number.POSITIVE_INFINITY;
     const reason = untilMs === null ? 'watchdog paused until resumed' : `watchdog paused for ${seconds(untilMs - now)}`;

@@ -26,6 +26,10 @@ import type { Restarter } from './restarter.js';
 const HOUR_MS = 3_600_000;
 const META_PAUSED = 'watchdog.pausedUntil';
 const META_LAST_CALL = 'watchdog.lastCallId';
+/** How long stop() lets a restart command in flight finish before leaving it to itself. */
+const STOP_WAIT_MS = 2000;
+/** Restart records not final yet: the command was running, or recovery was being verified. */
+const UNFINISHED = ['running', 'recovering'];
 
 export interface WatchdogRunnerOptions {
   settings: WatchdogSettings;
@@ -92,6 +96,12 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     for (const row of history.restarts(now - HOUR_MS, now + 1)) {
       if (row.result !== 'dry_run') this.policy.rememberRestart(row.ts, row.trigger as RestartTrigger);
     }
+    const last = history.lastRestart();
+    if (last && UNFINISHED.includes(last.result) && now - last.ts < this.options.settings.startupGraceMs) {
+      this.policy.rememberRecovery(last.ts, last.trigger as RestartTrigger);
+      this.restartId = last.id;
+      this.options.fastProbes(true);
+    }
     const paused = store.getMeta(META_PAUSED);
     if (paused !== undefined) {
       const until = paused === 'forever' ? null : Number(paused);
@@ -103,10 +113,22 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     this.timer.unref?.();
   }
 
+  /**
+   * Stops checking. A restart command still running is left to finish on its own (it runs in its own
+   * process group and may be draining the gateway for minutes): its record stays unfinished and the
+   * next start picks the verification up (`rememberRecovery`).
+   */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.restartRunning;
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.restartRunning,
+      new Promise<void>((resolve) => {
+        waited = setTimeout(resolve, STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(waited);
   }
 
   /** One rate-limit check (the timer calls it; tests and the rehearsal may too). */

@@ -177,6 +177,13 @@ describe('health rule', () => {
     expect(restarts(after)).toHaveLength(1);
   });
 
+  it('a restart remembered from before BreakerBar restarted still holds its grace', () => {
+    const p = policy({ healthFailuresBeforeRestart: 1, startupGraceMs: 5 * MIN });
+    p.rememberRecovery(-MIN, 'storm');
+    expect(p.probe(0, probe('refused')).kind).toBe('recovering');
+    expect(p.tick(4 * MIN, [], null).map((d) => d.kind)).toEqual(['not_recovered']);
+  });
+
   it('a gateway that reports started ends the grace early', () => {
     const p = policy({ threshold: 1, restartSpacingMs: 3 * MIN });
     expect(p.check(0, storm()).kind).toBe('restart');
