@@ -5,7 +5,7 @@
  * and real webhook receivers. Time settings are a second or two so each case
  * runs in seconds.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,7 @@ async function start(config: Record<string, unknown>, desktop: DesktopChannel | 
     ingest: { reconcileIntervalMs: 200 },
     health: { intervalSec: 1, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 1 },
     notifications: { desktop: false, coalesceSec: 1 },
+    server: { port: 0 },
     ...config,
   };
   mkdirSync(join(root, 'openclaw'), { recursive: true });
@@ -261,7 +262,6 @@ describe('deciding not to restart', () => {
     expect(restarts(m)[0]).toMatchObject({ result: 'dry_run', trigger: 'storm' });
     await until(() => got.includes('restart_would_run'), 5000);
     expect(got.every((k) => k === 'restart_would_run')).toBe(true);
-    const { existsSync } = await import('node:fs');
     expect(existsSync(marker)).toBe(false);
   }, 30_000);
 
@@ -311,6 +311,37 @@ describe('divergence alarm', () => {
   }, 30_000);
 });
 
+describe('BreakerBar restarting while the gateway restarts', () => {
+  it('stops without waiting for the command, and the next start keeps verifying that restart', async () => {
+    const pidFile = join(root, 'restart.pid');
+    // A long drain: the command outlives the monitor that started it.
+    const restartCommand = [
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 30000)`,
+    ];
+    const config = { watchdog: { ...FAST_WATCHDOG, restartCommand, restartTimeoutSec: 60, startupGraceSec: 60 } };
+    const first = await start(config);
+    expect(side(first).watchdog.restartNow('before an upgrade').kind).toBe('restart');
+    await until(() => existsSync(pidFile), 5000);
+    const stopping = Date.now();
+    await first.stop();
+    expect(Date.now() - stopping).toBeLessThan(5000);
+    try {
+      const second = await start(config);
+      const status = side(second).watchdog.status();
+      expect(status.recovering).toMatchObject({ trigger: 'manual' });
+      expect(status.lastRestart).toMatchObject({ result: 'running', reason: 'before an upgrade' });
+      // Its grace holds the triggers: dead probes do not restart a gateway that is being restarted.
+      gateway.state = 'refuse';
+      await until(() => decisions(second).some((d) => d.decision === 'recovering'), 10_000);
+      expect(restarts(second)).toHaveLength(1);
+    } finally {
+      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
+  }, 30_000);
+});
+
 describe('manual restart', () => {
   it('goes through the same path, is recorded as manual, and is never doubled', async () => {
     const marker = join(root, 'count');
@@ -326,7 +357,6 @@ describe('manual restart', () => {
     expect(first.kind).toBe('restart');
     expect(second.kind).toBe('in_flight');
     await side(m).watchdog.settled();
-    const { readFileSync } = await import('node:fs');
     expect(readFileSync(marker, 'utf8')).toBe('x');
     expect(restarts(m)[0]).toMatchObject({ trigger: 'manual', reason: 'from the test' });
   }, 30_000);
