@@ -44,6 +44,9 @@ afterEach(async () => {
 });
 
 async function startMonitor(): Promise<Monitor> {
+  // A free port: another BreakerBar (or a parallel test run) may hold the default one.
+  mkdirSync(join(root, 'home'), { recursive: true });
+  writeFileSync(join(root, 'home', 'config.json'), JSON.stringify({ server: { port: 0 } }));
   const loaded = loadConfig(undefined, {
     env: { BREAKERBAR_HOME: join(root, 'home'), OPENCLAW_STATE_DIR: stateDir },
     home: root,
