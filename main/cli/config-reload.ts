@@ -17,6 +17,8 @@ export interface ReloadingMonitorOptions {
   file: string;
   /** Loads and validates the configuration (throws ConfigError for a bad one). */
   load(): LoadedConfig;
+  /** The dashboard's built files, served at `/`. */
+  staticDir?: string;
   /** Called after every successful (re)start, with the monitor now running. */
   onStarted?(monitor: Monitor, loaded: LoadedConfig): void;
 }
@@ -97,7 +99,7 @@ export class ReloadingMonitor {
   }
 
   private async startWith(loaded: LoadedConfig): Promise<Monitor> {
-    const monitor = new Monitor(loaded, { log: this.log });
+    const monitor = new Monitor(loaded, { log: this.log, staticDir: this.options.staticDir });
     await monitor.start();
     this.options.onStarted?.(monitor, loaded);
     return monitor;

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   defaultConfigPath,
   type LoadedConfig,
@@ -30,6 +33,8 @@ Options:
   --data-dir DIR     Where BreakerBar keeps its database (overrides dataDir)
   --port N           Port of the local API and /metrics (overrides server.port;
                      0 picks a free one)
+  --no-desktop       No desktop notifications (overrides notifications.desktop;
+                     the tray app shows its own)
   -h, --help         Show this help
 `,
   options: {
@@ -37,6 +42,7 @@ Options:
     'state-dir': { type: 'string' },
     'data-dir': { type: 'string' },
     port: { type: 'string' },
+    'no-desktop': { type: 'boolean' },
   },
   positionals: false,
   async run(args, io) {
@@ -47,6 +53,7 @@ Options:
     const host = new ReloadingMonitor(loaded, {
       file: loaded.file ?? configArg ?? defaultConfigPath(processEnvironment()),
       load,
+      staticDir: dashboardDir(),
       onStarted(monitor, current) {
         if (!banner) return;
         banner = false;
@@ -58,6 +65,9 @@ Options:
             `  config     ${current.file ?? 'defaults (no config file)'} (followed: changes apply live)`,
             `  API        ${monitor.apiUrl ?? 'off'}  (/metrics, /api/status; token in ${current.dataDir}/api-token)`,
             ...gatewayLines(monitor),
+            ...(monitor.apiUrl && dashboardDir()
+              ? [`  dashboard  ${monitor.apiUrl}/  (\`breakerbar dashboard\` prints it signed in)`]
+              : []),
             '  Ctrl-C to stop; `breakerbar status` shows the state, `breakerbar doctor` what is missing.',
             '',
           ].join('\n'),
@@ -85,16 +95,24 @@ function gatewayLines(monitor: Monitor): string[] {
   return [`  gateway    ${side.health.health().baseUrl}`, `  watchdog   ${mode}; restarts via ${via}`];
 }
 
+/** The built dashboard beside this CLI (dist/renderer), served at `/` when it exists. */
+function dashboardDir(): string | undefined {
+  const dir = fileURLToPath(new URL('../../renderer/', import.meta.url));
+  return existsSync(join(dir, 'index.html')) ? dir : undefined;
+}
+
 function withOverrides(loaded: LoadedConfig, args: Parsed): LoadedConfig {
   const stateDir = stringOption(args, 'state-dir');
   const dataDir = stringOption(args, 'data-dir');
   const port = portOption(stringOption(args, 'port'));
-  if (!stateDir && !dataDir && port === undefined) return loaded;
+  const noDesktop = args.values['no-desktop'] === true;
+  if (!stateDir && !dataDir && port === undefined && !noDesktop) return loaded;
   const config = {
     ...loaded.config,
     openclawDir: stateDir ?? loaded.config.openclawDir,
     dataDir: dataDir ?? loaded.config.dataDir,
     server: { ...loaded.config.server, port: port ?? loaded.config.server.port },
+    notifications: { ...loaded.config.notifications, desktop: noDesktop ? false : loaded.config.notifications.desktop },
   };
   return resolveDirectories(config, loaded.file, processEnvironment());
 }

@@ -9,6 +9,7 @@ import { version } from '../core/version.js';
 import { ApiClientError } from './api-client.js';
 import { type Command, type Io, parseCommandArgs, processIo, UsageError } from './command.js';
 import { daemonCommand } from './daemon.js';
+import { dashboardCommand } from './dashboard.js';
 import { doctorCommand } from './doctor.js';
 import { historyCommand } from './history.js';
 import { scanCommand } from './scan.js';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   pauseCommand,
   resumeCommand,
   doctorCommand,
+  dashboardCommand,
   scanCommand,
   historyCommand,
   serviceCommand,

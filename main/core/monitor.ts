@@ -6,7 +6,8 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { BreakerService } from './breaker/service.js';
-import { type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
+import { defaultConfigPath, type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
+import { runDoctor } from './doctor/index.js';
 import type { CallEvent, GatewaySignal } from './events.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
@@ -66,6 +67,8 @@ export interface MonitorOptions {
   gateway?: boolean;
   /** Desktop notifications: the Electron app passes its native channel; default node-notifier when enabled. */
   desktop?: DesktopChannel | null;
+  /** The dashboard's built files, served at `/` by the local API (the daemon passes dist/renderer). */
+  staticDir?: string;
 }
 
 export class Monitor extends EventEmitter<MonitorEvents> {
@@ -178,12 +181,16 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   /** Starts the local API and /metrics on the configured loopback port. */
   private async serve(store: Store, breakers: BreakerService, metrics: BreakerbarMetrics): Promise<void> {
     const { server } = this.loaded.config;
+    const environment = this.options.environment ?? processEnvironment();
     const backend = createBackend({
       store,
       breakers,
       metrics,
       sources: () => this.sources.map((source) => source.status()),
       gateway: this.gatewaySide ?? undefined,
+      configFile: this.loaded.file ?? defaultConfigPath(environment),
+      effectiveConfig: () => this.loaded.config as unknown as Record<string, unknown>,
+      doctor: () => runDoctor({ configFile: this.loaded.file ?? undefined, environment }),
       subscribeMonitor: (listener) => {
         const calls = (batch: CallEvent[]) =>
           listener({ type: 'calls', data: { count: batch.length, deps: [...new Set(batch.map((c) => c.dep))] } });
@@ -210,6 +217,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         log: this.log,
         version: version(),
         clock: this.clock,
+        staticDir: this.options.staticDir,
       });
       writeApiUrl(this.loaded.dataDir, this.server.url);
     } catch (error) {

@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../main/core/config/index.js';
+import type { DoctorReport } from '../../main/core/doctor/index.js';
 import { silentLogger } from '../../main/core/log.js';
 import { Monitor } from '../../main/core/monitor.js';
-import type { ApiHistory, ApiStatus } from '../../main/core/server/api-types.js';
+import type { ApiHistory, ApiStatus, ConfigView } from '../../main/core/server/api-types.js';
 import { METRIC_NAMES } from '../../main/core/server/metrics.js';
 import { parsePrometheusText } from '../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
@@ -178,4 +179,59 @@ describe('Monitor with its local API', () => {
     expect(response.status).toBe(401);
     expect(breaker(await status(), 'deepseek/deepseek-v4-pro')?.state).toBe('closed');
   });
+});
+
+describe('settings and doctor through the API', () => {
+  const token = () => readFileSync(join(root, 'home', 'api-token'), 'utf8').trim();
+  const authorized = (body?: unknown): RequestInit => ({
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+  it('shows the config file only with the token, with every field of the schema', async () => {
+    await startMonitor();
+    expect((await get('/api/config')).status).toBe(401);
+    const view = (await (await fetch(`${monitor?.apiUrl}/api/config`, authorized())).json()) as ConfigView;
+    expect(view.file).toBe(join(root, 'home', 'config.json'));
+    expect(view.raw).toEqual({ server: { port: 0 } });
+    expect(view.fields.map((f) => f.path)).toContain('watchdog.maxRestartsPerHour');
+    expect(view.fields.find((f) => f.path === 'watchdog.threshold')).toMatchObject({ default: 3 });
+    expect((view.effective as { watchdog: { threshold: number } }).watchdog.threshold).toBe(3);
+  });
+
+  it('refuses an invalid config naming the key and writes nothing; writes a valid one', async () => {
+    await startMonitor();
+    const file = join(root, 'home', 'config.json');
+    const before = readFileSync(file, 'utf8');
+    const bad = await fetch(
+      `${monitor?.apiUrl}/api/config`,
+      authorized({ config: { server: { port: 0 }, watchdog: { threshold: 0 } } }),
+    );
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ param: 'watchdog.threshold' });
+    expect(readFileSync(file, 'utf8')).toBe(before);
+
+    const good = await fetch(
+      `${monitor?.apiUrl}/api/config`,
+      authorized({ config: { server: { port: 0 }, watchdog: { dryRun: true } } }),
+    );
+    expect(good.status).toBe(200);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ server: { port: 0 }, watchdog: { dryRun: true } });
+    const noToken = await fetch(`${monitor?.apiUrl}/api/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ config: {} }),
+    });
+    expect(noToken.status).toBe(401);
+  });
+
+  it("answers the doctor's findings", async () => {
+    await startMonitor();
+    const report = (await (await get('/api/doctor')).json()) as DoctorReport;
+    expect(report.findings.some((f) => f.area === 'openclaw')).toBe(true);
+    expect(report.summary.ok + report.summary.info + report.summary.warn + report.summary.error).toBe(
+      report.findings.length,
+    );
+  }, 20_000);
 });

@@ -5,12 +5,15 @@
  * check that a rejection was logged (and that no secret was).
  */
 import type { BreakerSnapshot, Transition } from '../../main/core/breaker/types.js';
+import type { DoctorReport } from '../../main/core/doctor/index.js';
 import type { LogFields, Logger, LogLevel } from '../../main/core/log.js';
 import type {
   ApiBackend,
   ApiEvent,
   ApiHistory,
   ApiStatus,
+  ConfigSaveResponse,
+  ConfigView,
   ControlRequest,
   HistoryQuery,
   WatchdogRequest,
@@ -41,6 +44,7 @@ export class FakeBackend implements ApiBackend {
   readonly controls: ControlRequest[] = [];
   readonly historyQueries: HistoryQuery[] = [];
   readonly watchdogRequests: WatchdogRequest[] = [];
+  readonly savedConfigs: unknown[] = [];
   /** When set, watchdog() throws it (an instance without a watchdog). */
   watchdogError: Error | null = null;
   metricsResult = {
@@ -96,6 +100,19 @@ export class FakeBackend implements ApiBackend {
     if (this.watchdogError) throw this.watchdogError;
     // Only the shape matters to the HTTP layer; the status is the real runner's in monitor tests.
     return { decision: request.action === 'restart' ? 'restart' : 'paused', reason: 'fake', status: null as never };
+  }
+
+  config(): ConfigView {
+    return { file: '/fake/config.json', exists: false, raw: {}, effective: {}, fields: [] };
+  }
+
+  saveConfig(config: unknown): ConfigSaveResponse {
+    this.savedConfigs.push(config);
+    return { ok: true, file: '/fake/config.json', note: 'saved' };
+  }
+
+  async doctor(): Promise<DoctorReport> {
+    return { findings: [], summary: { ok: 0, info: 0, warn: 0, error: 0 } };
   }
 
   subscribe(listener: (event: ApiEvent) => void): () => void {

@@ -58,7 +58,7 @@ interface Channel extends ChannelInfo {
   inFlight: number;
 }
 
-export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord] }> {
+export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice: [Notice] }> {
   private readonly coalescer: Coalescer;
   private readonly list: Channel[];
   private readonly inFlight = new Set<Promise<void>>();
@@ -173,6 +173,8 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord] }> {
   }
 
   private dispatch(notice: Notice): void {
+    // Announced before the channels run: the tray app shows it natively, the dashboard lists it.
+    this.emit('notice', notice);
     this.options.log.debug('notification', { kind: notice.kind, dep: notice.dep, count: notice.count });
     for (const channel of this.list) {
       if (!channel.wants(notice.kind)) continue;

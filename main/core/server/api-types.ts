@@ -5,7 +5,9 @@
 
 import type { BreakerSnapshot, OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome } from '../classify.js';
+import type { DoctorReport } from '../doctor/index.js';
 import type { GatewayHealth } from '../gateway/health.js';
+import type { Notice } from '../notify/notice.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
@@ -88,6 +90,39 @@ export interface ControlResponse {
   transitions: Transition[];
 }
 
+/** One config key as the settings view shows it (from the schema: one place per fact). */
+export interface ConfigField {
+  /** Dotted path, e.g. `watchdog.maxRestartsPerHour`. */
+  path: string;
+  default: unknown;
+  doc: string;
+  /** What it accepts, in words ("an integer from 1 to 1000"). */
+  expected: string;
+}
+
+/** `GET /api/config` (token required: the file may hold webhook secrets). */
+export interface ConfigView {
+  /** The file the daemon reads and follows (written by `POST /api/config`). */
+  file: string;
+  exists: boolean;
+  /** The file's JSON as written (only the keys set), `{}` when there is none. */
+  raw: Record<string, unknown>;
+  /** The configuration in force, defaults filled in. */
+  effective: Record<string, unknown>;
+  fields: ConfigField[];
+}
+
+/**
+ * `POST /api/config` with `{"config": {...}}`: validated against the schema first; an invalid one is a 400
+ * whose `param` is the offending key path and nothing is written. A valid one is written atomically; the
+ * daemon (which follows its file) applies it within seconds.
+ */
+export interface ConfigSaveResponse {
+  ok: true;
+  file: string;
+  note: string;
+}
+
 /** Every 4xx/5xx answer: what went wrong, and which parameter when one was at fault. */
 export interface ApiError {
   error: string;
@@ -103,7 +138,9 @@ export type ApiEvent =
   | { type: 'probe'; data: ProbeRow }
   | { type: 'restart'; data: RestartRow }
   | { type: 'decision'; data: DecisionRow }
-  | { type: 'notification'; data: NotificationRow };
+  | { type: 'notification'; data: NotificationRow }
+  /** A notification as it is sent (after coalescing), for the tray app's native notifications. */
+  | { type: 'notice'; data: Notice };
 
 /** What the HTTP server needs from the core; the monitor implements it, tests fake it. */
 export interface ApiBackend {
@@ -118,6 +155,12 @@ export interface ApiBackend {
   control(request: ControlRequest): Transition[];
   /** Restart, pause or resume; throws an Error with a message for a user when there is no watchdog (409). */
   watchdog(request: WatchdogRequest): WatchdogResponse;
+  /** The config file and its schema, for the settings view. */
+  config(): ConfigView;
+  /** Validates and writes the config file; throws ConfigError (→ 400 naming the key) when invalid. */
+  saveConfig(config: unknown): ConfigSaveResponse;
+  /** What `breakerbar doctor` finds (the dashboard's first-run view). */
+  doctor(): Promise<DoctorReport>;
   /** Subscribes to state changes; returns the unsubscribe function. */
   subscribe(listener: (event: ApiEvent) => void): () => void;
 }

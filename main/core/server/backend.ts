@@ -6,8 +6,11 @@
 import type { BreakerService } from '../breaker/service.js';
 import type { Transition } from '../breaker/types.js';
 import { emptyOutcomeCounts } from '../classify.js';
+import { readConfigFile, writeConfigFile } from '../config/file.js';
+import type { DoctorReport } from '../doctor/index.js';
 import type { HealthMonitor } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
+import type { Notice } from '../notify/notice.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { Store } from '../store/db.js';
@@ -19,6 +22,8 @@ import type {
   ApiEvent,
   ApiHistory,
   ApiStatus,
+  ConfigSaveResponse,
+  ConfigView,
   HistoryQuery,
   TokenRate,
   WatchdogRequest,
@@ -34,6 +39,11 @@ export interface BackendParts {
   /** Subscribes to the monitor's own events (calls, signals); returns the unsubscribe function. */
   subscribeMonitor: (listener: (event: ApiEvent) => void) => () => void;
   clock: () => number;
+  /** The config file the running instance reads (and follows, in the daemon), and its configuration in force. */
+  configFile: string;
+  effectiveConfig: () => Record<string, unknown>;
+  /** What `breakerbar doctor` finds, for the first-run view. */
+  doctor: () => Promise<DoctorReport>;
   /** The gateway side, when this instance probes and restarts the gateway. */
   gateway?: {
     history: GatewayHistory;
@@ -101,6 +111,22 @@ export function createBackend(parts: BackendParts): ApiBackend {
       return { decision: decision.kind, reason: decision.reason, status: watchdog.status() };
     },
 
+    config(): ConfigView {
+      const view = readConfigFile(parts.configFile);
+      return { ...view, effective: parts.effectiveConfig() };
+    },
+
+    saveConfig(config: unknown): ConfigSaveResponse {
+      writeConfigFile(parts.configFile, config);
+      return {
+        ok: true,
+        file: parts.configFile,
+        note: 'saved; a running daemon follows this file and applies it within seconds',
+      };
+    },
+
+    doctor: () => parts.doctor(),
+
     subscribe(listener) {
       const transition = (data: Transition) => listener({ type: 'transition', data });
       const budget = (data: TokenRate) => listener({ type: 'budget', data });
@@ -153,10 +179,13 @@ function subscribeGateway(
   gateway.watchdog.on('restart', restart);
   gateway.watchdog.on('decision', decision);
   gateway.notifier.on('delivered', delivered);
+  const notice = (data: Notice) => listener({ type: 'notice', data });
+  gateway.notifier.on('notice', notice);
   return () => {
     gateway.health.off('probe', probe);
     gateway.watchdog.off('restart', restart);
     gateway.watchdog.off('decision', decision);
     gateway.notifier.off('delivered', delivered);
+    gateway.notifier.off('notice', notice);
   };
 }

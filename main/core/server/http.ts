@@ -19,6 +19,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { extname, resolve, sep } from 'node:path';
 import type { OperatorAction } from '../breaker/types.js';
+import { keyOfError } from '../config/file.js';
+import { ConfigError } from '../config/schema.js';
 import type { LogFields, Logger } from '../log.js';
 import type { ApiBackend, ControlRequest, HistoryQuery, WatchdogAction, WatchdogResponse } from './api-types.js';
 import {
@@ -113,7 +115,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 type Route =
-  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'events' }
+  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'events' | 'config' | 'doctor' }
   | { kind: 'control'; rawDep: string }
   | { kind: 'watchdog'; action: WatchdogAction }
   | { kind: 'static'; rawSegments: string[] };
@@ -126,6 +128,8 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   events: ['GET'],
   control: ['POST'],
   watchdog: ['POST'],
+  config: ['GET', 'POST'],
+  doctor: ['GET'],
   static: ['GET', 'HEAD'],
 };
 
@@ -277,6 +281,34 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           }
           log.info('breaker control applied', { dep: checked.request.dep, action: checked.request.action });
           sendJson(res, 200, { transitions });
+          break;
+        }
+        case 'doctor':
+          sendJson(res, 200, await backend.doctor());
+          break;
+        case 'config': {
+          // The file may hold webhook secrets and the gateway token: reading it needs the token too.
+          if (method === 'GET') {
+            if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+              return reject({ status: 401, error: 'more than one Authorization header' });
+            }
+            const auth = checkToken(req.headers.authorization, token);
+            if (!auth.ok) return reject(rejectionOf(auth));
+            sendJson(res, 200, backend.config());
+            break;
+          }
+          const body = await readAuthorizedJson(req, res, token, maxBodyBytes);
+          if (!body.ok) return reject(body.rejection);
+          const config = (body.value as { config?: unknown } | null)?.config;
+          if (config === undefined)
+            return reject({ status: 400, error: 'body must be {"config": {...}}', param: 'config' });
+          try {
+            sendJson(res, 200, backend.saveConfig(config));
+          } catch (error) {
+            if (!(error instanceof ConfigError)) throw error;
+            return reject({ status: 400, error: error.message, param: keyOfError(error) ?? 'config' });
+          }
+          log.info('config file saved through the API');
           break;
         }
         case 'watchdog': {
@@ -442,6 +474,10 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
       return { kind: 'history' };
     case '/api/events':
       return { kind: 'events' };
+    case '/api/config':
+      return { kind: 'config' };
+    case '/api/doctor':
+      return { kind: 'doctor' };
     case '/':
       return hasStatic ? { kind: 'static', rawSegments: ['index.html'] } : null;
   }

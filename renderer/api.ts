@@ -1,0 +1,69 @@
+/**
+ * The dashboard's data layer: one interface, two ways to reach the core.
+ * In a browser it is the local HTTP API (http-api.ts); inside Electron the
+ * preload bridge (bridge-api.ts). Views only ever see DashboardApi, so the
+ * same code runs in both places.
+ */
+import type { OperatorAction } from '../main/core/breaker/types.js';
+import type { DoctorReport } from '../main/core/doctor/index.js';
+import type {
+  ApiEvent,
+  ApiHistory,
+  ApiStatus,
+  ConfigSaveResponse,
+  ConfigView,
+  ControlResponse,
+  WatchdogResponse,
+} from '../main/core/server/api-types.js';
+import type { HistoryRequest } from './bridge.js';
+
+export type { HistoryRequest } from './bridge.js';
+
+export interface DashboardApi {
+  /** `browser` (HTTP + token) or `electron` (preload bridge). */
+  readonly kind: 'browser' | 'electron';
+  status(): Promise<ApiStatus>;
+  history(request: HistoryRequest): Promise<ApiHistory>;
+  restart(request: { force: boolean; reason: string }): Promise<WatchdogResponse>;
+  pause(durationSec: number | null): Promise<WatchdogResponse>;
+  resume(): Promise<WatchdogResponse>;
+  control(dep: string, action: OperatorAction, reason: string): Promise<ControlResponse>;
+  config(): Promise<ConfigView>;
+  saveConfig(config: Record<string, unknown>): Promise<ConfigSaveResponse>;
+  doctor(): Promise<DoctorReport>;
+  /** Live events; `onConnection` hears when the stream drops and comes back. Returns the unsubscribe function. */
+  subscribe(onEvent: (event: ApiEvent) => void, onConnection?: (state: ConnectionState) => void): () => void;
+}
+
+export type ConnectionState = 'live' | 'reconnecting';
+
+/**
+ * A refused or failed request, as the API words it: `param` names the offending
+ * parameter or config key when the server said which.
+ */
+export class ApiFailure extends Error {
+  override name = 'ApiFailure';
+  constructor(
+    message: string,
+    /** HTTP status (0: the request never got an answer). */
+    readonly status: number,
+    readonly param?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The user dismissed the token prompt: nothing was sent, nothing to report as an error. */
+export class Cancelled extends Error {
+  override name = 'Cancelled';
+}
+
+/** `{error, param?}`: the body of every 4xx/5xx answer, and what the bridge resolves to on a refusal. */
+export function isApiError(value: unknown): value is { error: string; param?: string } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { error?: unknown }).error === 'string' &&
+    (value as { ok?: unknown }).ok !== true
+  );
+}

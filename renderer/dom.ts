@@ -1,0 +1,75 @@
+/**
+ * Building the DOM without HTML strings. Dependency names, reasons, errors and
+ * command output come from the API and are untrusted text: they only ever
+ * become text nodes, never markup (no innerHTML anywhere in the dashboard).
+ * Inline `style` attributes are refused too: the CSP (`style-src 'self'`)
+ * would block them, so styling goes through classes in style.css.
+ */
+
+export type Child = Node | string | number | null | undefined | false;
+export type Attributes = Record<string, string | number | boolean | null | undefined>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes | null = null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (attributes) setAttributes(element, attributes);
+  append(element, children);
+  return element;
+}
+
+export function setAttributes(element: Element, attributes: Attributes): void {
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === 'style' || name.startsWith('on')) {
+      throw new Error(`attribute ${name} is not allowed: use a class, or addEventListener`);
+    }
+    if (value === null || value === undefined || value === false) element.removeAttribute(name);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? text(child) : child);
+  }
+}
+
+export function text(value: string | number): Text {
+  return document.createTextNode(String(value));
+}
+
+/** Replaces everything inside `parent`. */
+export function fill(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren();
+  append(parent, children);
+}
+
+/** A button whose click runs `action`; disabled while an async action runs, so it cannot be sent twice. */
+export function button(
+  label: string,
+  action: () => unknown,
+  attributes: Attributes = {},
+): HTMLButtonElement {
+  const element = h('button', { type: 'button', ...attributes }, label);
+  element.addEventListener('click', async () => {
+    if (element.disabled) return;
+    element.disabled = true;
+    try {
+      await action();
+    } finally {
+      element.disabled = false;
+    }
+  });
+  return element;
+}
+
+/**
+ * Text that the 1 s ticker keeps current: a relative time ("3 min ago") or a
+ * countdown ("in 45 s"), rendered by `ticking.ts` from the data attributes.
+ */
+export function live(kind: 'ago' | 'countdown' | 'since', ts: number, attributes: Attributes = {}): HTMLElement {
+  return h('span', { ...attributes, 'data-live': kind, 'data-ts': ts });
+}
