@@ -73,3 +73,24 @@ export function button(
 export function live(kind: 'ago' | 'countdown' | 'since', ts: number, attributes: Attributes = {}): HTMLElement {
   return h('span', { ...attributes, 'data-live': kind, 'data-ts': ts });
 }
+
+/**
+ * Re-renders `panel` keeping what the user was doing: the focused control and open <details>, matched by
+ * their `data-key`. Live updates re-render often (a storm refreshes every second), and a keyboard user
+ * must not be thrown back to the top of the page each time.
+ */
+export function keepingFocus(panel: HTMLElement, render: () => void): void {
+  const active = document.activeElement;
+  const focusedKey = active instanceof HTMLElement && panel.contains(active) ? active.dataset.key : undefined;
+  const open = new Set(
+    [...panel.querySelectorAll<HTMLDetailsElement>('details[data-key]')].filter((d) => d.open).map((d) => d.dataset.key),
+  );
+  render();
+  for (const details of panel.querySelectorAll<HTMLDetailsElement>('details[data-key]')) {
+    if (open.has(details.dataset.key)) details.open = true;
+  }
+  if (focusedKey !== undefined) {
+    const target = [...panel.querySelectorAll<HTMLElement>('[data-key]')].find((e) => e.dataset.key === focusedKey);
+    target?.focus({ preventScroll: true });
+  }
+}

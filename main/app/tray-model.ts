@@ -251,7 +251,18 @@ function menuModel(input: TrayInput): MenuItemModel[] {
   });
   items.push({ type: 'separator' });
   items.push({ type: 'action', id: 'quit', label: 'Quit BreakerBar', enabled: true });
-  return items;
+  return tidy(items);
+}
+
+/** No separator first, last, or next to another. */
+export function tidy(items: MenuItemModel[]): MenuItemModel[] {
+  const out: MenuItemModel[] = [];
+  for (const item of items) {
+    if (item.type === 'separator' && (out.length === 0 || out[out.length - 1]?.type === 'separator')) continue;
+    out.push(item);
+  }
+  while (out[out.length - 1]?.type === 'separator') out.pop();
+  return out;
 }
 
 export function gatewayLine(status: ApiStatus, now: number): string {

@@ -1,0 +1,161 @@
+/**
+ * The app's client of a core's local API (the daemon's, whether the app
+ * started it or a service did): JSON over loopback HTTP with the token from
+ * `<dataDir>/api-token`, the same calls the dashboard makes in a browser.
+ * No Electron here: it is tested against a real server on loopback.
+ */
+import type { OperatorAction } from '../core/breaker/types.js';
+import type { DoctorReport } from '../core/doctor/index.js';
+import type {
+  ApiHistory,
+  ApiStatus,
+  ConfigSaveResponse,
+  ConfigView,
+  ControlResponse,
+  HistoryQuery,
+  WatchdogResponse,
+} from '../core/server/api-types.js';
+
+const TIMEOUT_MS = 10_000;
+/** The doctor probes the gateway and reads the OpenClaw tree: give it longer. */
+const DOCTOR_TIMEOUT_MS = 30_000;
+
+/** A refusal or failure, worded for the user; `param` names the offending field when the API said. */
+export class CoreApiError extends Error {
+  override name = 'CoreApiError';
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export interface CoreApiOptions {
+  /** `http://127.0.0.1:<port>` (no trailing slash). */
+  url: string;
+  /** The local API token, read when needed (null: not there yet); read again after a 401. */
+  token(): string | null;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+export class CoreApi {
+  readonly url: string;
+  private readonly fetchImpl: typeof fetch;
+  private cachedToken: string | null = null;
+
+  constructor(private readonly options: CoreApiOptions) {
+    this.url = options.url.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  status(): Promise<ApiStatus> {
+    return this.request('GET', '/api/status');
+  }
+
+  history(query: HistoryQuery): Promise<ApiHistory> {
+    const params = new URLSearchParams({
+      from: String(query.from),
+      to: String(query.to),
+      step: String(query.stepMs / 1000),
+    });
+    if (query.dep !== undefined) params.set('dep', query.dep);
+    return this.request('GET', `/api/history?${params}`);
+  }
+
+  restart(request: { force: boolean; reason?: string }): Promise<WatchdogResponse> {
+    return this.request('POST', '/api/watchdog/restart', request);
+  }
+
+  pause(durationSec: number | null, reason?: string): Promise<WatchdogResponse> {
+    return this.request('POST', '/api/watchdog/pause', reason === undefined ? { durationSec } : { durationSec, reason });
+  }
+
+  resume(): Promise<WatchdogResponse> {
+    return this.request('POST', '/api/watchdog/resume', {});
+  }
+
+  control(dep: string, action: OperatorAction, reason: string): Promise<ControlResponse> {
+    return this.request('POST', `/api/breakers/${encodeURIComponent(dep)}/control`, { action, reason });
+  }
+
+  config(): Promise<ConfigView> {
+    return this.request('GET', '/api/config');
+  }
+
+  saveConfig(config: Record<string, unknown>): Promise<ConfigSaveResponse> {
+    return this.request('POST', '/api/config', { config });
+  }
+
+  doctor(): Promise<DoctorReport> {
+    return this.request('GET', '/api/doctor', undefined, DOCTOR_TIMEOUT_MS);
+  }
+
+  /** `/healthz` answered by a BreakerBar (its version header), not by whatever else took the port. */
+  async alive(timeoutMs = 2000): Promise<boolean> {
+    try {
+      const response = await this.fetchImpl(`${this.url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+      await response.body?.cancel();
+      return response.ok && response.headers.get('x-breakerbar-version') !== null;
+    } catch {
+      return false;
+    }
+  }
+
+  private token(refresh: boolean): string | null {
+    if (refresh || this.cachedToken === null) this.cachedToken = this.options.token();
+    return this.cachedToken;
+  }
+
+  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+    let response = await this.send(method, path, body, false, timeoutMs);
+    // The core may have been restarted with a new token file (a fresh data directory): read it once more.
+    if (response.status === 401) response = await this.send(method, path, body, true, timeoutMs);
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new CoreApiError(
+        `BreakerBar at ${this.url} answered ${response.status} with something that is not JSON`,
+        response.status,
+      );
+    }
+    if (!response.ok) {
+      const { error, param } = (parsed ?? {}) as { error?: unknown; param?: unknown };
+      throw new CoreApiError(
+        typeof error === 'string' ? error : `HTTP ${response.status}`,
+        response.status,
+        typeof param === 'string' ? param : null,
+      );
+    }
+    return parsed as T;
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    body: unknown,
+    refreshToken: boolean,
+    timeoutMs = this.options.timeoutMs ?? TIMEOUT_MS,
+  ): Promise<Response> {
+    const headers: Record<string, string> = {};
+    // GETs carry the token too: /api/config and /api/doctor require it, the rest ignore it.
+    const token = this.token(refreshToken);
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await this.fetchImpl(`${this.url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      throw new CoreApiError(`BreakerBar at ${this.url} did not answer (${cause})`, null);
+    }
+  }
+}

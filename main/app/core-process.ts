@@ -1,0 +1,90 @@
+/**
+ * Our own core, in an Electron utility process: the very `breakerbar daemon`
+ * (dist/main/cli/index.js), as a Chromium-managed child with Node. A crash
+ * there (a native module, an out-of-memory) does not take the tray down, and
+ * the main process stays free for the menu and the window.
+ * https://www.electronjs.org/docs/latest/api/utility-process
+ *
+ * Its stdout and stderr go to `core.log` in the logs folder (what "Open Logs
+ * Folder" opens); the last error it printed is kept to say why it stopped.
+ */
+import { createWriteStream, mkdirSync, statSync, truncateSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { utilityProcess } from 'electron';
+import type { CoreChild, ForkRequest } from './core-supervisor.js';
+
+/** The core's log is started afresh when it grew past this (the dashboard keeps the history that matters). */
+const MAX_LOG_BYTES = 10 * 1024 * 1024;
+
+export function forkCore(request: ForkRequest, logFile: string): CoreChild {
+  const child = utilityProcess.fork(request.modulePath, request.args, {
+    serviceName: request.serviceName,
+    stdio: 'pipe',
+    env: { ...process.env },
+  });
+  const log = openLog(logFile);
+  let lastOutput: string | null = null;
+  let partial = '';
+  const onData = (chunk: Buffer | string) => {
+    const text = partial + chunk.toString();
+    const lines = text.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const reason = failureLine(line);
+      if (reason !== null) lastOutput = reason;
+    }
+  };
+  child.stdout?.on('data', (chunk: Buffer) => log?.write(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log?.write(chunk);
+    onData(chunk);
+  });
+  return {
+    get pid() {
+      return child.pid;
+    },
+    kill: () => child.kill(),
+    onExit(listener) {
+      child.once('exit', (code) => {
+        if (partial) onData('\n');
+        log?.end();
+        listener(code, lastOutput);
+      });
+    },
+  };
+}
+
+function openLog(path: string): WriteStream | null {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    try {
+      if (statSync(path).size > MAX_LOG_BYTES) truncateSync(path, 0);
+    } catch {}
+    return createWriteStream(path, { flags: 'a', mode: 0o600 });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A line that says why the core stopped, or null: an error-level JSON log line (`msg: error`), or a plain
+ * line (the CLI's fatal `breakerbar: …` message). Info and warning lines are not reasons.
+ */
+export function failureLine(line: string): string | null {
+  const text = line.trim();
+  if (text === '') return null;
+  if (text.startsWith('{')) {
+    try {
+      const entry = JSON.parse(text) as { level?: unknown; msg?: unknown; error?: unknown };
+      if (entry.level !== 'error' || typeof entry.msg !== 'string') return null;
+      return clip(typeof entry.error === 'string' ? `${entry.msg}: ${entry.error}` : entry.msg);
+    } catch {
+      // Not JSON after all: a plain line.
+    }
+  }
+  return clip(text.replace(/^breakerbar: /, ''));
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}

@@ -1,0 +1,211 @@
+/**
+ * The Electron host, composed: each feature is a small module enabled in
+ * order (as in cawa-93/vite-electron-builder), and everything they decide
+ * lives in modules tested without Electron. The core never runs in this
+ * process: the supervisor attaches to a running daemon or starts one in a
+ * utility process (docs/architecture.md, "The menu-bar app").
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { app, session, shell } from 'electron';
+import { type LoadedConfig, loadConfig } from '../core/config/index.js';
+import type { LockState } from '../core/lock.js';
+import { createLogger, type LogFields, type Logger } from '../core/log.js';
+import { readApiUrl } from '../core/server/api-address.js';
+import { API_TOKEN_FILE } from '../core/server/api-token.js';
+import { forkCore } from './core-process.js';
+import { type CoreChild, CoreSupervisor, type ForkRequest, type SupervisorTiming } from './core-supervisor.js';
+import { viewRoute } from './dashboard-route.js';
+import { enableIpc } from './ipc.js';
+import { autostartDir, createLoginItem } from './login-item.js';
+import { enableNotifications } from './notifications.js';
+import { type AppPaths, appPaths } from './paths.js';
+import { PreferenceStore } from './preferences.js';
+import { enableSecurity } from './security.js';
+import { TrayController } from './tray.js';
+import { DashboardWindow } from './window.js';
+
+export interface AppDependencies {
+  paths: AppPaths;
+  platform: NodeJS.Platform;
+  loadConfig(): LoadedConfig;
+  lockState(dataDir: string): LockState;
+  readApiUrl(dataDir: string): string | null;
+  readToken(dataDir: string): string | null;
+  /** Starts our own core (an Electron utility process). */
+  fork(request: ForkRequest, logFile: string): CoreChild;
+  log: Logger;
+  timing?: Partial<SupervisorTiming>;
+}
+
+export interface RunningApp {
+  supervisor: CoreSupervisor;
+  tray: TrayController;
+  window: DashboardWindow;
+  /** Stops our own core (never a service daemon, never the gateway), then quits. */
+  quit(): Promise<void>;
+}
+
+/**
+ * One app per user: a second launch only shows the first one's dashboard and exits.
+ * Returns false (and quits) when another instance already runs.
+ */
+export function claimSingleInstance(onSecondInstance: () => void): boolean {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return false;
+  }
+  app.on('second-instance', () => {
+    if (app.isReady()) onSecondInstance();
+    else void app.whenReady().then(onSecondInstance);
+  });
+  return true;
+}
+
+export async function startApp(deps?: Partial<AppDependencies>): Promise<RunningApp | null> {
+  const d = { ...(await defaultDependencies()), ...deps };
+  const { paths, platform, log } = d;
+  const window = new DashboardWindow({ rendererIndex: paths.rendererIndex, preload: paths.preload, platform });
+  if (!claimSingleInstance(() => window.show())) return null;
+
+  // Chromium's files (cache, local storage) in a folder of their own: on macOS userData is BreakerBar's
+  // home, where the core keeps its config and database.
+  app.setPath('sessionData', join(app.getPath('userData'), 'Session'));
+  // A menu-bar app: no Dock icon (LSUIElement in the packaged app; this for development runs).
+  if (platform === 'darwin') app.dock?.hide();
+  // Closing the dashboard must not quit a tray app.
+  app.on('window-all-closed', () => {});
+  await app.whenReady();
+
+  const logsDir = app.getPath('logs');
+  const preferences = new PreferenceStore(join(app.getPath('userData'), 'preferences.json'));
+  const supervisor = new CoreSupervisor({
+    coreScript: paths.coreScript,
+    loadConfig: d.loadConfig,
+    lockState: d.lockState,
+    readApiUrl: d.readApiUrl,
+    readToken: d.readToken,
+    fork: (request) => d.fork(request, join(logsDir, 'core.log')),
+    timing: d.timing,
+    log: (message, fields) => log.info(message, fields as LogFields),
+  });
+  const coreUrl = () => (supervisor.view.phase === 'connected' ? supervisor.view.url : null);
+
+  enableSecurity({ app, session: session.defaultSession, shell, rendererUrl: paths.rendererUrl, coreUrl });
+  enableIpc({
+    rendererUrl: paths.rendererUrl,
+    api: () => supervisor.api,
+    unavailable: () => (supervisor.view.phase === 'connected' ? 'reconnecting' : supervisor.view.detail),
+    changed: () => supervisor.refresh(),
+  });
+  supervisor.on('event', (event) => window.send(event));
+  enableNotifications({
+    subscribe: (listener) => {
+      supervisor.on('event', listener);
+      return () => supervisor.off('event', listener);
+    },
+    ownsCore: () => supervisor.ownsCore,
+    openDashboard: (route) => window.show(route),
+    platform,
+  });
+  const loginItem = createLoginItem({
+    platform,
+    app,
+    autostartDir: autostartDir(process.env, homedir()),
+    execArgs: linuxExecArgs(),
+  });
+
+  let quitting: Promise<void> | null = null;
+  const quit = (): Promise<void> => {
+    quitting ??= (async () => {
+      window.allowClose();
+      tray.destroy();
+      await supervisor.stop();
+      app.quit();
+    })();
+    return quitting;
+  };
+  const tray = new TrayController({
+    supervisor,
+    openDashboard: (route) => window.show(route),
+    preferences,
+    loginItem,
+    platform,
+    assetsDir: paths.assetsDir,
+    logsDir,
+    quit: () => void quit(),
+  });
+  // Quitting from anywhere (Cmd-Q in the window, the OS logging out) stops our core first.
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    event.preventDefault();
+    void quit();
+  });
+
+  tray.enable();
+  supervisor.start();
+  openOnFirstRun(supervisor, preferences, window);
+  log.info('BreakerBar app started', { platform, dataDir: supervisor.config?.dataDir ?? null });
+  return { supervisor, tray, window, quit };
+}
+
+/**
+ * The first time the app runs, the dashboard opens by itself once a core answers: a new user sees what
+ * BreakerBar found (or the doctor's findings when OpenClaw is missing) instead of an icon to discover.
+ */
+function openOnFirstRun(supervisor: CoreSupervisor, preferences: PreferenceStore, window: DashboardWindow): void {
+  if (preferences.value.welcomed) return;
+  const onChange = () => {
+    if (supervisor.view.phase !== 'connected' || !supervisor.status) return;
+    supervisor.off('change', onChange);
+    preferences.set({ welcomed: true });
+    const unread = supervisor.status.sources.some((s) => s.lastError !== null);
+    const empty = supervisor.status.sources.every((s) => s.inputs === 0);
+    window.show(unread || empty ? viewRoute('doctor') : undefined);
+  };
+  supervisor.on('change', onChange);
+}
+
+/** Linux autostart command: the AppImage when run from one, the installed binary, or electron + app dir. */
+function linuxExecArgs(): string[] | null {
+  if (process.env.APPIMAGE) return [process.env.APPIMAGE];
+  return app.isPackaged ? [process.execPath] : [process.execPath, app.getAppPath()];
+}
+
+async function defaultDependencies(): Promise<AppDependencies> {
+  const log = createLogger({ level: 'info' });
+  return {
+    paths: appPaths(),
+    platform: process.platform,
+    loadConfig: () => loadConfig(undefined),
+    lockState: await lockStateOrReason(log),
+    readApiUrl,
+    readToken,
+    fork: forkCore,
+    log,
+  };
+}
+
+/**
+ * The lock is read through better-sqlite3, a native module: loaded only here, so that a build for the
+ * wrong ABI is a reason shown in the menu ("cannot read the lock: …") rather than an app that never starts.
+ */
+async function lockStateOrReason(log: Logger): Promise<(dataDir: string) => LockState> {
+  try {
+    return (await import('../core/lock.js')).lockState;
+  } catch (error) {
+    const reason = `cannot load the lock reader: ${(error as Error).message}`;
+    log.error('lock reader unavailable', { error: (error as Error).message });
+    return () => ({ held: 'unknown', reason });
+  }
+}
+
+function readToken(dataDir: string): string | null {
+  try {
+    const token = readFileSync(join(dataDir, API_TOKEN_FILE), 'utf8').trim();
+    return token === '' ? null : token;
+  } catch {
+    return null;
+  }
+}

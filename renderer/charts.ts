@@ -1,0 +1,226 @@
+/**
+ * The two charts, drawn by uPlot (https://github.com/leeoniya/uPlot, MIT, an
+ * ESM build): stacked error bars per step with restarts and breaker
+ * transitions marked, and the gateway's probe latency with its down spans.
+ *
+ * Canvas colours cannot come from CSS directly, so they are read from the CSS
+ * custom properties of the current colour scheme when a chart is built; the
+ * views rebuild the charts when the scheme changes. uPlot only sets element
+ * styles through the CSSOM, which the CSP (`style-src 'self'`) allows.
+ */
+import {
+  ERROR_GROUPS,
+  type HealthSeries,
+  type Mark,
+  type StackedSeries,
+} from './chart-data.js';
+import uPlot from './vendor/uPlot.esm.js';
+
+export interface Chart {
+  destroy(): void;
+}
+
+function cssColor(name: string, fallback: string): string {
+  const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  return value === '' ? fallback : value;
+}
+
+function axisColors() {
+  return {
+    stroke: cssColor('--chart-axis', '#555'),
+    grid: cssColor('--chart-grid', 'rgba(128,128,128,0.2)'),
+  };
+}
+
+function axes(yLabel: string): uPlot.Axis[] {
+  const { stroke, grid } = axisColors();
+  const common = { stroke, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+  return [common, { ...common, label: yLabel, labelSize: 18, size: 48 }];
+}
+
+const markColor = (mark: Mark): string =>
+  mark.kind === 'restart'
+    ? cssColor('--chart-restart', '#7c3aed')
+    : cssColor(`--state-${mark.tone.replace(/_/g, '-')}`, '#888');
+
+/** Draws a vertical line and a short label for each mark inside the plotted range. */
+function marksPlugin(marks: readonly Mark[]): uPlot.Plugin {
+  return {
+    hooks: {
+      draw: (u: uPlot) => {
+        const { ctx } = u;
+        const { left, top, width, height } = u.bbox;
+        const ratio = window.devicePixelRatio || 1;
+        ctx.save();
+        ctx.font = `${11 * ratio}px system-ui, sans-serif`;
+        ctx.textBaseline = 'top';
+        let lastLabelRight = -Infinity;
+        for (const mark of marks) {
+          const x = u.valToPos(mark.ts / 1000, 'x', true);
+          if (x < left || x > left + width) continue;
+          ctx.strokeStyle = markColor(mark);
+          ctx.fillStyle = ctx.strokeStyle;
+          ctx.lineWidth = (mark.kind === 'restart' ? 2 : 1) * ratio;
+          ctx.setLineDash(mark.kind === 'restart' ? [] : [4 * ratio, 3 * ratio]);
+          ctx.beginPath();
+          ctx.moveTo(Math.round(x) + 0.5, top);
+          ctx.lineTo(Math.round(x) + 0.5, top + height);
+          ctx.stroke();
+          // Labels that would overlap the previous one are left to the list under the chart.
+          const labelWidth = ctx.measureText(mark.label).width;
+          if (x + 3 * ratio > lastLabelRight && x + labelWidth < left + width) {
+            ctx.fillText(mark.label, x + 3 * ratio, top + 2 * ratio);
+            lastLabelRight = x + 3 * ratio + labelWidth + 6 * ratio;
+          }
+        }
+        ctx.restore();
+      },
+    },
+  };
+}
+
+function chartWidth(target: HTMLElement): number {
+  return Math.max(280, Math.floor(target.clientWidth || 640));
+}
+
+/** Resizes the chart with its container (debounced to a frame). */
+function followWidth(chart: uPlot, target: HTMLElement, height: number): () => void {
+  let frame = 0;
+  const observer = new ResizeObserver(() => {
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => {
+      const width = chartWidth(target);
+      if (width !== chart.width) chart.setSize({ width, height });
+    });
+  });
+  observer.observe(target);
+  return () => {
+    cancelAnimationFrame(frame);
+    observer.disconnect();
+  };
+}
+
+export interface ErrorChartOptions {
+  target: HTMLElement;
+  series: StackedSeries;
+  marks: readonly Mark[];
+  /** "per minute" */
+  per: string;
+  /** Bar start and end of the range, seconds. */
+  range: [number, number];
+  /** Hover text: the counts of the step under the cursor (or null when the cursor left). */
+  onHover?: (index: number | null) => void;
+}
+
+const ERROR_CHART_HEIGHT = 180;
+
+/**
+ * Stacked bars: uPlot has no stacking of its own, so each group is drawn at its cumulative height,
+ * the tallest first, and every lower group paints over the bottom of it.
+ */
+export function errorChart(options: ErrorChartOptions): Chart {
+  const { target, series, marks } = options;
+  const bars = uPlot.paths.bars?.({ size: [0.9, 40], align: 1 });
+  const order = ERROR_GROUPS.map((_, i) => i).reverse();
+  const chart = new uPlot(
+    {
+      width: chartWidth(target),
+      height: ERROR_CHART_HEIGHT,
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false }, points: { show: false } },
+      scales: {
+        x: { time: true, range: () => options.range },
+        y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.15))] },
+      },
+      axes: axes(`errors ${options.per}`),
+      series: [
+        {},
+        ...order.map((g) => {
+          const color = cssColor(`--outcome-${ERROR_GROUPS[g]!.key.replace(/_/g, '-')}`, '#c00');
+          return {
+            label: ERROR_GROUPS[g]!.label,
+            stroke: color,
+            fill: color,
+            width: 0,
+            ...(bars ? { paths: bars } : {}),
+            points: { show: false },
+          } satisfies uPlot.Series;
+        }),
+      ],
+      hooks: {
+        setCursor: [
+          (u: uPlot) => {
+            const index = u.cursor.idx;
+            options.onHover?.(index === null || index === undefined ? null : index);
+          },
+        ],
+      },
+      plugins: [marksPlugin(marks)],
+    },
+    [series.xs, ...order.map((g) => series.stacked[g]!)],
+    target,
+  );
+  const unfollow = followWidth(chart, target, ERROR_CHART_HEIGHT);
+  return {
+    destroy() {
+      unfollow();
+      chart.destroy();
+    },
+  };
+}
+
+export interface HealthChartOptions {
+  target: HTMLElement;
+  series: HealthSeries;
+  marks: readonly Mark[];
+  range: [number, number];
+}
+
+const HEALTH_CHART_HEIGHT = 140;
+
+/** Probe latency as a line; spans where probes failed are shaded behind it. */
+export function healthChart(options: HealthChartOptions): Chart {
+  const { target, series, marks } = options;
+  const downFill = cssColor('--chart-down', 'rgba(220, 38, 38, 0.25)');
+  const line = cssColor('--chart-latency', '#2563eb');
+  const chart = new uPlot(
+    {
+      width: chartWidth(target),
+      height: HEALTH_CHART_HEIGHT,
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: {
+        x: { time: true, range: () => options.range },
+        y: { range: (_u, _min, max) => [0, Math.max(10, Math.ceil((max || 0) * 1.2))] },
+      },
+      axes: axes('probe ms'),
+      series: [{}, { label: 'latency', stroke: line, width: 1.5, spanGaps: false, points: { size: 3 } }],
+      hooks: {
+        drawClear: [
+          (u: uPlot) => {
+            const { ctx } = u;
+            const { top, height, left, width } = u.bbox;
+            ctx.save();
+            ctx.fillStyle = downFill;
+            for (const span of series.down) {
+              const from = Math.max(left, u.valToPos(span.from / 1000, 'x', true));
+              const to = Math.min(left + width, u.valToPos(span.to / 1000, 'x', true));
+              if (to > from) ctx.fillRect(from, top, Math.max(to - from, 2), height);
+            }
+            ctx.restore();
+          },
+        ],
+      },
+      plugins: [marksPlugin(marks)],
+    },
+    [series.xs, series.latency],
+    target,
+  );
+  const unfollow = followWidth(chart, target, HEALTH_CHART_HEIGHT);
+  return {
+    destroy() {
+      unfollow();
+      chart.destroy();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * What every view of the dashboard is to the shell (app.ts): a panel, a way
+ * to fetch and render its data, and the events that make that data stale.
+ */
+import type { ApiEvent } from '../main/core/server/api-types.js';
+import type { DashboardApi } from './api.js';
+
+export const VIEW_KEYS = ['overview', 'errors', 'logs', 'settings', 'doctor'] as const;
+export type ViewKey = (typeof VIEW_KEYS)[number];
+
+export function isViewKey(value: string): value is ViewKey {
+  return (VIEW_KEYS as readonly string[]).includes(value);
+}
+
+export type Tone = 'info' | 'success' | 'error';
+
+/** What a view may ask of the shell. */
+export interface ViewContext {
+  api: DashboardApi;
+  /** A short message in the shared live region (announced to screen readers). */
+  say(message: string, tone?: Tone): void;
+  /** Switches to another view (the Doctor link in an empty overview, say). */
+  show(view: ViewKey): void;
+  /** Marks views stale after an action changed something (refreshes the visible one soon). */
+  changed(...types: ApiEvent['type'][]): void;
+}
+
+export interface View {
+  readonly key: ViewKey;
+  readonly label: string;
+  /** Filled by the view; the shell shows and hides it. */
+  readonly panel: HTMLElement;
+  /** Fetches what the view shows and renders it. Errors are the view's to show. */
+  refresh(): Promise<void>;
+  /** Whether an event of this type can change what the view shows. */
+  affectedBy(type: ApiEvent['type']): boolean;
+  /** How long to gather events before refreshing (a storm sends many `calls` events). */
+  readonly debounceMs: number;
+  /** The colour scheme changed: rebuild anything drawn with the old colours. */
+  redraw?(): void;
+}

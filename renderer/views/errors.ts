@@ -1,0 +1,191 @@
+/**
+ * The 429 / error timeline: stacked error counts per step over the last hour,
+ * day or week, for all dependencies and then one chart per dependency, with
+ * restarts and breaker transitions marked on the same time axis and listed
+ * under each chart (a canvas says nothing to a screen reader).
+ */
+import type { ApiHistory } from '../../main/core/server/api-types.js';
+import { ERROR_GROUPS, type Mark, marksOf, rangeOf, type StackedSeries, stackErrors, TIME_RANGES, type TimeRange, windowFor } from '../chart-data.js';
+import { type Chart, errorChart } from '../charts.js';
+import { fill, h, keepingFocus } from '../dom.js';
+import { failureBox } from '../errors-ui.js';
+import { clockTime, count, integer } from '../format.js';
+import type { View, ViewContext } from '../view.js';
+
+/** Charts beyond this many dependencies would be a wall of requests and canvases; the busiest are kept. */
+const MAX_DEPENDENCY_CHARTS = 12;
+/** Marks listed under a chart (newest); the chart still draws them all. */
+const MAX_LISTED_MARKS = 12;
+
+interface Panel {
+  dep: string | null;
+  history: ApiHistory;
+}
+
+export class ErrorsView implements View {
+  readonly key = 'errors' as const;
+  readonly label = 'Errors';
+  readonly panel = h('section', { class: 'view errors' });
+  readonly debounceMs = 3000;
+  private range: TimeRange = TIME_RANGES[0]!;
+  private charts: Chart[] = [];
+  private last: Panel[] | null = null;
+
+  constructor(private readonly context: ViewContext) {}
+
+  affectedBy(type: string): boolean {
+    return type === 'calls' || type === 'transition' || type === 'restart';
+  }
+
+  async refresh(): Promise<void> {
+    const { api } = this.context;
+    const window = windowFor(this.range, Date.now());
+    try {
+      const status = await api.status();
+      const deps = status.breakers
+        .slice()
+        .sort((a, b) => (b.lastEventAt ?? 0) - (a.lastEventAt ?? 0))
+        .slice(0, MAX_DEPENDENCY_CHARTS)
+        .map((b) => b.dep)
+        .sort();
+      const histories = await Promise.all([
+        api.history(window),
+        ...deps.map((dep) => api.history({ ...window, dep })),
+      ]);
+      this.last = histories.map((history, i) => ({ dep: i === 0 ? null : deps[i - 1]!, history }));
+      this.render(this.last);
+    } catch (error) {
+      this.destroyCharts();
+      keepingFocus(this.panel, () => fill(this.panel, this.selector(), failureBox('Could not load the history', error)));
+    }
+  }
+
+  redraw(): void {
+    if (this.last) this.render(this.last);
+  }
+
+  private destroyCharts(): void {
+    for (const chart of this.charts) chart.destroy();
+    this.charts = [];
+  }
+
+  private render(panels: Panel[]): void {
+    this.destroyCharts();
+    const pending: Array<() => Chart> = [];
+    keepingFocus(this.panel, () =>
+      fill(
+        this.panel,
+        this.selector(),
+        ...panels.map((panel) => this.block(panel, pending)),
+      ),
+    );
+    // Charts measure their container, so they are built once the blocks are in the document.
+    this.charts = pending.map((build) => build());
+  }
+
+  private selector(): HTMLElement {
+    const group = h('fieldset', { class: 'range' }, h('legend', null, 'Time range'));
+    for (const range of TIME_RANGES) {
+      const input = h('input', {
+        type: 'radio',
+        name: 'errors-range',
+        value: range.key,
+        id: `range-${range.key}`,
+        checked: range.key === this.range.key,
+        'data-key': `range-${range.key}`,
+      });
+      input.addEventListener('change', () => {
+        if (!input.checked) return;
+        this.range = rangeOf(input.value);
+        void this.refresh();
+      });
+      group.append(h('label', { for: `range-${range.key}` }, input, ` ${range.label}`));
+    }
+    return group;
+  }
+
+  private block({ dep, history }: Panel, pending: Array<() => Chart>): HTMLElement {
+    const series = stackErrors(history.steps);
+    const marks = marksOf(history, dep ?? undefined);
+    const title = dep ?? 'All dependencies';
+    const target = h('div', {
+      class: 'chart',
+      'data-chart': 'errors',
+      'data-dep': dep ?? '*',
+      'data-errors': series.totals.reduce((a, b) => a + b, 0),
+      'data-rate-limited': series.totals[0] ?? 0,
+      'data-peak': Math.max(0, ...(series.stacked[series.stacked.length - 1] ?? [])),
+      'data-restart-marks': marks.filter((m) => m.kind === 'restart').length,
+      'data-transition-marks': marks.filter((m) => m.kind === 'transition').length,
+    });
+    const hover = h('p', { class: 'hover muted', 'aria-live': 'off' }, 'Point at a bar for its counts.');
+    pending.push(() =>
+      errorChart({
+        target,
+        series,
+        marks,
+        per: this.range.per,
+        range: [history.from / 1000, history.to / 1000],
+        onHover: (index) => fill(hover, index === null ? 'Point at a bar for its counts.' : hoverText(series, index)),
+      }),
+    );
+    return h(
+      'section',
+      { class: 'block timeline', 'data-dep': dep ?? '*', 'aria-label': `Errors: ${title}` },
+      h('h2', null, title),
+      h('p', { class: 'summary', 'data-testid': 'errors-summary' }, summaryText(series, this.range)),
+      legend(series),
+      h('figure', null, target, hover),
+      marksList(marks, dep ?? '*'),
+    );
+  }
+}
+
+function summaryText(series: StackedSeries, range: TimeRange): string {
+  const errors = series.totals.reduce((a, b) => a + b, 0);
+  if (series.calls === 0) return `No calls in the ${range.label.toLowerCase()}.`;
+  return `${count(errors, 'error')} in ${count(series.calls, 'call')}, ${range.label.toLowerCase()} (bars ${range.per}).`;
+}
+
+function legend(series: StackedSeries): HTMLElement {
+  return h(
+    'ul',
+    { class: 'legend' },
+    ...ERROR_GROUPS.map((group, g) =>
+      h(
+        'li',
+        { 'data-group': group.key },
+        h('span', { class: `swatch outcome-${group.key.replace(/_/g, '-')}`, 'aria-hidden': 'true' }),
+        `${group.label}: ${integer(series.totals[g] ?? 0)}`,
+      ),
+    ),
+  );
+}
+
+function hoverText(series: StackedSeries, index: number): string {
+  const t = series.xs[index];
+  if (t === undefined) return '';
+  const parts = ERROR_GROUPS.map((group, g) => [group.label, series.counts[g]?.[index] ?? 0] as const)
+    .filter(([, n]) => n > 0)
+    .map(([label, n]) => `${integer(n)} ${label}`);
+  return `${clockTime(t * 1000, Date.now())}: ${parts.length === 0 ? 'no errors' : parts.join(', ')}`;
+}
+
+function marksList(marks: readonly Mark[], key: string): HTMLElement {
+  if (marks.length === 0) return h('p', { class: 'muted marks-none' }, 'No restarts or breaker transitions in this range.');
+  const newest = marks.slice(-MAX_LISTED_MARKS).reverse();
+  const now = Date.now();
+  return h(
+    'details',
+    { class: 'marks', 'data-key': `marks:${key}` },
+    h('summary', null, `Marked: ${count(marks.filter((m) => m.kind === 'restart').length, 'restart')}, ${count(marks.filter((m) => m.kind === 'transition').length, 'breaker transition')}`),
+    h(
+      'ul',
+      null,
+      ...newest.map((mark) =>
+        h('li', { class: `mark mark-${mark.kind}`, 'data-kind': mark.kind }, h('time', { datetime: new Date(mark.ts).toISOString() }, clockTime(mark.ts, now)), ` ${mark.title}`),
+      ),
+      marks.length > newest.length ? h('li', { class: 'muted' }, `and ${integer(marks.length - newest.length)} earlier`) : null,
+    ),
+  );
+}
