@@ -17,7 +17,7 @@ import { Tabs } from './tabs.js';
 import { Ticker } from './ticker.js';
 import { fragmentParams, type TokenEnvironment, TokenStore } from './token.js';
 import { tokenPrompt } from './token-prompt.js';
-import { isViewKey, type Tone, type View, type ViewContext, type ViewKey } from './view.js';
+import { isViewKey, type Target, type Tone, targetOf, type View, type ViewContext, type ViewKey } from './view.js';
 import { DoctorView } from './views/doctor.js';
 import { ErrorsView } from './views/errors.js';
 import { LogsView } from './views/logs.js';
@@ -68,6 +68,8 @@ class Dashboard {
   private messageTimer: number | null = null;
   private unsubscribe: (() => void) | null = null;
   private connectionState: ConnectionState | null = null;
+  /** What the link that opened the page points at, revealed once its view has loaded. */
+  private target: Target | null = null;
   /** The user picked a view: the first-run check no longer moves them. */
   private navigated = false;
   private readonly doctor: DoctorView;
@@ -107,14 +109,16 @@ class Dashboard {
   }
 
   async start(): Promise<void> {
-    const requested = fragmentParams(window.location.hash).get('view');
+    const params = fragmentParams(window.location.hash);
+    const requested = params.get('view');
     document.addEventListener('visibilitychange', () => this.onVisibility());
-    window
-      .matchMedia('(prefers-color-scheme: dark)')
-      .addEventListener('change', () => this.views.forEach((view) => view.redraw?.()));
+    window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      for (const view of this.views.values()) view.redraw?.();
+    });
     if (document.visibilityState === 'visible') this.goLive();
 
     if (requested !== null && isViewKey(requested)) {
+      this.target = targetOf(params);
       this.show(requested);
       return;
     }
@@ -167,13 +171,17 @@ class Dashboard {
   private onSelect(key: ViewKey): void {
     const view = this.views.get(key);
     if (!view) return;
-    // The view goes into the address, so a reload (or the tray app's "open at this event") lands here.
-    const params = fragmentParams(window.location.hash);
-    params.set('view', key);
-    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#${params}`);
+    // The view goes into the address, so a reload lands here again (a link's target is used once).
+    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#view=${key}`);
+    const target = this.target;
+    this.target = null;
     if (!this.loaded.has(key) || this.refresher.isStale(key)) {
       this.loaded.add(key);
-      void this.refresher.now(view);
+      void this.refresher.now(view).then(() => {
+        if (target) view.reveal?.(target);
+      });
+    } else if (target) {
+      view.reveal?.(target);
     }
   }
 

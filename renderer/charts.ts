@@ -8,12 +8,7 @@
  * views rebuild the charts when the scheme changes. uPlot only sets element
  * styles through the CSSOM, which the CSP (`style-src 'self'`) allows.
  */
-import {
-  ERROR_GROUPS,
-  type HealthSeries,
-  type Mark,
-  type StackedSeries,
-} from './chart-data.js';
+import { ERROR_GROUPS, type HealthSeries, type Mark, type StackedSeries } from './chart-data.js';
 import uPlot from './vendor/uPlot.esm.js';
 
 export interface Chart {
@@ -40,7 +35,7 @@ function axes(yLabel: string): uPlot.Axis[] {
 
 const markColor = (mark: Mark): string =>
   mark.kind === 'restart'
-    ? cssColor('--chart-restart', '#7c3aed')
+    ? cssColor('--chart-restart', '#bf3989')
     : cssColor(`--state-${mark.tone.replace(/_/g, '-')}`, '#888');
 
 /** Draws a vertical line and a short label for each mark inside the plotted range. */

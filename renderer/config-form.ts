@@ -53,7 +53,8 @@ export function setPath(object: Record<string, unknown>, path: string, value: un
     return copy;
   }
   const child = copy[head];
-  const base = typeof child === 'object' && child !== null && !Array.isArray(child) ? (child as Record<string, unknown>) : {};
+  const base =
+    typeof child === 'object' && child !== null && !Array.isArray(child) ? (child as Record<string, unknown>) : {};
   copy[head] = setPath(base, rest.join('.'), value);
   return copy;
 }
@@ -97,7 +98,8 @@ export function parseValue(spec: ControlSpec, field: ConfigField, input: string 
     case 'number': {
       const trimmed = text.trim();
       const value = Number(trimmed);
-      if (trimmed === '' || !Number.isFinite(value)) return { ok: false, error: `not a number: expected ${field.expected}` };
+      if (trimmed === '' || !Number.isFinite(value))
+        return { ok: false, error: `not a number: expected ${field.expected}` };
       return { ok: true, value };
     }
     case 'nullable': {
@@ -124,7 +126,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** The file to write: `raw` with each changed key set. */
-export function withChanges(raw: Record<string, unknown>, changes: ReadonlyMap<string, unknown>): Record<string, unknown> {
+export function withChanges(
+  raw: Record<string, unknown>,
+  changes: ReadonlyMap<string, unknown>,
+): Record<string, unknown> {
   let next = raw;
   for (const [path, value] of changes) next = setPath(next, path, value);
   return next;
@@ -138,7 +143,10 @@ export function fieldForParam(fields: readonly ConfigField[], param: string | un
   if (param === undefined) return null;
   let best: string | null = null;
   for (const { path } of fields) {
-    if ((param === path || param.startsWith(`${path}.`) || param.startsWith(`${path}[`)) && path.length > (best?.length ?? -1)) {
+    if (
+      (param === path || param.startsWith(`${path}.`) || param.startsWith(`${path}[`)) &&
+      path.length > (best?.length ?? -1)
+    ) {
       best = path;
     }
   }

@@ -48,11 +48,7 @@ export function fill(parent: Element, ...children: Child[]): void {
 }
 
 /** A button whose click runs `action`; disabled while an async action runs, so it cannot be sent twice. */
-export function button(
-  label: string,
-  action: () => unknown,
-  attributes: Attributes = {},
-): HTMLButtonElement {
+export function button(label: string, action: () => unknown, attributes: Attributes = {}): HTMLButtonElement {
   const element = h('button', { type: 'button', ...attributes }, label);
   element.addEventListener('click', async () => {
     if (element.disabled) return;
@@ -83,7 +79,9 @@ export function keepingFocus(panel: HTMLElement, render: () => void): void {
   const active = document.activeElement;
   const focusedKey = active instanceof HTMLElement && panel.contains(active) ? active.dataset.key : undefined;
   const open = new Set(
-    [...panel.querySelectorAll<HTMLDetailsElement>('details[data-key]')].filter((d) => d.open).map((d) => d.dataset.key),
+    [...panel.querySelectorAll<HTMLDetailsElement>('details[data-key]')]
+      .filter((d) => d.open)
+      .map((d) => d.dataset.key),
   );
   render();
   for (const details of panel.querySelectorAll<HTMLDetailsElement>('details[data-key]')) {

@@ -10,7 +10,8 @@ export function renderLive(root: ParentNode, now = Date.now()): void {
     const ts = Number(element.dataset.ts);
     if (!Number.isFinite(ts)) continue;
     const kind = element.dataset.live;
-    const value = kind === 'countdown' ? countdown(ts, now) : kind === 'since' ? duration(now - ts) : relativeTime(ts, now);
+    const value =
+      kind === 'countdown' ? countdown(ts, now) : kind === 'since' ? duration(now - ts) : relativeTime(ts, now);
     if (element.textContent !== value) element.textContent = value;
     if (kind !== 'since') element.title = new Date(ts).toLocaleString();
   }

@@ -14,7 +14,11 @@ const TOKEN_SHAPE = /^[0-9a-f]{64}$/;
 export interface TokenEnvironment {
   location: { hash: string; pathname: string; search: string };
   history: { replaceState(data: unknown, unused: string, url: string): void };
-  storage: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
+  storage: {
+    getItem(key: string): string | null;
+    setItem(key: string, value: string): void;
+    removeItem(key: string): void;
+  };
 }
 
 /** Splits `#token=…&view=…` into its parameters. */

@@ -38,4 +38,33 @@ export interface View {
   readonly debounceMs: number;
   /** The colour scheme changed: rebuild anything drawn with the old colours. */
   redraw?(): void;
+  /** Scrolls to and marks what a link pointed at (a notification clicked in the tray app); after a refresh. */
+  reveal?(target: Target): void;
+}
+
+/**
+ * What a link into the dashboard points at: `#view=logs&at=<ms>&kind=<notice kind>&dep=<dep>` (the tray
+ * app opens its window there when a native notification is clicked).
+ */
+export interface Target {
+  at: number | null;
+  kind: string | null;
+  dep: string | null;
+}
+
+export function targetOf(params: URLSearchParams): Target | null {
+  const at = Number(params.get('at'));
+  const target: Target = {
+    at: params.has('at') && Number.isFinite(at) ? at : null,
+    kind: params.get('kind'),
+    dep: params.get('dep'),
+  };
+  return target.at === null && target.kind === null && target.dep === null ? null : target;
+}
+
+/** Marks `element` as the target and brings it into view. */
+export function markTarget(element: Element | null | undefined): void {
+  if (!element) return;
+  element.classList.add('target');
+  element.scrollIntoView({ block: 'center' });
 }

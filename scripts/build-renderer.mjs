@@ -4,7 +4,7 @@
  *
  *   index.html                   the page (its CSP in a <meta>, for Electron's file:// load)
  *   assets/*.js                  renderer/**\/*.ts as browser ES modules, one file each (no bundler)
- *   assets/style.css
+ *   assets/style.css, assets/icon.svg
  *   assets/vendor/uPlot.esm.js   the chart library's ESM build, its CSS and its licence
  *
  * The daemon's server answers `/` with index.html and `/assets/…` with the files under assets/, nothing
@@ -71,6 +71,7 @@ export function buildRenderer(out) {
 
   copyFileSync(join(source, 'index.html'), join(out, 'index.html'));
   copyFileSync(join(source, 'style.css'), join(assets, 'style.css'));
+  copyFileSync(join(source, 'icon.svg'), join(assets, 'icon.svg'));
 
   const require = createRequire(import.meta.url);
   const uplot = dirname(require.resolve('uplot/package.json'));

@@ -195,7 +195,13 @@ export function decodePng(buf) {
   for (let i = 0; i < width * height; i++) {
     const p = pixels.subarray(i * channels, (i + 1) * channels);
     const [r, g, b, a] =
-      channels === 4 ? p : channels === 3 ? [p[0], p[1], p[2], 255] : channels === 2 ? [p[0], p[0], p[0], p[1]] : [p[0], p[0], p[0], 255];
+      channels === 4
+        ? p
+        : channels === 3
+          ? [p[0], p[1], p[2], 255]
+          : channels === 2
+            ? [p[0], p[0], p[0], p[1]]
+            : [p[0], p[0], p[0], 255];
     rgba.set([r, g, b, a], i * 4);
   }
   return { width, height, rgba };

@@ -70,7 +70,11 @@ export class CoreApi {
   }
 
   pause(durationSec: number | null, reason?: string): Promise<WatchdogResponse> {
-    return this.request('POST', '/api/watchdog/pause', reason === undefined ? { durationSec } : { durationSec, reason });
+    return this.request(
+      'POST',
+      '/api/watchdog/pause',
+      reason === undefined ? { durationSec } : { durationSec, reason },
+    );
   }
 
   resume(): Promise<WatchdogResponse> {

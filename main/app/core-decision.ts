@@ -19,10 +19,12 @@ export type CoreDecision =
 
 export function decideCore(lock: LockState, writtenUrl: string | null): CoreDecision {
   if (lock.held === true) return { kind: 'attach', pid: lock.pid, url: writtenUrl };
-  if (lock.held === false) return { kind: 'start' };
+  if (lock.held === false) return { kind: 'attach', pid: null, url: writtenUrl };
   // An unreadable lock (permissions, a damaged file) is no reason to start a second core on top of a
   // running one: an address written by an instance is worth trying (the supervisor checks it answers).
-  return writtenUrl === null ? { kind: 'unknown', reason: lock.reason } : { kind: 'attach', pid: null, url: writtenUrl };
+  return writtenUrl === null
+    ? { kind: 'unknown', reason: lock.reason }
+    : { kind: 'attach', pid: null, url: writtenUrl };
 }
 
 /** The daemon flag that keeps the core's own desktop notifications off: the app shows native ones instead. */

@@ -39,17 +39,18 @@ export function forkCore(request: ForkRequest, logFile: string): CoreChild {
     log?.write(chunk);
     onData(chunk);
   });
+  child.once('exit', () => {
+    if (partial) onData('\n');
+    log?.end();
+  });
   return {
     get pid() {
       return child.pid;
     },
     kill: () => child.kill(),
     onExit(listener) {
-      child.once('exit', (code) => {
-        if (partial) onData('\n');
-        log?.end();
-        listener(code, lastOutput);
-      });
+      // Registered after the one above: the last line is read by the time the listener runs.
+      child.once('exit', (code) => listener(code, lastOutput));
     },
   };
 }
@@ -60,7 +61,10 @@ function openLog(path: string): WriteStream | null {
     try {
       if (statSync(path).size > MAX_LOG_BYTES) truncateSync(path, 0);
     } catch {}
-    return createWriteStream(path, { flags: 'a', mode: 0o600 });
+    const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+    // A log that cannot be written (disk full, folder removed) must not take the app down with it.
+    stream.on('error', () => {});
+    return stream;
   } catch {
     return null;
   }

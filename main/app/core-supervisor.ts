@@ -247,7 +247,12 @@ export class CoreSupervisor extends EventEmitter<CoreSupervisorEvents> {
   }
 
   /** Connected until the stream breaks and the core no longer answers: resolves true then (false when superseded). */
-  private connect(generation: number, url: string, mode: 'attached' | 'embedded', pid: number | null): Promise<boolean> {
+  private connect(
+    generation: number,
+    url: string,
+    mode: 'attached' | 'embedded',
+    pid: number | null,
+  ): Promise<boolean> {
     return new Promise((resolve) => {
       const api = this.clientFor(url);
       this.currentApi = api;
@@ -323,7 +328,8 @@ export class CoreSupervisor extends EventEmitter<CoreSupervisorEvents> {
   private retryLater(generation: number, detail: string, delayMs?: number): void {
     if (generation !== this.generation || !this.running) return;
     this.disconnect();
-    const delay = delayMs ?? (this.backoffMs = nextBackoff(this.backoffMs, 0, this.timing));
+    if (delayMs === undefined) this.backoffMs = nextBackoff(this.backoffMs, 0, this.timing);
+    const delay = delayMs ?? (this.backoffMs as number);
     this.setView({ phase: 'unreachable', detail, retryAt: this.clock() + delay });
     const timer = setTimeout(() => {
       this.timers.delete(timer);

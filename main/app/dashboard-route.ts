@@ -28,7 +28,11 @@ const VIEW_OF: Record<NoticeKind, DashboardView> = {
 
 /** The fragment (without `#`) that shows this notice's event. */
 export function noticeRoute(notice: Notice): string {
-  const params = new URLSearchParams({ view: VIEW_OF[notice.kind] ?? 'overview', at: String(notice.ts), kind: notice.kind });
+  const params = new URLSearchParams({
+    view: VIEW_OF[notice.kind] ?? 'overview',
+    at: String(notice.ts),
+    kind: notice.kind,
+  });
   if (notice.dep !== null) params.set('dep', notice.dep);
   return params.toString();
 }

@@ -187,7 +187,10 @@ function isTime(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_TIME;
 }
 
+/** C0 controls and DEL: a line break in a reason would forge log lines and notifications. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 function isShortText(value: unknown, max: number): value is string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
-  return typeof value === 'string' && value.trim() !== '' && [...value].length <= max && !/[\u0000-\u001f\u007f]/.test(value);
+  return typeof value === 'string' && value.trim() !== '' && [...value].length <= max && !CONTROL.test(value);
 }

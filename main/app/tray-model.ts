@@ -90,7 +90,9 @@ export function assess(status: ApiStatus, now: number): Assessment {
       const since = gateway.downSince === null ? '' : ` for ${durationWords(now - gateway.downSince)}`;
       down.push(`gateway down (${last.class})${since}`);
     } else if (!last.ok) {
-      degraded.push(`gateway ${last.class === 'starting' || last.class === 'draining' ? last.class : `answers ${last.class}`}`);
+      degraded.push(
+        `gateway ${last.class === 'starting' || last.class === 'draining' ? last.class : `answers ${last.class}`}`,
+      );
     }
   }
   for (const breaker of sortBreakers(status.breakers)) {
@@ -159,7 +161,8 @@ function reasonSummary(reasons: string[]): string {
 
 function healthySummary(status: ApiStatus, now: number): string {
   const deps = status.breakers.length;
-  const depWords = deps === 0 ? 'no dependencies seen yet' : `${deps} ${deps === 1 ? 'dependency' : 'dependencies'} closed`;
+  const depWords =
+    deps === 0 ? 'no dependencies seen yet' : `${deps} ${deps === 1 ? 'dependency' : 'dependencies'} closed`;
   const uptime = gatewayUptime(status, now);
   const gateway = status.gateway?.last ? `gateway up${uptime === null ? '' : ` ${durationWords(uptime)}`}, ` : '';
   return `all healthy — ${gateway}${depWords}`;
@@ -222,7 +225,7 @@ function menuModel(input: TrayInput): MenuItemModel[] {
       type: 'submenu',
       id: 'pause',
       label: 'Pause Watchdog',
-      enabled: w !== null && w.enabled,
+      enabled: w?.enabled === true,
       items: [
         { type: 'action', id: 'pause-15m', label: 'For 15 Minutes', enabled: true },
         { type: 'action', id: 'pause-1h', label: 'For 1 Hour', enabled: true },
@@ -321,7 +324,9 @@ export function dependencyLine(breaker: ApiBreaker, now: number): string {
         : 'Retry-After over, next call is a trial',
     );
   } else if (breaker.state === 'open' && !breaker.forced && breaker.openUntil !== null) {
-    parts.push(breaker.openUntil > now ? `next probe ${relativeWords(breaker.openUntil, now)}` : 'next call is a trial');
+    parts.push(
+      breaker.openUntil > now ? `next probe ${relativeWords(breaker.openUntil, now)}` : 'next call is a trial',
+    );
   } else if (breaker.state === 'half_open') {
     parts.push(`trying (${breaker.trialSuccesses} ok)`);
   }
@@ -332,7 +337,11 @@ function dependencyLines(status: ApiStatus, now: number): MenuItemModel[] {
   if (status.breakers.length === 0) return [{ type: 'text', id: 'deps-none', label: 'No dependencies seen yet' }];
   const sorted = sortBreakers(status.breakers);
   const shown = sorted.length > MAX_DEPENDENCY_LINES ? sorted.slice(0, MAX_DEPENDENCY_LINES - 1) : sorted;
-  const lines: MenuItemModel[] = shown.map((b) => ({ type: 'text', id: `dep:${b.dep}`, label: dependencyLine(b, now) }));
+  const lines: MenuItemModel[] = shown.map((b) => ({
+    type: 'text',
+    id: `dep:${b.dep}`,
+    label: dependencyLine(b, now),
+  }));
   if (shown.length < sorted.length) {
     const rest = sorted.slice(shown.length);
     const closed = rest.every((b) => b.state === 'closed');

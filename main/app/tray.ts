@@ -108,27 +108,29 @@ export class TrayController {
   }
 
   template(items: MenuItemModel[]): MenuItemConstructorOptions[] {
-    return items.map((item): MenuItemConstructorOptions => {
-      switch (item.type) {
-        case 'separator':
-          return { type: 'separator' };
-        case 'text':
-          return { id: item.id, label: item.label, enabled: false };
-        case 'action':
-          return { id: item.id, label: item.label, enabled: item.enabled, click: () => void this.perform(item.id) };
-        case 'checkbox':
-          return {
-            id: item.id,
-            type: 'checkbox',
-            label: item.label,
-            checked: item.checked,
-            enabled: item.enabled,
-            click: () => void this.perform(item.id),
-          };
-        case 'submenu':
-          return { id: item.id, label: item.label, enabled: item.enabled, submenu: this.template(item.items) };
-      }
-    });
+    return items.map((item) => this.menuItem(item));
+  }
+
+  private menuItem(item: MenuItemModel): MenuItemConstructorOptions {
+    switch (item.type) {
+      case 'separator':
+        return { type: 'separator' };
+      case 'text':
+        return { id: item.id, label: item.label, enabled: false };
+      case 'action':
+        return { id: item.id, label: item.label, enabled: item.enabled, click: () => void this.perform(item.id) };
+      case 'checkbox':
+        return {
+          id: item.id,
+          type: 'checkbox',
+          label: item.label,
+          checked: item.checked,
+          enabled: item.enabled,
+          click: () => void this.perform(item.id),
+        };
+      case 'submenu':
+        return { id: item.id, label: item.label, enabled: item.enabled, submenu: this.template(item.items) };
+    }
   }
 
   /** What a menu item does. Failures are told to the user in a dialog, never thrown into Electron. */

@@ -5,12 +5,22 @@
  * under each chart (a canvas says nothing to a screen reader).
  */
 import type { ApiHistory } from '../../main/core/server/api-types.js';
-import { ERROR_GROUPS, type Mark, marksOf, rangeOf, type StackedSeries, stackErrors, TIME_RANGES, type TimeRange, windowFor } from '../chart-data.js';
+import {
+  ERROR_GROUPS,
+  type Mark,
+  marksOf,
+  rangeOf,
+  type StackedSeries,
+  stackErrors,
+  TIME_RANGES,
+  type TimeRange,
+  windowFor,
+} from '../chart-data.js';
 import { type Chart, errorChart } from '../charts.js';
 import { fill, h, keepingFocus } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import { clockTime, count, integer } from '../format.js';
-import type { View, ViewContext } from '../view.js';
+import { markTarget, type Target, type View, type ViewContext } from '../view.js';
 
 /** Charts beyond this many dependencies would be a wall of requests and canvases; the busiest are kept. */
 const MAX_DEPENDENCY_CHARTS = 12;
@@ -48,20 +58,24 @@ export class ErrorsView implements View {
         .slice(0, MAX_DEPENDENCY_CHARTS)
         .map((b) => b.dep)
         .sort();
-      const histories = await Promise.all([
-        api.history(window),
-        ...deps.map((dep) => api.history({ ...window, dep })),
-      ]);
+      const histories = await Promise.all([api.history(window), ...deps.map((dep) => api.history({ ...window, dep }))]);
       this.last = histories.map((history, i) => ({ dep: i === 0 ? null : deps[i - 1]!, history }));
       this.render(this.last);
     } catch (error) {
       this.destroyCharts();
-      keepingFocus(this.panel, () => fill(this.panel, this.selector(), failureBox('Could not load the history', error)));
+      keepingFocus(this.panel, () =>
+        fill(this.panel, this.selector(), failureBox('Could not load the history', error)),
+      );
     }
   }
 
   redraw(): void {
     if (this.last) this.render(this.last);
+  }
+
+  reveal(target: Target): void {
+    if (target.dep === null) return;
+    markTarget([...this.panel.querySelectorAll<HTMLElement>('.timeline')].find((b) => b.dataset.dep === target.dep));
   }
 
   private destroyCharts(): void {
@@ -73,11 +87,7 @@ export class ErrorsView implements View {
     this.destroyCharts();
     const pending: Array<() => Chart> = [];
     keepingFocus(this.panel, () =>
-      fill(
-        this.panel,
-        this.selector(),
-        ...panels.map((panel) => this.block(panel, pending)),
-      ),
+      fill(this.panel, this.selector(), ...panels.map((panel) => this.block(panel, pending))),
     );
     // Charts measure their container, so they are built once the blocks are in the document.
     this.charts = pending.map((build) => build());
@@ -154,7 +164,7 @@ function legend(series: StackedSeries): HTMLElement {
     ...ERROR_GROUPS.map((group, g) =>
       h(
         'li',
-        { 'data-group': group.key },
+        { 'data-group': group.key, class: (series.totals[g] ?? 0) === 0 ? 'zero' : null },
         h('span', { class: `swatch outcome-${group.key.replace(/_/g, '-')}`, 'aria-hidden': 'true' }),
         `${group.label}: ${integer(series.totals[g] ?? 0)}`,
       ),
@@ -172,20 +182,32 @@ function hoverText(series: StackedSeries, index: number): string {
 }
 
 function marksList(marks: readonly Mark[], key: string): HTMLElement {
-  if (marks.length === 0) return h('p', { class: 'muted marks-none' }, 'No restarts or breaker transitions in this range.');
+  if (marks.length === 0)
+    return h('p', { class: 'muted marks-none' }, 'No restarts or breaker transitions in this range.');
   const newest = marks.slice(-MAX_LISTED_MARKS).reverse();
   const now = Date.now();
   return h(
     'details',
     { class: 'marks', 'data-key': `marks:${key}` },
-    h('summary', null, `Marked: ${count(marks.filter((m) => m.kind === 'restart').length, 'restart')}, ${count(marks.filter((m) => m.kind === 'transition').length, 'breaker transition')}`),
+    h(
+      'summary',
+      null,
+      `Marked: ${count(marks.filter((m) => m.kind === 'restart').length, 'restart')}, ${count(marks.filter((m) => m.kind === 'transition').length, 'breaker transition')}`,
+    ),
     h(
       'ul',
       null,
       ...newest.map((mark) =>
-        h('li', { class: `mark mark-${mark.kind}`, 'data-kind': mark.kind }, h('time', { datetime: new Date(mark.ts).toISOString() }, clockTime(mark.ts, now)), ` ${mark.title}`),
+        h(
+          'li',
+          { class: `mark mark-${mark.kind}`, 'data-kind': mark.kind },
+          h('time', { datetime: new Date(mark.ts).toISOString() }, clockTime(mark.ts, now)),
+          ` ${mark.title}`,
+        ),
       ),
-      marks.length > newest.length ? h('li', { class: 'muted' }, `and ${integer(marks.length - newest.length)} earlier`) : null,
+      marks.length > newest.length
+        ? h('li', { class: 'muted' }, `and ${integer(marks.length - newest.length)} earlier`)
+        : null,
     ),
   );
 }

@@ -11,7 +11,7 @@ import { type Child, fill, h, keepingFocus, live } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import { clockTime, count, duration, inLast } from '../format.js';
 import { renderLive } from '../ticker.js';
-import type { View, ViewContext } from '../view.js';
+import { markTarget, type Target, type View, type ViewContext } from '../view.js';
 
 const WEEK_MS = 7 * 86_400_000;
 /** Decisions are many (one per check during a storm): the newest this many are listed. */
@@ -40,6 +40,18 @@ export class LogsView implements View {
     }
   }
 
+  /** The notification the link is about (same kind, nearest time), else the restart nearest that time. */
+  reveal(target: Target): void {
+    if (target.at === null) return;
+    const at = target.at;
+    const nearest = (rows: HTMLElement[]) =>
+      rows.sort((a, b) => Math.abs(Number(a.dataset.ts) - at) - Math.abs(Number(b.dataset.ts) - at))[0];
+    const notifications = [...this.panel.querySelectorAll<HTMLElement>('[data-testid="notification-log"] tr[data-ts]')];
+    const sameKind = notifications.filter((row) => row.dataset.kind === target.kind);
+    const restarts = [...this.panel.querySelectorAll<HTMLElement>('[data-testid="restart-log"] tr[data-ts]')];
+    markTarget(nearest(sameKind) ?? (target.kind?.startsWith('restart') ? nearest(restarts) : undefined));
+  }
+
   private render(history: ApiHistory, now: number): void {
     fill(
       this.panel,
@@ -51,7 +63,13 @@ export class LogsView implements View {
   }
 }
 
-function table(caption: string, headings: string[], rows: HTMLTableRowElement[], empty: string, testId: string): HTMLElement {
+function table(
+  caption: string,
+  headings: string[],
+  rows: HTMLTableRowElement[],
+  empty: string,
+  testId: string,
+): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'muted', 'data-testid': `${testId}-empty` }, empty);
   return h(
     'div',
@@ -67,7 +85,13 @@ function table(caption: string, headings: string[], rows: HTMLTableRowElement[],
 }
 
 function when(ts: number, now: number): HTMLElement {
-  return h('td', { class: 'when' }, h('time', { datetime: new Date(ts).toISOString() }, clockTime(ts, now)), h('br'), h('small', null, live('ago', ts)));
+  return h(
+    'td',
+    { class: 'when' },
+    h('time', { datetime: new Date(ts).toISOString() }, clockTime(ts, now)),
+    h('br'),
+    h('small', null, live('ago', ts)),
+  );
 }
 
 const cell = (...children: Child[]) => h('td', null, ...children);
@@ -77,18 +101,25 @@ function restartLog(restarts: readonly RestartRow[], now: number): HTMLElement {
   const rows = newest.map((r) =>
     h(
       'tr',
-      { 'data-restart-id': r.id, 'data-result': r.result },
+      { 'data-restart-id': r.id, 'data-result': r.result, 'data-ts': r.ts },
       when(r.ts, now),
       cell(r.trigger),
       cell(r.reason),
-      cell(h('span', { class: `result result-${r.result.replace(/_/g, '-')}` }, r.result.replace(/_/g, ' ')), r.detail ? h('small', { class: 'detail' }, r.detail) : null),
+      cell(
+        h('span', { class: `result result-${r.result.replace(/_/g, '-')}` }, r.result.replace(/_/g, ' ')),
+        r.detail ? h('small', { class: 'detail' }, r.detail) : null,
+      ),
       cell(r.recoveryMs === null ? '—' : duration(r.recoveryMs)),
       cell(
         r.command === null ? h('span', { class: 'muted' }, r.strategy ?? '—') : h('code', null, r.command.join(' ')),
-        r.durationMs === null ? null : h('small', null, ` ran ${duration(r.durationMs)}`),
+        r.durationMs === null ? null : h('small', { class: 'detail' }, `ran ${duration(r.durationMs)}`),
       ),
       cell(r.exitCode === null ? '—' : String(r.exitCode)),
-      cell(r.output ? h('details', { 'data-key': `output:${r.id}` }, h('summary', null, 'output'), h('pre', null, r.output)) : '—'),
+      cell(
+        r.output
+          ? h('details', { 'data-key': `output:${r.id}` }, h('summary', null, 'output'), h('pre', null, r.output))
+          : '—',
+      ),
     ),
   );
   const lastHour = restartsInLastHour(restarts, now);
@@ -96,7 +127,11 @@ function restartLog(restarts: readonly RestartRow[], now: number): HTMLElement {
     'section',
     { class: 'block', 'aria-labelledby': 'restarts-heading' },
     h('h2', { id: 'restarts-heading' }, 'Restarts'),
-    h('p', { class: 'summary', 'data-testid': 'restart-summary' }, `${inLast(lastHour, 'restart', 'hour')}; ${count(restarts.filter((r) => r.result !== 'dry_run').length, 'restart')} in the last week.`),
+    h(
+      'p',
+      { class: 'summary', 'data-testid': 'restart-summary' },
+      `${inLast(lastHour, 'restart', 'hour')}; ${count(restarts.filter((r) => r.result !== 'dry_run').length, 'restart')} in the last week.`,
+    ),
     table(
       'Gateway restarts, newest first',
       ['When', 'Trigger', 'Reason', 'Result', 'Recovery', 'Command', 'Exit', 'Output'],
@@ -112,12 +147,17 @@ function notificationLog(notifications: readonly NotificationRow[], now: number)
   const rows = newest.map((n) =>
     h(
       'tr',
-      { 'data-ok': String(n.ok) },
+      { 'data-ok': String(n.ok), 'data-ts': n.ts, 'data-kind': n.kind },
       when(n.ts, now),
       cell(n.kind.replace(/_/g, ' ')),
       cell(n.channel),
       cell(n.title, n.dep ? h('small', { class: 'detail' }, n.dep) : null),
-      cell(n.ok ? h('span', { class: 'result result-ok' }, 'delivered') : h('span', { class: 'result result-failed' }, 'failed'), n.error ? h('small', { class: 'detail' }, n.error) : null),
+      cell(
+        n.ok
+          ? h('span', { class: 'result result-ok' }, 'delivered')
+          : h('span', { class: 'result result-failed' }, 'failed'),
+        n.error ? h('small', { class: 'detail' }, n.error) : null,
+      ),
     ),
   );
   const failed = notifications.filter((n) => !n.ok).length;
@@ -125,15 +165,33 @@ function notificationLog(notifications: readonly NotificationRow[], now: number)
     'section',
     { class: 'block', 'aria-labelledby': 'notifications-heading' },
     h('h2', { id: 'notifications-heading' }, 'Notifications'),
-    h('p', { class: 'summary' }, `${count(notifications.length, 'notification')} in the last week${failed > 0 ? `, ${failed} failed` : ''}.`),
-    table('Notifications sent, newest first', ['When', 'Kind', 'Channel', 'Title', 'Delivery'], rows, 'No notifications in the last week.', 'notification-log'),
+    h(
+      'p',
+      { class: 'summary' },
+      `${count(notifications.length, 'notification')} in the last week${failed > 0 ? `, ${failed} failed` : ''}.`,
+    ),
+    table(
+      'Notifications sent, newest first',
+      ['When', 'Kind', 'Channel', 'Title', 'Delivery'],
+      rows,
+      'No notifications in the last week.',
+      'notification-log',
+    ),
   );
 }
 
 function decisionLog(decisions: readonly DecisionRow[], now: number): HTMLElement {
   const newest = [...decisions].sort((a, b) => b.ts - a.ts).slice(0, MAX_DECISIONS);
   const rows = newest.map((d) =>
-    h('tr', { 'data-decision': d.decision }, when(d.ts, now), cell(d.source), cell(d.decision.replace(/_/g, ' ')), cell(d.reason), cell(d.dep ?? '—')),
+    h(
+      'tr',
+      { 'data-decision': d.decision },
+      when(d.ts, now),
+      cell(d.source),
+      cell(d.decision.replace(/_/g, ' ')),
+      cell(d.reason),
+      cell(d.dep ?? '—'),
+    ),
   );
   return h(
     'section',
@@ -146,6 +204,12 @@ function decisionLog(decisions: readonly DecisionRow[], now: number): HTMLElemen
         ? `The newest ${newest.length} of ${count(decisions.length, 'decision')} in the last week.`
         : `${count(decisions.length, 'decision')} in the last week, including each decision not to restart.`,
     ),
-    table('Watchdog decisions, newest first', ['When', 'Source', 'Decision', 'Reason', 'Dependency'], rows, 'No watchdog decisions in the last week.', 'decision-log'),
+    table(
+      'Watchdog decisions, newest first',
+      ['When', 'Source', 'Decision', 'Reason', 'Dependency'],
+      rows,
+      'No watchdog decisions in the last week.',
+      'decision-log',
+    ),
   );
 }

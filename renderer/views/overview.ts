@@ -13,7 +13,7 @@ import { describeFailure, failureBox } from '../errors-ui.js';
 import { compact, count, duration, inLast, integer, percent, stateLabel } from '../format.js';
 import { confirmRestart } from '../restart-dialog.js';
 import { renderLive } from '../ticker.js';
-import type { View, ViewContext } from '../view.js';
+import { markTarget, type Target, type View, type ViewContext } from '../view.js';
 
 const HOUR_MS = 3_600_000;
 const REASON = 'requested from the dashboard';
@@ -52,6 +52,11 @@ export class OverviewView implements View {
 
   redraw(): void {
     if (this.last) this.render(this.last.status, this.last.history);
+  }
+
+  reveal(target: Target): void {
+    const card = [...this.panel.querySelectorAll<HTMLElement>('.card')].find((c) => c.dataset.dep === target.dep);
+    markTarget(card ?? (target.kind?.startsWith('gateway') ? this.panel.querySelector('.gateway') : null));
   }
 
   private render(status: ApiStatus, history: ApiHistory): void {
@@ -119,7 +124,12 @@ export class OverviewView implements View {
         { class: 'muted', 'data-testid': 'gateway-summary' },
         `${gateway.baseUrl} · ${inLast(restarts, 'restart', 'hour')} · ${count(probes.ok + probes.failed, 'probe')}, ${integer(probes.failed)} failed`,
       ),
-      h('figure', null, chartTarget, h('figcaption', { class: 'muted' }, 'Probe latency over the last hour; shaded: gateway down; lines: restarts.')),
+      h(
+        'figure',
+        null,
+        chartTarget,
+        h('figcaption', { class: 'muted' }, 'Probe latency over the last hour; shaded: gateway down; lines: restarts.'),
+      ),
     );
     return section;
   }
@@ -165,7 +175,10 @@ export class OverviewView implements View {
     if (breaker.lastEventAt !== null) rows.push(['Last call', live('ago', breaker.lastEventAt)]);
     if (breaker.soleDependents.length > 0) rows.push(['Stuck while down', breaker.soleDependents.join(', ')]);
     if (breaker.stalled) {
-      rows.push(['Stalled', h('span', null, `${count(breaker.stalled.sessions, 'session')} since `, live('ago', breaker.stalled.since))]);
+      rows.push([
+        'Stalled',
+        h('span', null, `${count(breaker.stalled.sessions, 'session')} since `, live('ago', breaker.stalled.since)),
+      ]);
     }
     const tokens = tokensOf(status.tokens, breaker.dep);
     const state = breaker.state.replace(/_/g, '-');
@@ -179,7 +192,13 @@ export class OverviewView implements View {
         h('span', { class: `badge state-${state}` }, stateLabel(breaker.state)),
         breaker.forced ? h('span', { class: 'badge forced' }, `forced ${breaker.forced}`) : null,
       ),
-      h('p', { class: 'reason' }, breaker.reason, ' · since ', live('ago', breaker.since)),
+      // A breaker that never changed state has no meaningful "since" (it is 0: the epoch).
+      h(
+        'p',
+        { class: 'reason' },
+        breaker.reason,
+        breaker.since > 0 ? h('span', null, ' · since ', live('ago', breaker.since)) : null,
+      ),
       h('dl', null, ...rows.flatMap(([term, value]) => [h('dt', null, term), h('dd', null, value)])),
       tokens.length === 0
         ? null
@@ -233,24 +252,41 @@ export class OverviewView implements View {
     }
     const mode = watchdogMode(watchdog);
     const modeLine = h('p', { class: `mode mode-${mode.kind}`, 'data-testid': 'watchdog-mode' }, mode.text);
-    if (mode.kind === 'paused' && mode.until !== null) modeLine.append(' until ', live('countdown', mode.until));
+    if (mode.kind === 'paused' && mode.until !== null) modeLine.append(' · resumes ', live('countdown', mode.until));
     const rows: Array<[string, Node | string]> = [
       ['Storm checks', `${watchdog.consecutiveChecks} / ${watchdog.threshold} in a row`],
       ['Dead probes', `${watchdog.healthFailures} / ${watchdog.healthFailuresBeforeRestart} in a row`],
       ['Restart budget', `${watchdog.budgetRemaining} of ${watchdog.maxRestartsPerHour} left this hour`],
     ];
     if (watchdog.restartInFlight) {
-      rows.push(['Restart running', h('span', null, `${watchdog.restartInFlight.trigger}, for `, live('since', watchdog.restartInFlight.since))]);
+      rows.push([
+        'Restart running',
+        h('span', null, `${watchdog.restartInFlight.trigger}, for `, live('since', watchdog.restartInFlight.since)),
+      ]);
     }
     if (watchdog.recovering) {
-      rows.push(['Recovering', h('span', null, `after a ${watchdog.recovering.trigger} restart, for `, live('since', watchdog.recovering.since))]);
+      rows.push([
+        'Recovering',
+        h(
+          'span',
+          null,
+          `after a ${watchdog.recovering.trigger} restart, for `,
+          live('since', watchdog.recovering.since),
+        ),
+      ]);
     }
     if (watchdog.deferral) {
-      rows.push(['Deferred', h('span', null, `${watchdog.deferral.dep} asked to wait; until `, live('countdown', watchdog.deferral.until))]);
+      rows.push([
+        'Deferred',
+        h('span', null, `${watchdog.deferral.dep} asked to wait; until `, live('countdown', watchdog.deferral.until)),
+      ]);
     }
     if (watchdog.lastDecision) {
       const d = watchdog.lastDecision;
-      rows.push(['Last decision', h('span', null, `${d.decision.replace(/_/g, ' ')}: ${d.reason} (`, live('ago', d.ts), ')')]);
+      rows.push([
+        'Last decision',
+        h('span', null, `${d.decision.replace(/_/g, ' ')}: ${d.reason} (`, live('ago', d.ts), ')'),
+      ]);
     }
     if (watchdog.lastRestart) {
       const r = watchdog.lastRestart;
@@ -283,9 +319,13 @@ export class OverviewView implements View {
       button('Pause 1 h', () => this.watchdogAction(() => this.context.api.pause(3600), 'Pause for an hour'), {
         'data-key': 'pause-1h',
       }),
-      button('Pause until resumed', () => this.watchdogAction(() => this.context.api.pause(null), 'Pause until resumed'), {
-        'data-key': 'pause-forever',
-      }),
+      button(
+        'Pause until resumed',
+        () => this.watchdogAction(() => this.context.api.pause(null), 'Pause until resumed'),
+        {
+          'data-key': 'pause-forever',
+        },
+      ),
       button('Resume', () => this.watchdogAction(() => this.context.api.resume(), 'Resumed'), {
         disabled: !watchdog.paused,
         'data-action': 'resume',

@@ -57,7 +57,11 @@ export class SettingsView implements View {
       const retry = button('Try again', () => this.refresh());
       const why =
         error instanceof Cancelled
-          ? h('p', { class: 'failure', role: 'alert' }, 'The settings hold secrets, so reading them needs the API token.')
+          ? h(
+              'p',
+              { class: 'failure', role: 'alert' },
+              'The settings hold secrets, so reading them needs the API token.',
+            )
           : failureBox('Could not read the configuration', error);
       fill(this.panel, h('h2', null, 'Settings'), why, retry);
     }
@@ -77,7 +81,13 @@ export class SettingsView implements View {
     }
     const discard = button('Discard changes', () => this.render(view), { 'data-key': 'discard' });
     form.append(
-      h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save changes'), discard, this.status),
+      h(
+        'div',
+        { class: 'form-actions' },
+        h('button', { type: 'submit', class: 'primary' }, 'Save changes'),
+        discard,
+        this.status,
+      ),
     );
     fill(
       this.panel,
@@ -98,7 +108,13 @@ export class SettingsView implements View {
     const id = idOf(field.path);
     const value = currentValue(field, view.raw);
     const error = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert', hidden: true });
-    const help = h('p', { class: 'help', id: `${id}-help` }, field.doc, h('br'), h('small', null, `Expects ${field.expected}. Default: ${show(field.default)}.`));
+    const help = h(
+      'p',
+      { class: 'help', id: `${id}-help` },
+      field.doc,
+      h('br'),
+      h('small', null, `Expects ${field.expected}. Default: ${show(field.default)}.`),
+    );
     const described = `${id}-help ${id}-error`;
     let input: FieldControl['input'];
     switch (spec.kind) {
@@ -106,7 +122,11 @@ export class SettingsView implements View {
         input = h('input', { type: 'checkbox', id, checked: value === true, 'aria-describedby': described });
         break;
       case 'select':
-        input = h('select', { id, 'aria-describedby': described }, ...spec.options.map((o) => h('option', { value: o, selected: o === value }, o)));
+        input = h(
+          'select',
+          { id, 'aria-describedby': described },
+          ...spec.options.map((o) => h('option', { value: o, selected: o === value }, o)),
+        );
         break;
       case 'json':
         input = h('textarea', { id, rows: 3, spellcheck: 'false', 'aria-describedby': described });
@@ -131,7 +151,9 @@ export class SettingsView implements View {
     const written = getPath(view.raw, field.path).found;
     const effective = getPath(view.effective, field.path);
     const inForce =
-      !spec.secret && effective.found && !sameValue(effective.value, value) ? h('small', { class: 'in-force' }, `In force: ${show(effective.value)}`) : null;
+      !spec.secret && effective.found && !sameValue(effective.value, value)
+        ? h('small', { class: 'in-force' }, `In force: ${show(effective.value)}`)
+        : null;
     return h(
       'div',
       { class: `field field-${spec.kind}${written ? ' written' : ''}`, 'data-field': field.path },
@@ -150,7 +172,9 @@ export class SettingsView implements View {
     const changed = !parsed.ok || !sameValue(parsed.value, currentValue(control.field, this.view.raw));
     control.input.closest('.field')?.classList.toggle('changed', changed);
     this.clearError(control);
-    const n = [...this.controls.values()].filter((c) => c.input.closest('.field')?.classList.contains('changed')).length;
+    const n = [...this.controls.values()].filter((c) =>
+      c.input.closest('.field')?.classList.contains('changed'),
+    ).length;
     fill(this.status, n === 0 ? '' : `${count(n, 'unsaved change')}`);
   }
 
@@ -187,7 +211,8 @@ export class SettingsView implements View {
         firstInvalid ??= control;
         continue;
       }
-      if (!sameValue(parsed.value, currentValue(control.field, view.raw))) changes.set(control.field.path, parsed.value);
+      if (!sameValue(parsed.value, currentValue(control.field, view.raw)))
+        changes.set(control.field.path, parsed.value);
     }
     if (firstInvalid) {
       fill(this.status, 'Not saved: fix the marked field.');

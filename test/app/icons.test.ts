@@ -1,0 +1,42 @@
+/**
+ * The icon file for each tray state and platform: template images on macOS
+ * (recoloured by the menu bar), ICO on Windows, PNG elsewhere.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectedIconFiles, iconStateFor, trayIconFile, trayIconPath } from '../../main/app/icons.js';
+
+describe('tray icons', () => {
+  it.each([
+    ['healthy', 'darwin', 'tray-healthyTemplate.png'],
+    ['degraded', 'darwin', 'tray-degradedTemplate.png'],
+    ['down', 'darwin', 'tray-downTemplate.png'],
+    ['healthy', 'win32', 'tray-healthy.ico'],
+    ['down', 'win32', 'tray-down.ico'],
+    ['degraded', 'linux', 'tray-degraded.png'],
+    ['down', 'freebsd', 'tray-down.png'],
+  ] as const)('%s on %s is %s', (state, platform, file) => {
+    expect(trayIconFile(state, platform)).toBe(file);
+  });
+
+  it('shows connecting with the degraded artwork', () => {
+    expect(iconStateFor('connecting')).toBe('degraded');
+    expect(trayIconPath('connecting', 'darwin', '/res')).toBe(join('/res', 'tray-degradedTemplate.png'));
+    expect(trayIconPath('healthy', 'linux', '/res')).toBe(join('/res', 'tray-healthy.png'));
+  });
+
+  it('lists every file the artwork must provide, @2x beside each template', () => {
+    const files = expectedIconFiles();
+    expect(files).toHaveLength(12);
+    for (const state of ['healthy', 'degraded', 'down']) {
+      expect(files).toEqual(
+        expect.arrayContaining([
+          `tray-${state}Template.png`,
+          `tray-${state}Template@2x.png`,
+          `tray-${state}.png`,
+          `tray-${state}.ico`,
+        ]),
+      );
+    }
+  });
+});

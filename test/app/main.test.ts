@@ -1,0 +1,137 @@
+/**
+ * The host as a whole, with Electron faked: one instance per user (a second
+ * launch shows the first one's dashboard; without the lock the app quits),
+ * no Dock icon, attach-or-start wired to the utility process, and quitting
+ * stops only a core the app started.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type AppDependencies, type RunningApp, startApp } from '../../main/app/main.js';
+import { loadConfig } from '../../main/core/config/index.js';
+import type { LockState } from '../../main/core/lock.js';
+import { silentLogger } from '../../main/core/log.js';
+import { until } from '../helpers/transcripts.js';
+import {
+  app,
+  FakeBrowserWindow,
+  FakeTray,
+  FakeUtilityProcess,
+  ipcMain,
+  reset,
+  state,
+  utilityProcess,
+} from './fake-electron.js';
+
+vi.mock('electron', async () => (await import('./fake-electron.js')).electron);
+
+let root: string;
+let running: RunningApp | null;
+let lock: LockState;
+
+beforeEach(() => {
+  reset();
+  root = mkdtempSync(join(tmpdir(), 'bb-app-main-'));
+  mkdirSync(join(root, 'home'), { recursive: true });
+  writeFileSync(join(root, 'home', 'config.json'), JSON.stringify({ server: { port: 0 } }));
+  state.paths = { userData: join(root, 'userData'), logs: join(root, 'logs') };
+  lock = { held: false };
+  running = null;
+});
+
+afterEach(async () => {
+  await running?.supervisor.stop();
+  running?.tray.destroy();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function deps(overrides: Partial<AppDependencies> = {}): Partial<AppDependencies> {
+  const rendererIndex = join(root, 'dist', 'renderer', 'index.html');
+  return {
+    paths: {
+      coreScript: join(root, 'dist', 'main', 'cli', 'index.js'),
+      preload: join(root, 'dist', 'preload', 'index.cjs'),
+      rendererIndex,
+      rendererUrl: pathToFileURL(rendererIndex).href,
+      assetsDir: join(root, 'assets'),
+    },
+    platform: 'darwin',
+    loadConfig: () =>
+      loadConfig(undefined, { env: { BREAKERBAR_HOME: join(root, 'home') }, home: root, platform: 'linux' }),
+    lockState: () => lock,
+    readApiUrl: () => null,
+    readToken: () => null,
+    log: silentLogger,
+    timing: { pollMs: 20, minMs: 20 },
+    ...overrides,
+  };
+}
+
+describe('single instance', () => {
+  it('quits when another instance holds the lock, without a tray or a core', async () => {
+    state.singleInstanceLock = false;
+    expect(await startApp(deps())).toBeNull();
+    expect(app.quit).toHaveBeenCalledTimes(1);
+    expect(FakeTray.instances).toHaveLength(0);
+    expect(utilityProcess.fork).not.toHaveBeenCalled();
+    expect(app.listenerCount('second-instance')).toBe(0);
+  });
+
+  it('shows the dashboard when a second instance is launched', async () => {
+    running = await startApp(deps());
+    expect(app.quit).not.toHaveBeenCalled();
+    expect(FakeBrowserWindow.instances).toHaveLength(0);
+    app.emit('second-instance', {}, ['breakerbar'], root);
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+    expect(FakeBrowserWindow.instances[0]?.show).toHaveBeenCalled();
+  });
+
+  it('waits for ready before showing it when the second launch comes early', async () => {
+    running = await startApp(deps());
+    state.ready = false;
+    app.emit('second-instance', {}, [], root);
+    expect(FakeBrowserWindow.instances).toHaveLength(0);
+    await until(() => FakeBrowserWindow.instances.length === 1);
+  });
+});
+
+describe('the host', () => {
+  it('hides the Dock icon on macOS, creates the tray, and registers the IPC handlers', async () => {
+    running = await startApp(deps());
+    expect(app.dock.hide).toHaveBeenCalled();
+    expect(FakeTray.instances).toHaveLength(1);
+    expect(ipcMain.handlers.size).toBe(9);
+    expect(app.setPath).toHaveBeenCalledWith('sessionData', join(root, 'userData', 'Session'));
+  });
+
+  it('starts the core in a utility process when no daemon runs, and stops it on quit', async () => {
+    running = await startApp(deps({ platform: 'linux' }));
+    expect(app.dock.hide).not.toHaveBeenCalled();
+    await until(() => FakeUtilityProcess.forks.length === 1);
+    const [fork] = FakeUtilityProcess.forks;
+    expect(fork?.modulePath).toBe(join(root, 'dist', 'main', 'cli', 'index.js'));
+    expect(fork?.args).toEqual(['daemon', '--no-desktop-notifications']);
+    expect(fork?.options).toMatchObject({ serviceName: 'BreakerBar core', stdio: 'pipe' });
+
+    // Cmd-Q, logout, the menu's Quit: all go through before-quit.
+    const event = { preventDefault: vi.fn() };
+    app.emit('before-quit', event);
+    expect(event.preventDefault).toHaveBeenCalled();
+    await until(() => app.quit.mock.calls.length === 1);
+    expect(fork?.child.kill).toHaveBeenCalledTimes(1);
+    expect(FakeTray.instances[0]?.isDestroyed()).toBe(true);
+  });
+
+  it('attaches to a running daemon instead, and leaves it running on quit', async () => {
+    lock = { held: true, pid: 4321 };
+    running = await startApp(deps());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(utilityProcess.fork).not.toHaveBeenCalled();
+    expect(running?.supervisor.view).toEqual({ phase: 'connecting', detail: 'waiting for the BreakerBar daemon…' });
+    await running?.quit();
+    expect(app.quit).toHaveBeenCalledTimes(1);
+    expect(FakeUtilityProcess.forks).toEqual([]);
+  });
+});

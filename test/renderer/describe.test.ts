@@ -1,0 +1,85 @@
+/** The words the overview uses for the watchdog, breakers and restarts. */
+import { describe, expect, it } from 'vitest';
+import type { ApiBreaker } from '../../main/core/server/api-types.js';
+import type { RestartRow } from '../../main/core/store/gateway-history.js';
+import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
+import { breakerWaits, byAttention, restartsInLastHour, watchdogMode } from '../../renderer/describe.js';
+import { breakerSnapshot } from '../helpers/fake-backend.js';
+
+const NOW = 1_750_000_000_000;
+
+const watchdog = (overrides: Partial<WatchdogStatus>): WatchdogStatus => ({
+  enabled: true,
+  dryRun: false,
+  paused: false,
+  pausedUntil: null,
+  consecutiveChecks: 0,
+  threshold: 3,
+  healthFailures: 0,
+  healthFailuresBeforeRestart: 2,
+  budgetRemaining: 4,
+  maxRestartsPerHour: 4,
+  restartInFlight: null,
+  recovering: null,
+  deferral: null,
+  diverging: false,
+  lastDecision: null,
+  lastRestart: null,
+  strategy: { description: null, argv: null, problem: null },
+  ...overrides,
+});
+
+const breaker = (dep: string, overrides: Partial<ApiBreaker> = {}): ApiBreaker => ({
+  ...breakerSnapshot(dep),
+  soleDependents: [],
+  stalled: null,
+  ...overrides,
+});
+
+const restart = (ts: number, result: string) => ({ ts, result }) as RestartRow;
+
+describe('overview words', () => {
+  it('names the watchdog mode, disabled and paused first', () => {
+    expect(watchdogMode(watchdog({})).kind).toBe('active');
+    expect(watchdogMode(watchdog({ dryRun: true })).kind).toBe('dry_run');
+    expect(watchdogMode(watchdog({ paused: true, pausedUntil: NOW + 1 }))).toEqual({
+      kind: 'paused',
+      text: 'Paused',
+      until: NOW + 1,
+    });
+    expect(watchdogMode(watchdog({ paused: true, pausedUntil: null })).text).toBe('Paused until resumed');
+    expect(watchdogMode(watchdog({ enabled: false, paused: true })).kind).toBe('disabled');
+  });
+
+  it('counts the restarts that ran in the last hour, dry runs excluded', () => {
+    const rows = [
+      restart(NOW - 60_000, 'recovered'),
+      restart(NOW - 120_000, 'dry_run'),
+      restart(NOW - 3_700_000, 'failed'),
+      restart(NOW - 10, 'failed'),
+    ];
+    expect(restartsInLastHour(rows, NOW)).toBe(2);
+  });
+
+  it('shows a next probe only while open or throttled, and any Retry-After', () => {
+    expect(breakerWaits(breaker('a', { state: 'open', openUntil: NOW + 5 }))).toEqual({
+      nextProbe: NOW + 5,
+      retryAfter: null,
+    });
+    expect(breakerWaits(breaker('a', { state: 'closed', openUntil: NOW + 5, retryAfterUntil: NOW + 9 }))).toEqual({
+      nextProbe: null,
+      retryAfter: NOW + 9,
+    });
+  });
+
+  it('puts what needs attention first: open, throttled, half-open, closed', () => {
+    const order = byAttention([
+      breaker('z', { state: 'closed' }),
+      breaker('b', { state: 'half_open' }),
+      breaker('c', { state: 'throttled' }),
+      breaker('a', { state: 'closed' }),
+      breaker('d', { state: 'open' }),
+    ]).map((b) => b.dep);
+    expect(order).toEqual(['d', 'c', 'b', 'a', 'z']);
+  });
+});

@@ -1,0 +1,63 @@
+/** Numbers and times as the dashboard words them. */
+import { describe, expect, it } from 'vitest';
+import {
+  compact,
+  count,
+  countdown,
+  duration,
+  inLast,
+  percent,
+  relativeTime,
+  stateLabel,
+} from '../../renderer/format.js';
+
+const NOW = 1_750_000_000_000;
+
+describe('format', () => {
+  it('says lengths of time in at most two units, rounding down', () => {
+    expect(duration(850)).toBe('850 ms');
+    expect(duration(12_999)).toBe('12 s');
+    expect(duration(200_000)).toBe('3 min 20 s');
+    expect(duration(180_000)).toBe('3 min');
+    // Past ten minutes the seconds are noise.
+    expect(duration(754_000)).toBe('12 min');
+    expect(duration(7_500_000)).toBe('2 h 5 min');
+    expect(duration(3 * 86_400_000 + 4 * 3_600_000 + 59_000)).toBe('3 days 4 h');
+    expect(duration(86_400_000)).toBe('1 day');
+    expect(duration(-5)).toBe('0 ms');
+  });
+
+  it('says times relative to now, past and future', () => {
+    expect(relativeTime(NOW - 2000, NOW)).toBe('just now');
+    expect(relativeTime(NOW - 40_000, NOW)).toBe('40 s ago');
+    expect(relativeTime(NOW - 3 * 60_000 - 59_000, NOW)).toBe('3 min ago');
+    expect(relativeTime(NOW - 5 * 3_600_000, NOW)).toBe('5 h ago');
+    expect(relativeTime(NOW - 2 * 86_400_000, NOW)).toBe('2 days ago');
+    expect(relativeTime(NOW + 120_000, NOW)).toBe('in 2 min');
+  });
+
+  it('counts down to a deadline and says "now" once it passed', () => {
+    expect(countdown(NOW + 65_000, NOW)).toBe('in 1 min 5 s');
+    expect(countdown(NOW, NOW)).toBe('now');
+    expect(countdown(NOW - 1, NOW)).toBe('now');
+  });
+
+  it('counts things in words', () => {
+    expect(inLast(3, 'restart', 'hour')).toBe('3 restarts in the last hour');
+    expect(inLast(1, 'restart', 'hour')).toBe('1 restart in the last hour');
+    expect(inLast(0, 'restart', 'hour')).toBe('no restarts in the last hour');
+    expect(count(1200, 'call')).toBe('1,200 calls');
+  });
+
+  it('keeps small shares visible and shortens big numbers', () => {
+    expect(percent(0.625)).toBe('63 %');
+    expect(percent(0.004)).toBe('0.4 %');
+    expect(percent(0)).toBe('0 %');
+    expect(percent(1)).toBe('100 %');
+    expect(compact(950)).toBe('950');
+    expect(compact(1600)).toBe('1.6k');
+    expect(compact(100_000)).toBe('100k');
+    expect(compact(3_200_000)).toBe('3.2M');
+    expect(stateLabel('half_open')).toBe('half-open');
+  });
+});
