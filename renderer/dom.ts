@@ -92,3 +92,34 @@ export function keepingFocus(panel: HTMLElement, render: () => void): void {
     target?.focus({ preventScroll: true });
   }
 }
+
+/**
+ * Holds a view's re-render while a pointer is pressed inside it: a button replaced between mousedown and
+ * mouseup loses its click, and live updates re-render often. The held render runs once the press is over,
+ * after the click it produced.
+ */
+export class RenderGate {
+  private pressed = false;
+  private pending: (() => void) | null = null;
+
+  constructor(panel: HTMLElement) {
+    panel.addEventListener('pointerdown', () => {
+      this.pressed = true;
+    });
+    const release = () => {
+      if (!this.pressed) return;
+      this.pressed = false;
+      const held = this.pending;
+      this.pending = null;
+      // The click follows pointerup in the same task: render after it.
+      if (held) window.setTimeout(held, 0);
+    };
+    document.addEventListener('pointerup', release, true);
+    document.addEventListener('pointercancel', release, true);
+  }
+
+  run(render: () => void): void {
+    if (this.pressed) this.pending = render;
+    else render();
+  }
+}

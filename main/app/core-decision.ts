@@ -19,7 +19,7 @@ export type CoreDecision =
 
 export function decideCore(lock: LockState, writtenUrl: string | null): CoreDecision {
   if (lock.held === true) return { kind: 'attach', pid: lock.pid, url: writtenUrl };
-  if (lock.held === false) return { kind: 'attach', pid: null, url: writtenUrl };
+  if (lock.held === false) return { kind: 'start' };
   // An unreadable lock (permissions, a damaged file) is no reason to start a second core on top of a
   // running one: an address written by an instance is worth trying (the supervisor checks it answers).
   return writtenUrl === null
@@ -28,11 +28,11 @@ export function decideCore(lock: LockState, writtenUrl: string | null): CoreDeci
 }
 
 /** The daemon flag that keeps the core's own desktop notifications off: the app shows native ones instead. */
-export const NO_DESKTOP_NOTIFICATIONS_FLAG = '--no-desktop-notifications';
+export const NO_DESKTOP_FLAG = '--no-desktop';
 
 /** The arguments our own core runs with: the very `breakerbar daemon`, its desktop notifications left to the app. */
 export function embeddedCoreArgs(): string[] {
-  return ['daemon', NO_DESKTOP_NOTIFICATIONS_FLAG];
+  return ['daemon', NO_DESKTOP_FLAG];
 }
 
 /**

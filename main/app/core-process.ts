@@ -8,6 +8,7 @@
  * Its stdout and stderr go to `core.log` in the logs folder (what "Open Logs
  * Folder" opens); the last error it printed is kept to say why it stopped.
  */
+import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, statSync, truncateSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { utilityProcess } from 'electron';
@@ -22,6 +23,34 @@ export function forkCore(request: ForkRequest, logFile: string): CoreChild {
     stdio: 'pipe',
     env: { ...process.env },
   });
+  return follow(child, logFile);
+}
+
+/**
+ * Development (an unpackaged checkout): the core runs under the system's Node,
+ * because the checkout's better-sqlite3 is built for Node's ABI (the tests and
+ * the CLI need it so); only a packaged app carries an Electron-ABI build
+ * (docs/packaging.md). `node` is on PATH wherever `npm start` ran.
+ */
+export function spawnCoreWithNode(request: ForkRequest, logFile: string, node = 'node'): CoreChild {
+  const child = spawn(node, [request.modulePath, ...request.args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: undefined },
+  });
+  // A missing `node` is an exit with its reason, like any core that cannot start.
+  child.on('error', (error) => child.emit('exit', 127, null, error));
+  return follow(child, logFile);
+}
+
+interface ChildLike {
+  readonly pid?: number | undefined;
+  readonly stdout: NodeJS.ReadableStream | null;
+  readonly stderr: NodeJS.ReadableStream | null;
+  kill(): boolean;
+  once(event: 'exit', listener: (code: number | null) => void): unknown;
+}
+
+function follow(child: ChildLike, logFile: string): CoreChild {
   const log = openLog(logFile);
   let lastOutput: string | null = null;
   let partial = '';
@@ -50,7 +79,7 @@ export function forkCore(request: ForkRequest, logFile: string): CoreChild {
     kill: () => child.kill(),
     onExit(listener) {
       // Registered after the one above: the last line is read by the time the listener runs.
-      child.once('exit', (code) => listener(code, lastOutput));
+      child.once('exit', (code) => listener(code ?? 1, lastOutput));
     },
   };
 }

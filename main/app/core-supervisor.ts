@@ -257,7 +257,22 @@ export class CoreSupervisor extends EventEmitter<CoreSupervisorEvents> {
       const api = this.clientFor(url);
       this.currentApi = api;
       let connected = false;
-      const stream = new EventStream({
+      /** Connected once the stream is open and a status has been read (asked again until one is). */
+      const confirm = async () => {
+        while (!connected && generation === this.generation && this.stream === stream) {
+          if (await this.fetchStatus(generation)) {
+            if (connected || generation !== this.generation) return;
+            connected = true;
+            // A daemon we attached to is not ours to back off from; our own core's backoff follows its runs.
+            if (mode === 'attached') this.backoffMs = null;
+            this.log('connected to the core', { url, mode });
+            this.setView({ phase: 'connected', mode, url, pid });
+            return;
+          }
+          await this.sleep(this.timing.pollMs * 4);
+        }
+      };
+      const stream: EventStream = new EventStream({
         url,
         fetch: this.options.fetch,
         minDelayMs: this.timing.streamMinDelayMs,
@@ -265,14 +280,8 @@ export class CoreSupervisor extends EventEmitter<CoreSupervisorEvents> {
         onOpen: () => {
           if (generation !== this.generation) return;
           // What happened while we were not listening is in the status.
-          void this.fetchStatus(generation).then((ok) => {
-            if (!ok || connected || generation !== this.generation) return;
-            connected = true;
-            // A daemon we attached to is not ours to back off from; our own core's backoff follows its runs.
-            if (mode === 'attached') this.backoffMs = null;
-            this.log('connected to the core', { url, mode });
-            this.setView({ phase: 'connected', mode, url, pid });
-          });
+          if (connected) void this.fetchStatus(generation);
+          else void confirm();
         },
         onEvent: (event) => {
           if (generation !== this.generation) return;

@@ -36,8 +36,3 @@ export function noticeRoute(notice: Notice): string {
   if (notice.dep !== null) params.set('dep', notice.dep);
   return params.toString();
 }
-
-/** A view by itself, e.g. the doctor's findings on first run. */
-export function viewRoute(view: DashboardView): string {
-  return new URLSearchParams({ view }).toString();
-}

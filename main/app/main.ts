@@ -14,9 +14,9 @@ import type { LockState } from '../core/lock.js';
 import { createLogger, type LogFields, type Logger } from '../core/log.js';
 import { readApiUrl } from '../core/server/api-address.js';
 import { API_TOKEN_FILE } from '../core/server/api-token.js';
-import { forkCore } from './core-process.js';
+import { forkCore, spawnCoreWithNode } from './core-process.js';
 import { type CoreChild, CoreSupervisor, type ForkRequest, type SupervisorTiming } from './core-supervisor.js';
-import { viewRoute } from './dashboard-route.js';
+import { pidLockState } from './dev-lock.js';
 import { enableIpc } from './ipc.js';
 import { autostartDir, createLoginItem } from './login-item.js';
 import { enableNotifications } from './notifications.js';
@@ -63,12 +63,12 @@ export function claimSingleInstance(onSecondInstance: () => void): boolean {
   return true;
 }
 
-export async function startApp(deps?: Partial<AppDependencies>): Promise<RunningApp | null> {
-  const d = { ...(await defaultDependencies()), ...deps };
-  const { paths, platform, log } = d;
+export async function startApp(deps: Partial<AppDependencies> = {}): Promise<RunningApp | null> {
+  const paths = deps.paths ?? appPaths();
+  const platform = deps.platform ?? process.platform;
   const window = new DashboardWindow({ rendererIndex: paths.rendererIndex, preload: paths.preload, platform });
+  // Done before the first await: Electron may become ready meanwhile, and these must come first.
   if (!claimSingleInstance(() => window.show())) return null;
-
   // Chromium's files (cache, local storage) in a folder of their own: on macOS userData is BreakerBar's
   // home, where the core keeps its config and database.
   app.setPath('sessionData', join(app.getPath('userData'), 'Session'));
@@ -76,6 +76,9 @@ export async function startApp(deps?: Partial<AppDependencies>): Promise<Running
   if (platform === 'darwin') app.dock?.hide();
   // Closing the dashboard must not quit a tray app.
   app.on('window-all-closed', () => {});
+
+  const d: AppDependencies = { ...(await defaultDependencies(paths, platform)), ...deps };
+  const { log } = d;
   await app.whenReady();
 
   const logsDir = app.getPath('logs');
@@ -152,7 +155,8 @@ export async function startApp(deps?: Partial<AppDependencies>): Promise<Running
 
 /**
  * The first time the app runs, the dashboard opens by itself once a core answers: a new user sees what
- * BreakerBar found (or the doctor's findings when OpenClaw is missing) instead of an icon to discover.
+ * BreakerBar found instead of an icon to discover. Which view (the overview, or the doctor's findings when
+ * OpenClaw or a source is missing) is the dashboard's own first-run decision (renderer/first-run.ts).
  */
 function openOnFirstRun(supervisor: CoreSupervisor, preferences: PreferenceStore, window: DashboardWindow): void {
   if (preferences.value.welcomed) return;
@@ -160,9 +164,7 @@ function openOnFirstRun(supervisor: CoreSupervisor, preferences: PreferenceStore
     if (supervisor.view.phase !== 'connected' || !supervisor.status) return;
     supervisor.off('change', onChange);
     preferences.set({ welcomed: true });
-    const unread = supervisor.status.sources.some((s) => s.lastError !== null);
-    const empty = supervisor.status.sources.every((s) => s.inputs === 0);
-    window.show(unread || empty ? viewRoute('doctor') : undefined);
+    window.show();
   };
   supervisor.on('change', onChange);
 }
@@ -173,16 +175,17 @@ function linuxExecArgs(): string[] | null {
   return app.isPackaged ? [process.execPath] : [process.execPath, app.getAppPath()];
 }
 
-async function defaultDependencies(): Promise<AppDependencies> {
+async function defaultDependencies(paths: AppPaths, platform: NodeJS.Platform): Promise<AppDependencies> {
   const log = createLogger({ level: 'info' });
   return {
-    paths: appPaths(),
-    platform: process.platform,
+    paths,
+    platform,
     loadConfig: () => loadConfig(undefined),
-    lockState: await lockStateOrReason(log),
+    // An unpackaged checkout has better-sqlite3 for Node's ABI only: its core runs under Node (see core-process).
+    lockState: app.isPackaged ? await lockStateOrReason(log) : pidLockState,
     readApiUrl,
     readToken,
-    fork: forkCore,
+    fork: app.isPackaged ? forkCore : spawnCoreWithNode,
     log,
   };
 }

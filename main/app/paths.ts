@@ -33,9 +33,20 @@ export function appPaths(here = dirname(fileURLToPath(import.meta.url)), exists 
   };
 }
 
-/** Icons copied next to the compiled host win; else the source folder (development tree, `dist/..`). */
+/**
+ * Icons copied next to the compiled host win; else `main/app/assets` at the app's root (the development
+ * tree, and the packaged app, which ships that folder). Inside a packaged app the icons are unpacked
+ * from the asar (electron-builder.yml): the real files are used, because Windows loads an `.ico` from
+ * inside an archive only through a temporary copy (electron/electron#30911).
+ */
 export function assetsDir(here: string, exists: (path: string) => boolean): string {
   const beside = join(here, 'assets');
-  if (exists(beside)) return beside;
-  return join(here, '..', '..', '..', 'main', 'app', 'assets');
+  if (exists(beside)) return unpacked(beside, exists);
+  return unpacked(join(here, '..', '..', '..', 'main', 'app', 'assets'), exists);
+}
+
+/** `…/app.asar/…` as `…/app.asar.unpacked/…` when that real directory exists. */
+export function unpacked(path: string, exists: (path: string) => boolean): string {
+  const real = path.replace(/([\\/])app\.asar(?=[\\/])/, '$1app.asar.unpacked');
+  return real !== path && exists(real) ? real : path;
 }

@@ -192,8 +192,8 @@ export class TrayController {
         type: 'question',
         message: 'Restart the OpenClaw gateway?',
         detail:
-          'BreakerBar asks the gateway to finish the work in progress first, then restarts it. ' +
-          'Sessions pick up again once it is back.',
+          'With the openclaw CLI the gateway first finishes the work in progress (at most 5 minutes), then ' +
+          'restarts. A restart that is already running is not doubled.',
         buttons: ['Restart', 'Cancel'],
         defaultId: 0,
         cancelId: 1,

@@ -17,7 +17,7 @@ import {
   windowFor,
 } from '../chart-data.js';
 import { type Chart, errorChart } from '../charts.js';
-import { fill, h, keepingFocus } from '../dom.js';
+import { fill, h, keepingFocus, RenderGate } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import { clockTime, count, integer } from '../format.js';
 import { markTarget, type Target, type View, type ViewContext } from '../view.js';
@@ -36,6 +36,7 @@ export class ErrorsView implements View {
   readonly key = 'errors' as const;
   readonly label = 'Errors';
   readonly panel = h('section', { class: 'view errors' });
+  private readonly gate = new RenderGate(this.panel);
   readonly debounceMs = 3000;
   private range: TimeRange = TIME_RANGES[0]!;
   private charts: Chart[] = [];
@@ -60,7 +61,8 @@ export class ErrorsView implements View {
         .sort();
       const histories = await Promise.all([api.history(window), ...deps.map((dep) => api.history({ ...window, dep }))]);
       this.last = histories.map((history, i) => ({ dep: i === 0 ? null : deps[i - 1]!, history }));
-      this.render(this.last);
+      const panels = this.last;
+      this.gate.run(() => this.render(panels));
     } catch (error) {
       this.destroyCharts();
       keepingFocus(this.panel, () =>

@@ -7,7 +7,7 @@
 import type { ApiHistory } from '../../main/core/server/api-types.js';
 import type { DecisionRow, NotificationRow, RestartRow } from '../../main/core/store/gateway-history.js';
 import { restartsInLastHour } from '../describe.js';
-import { type Child, fill, h, keepingFocus, live } from '../dom.js';
+import { type Child, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import { clockTime, count, duration, inLast } from '../format.js';
 import { renderLive } from '../ticker.js';
@@ -21,6 +21,7 @@ export class LogsView implements View {
   readonly key = 'logs' as const;
   readonly label = 'Logs';
   readonly panel = h('section', { class: 'view logs' });
+  private readonly gate = new RenderGate(this.panel);
   readonly debounceMs = 1500;
 
   constructor(private readonly context: ViewContext) {}
@@ -34,7 +35,7 @@ export class LogsView implements View {
     try {
       // One step per hour: only the rows are used here, the counts are the Errors view's.
       const history = await this.context.api.history({ from: now - WEEK_MS, to: now + 1000, stepSec: 3600 });
-      keepingFocus(this.panel, () => this.render(history, now));
+      this.gate.run(() => keepingFocus(this.panel, () => this.render(history, now)));
     } catch (error) {
       fill(this.panel, failureBox('Could not load the logs', error));
     }

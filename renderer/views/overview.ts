@@ -8,7 +8,7 @@ import { Cancelled } from '../api.js';
 import { healthSeries, marksOf } from '../chart-data.js';
 import { type Chart, healthChart } from '../charts.js';
 import { breakerWaits, byAttention, restartsInLastHour, tokensOf, watchdogMode } from '../describe.js';
-import { button, fill, h, keepingFocus, live } from '../dom.js';
+import { button, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { describeFailure, failureBox } from '../errors-ui.js';
 import { compact, count, duration, inLast, integer, percent, stateLabel } from '../format.js';
 import { confirmRestart } from '../restart-dialog.js';
@@ -22,6 +22,7 @@ export class OverviewView implements View {
   readonly key = 'overview' as const;
   readonly label = 'Overview';
   readonly panel = h('section', { class: 'view overview' });
+  private readonly gate = new RenderGate(this.panel);
   readonly debounceMs = 750;
   private chart: Chart | null = null;
   private last: { status: ApiStatus; history: ApiHistory } | null = null;
@@ -42,7 +43,7 @@ export class OverviewView implements View {
         api.history({ from: now - HOUR_MS, to: now + 1000, stepSec: 60 }),
       ]);
       this.last = { status, history };
-      this.render(status, history);
+      this.gate.run(() => this.render(status, history));
     } catch (error) {
       this.chart?.destroy();
       this.chart = null;

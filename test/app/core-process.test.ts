@@ -3,11 +3,11 @@
  * arguments, its output kept in core.log, the last error it printed passed on
  * as the reason it stopped.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { failureLine, forkCore } from '../../main/app/core-process.js';
+import { failureLine, forkCore, spawnCoreWithNode } from '../../main/app/core-process.js';
 import { until } from '../helpers/transcripts.js';
 import { FakeUtilityProcess, reset, utilityProcess } from './fake-electron.js';
 
@@ -28,14 +28,14 @@ describe('forkCore', () => {
     const child = forkCore(
       {
         modulePath: '/app/dist/main/cli/index.js',
-        args: ['daemon', '--no-desktop-notifications'],
+        args: ['daemon', '--no-desktop'],
         serviceName: 'BreakerBar core',
       },
       logFile,
     );
     expect(utilityProcess.fork).toHaveBeenCalledWith(
       '/app/dist/main/cli/index.js',
-      ['daemon', '--no-desktop-notifications'],
+      ['daemon', '--no-desktop'],
       expect.objectContaining({ serviceName: 'BreakerBar core', stdio: 'pipe' }),
     );
     expect(child.pid).toBe(4242);
@@ -69,5 +69,39 @@ describe('failureLine', () => {
     );
     expect(failureLine('   ')).toBeNull();
     expect(failureLine('x'.repeat(500))?.length).toBe(200);
+  });
+});
+
+describe('spawnCoreWithNode (an unpackaged checkout: the core under Node, whose ABI its better-sqlite3 has)', () => {
+  it('runs the script under Node with its arguments, logs its output, and says why it stopped', async () => {
+    const script = join(dir, 'core.mjs');
+    writeFileSync(
+      script,
+      "console.log('started ' + process.argv.slice(2).join(' ')); console.error('breakerbar daemon: port taken'); process.exit(3);\n",
+    );
+    const logFile = join(dir, 'logs', 'core.log');
+    const child = spawnCoreWithNode(
+      { modulePath: script, args: ['daemon', '--no-desktop'], serviceName: 'x' },
+      logFile,
+      process.execPath,
+    );
+    const exit = await new Promise<[number, string | null]>((resolve) =>
+      child.onExit((code, last) => resolve([code, last])),
+    );
+    expect(exit).toEqual([3, 'breakerbar daemon: port taken']);
+    await until(() => readFileSync(logFile, 'utf8').includes('port taken'));
+    expect(readFileSync(logFile, 'utf8')).toContain('started daemon --no-desktop');
+  });
+
+  it('a missing node is an exit with a reason, not a crash of the app', async () => {
+    const child = spawnCoreWithNode(
+      { modulePath: '/x.js', args: [], serviceName: 'x' },
+      join(dir, 'core.log'),
+      join(dir, 'no-node'),
+    );
+    const [code] = await new Promise<[number, string | null]>((resolve) =>
+      child.onExit((c, last) => resolve([c, last])),
+    );
+    expect(code).toBe(127);
   });
 });

@@ -157,7 +157,7 @@ describe('attach or start', () => {
     expect(requests).toEqual([
       {
         modulePath: '/app/dist/main/cli/index.js',
-        args: ['daemon', '--no-desktop-notifications'],
+        args: ['daemon', '--no-desktop'],
         serviceName: 'BreakerBar core',
       },
     ]);

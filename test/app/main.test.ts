@@ -14,6 +14,7 @@ import { loadConfig } from '../../main/core/config/index.js';
 import type { LockState } from '../../main/core/lock.js';
 import { silentLogger } from '../../main/core/log.js';
 import { until } from '../helpers/transcripts.js';
+import { startFakeCore } from './fake-core.js';
 import {
   app,
   FakeBrowserWindow,
@@ -112,7 +113,7 @@ describe('the host', () => {
     await until(() => FakeUtilityProcess.forks.length === 1);
     const [fork] = FakeUtilityProcess.forks;
     expect(fork?.modulePath).toBe(join(root, 'dist', 'main', 'cli', 'index.js'));
-    expect(fork?.args).toEqual(['daemon', '--no-desktop-notifications']);
+    expect(fork?.args).toEqual(['daemon', '--no-desktop']);
     expect(fork?.options).toMatchObject({ serviceName: 'BreakerBar core', stdio: 'pipe' });
 
     // Cmd-Q, logout, the menu's Quit: all go through before-quit.
@@ -133,5 +134,27 @@ describe('the host', () => {
     await running?.quit();
     expect(app.quit).toHaveBeenCalledTimes(1);
     expect(FakeUtilityProcess.forks).toEqual([]);
+  });
+
+  it('opens the dashboard by itself on the first run only, once a core answers', async () => {
+    const core = await startFakeCore();
+    try {
+      lock = { held: true, pid: 4321 };
+      const attach = deps({ readApiUrl: () => core.url, readToken: () => core.token });
+      running = await startApp(attach);
+      await until(() => FakeBrowserWindow.instances.length === 1);
+      expect(FakeBrowserWindow.instances[0]?.show).toHaveBeenCalled();
+      await running?.quit();
+      running = null;
+
+      reset();
+      state.paths = { userData: join(root, 'userData'), logs: join(root, 'logs') };
+      running = await startApp(attach);
+      await until(() => running?.supervisor.view.phase === 'connected');
+      expect(FakeBrowserWindow.instances).toHaveLength(0);
+    } finally {
+      await running?.supervisor.stop();
+      await core.close();
+    }
   });
 });

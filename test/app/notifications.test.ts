@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { noticeRoute, viewRoute } from '../../main/app/dashboard-route.js';
+import { noticeRoute } from '../../main/app/dashboard-route.js';
 import { enableNotifications } from '../../main/app/notifications.js';
 import type { ApiEvent } from '../../main/core/server/api-types.js';
 import { FakeNotification, reset } from './fake-electron.js';
@@ -92,6 +92,5 @@ describe('dashboard routes', () => {
   it('sends restarts to the restart log, gateway events to the overview', () => {
     expect(noticeRoute(notice({ kind: 'restart_succeeded', ts: 5 }))).toBe('view=logs&at=5&kind=restart_succeeded');
     expect(noticeRoute(notice({ kind: 'gateway_down', ts: 6 }))).toBe('view=overview&at=6&kind=gateway_down');
-    expect(viewRoute('doctor')).toBe('view=doctor');
   });
 });

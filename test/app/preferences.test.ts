@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appPaths, assetsDir } from '../../main/app/paths.js';
 import { DEFAULT_PREFERENCES, PreferenceStore, parsePreferences } from '../../main/app/preferences.js';
 
 let dir: string;
@@ -29,19 +28,5 @@ describe('preferences', () => {
       welcomed: true,
     });
     expect(parsePreferences([])).toEqual(DEFAULT_PREFERENCES);
-  });
-});
-
-describe('app paths', () => {
-  it('finds the core, preload, renderer and icons from the compiled host', () => {
-    const paths = appPaths('/app/dist/main/app', () => false);
-    expect(paths).toEqual({
-      coreScript: '/app/dist/main/cli/index.js',
-      preload: '/app/dist/preload/index.cjs',
-      rendererIndex: '/app/dist/renderer/index.html',
-      rendererUrl: 'file:///app/dist/renderer/index.html',
-      assetsDir: '/app/main/app/assets',
-    });
-    expect(assetsDir('/app/dist/main/app', (p) => p === '/app/dist/main/app/assets')).toBe('/app/dist/main/app/assets');
   });
 });

@@ -121,8 +121,8 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
         gatewayMetrics: { enabled: false },
         ingest: { reconcileIntervalMs: 200 },
         health: { intervalSec: 2, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 1 },
-        // Long cooldowns: the breakers the tests look at stay open and throttled while they run.
-        breakers: { cooldownMs: 600_000 },
+        // Long cooldowns and windows: what the tests look at stays open, throttled and counted while they run.
+        breakers: { cooldownMs: 600_000, windowMs: 600_000 },
         budgets: [{ agent: '*', dep: 'deepseek/*', tokensPerMinute: 100_000 }],
         // No automatic restart during the tests: the first storm check is an hour away.
         watchdog: { checkIntervalSec: 3600, startupGraceSec: 5, restartCommand },

@@ -63,6 +63,9 @@ async function pixelsOfColour(page: Page, selector: string, hex: string): Promis
   })()`);
 }
 
+/** expect.poll with room for a loaded machine (the default second is short when the whole suite runs). */
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_000, interval: 100 });
+
 const cssVariable = (page: Page, name: string) =>
   page.evaluate<string>(`getComputedStyle(document.documentElement).getPropertyValue(${JSON.stringify(name)}).trim()`);
 
@@ -72,13 +75,14 @@ describe('the dashboard served by a real daemon', () => {
     try {
       await page.goto(`${daemon.url}/`);
       // No view named in the address: the first-run check runs, finds data and OpenClaw, stays here.
-      await expect.poll(() => page.getAttribute('#tab-overview', 'aria-selected')).toBe('true');
+      await poll(() => page.getAttribute('#tab-overview', 'aria-selected')).toBe('true');
       const zhipu = page.locator('.card[data-dep="zhipu/glm-5.1"]');
       await zhipu.waitFor();
       expect(await zhipu.getAttribute('data-state')).toBe('throttled');
       const zhipuText = await visibleText(zhipu);
       expect(zhipuText).toContain('throttled');
-      expect(zhipuText).toMatch(/Failure rate\s+100 % of 6 calls/);
+      expect(zhipuText).toMatch(/Failure rate\s+\d+ % of \d+ calls/);
+      expect(zhipuText).toMatch(/Failures in a row\s+6/);
       expect(zhipuText).toMatch(/Retry-After ends\s+in 1 min \d+ s/);
       expect(zhipuText).toMatch(/Next probe\s+in 9 min/);
       // The storm's 429s while the breaker was open 25 to 15 minutes ago.
@@ -94,7 +98,7 @@ describe('the dashboard served by a real daemon', () => {
       // Worst first: the open breaker leads.
       expect(await page.locator('.card').first().getAttribute('data-dep')).toBe('anthropic/claude-sonnet-4-5');
 
-      expect(await visibleText(page.getByTestId('gateway-line'))).toMatch(/^up\s+for \d+ s · last probe/);
+      expect(await visibleText(page.getByTestId('gateway-line'))).toMatch(/^up\s+for \d+ (s|min) .*· last probe/);
       expect(await visibleText(page.getByTestId('gateway-summary'))).toContain('1 restart in the last hour');
       await page.locator('[data-chart="health"] canvas').first().waitFor();
 
@@ -156,9 +160,7 @@ describe('the dashboard served by a real daemon', () => {
 
       // A wider range asks for wider steps and keeps the storm.
       await page.getByLabel('Last day').check();
-      await expect
-        .poll(() => visibleText(block.getByTestId('errors-summary')))
-        .toMatch(/last day \(bars per 5 minutes\)/);
+      await poll(() => visibleText(block.getByTestId('errors-summary'))).toMatch(/last day \(bars per 5 minutes\)/);
       expect(history.some((r) => new URL(r.url()).searchParams.get('step') === '300')).toBe(true);
       expect(Number(await page.locator('.chart[data-dep="zhipu/glm-5.1"]').getAttribute('data-rate-limited'))).toBe(86);
       expect(errors).toEqual([]);
@@ -193,7 +195,7 @@ describe('the dashboard served by a real daemon', () => {
       const failed = notifications.locator('tr[data-ok="false"]').first();
       expect(await visibleText(failed)).toMatch(/failed\s+http:\/\/127\.0\.0\.1:\d+\/…: HTTP 500/);
       expect(await page.getByTestId('decision-log').locator('tr').count()).toBeGreaterThan(1);
-      await expect.poll(() => page.locator('tr.target').getAttribute('data-kind')).toBe('breaker_opened');
+      await poll(() => page.locator('tr.target').getAttribute('data-kind')).toBe('breaker_opened');
       expect(await page.locator('tr.target').count()).toBe(1);
       expect(page.url()).toMatch(/#view=logs$/);
     } finally {
@@ -246,8 +248,12 @@ describe('the dashboard served by a real daemon', () => {
       const expectView = async (view: string) => {
         expect(await focused()).toBe(`tab-${view}`);
         expect(await page.getAttribute(`#tab-${view}`, 'aria-selected')).toBe('true');
-        expect(await page.isVisible(`#panel-${view}`)).toBe(true);
-        expect(await page.locator('[role="tabpanel"]:visible').count()).toBe(1);
+        // Exactly one panel shown, this view's (it may still be empty while its data loads).
+        expect(
+          await page.evaluate<string[]>(
+            '[...document.querySelectorAll("[role=tabpanel]")].filter((p) => !p.hidden).map((p) => p.id)',
+          ),
+        ).toEqual([`panel-${view}`]);
       };
       await page.keyboard.press('ArrowRight');
       await expectView('errors');
@@ -302,7 +308,7 @@ describe('the dashboard served by a real daemon', () => {
       expect(headers['content-type']).toBe('application/json');
       expect(request.postDataJSON()).toEqual({ force: false, reason: RESTART_REASON });
       expect((await request.response())?.status()).toBe(200);
-      await expect.poll(() => visibleText(page.locator('.messages'))).toMatch(/^Restart: restart \(/);
+      await poll(() => visibleText(page.locator('.messages'))).toMatch(/^Restart: restart \(/);
 
       const side = daemon.monitor.gateway!;
       await until(() => side.history.restarts(0, Number.MAX_SAFE_INTEGER).some((r) => r.reason === RESTART_REASON));
@@ -341,7 +347,7 @@ describe('the dashboard served by a real daemon', () => {
       // A well-formed but wrong token: the server refuses it and the prompt says so.
       await page.fill('#token-input', 'f'.repeat(64));
       await page.getByRole('button', { name: 'Use token' }).click();
-      await expect.poll(() => visibleText(prompt)).toContain('That API token was refused');
+      await poll(() => visibleText(prompt)).toContain('That API token was refused');
       expect(pauses).toHaveLength(1);
       expect((await pauses[0]!.response())?.status()).toBe(401);
 
@@ -350,12 +356,12 @@ describe('the dashboard served by a real daemon', () => {
       await until(() => pauses.length === 2);
       expect((await pauses[1]!.allHeaders()).authorization).toBe(`Bearer ${daemon.token}`);
       expect(pauses[1]!.postDataJSON()).toEqual({ durationSec: 900 });
-      await expect.poll(() => visibleText(page.getByTestId('watchdog-mode'))).toMatch(/^Paused · resumes in 1[45] min/);
+      await poll(() => visibleText(page.getByTestId('watchdog-mode'))).toMatch(/^Paused · resumes in 1[45] min/);
       expect(daemon.monitor.gateway?.watchdog.status().paused).toBe(true);
 
       // The token is kept for the tab: Resume needs no prompt.
       await page.locator('[data-action="resume"]').click();
-      await expect.poll(() => visibleText(page.getByTestId('watchdog-mode'))).toBe('Active');
+      await poll(() => visibleText(page.getByTestId('watchdog-mode'))).toBe('Active');
       expect(await prompt.count()).toBe(0);
       expect(daemon.monitor.gateway?.watchdog.status().paused).toBe(false);
     } finally {
@@ -394,7 +400,7 @@ describe('the dashboard served by a real daemon', () => {
 
       await page.locator('#cfg-watchdog-threshold').fill('5');
       await page.getByRole('button', { name: 'Save changes' }).click();
-      await expect.poll(() => visibleText(page.locator('.form-status'))).toBe('Saved 1 change.');
+      await poll(() => visibleText(page.locator('.form-status'))).toBe('Saved 1 change.');
       const written = JSON.parse(readFileSync(daemon.configFile, 'utf8')) as Record<string, unknown>;
       const original = JSON.parse(before) as { watchdog: Record<string, unknown> };
       expect(written).toEqual({ ...original, watchdog: { ...original.watchdog, threshold: 5 } });
@@ -413,7 +419,7 @@ describe('the dashboard served by a real daemon', () => {
       });
       await page.goto(`${daemon.url}/#view=overview`);
       await page.locator('.card').first().waitFor();
-      await expect.poll(() => visibleText(page.locator('#connection'))).toBe('live');
+      await poll(() => visibleText(page.locator('#connection'))).toBe('live');
 
       // New calls appear without a reload: the event stream says so, the overview refreshes.
       const now = Date.now();
@@ -475,9 +481,9 @@ describe('the dashboard served by a real daemon', () => {
         holder.innerHTML = '<img src="x.png" onerror="window.__handlerRan = true"><p id="styled" style="color: rgb(255, 0, 0)">x</p>';
         document.body.append(holder);
       })()`);
-      await expect
-        .poll(() => violations())
-        .toEqual(expect.arrayContaining([expect.stringMatching(/^script-src/), expect.stringMatching(/^style-src/)]));
+      await poll(() => violations()).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^script-src/), expect.stringMatching(/^style-src/)]),
+      );
       expect(await page.evaluate('window.__inlineRan === undefined && window.__handlerRan === undefined')).toBe(true);
       expect(await page.evaluate<string>('getComputedStyle(document.getElementById("styled")).color')).not.toBe(
         'rgb(255, 0, 0)',
