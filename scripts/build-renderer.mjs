@@ -43,6 +43,15 @@ const compilerOptions = {
   removeComments: false,
 };
 
+/** Where an npm package is installed; a missing one is named with the fix. */
+function packageDir(name) {
+  try {
+    return dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+  } catch {
+    throw new Error(`the ${name} package is not installed (a devDependency of BreakerBar): run npm ci`);
+  }
+}
+
 export function buildRenderer(out) {
   rmSync(out, { recursive: true, force: true });
   const assets = join(out, 'assets');
@@ -73,8 +82,7 @@ export function buildRenderer(out) {
   copyFileSync(join(source, 'style.css'), join(assets, 'style.css'));
   copyFileSync(join(source, 'icon.svg'), join(assets, 'icon.svg'));
 
-  const require = createRequire(import.meta.url);
-  const uplot = dirname(require.resolve('uplot/package.json'));
+  const uplot = packageDir('uplot');
   copyFileSync(join(uplot, 'dist', 'uPlot.esm.js'), join(assets, 'vendor', 'uPlot.esm.js'));
   copyFileSync(join(uplot, 'dist', 'uPlot.min.css'), join(assets, 'vendor', 'uPlot.min.css'));
   // MIT: the notice travels with the copy.

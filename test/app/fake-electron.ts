@@ -295,6 +295,7 @@ export function reset(): void {
   FakeNotification.supported = true;
   FakeBrowserWindow.instances = [];
   FakeUtilityProcess.forks = [];
+  app.isPackaged = false;
   Object.assign(state, {
     singleInstanceLock: true,
     ready: true,

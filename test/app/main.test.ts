@@ -4,7 +4,7 @@
  * no Dock icon, attach-or-start wired to the utility process, and quitting
  * stops only a core the app started.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -107,7 +107,8 @@ describe('the host', () => {
     expect(app.setPath).toHaveBeenCalledWith('sessionData', join(root, 'userData', 'Session'));
   });
 
-  it('starts the core in a utility process when no daemon runs, and stops it on quit', async () => {
+  it('a packaged app starts the core in a utility process when no daemon runs, and stops it on quit', async () => {
+    app.isPackaged = true;
     running = await startApp(deps({ platform: 'linux' }));
     expect(app.dock.hide).not.toHaveBeenCalled();
     await until(() => FakeUtilityProcess.forks.length === 1);
@@ -123,6 +124,25 @@ describe('the host', () => {
     await until(() => app.quit.mock.calls.length === 1);
     expect(fork?.child.kill).toHaveBeenCalledTimes(1);
     expect(FakeTray.instances[0]?.isDestroyed()).toBe(true);
+  });
+
+  it('an unpackaged app (a checkout) runs its core under Node, whose ABI the checkout built better-sqlite3 for', async () => {
+    const script = join(root, 'core.mjs');
+    const marker = join(root, 'core-started');
+    writeFileSync(
+      script,
+      `import { writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(marker)}, JSON.stringify({ argv: process.argv.slice(2), electron: process.versions.electron ?? null }));
+setInterval(() => {}, 1000);
+`,
+    );
+    const base = deps({ platform: 'linux' });
+    running = await startApp({ ...base, paths: { ...(base.paths as AppDependencies['paths']), coreScript: script } });
+    await until(() => existsSync(marker), 10_000);
+    expect(JSON.parse(readFileSync(marker, 'utf8'))).toEqual({ argv: ['daemon', '--no-desktop'], electron: null });
+    expect(FakeUtilityProcess.forks).toEqual([]);
+    await running?.quit();
+    running = null;
   });
 
   it('attaches to a running daemon instead, and leaves it running on quit', async () => {

@@ -260,7 +260,9 @@ describe('help and usage errors', () => {
     expect(code).toBe(2);
     expect(out).toBe('');
     expect(err).toContain('unknown command "scna"');
-    expect(err).toContain('Commands: daemon, status, restart, pause, resume, doctor, dashboard, scan, history, service');
+    expect(err).toContain(
+      'Commands: daemon, status, restart, pause, resume, doctor, dashboard, scan, history, service',
+    );
   });
 
   it('an unknown flag exits 2, names the flag and points to the command help', async () => {

@@ -1,8 +1,9 @@
 /**
  * A real BreakerBar core serving the dashboard, for the browser tests: a
  * Monitor in this process with a real SQLite file, the simulated gateway on
- * loopback, webhook receivers (one that accepts, one that fails), and an hour
- * of generated transcripts: healthy traffic, a 429 storm on zhipu 25 to 15
+ * loopback, webhook receivers (one that accepts, one that fails), an hour of
+ * health probes (down for a minute during a restart), and an hour of generated
+ * transcripts: healthy traffic, a 429 storm on zhipu 25 to 15
  * minutes ago with a storm restart in the middle of it, and, just now, 429s
  * that throttle zhipu (the last asks to retry after 120 s) and 503s that open
  * anthropic's breaker.
@@ -181,6 +182,20 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
   });
   const history = monitor.gateway?.history;
   if (!history) throw new Error('the monitor runs no gateway side');
+  // An hour of health probes as the monitor stores them: latency rising with the storm, and the gateway
+  // refusing connections for the minute its storm restart took.
+  for (let ts = now - 59 * MINUTE; ts < now - 30_000; ts += 30_000) {
+    const restarting = ts >= now - 20 * MINUTE && ts < now - 19 * MINUTE;
+    const storm = ts >= now - 25 * MINUTE && ts < now - 15 * MINUTE;
+    history.recordProbe({
+      ts,
+      ok: !restarting,
+      status: restarting ? 'refused' : 'ok',
+      startup: restarting ? null : 'started',
+      latencyMs: restarting ? null : storm ? 180 + ((ts / 30_000) % 5) * 40 : 20 + ((ts / 30_000) % 4) * 6,
+      detail: restarting ? `connection refused at ${gateway.baseUrl}/healthz` : null,
+    });
+  }
   // A storm restart in the middle of the storm, as the watchdog records one.
   const id = history.startRestart({
     ts: now - 20 * MINUTE,

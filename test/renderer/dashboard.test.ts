@@ -99,8 +99,17 @@ describe('the dashboard served by a real daemon', () => {
       expect(await page.locator('.card').first().getAttribute('data-dep')).toBe('anthropic/claude-sonnet-4-5');
 
       expect(await visibleText(page.getByTestId('gateway-line'))).toMatch(/^up\s+for \d+ (s|min) .*· last probe/);
-      expect(await visibleText(page.getByTestId('gateway-summary'))).toContain('1 restart in the last hour');
-      await page.locator('[data-chart="health"] canvas').first().waitFor();
+      expect(await visibleText(page.getByTestId('gateway-summary'))).toMatch(
+        /1 restart in the last hour · \d+ probes, 2 failed/,
+      );
+      const health = page.locator('[data-chart="health"]');
+      await health.locator('canvas').first().waitFor();
+      // The timeline: an hour of probes, with the minute the gateway was down during its restart.
+      expect(Number(await health.getAttribute('data-probes'))).toBeGreaterThan(100);
+      expect(Number(await health.getAttribute('data-down'))).toBe(1);
+      expect(
+        await pixelsOfColour(page, '[data-chart="health"]', await cssVariable(page, '--chart-latency')),
+      ).toBeGreaterThan(100);
 
       const watchdog = await visibleText(page.locator('.watchdog'));
       expect(watchdog).toContain('Active');
