@@ -48,8 +48,8 @@ function electronBinary(): string | null {
   }
 }
 
-function run(program: string, args: string[]): void {
-  const child = spawn(program, args, { stdio: 'inherit', cwd: root });
+function run(program: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+  const child = spawn(program, args, { stdio: 'inherit', cwd: root, env });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
     process.exitCode = code ?? (signal ? 1 : 0);
@@ -65,7 +65,8 @@ function main(): void {
     choice = chooseLaunch(facts(), true);
   }
   if (choice.run === 'app') {
-    run(choice.binary, [root]);
+    // The app from a checkout runs its core under this Node (the checkout's better-sqlite3 is built for it).
+    run(choice.binary, [root], { ...process.env, BREAKERBAR_NODE: process.execPath });
     return;
   }
   const why = choice.run === 'daemon' ? choice.why : 'no runtime';

@@ -185,7 +185,9 @@ async function defaultDependencies(paths: AppPaths, platform: NodeJS.Platform): 
     lockState: app.isPackaged ? await lockStateOrReason(log) : pidLockState,
     readApiUrl,
     readToken,
-    fork: app.isPackaged ? forkCore : spawnCoreWithNode,
+    fork: app.isPackaged
+      ? forkCore
+      : (request, logFile) => spawnCoreWithNode(request, logFile, process.env.BREAKERBAR_NODE ?? 'node'),
     log,
   };
 }
