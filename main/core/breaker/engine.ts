@@ -249,6 +249,18 @@ export class Breaker {
     return out;
   }
 
+  /**
+   * Another host's breaker for the same dependency tripped (shared over Redis): a closed breaker here trips
+   * too, on that evidence, with its own cooldown, and trials decide as usual from then on. A breaker that is
+   * not closed, or is held by an operator, is left alone: local evidence and operators come first.
+   */
+  peerTripped(to: 'open' | 'throttled', reason: string, ts: number, retryAfterUntil: number | null): Transition[] {
+    const out = this.advance(ts);
+    if (this.state !== 'closed' || this.forced !== null) return out;
+    out.push(this.trip(to, reason, ts, retryAfterUntil !== null && retryAfterUntil > ts ? retryAfterUntil : null));
+    return out;
+  }
+
   /** Whether an active probe may start now: a trial is allowed, none is in flight, and the spacing has passed. */
   wantsProbe(now: number): boolean {
     if (this.probeInFlight || now < this.nextProbeAt || this.forced !== null) return false;

@@ -120,6 +120,14 @@ export class BreakerRunner {
     return this.applyControl(control);
   }
 
+  /** A peer host's breaker for `dep` tripped: ours trips too if it is closed (see Breaker.peerTripped). */
+  peerTripped(dep: string, to: 'open' | 'throttled', reason: string, retryAfterUntil: number | null): Transition[] {
+    const breaker = this.breakerFor(dep);
+    const transitions = breaker.peerTripped(to, reason, this.options.clock(), retryAfterUntil);
+    this.emit(breaker, transitions);
+    return transitions;
+  }
+
   snapshots(): BreakerSnapshot[] {
     return [...this.breakers.values()].map((breaker) => breaker.snapshot()).sort((a, b) => a.dep.localeCompare(b.dep));
   }

@@ -597,3 +597,30 @@ describe('snapshot', () => {
     });
   });
 });
+
+describe('peer evidence (a fleet sharing breakers over Redis)', () => {
+  it('a closed breaker trips on a peer host trip, with its own cooldown, and trials decide as usual', () => {
+    const b = new Breaker('zai/glm-4.6', DEFAULT_POLICY);
+    const [t] = b.peerTripped('open', 'opened on mini-2: 5 consecutive failures', s(10), null);
+    expect(t).toMatchObject({ from: 'closed', to: 'open', reason: 'opened on mini-2: 5 consecutive failures' });
+    expect(b.snapshot().openUntil).toBe(s(10) + DEFAULT_POLICY.cooldownMs);
+    expect(arrows(b.tick(s(10) + DEFAULT_POLICY.cooldownMs))).toEqual(['open→half_open']);
+  });
+
+  it('a peer throttle with a Retry-After binds here too', () => {
+    const b = new Breaker('zai/glm-4.6', DEFAULT_POLICY);
+    b.peerTripped('throttled', 'throttled on mini-2', s(1), s(300));
+    expect(b.snapshot()).toMatchObject({ state: 'throttled', retryAfterUntil: s(300) });
+  });
+
+  it('leaves a breaker alone that is already tripped or held by an operator', () => {
+    const open = tripped();
+    const before = open.snapshot();
+    expect(open.peerTripped('open', 'peer', before.since + 1000, null)).toEqual([]);
+    expect(open.snapshot().openUntil).toBe(before.openUntil);
+    const held = new Breaker('x/y');
+    held.control('force_closed', 'maintenance done', s(1));
+    expect(held.peerTripped('open', 'peer', s(2), null)).toEqual([]);
+    expect(held.snapshot().state).toBe('closed');
+  });
+});
