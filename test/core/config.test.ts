@@ -102,6 +102,7 @@ const DEFAULTS = {
     stormWaitSec: 30,
   },
   notifications: { desktop: true, coalesceSec: 300, webhooks: [] },
+  fleet: { redisUrl: null, hostId: null, openOnPeerEvidence: false, probeLeaseMs: 5000 },
   server: { host: '127.0.0.1', port: 18820, allowNonLoopback: false },
   retention: { days: 30 },
   log: { level: 'info' },
@@ -225,6 +226,12 @@ describe('loadConfig parses every documented key', () => {
           },
         ],
       },
+      fleet: {
+        redisUrl: 'redis://:pw@10.0.0.5:6379/2',
+        hostId: 'mini-2',
+        openOnPeerEvidence: true,
+        probeLeaseMs: 2000,
+      },
       server: { host: '127.0.0.1', port: 18830, allowNonLoopback: false },
       retention: { days: 90 },
       log: { level: 'warn' },
@@ -289,6 +296,12 @@ describe('loadConfig parses every documented key', () => {
         notifications: { webhooks: [{ type: 'slack', url: 'https://example.com/x', events: ['restarted'] }] },
       }).message,
     ).toContain('notifications.webhooks[0].events');
+  });
+
+  it('never shows a redis URL in an error (it may carry a password)', () => {
+    const message = errorFor({ fleet: { redisUrl: 'http://:hunter2@host:6379' } }).message;
+    expect(message).toContain('"fleet.redisUrl"');
+    expect(message).not.toContain('hunter2');
   });
 
   it('rejects a gatewayUrl with credentials or without a scheme', () => {

@@ -21,6 +21,7 @@ import {
   optionalArgv,
   optionalName,
   optionalPath,
+  optionalRedisUrl,
   optionalSecret,
   optionalString,
   optionalUrl,
@@ -238,6 +239,17 @@ export const configSchema = group({
       'webhooks {type, url, events?, timeoutSec?, retries?, chatId?, secret?}',
       ['type', 'url'],
     ),
+  }),
+  fleet: group({
+    redisUrl: optionalRedisUrl(
+      'Redis shared by hosts calling the same providers: breaker transitions are published and half-open probes serialized; null (default) keeps breakers local.',
+    ),
+    hostId: optionalName("This host's name in the fleet; null means the machine's hostname."),
+    openOnPeerEvidence: bool(
+      false,
+      "Trip a closed breaker when another host's breaker for the same dependency trips (else it is only shown as open elsewhere).",
+    ),
+    probeLeaseMs: int(5000, 100, 600_000, 'How long one host holds the half-open probe lease of a dependency.'),
   }),
   server: group({
     host: str('127.0.0.1', 'Address of the local API and /metrics; loopback unless allowNonLoopback.'),

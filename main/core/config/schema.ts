@@ -157,6 +157,29 @@ export function secretUrl(doc: string): Field<string> {
   };
 }
 
+/** A `redis://[user:password@]host:port[/db]` URL or null; errors never show it (it may carry a password). */
+export function optionalRedisUrl(doc: string): Field<string | null> {
+  const expected = 'null or a redis://host:port URL';
+  return {
+    kind: 'field',
+    default: null,
+    doc,
+    expected,
+    parse(value, path) {
+      if (value === null) return null;
+      if (typeof value === 'string' && /^redis:\/\/\S+$/.test(value)) {
+        try {
+          const url = new URL(value);
+          if (url.hostname) return value;
+        } catch {
+          // reported below, without the value
+        }
+      }
+      throw new ConfigError(`config key "${path}" is not ${expected} (value hidden: it may carry a password)`);
+    },
+  };
+}
+
 /**
  * A command as an argument vector (run without a shell, so nothing needs
  * quoting), or null for "choose automatically".
