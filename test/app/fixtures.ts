@@ -23,6 +23,7 @@ export function breaker(dep: string, overrides: Partial<ApiBreaker> = {}): ApiBr
     openUntil: null,
     retryAfterUntil: null,
     openDurationMs: 30_000,
+    elsewhere: [],
     window: { calls: 10, failures: 0, successes: 10, failureRate: 0 },
     consecutiveFailures: 0,
     trialSuccesses: 0,
@@ -128,6 +129,7 @@ export function apiStatus(overrides: Partial<ApiStatus> = {}): ApiStatus {
     gateway: gateway(),
     watchdog: watchdog(),
     notifications: [],
+    fleet: null,
     ...overrides,
   };
 }

@@ -56,12 +56,13 @@ export class FakeBackend implements ApiBackend {
   statusResult: ApiStatus = {
     version: '0.0.0-test',
     generatedAt: 1_700_000_000_000,
-    breakers: [{ ...breakerSnapshot('openai/gpt-4o'), soleDependents: [], stalled: null }],
+    breakers: [{ ...breakerSnapshot('openai/gpt-4o'), soleDependents: [], stalled: null, elsewhere: [] }],
     tokens: [],
     sources: [],
     gateway: null,
     watchdog: null,
     notifications: [],
+    fleet: null,
   };
   private readonly listeners = new Set<(event: ApiEvent) => void>();
 

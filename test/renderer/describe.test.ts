@@ -33,6 +33,7 @@ const breaker = (dep: string, overrides: Partial<ApiBreaker> = {}): ApiBreaker =
   ...breakerSnapshot(dep),
   soleDependents: [],
   stalled: null,
+  elsewhere: [],
   ...overrides,
 });
 

@@ -32,12 +32,14 @@ const status = (breakers: number, calls: number): ApiStatus => ({
     ...breakerSnapshot(`p/m${i}`),
     soleDependents: [],
     stalled: null,
+    elsewhere: [],
   })),
   tokens: [],
   sources: [source(calls)],
   gateway: null,
   watchdog: null,
   notifications: [],
+  fleet: null,
 });
 
 describe('first run', () => {

@@ -22,6 +22,11 @@ export interface ProberOptions {
   log: Logger;
   clock: () => number;
   onLatency: (dep: string, ms: number) => void;
+  /**
+   * Fleet coordination: may this host probe `dep` now? (One host at a time holds a dependency's probe lease,
+   * so a dozen workers do not stampede a recovering provider.) Absent: always. `release` is called after.
+   */
+  lease?: (dep: string) => Promise<{ granted: boolean; release: () => void }>;
 }
 
 /** What a probe's HTTP answer means for the breaker. */
@@ -38,14 +43,41 @@ export function probeOutcome(status: number): Outcome {
 export class Prober {
   constructor(private readonly options: ProberOptions) {}
 
+  /** Dependencies whose lease is being asked for (never two requests for one). */
+  private readonly leasing = new Set<string>();
+
   /** Starts the probes that are due; called on every breaker tick. */
   run(): void {
     const { runner, clock } = this.options;
     const now = clock();
     for (const dep of runner.probesWanted(now)) {
       const config = this.configFor(dep);
-      if (!config?.url || !runner.probeStarted(dep, now)) continue;
-      void this.probe(dep, config, now);
+      if (!config?.url) continue;
+      if (!this.options.lease) {
+        if (runner.probeStarted(dep, now)) void this.probe(dep, config, now);
+        continue;
+      }
+      if (this.leasing.has(dep)) continue;
+      this.leasing.add(dep);
+      void this.leased(dep, config);
+    }
+  }
+
+  /** Probes only with the fleet's lease; the lease call never throws (Redis down means "probe locally"). */
+  private async leased(dep: string, config: ProbeConfig): Promise<void> {
+    const lease = this.options.lease;
+    if (!lease) return;
+    try {
+      const answer = await lease(dep);
+      if (!answer.granted) return;
+      try {
+        const now = this.options.clock();
+        if (this.options.runner.probeStarted(dep, now)) await this.probe(dep, config, now);
+      } finally {
+        answer.release();
+      }
+    } finally {
+      this.leasing.delete(dep);
     }
   }
 

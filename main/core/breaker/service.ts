@@ -6,8 +6,10 @@
  * crossings; answers the status the API and the tray show.
  */
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import type { Config } from '../config/index.js';
 import type { CallEvent, GatewaySignal } from '../events.js';
+import { FleetLink } from '../fleet/link.js';
 import type { Logger } from '../log.js';
 import type { ApiBreaker, TokenRate } from '../server/api-types.js';
 import type { BreakerbarMetrics } from '../server/metrics.js';
@@ -15,11 +17,14 @@ import type { Store } from '../store/db.js';
 import { AgentDependencies } from '../traffic/dependents.js';
 import { StallTracker } from '../traffic/stalls.js';
 import { TokenRates } from '../traffic/tokens.js';
+import { FleetSharing } from './fleet-sharing.js';
 import { Prober } from './prober.js';
 import { BreakerRunner, breakerKeyOf } from './runner.js';
 import type { BreakerSnapshot, OperatorAction, Transition } from './types.js';
 
 const TICK_MS = 250;
+/** Without a fleet answer (none configured): probe as a single host would. */
+const LOCAL_LEASE = { granted: true, release: () => {} };
 /** A transition caused by an event older than this is history being read, not news. */
 const LIVE_MS = 5 * 60_000;
 const DAY_MS = 24 * 3_600_000;
@@ -41,6 +46,8 @@ export interface BreakerServiceOptions {
   log: Logger;
   clock: () => number;
   env: NodeJS.ProcessEnv;
+  /** This host's name when `fleet.hostId` is null (the machine's hostname). */
+  hostname?: string;
 }
 
 export class BreakerService extends EventEmitter<BreakerServiceEvents> {
@@ -50,6 +57,8 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   private readonly dependents = new AgentDependencies();
   private readonly stalls = new StallTracker();
   private timer: NodeJS.Timeout | null = null;
+  /** Breakers shared with other hosts through Redis (null: local only, the default). */
+  readonly fleet: FleetSharing | null;
 
   constructor(private readonly options: BreakerServiceOptions) {
     super();
@@ -70,6 +79,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
           to: transition.to,
           reason: transition.reason,
         });
+        if (live) this.fleet?.publish(transition);
         this.emit('transition', transition);
       },
       onSnapshot: (snapshot) => metrics.recordCounters(snapshot),
@@ -81,10 +91,27 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
       log,
       clock,
       onLatency: (dep, ms) => metrics.recordProbe(dep, ms),
+      lease: config.fleet.redisUrl ? (dep) => this.fleet?.lease(dep) ?? Promise.resolve(LOCAL_LEASE) : undefined,
     });
+    this.fleet = config.fleet.redisUrl ? this.createFleet(config.fleet.redisUrl) : null;
   }
 
   /** Rebuilds state from stored history, then keeps time. */
+  private createFleet(url: string): FleetSharing {
+    const { config, log, clock, metrics } = this.options;
+    const hostId = config.fleet.hostId ?? this.options.hostname ?? hostname();
+    return new FleetSharing({
+      link: new FleetLink({ url, hostId, log, clock }),
+      hostId,
+      runner: this.runner,
+      openOnPeerEvidence: config.fleet.openOnPeerEvidence,
+      leaseMs: config.fleet.probeLeaseMs,
+      metrics,
+      log,
+      clock,
+    });
+  }
+
   start(): void {
     const { store, clock, metrics } = this.options;
     for (const { agentId, dep, provider, ts } of store.agentDependencies(clock() - DAY_MS)) {
@@ -102,6 +129,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.fleet?.stop();
   }
 
   /** Calls just stored by a source. */
@@ -150,6 +178,12 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
       ...snapshot,
       soleDependents: snapshot.state === 'closed' ? [] : this.dependents.soleDependents(snapshot.dep, now),
       stalled: this.stalls.stalled(snapshot.dep, now),
+      elsewhere: (this.fleet?.elsewhere(snapshot.dep) ?? []).map(({ host, state, since, reason }) => ({
+        host,
+        state,
+        since,
+        reason,
+      })),
     }));
   }
 

@@ -3,7 +3,7 @@
  * Electron through the preload) imports these types only, never the core.
  */
 
-import type { BreakerSnapshot, OperatorAction, Transition } from '../breaker/types.js';
+import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome } from '../classify.js';
 import type { DoctorReport } from '../doctor/index.js';
 import type { GatewayHealth } from '../gateway/health.js';
@@ -27,6 +27,8 @@ export interface ApiBreaker extends BreakerSnapshot {
   soleDependents: string[];
   /** A stalled session was reported on this dependency recently. */
   stalled: { sessions: number; since: number } | null;
+  /** Other hosts of the fleet whose breaker for this dependency is not closed ("open elsewhere"). */
+  elsewhere: Array<{ host: string; state: BreakerState; since: number; reason: string }>;
 }
 
 export interface ApiStatus {
@@ -38,6 +40,8 @@ export interface ApiStatus {
   /** Gateway health (null when this instance does not probe the gateway). */
   gateway: GatewayHealth | null;
   watchdog: WatchdogStatus | null;
+  /** The fleet link (Redis), when configured: connected, since when, why not, transitions dropped. */
+  fleet: { hostId: string; connected: boolean; since: number | null; lastError: string | null; dropped: number } | null;
   /** Notification channels configured (targets redacted). */
   notifications: Array<{ name: string; kind: string; target: string }>;
 }

@@ -68,6 +68,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
         gateway: parts.gateway?.health.health() ?? null,
         watchdog: parts.gateway?.watchdog.status() ?? null,
         notifications: parts.gateway?.notifier.channels() ?? [],
+        fleet: parts.breakers.fleet?.status() ?? null,
       };
     },
 

@@ -39,6 +39,9 @@ export const METRIC_NAMES = {
   watchdogBudgetRemaining: 'breakerbar_watchdog_restart_budget_remaining',
   watchdogDivergence: 'breakerbar_watchdog_divergence',
   notifications: 'breakerbar_notifications_total',
+  fleetConnected: 'breakerbar_fleet_connected',
+  fleetPeerTransitions: 'breakerbar_fleet_peer_transitions_total',
+  fleetLeases: 'breakerbar_fleet_probe_leases_total',
 } as const;
 
 /** The gateway dependency's name in `breaker_probe_latency_ms{dep}` (health probes feed it too). */
@@ -82,6 +85,9 @@ export class BreakerbarMetrics {
   private readonly watchdogDecisions;
   private readonly watchdogDeferrals;
   private readonly notifications;
+  private readonly fleetConnected;
+  private readonly fleetPeerTransitions;
+  private readonly fleetLeases;
   /** Rejections and skips are cumulative in the snapshots; the counters add what is new. */
   private readonly seen = new Map<string, { rejections: number; retryAfterSkips: number }>();
   private readonly declared = new Set<string>();
@@ -252,6 +258,23 @@ export class BreakerbarMetrics {
       labelNames: ['channel', 'result'],
       registers,
     });
+    this.fleetConnected = new Gauge({
+      name: METRIC_NAMES.fleetConnected,
+      help: 'Fleet link to Redis: 1 connected; 0 down (breakers are local-only meanwhile) or no fleet configured.',
+      registers,
+    });
+    this.fleetPeerTransitions = new Counter({
+      name: METRIC_NAMES.fleetPeerTransitions,
+      help: "Breaker transitions received from other hosts, by dependency and the peer's new state.",
+      labelNames: ['dep', 'to'],
+      registers,
+    });
+    this.fleetLeases = new Counter({
+      name: METRIC_NAMES.fleetLeases,
+      help: 'Half-open probe lease requests by answer: granted, held (by another host), uncoordinated (Redis down: probed locally).',
+      labelNames: ['result'],
+      registers,
+    });
     const watchdog = () => sources.watchdog?.() ?? null;
     const gauge = (name: string, help: string, read: (w: WatchdogGauges) => number | null) =>
       new Gauge({
@@ -307,6 +330,18 @@ export class BreakerbarMetrics {
   recordDeferral(dep: string): void {
     this.watchdogDeferrals.inc({ dep });
     this.retryAfterSkips.inc({ dep });
+  }
+
+  recordFleetConnected(connected: boolean): void {
+    this.fleetConnected.set(connected ? 1 : 0);
+  }
+
+  recordPeerTransition(dep: string, to: string): void {
+    this.fleetPeerTransitions.inc({ dep, to });
+  }
+
+  recordFleetLease(result: string): void {
+    this.fleetLeases.inc({ result });
   }
 
   recordNotification(channel: string, ok: boolean): void {

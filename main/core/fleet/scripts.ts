@@ -1,0 +1,51 @@
+/**
+ * The Lua scripts the fleet runs with EVAL. Scripts run atomically in Redis,
+ * which is what makes the probe lease safe (check-then-set and
+ * compare-then-delete with no other client in between) and makes a published
+ * transition one round trip that cannot half-apply. Redis caches compiled
+ * scripts by hash, so sending the short text each time costs little.
+ */
+
+/**
+ * Announce a transition: remember it in the dependency's state hash, list the
+ * dependency, publish it. A key's TTL is only ever lengthened here: several
+ * hosts write the same hash, and one with a short TTL must not cut short
+ * another's long throttle.
+ *
+ * KEYS: state hash, dependency set. ARGV: host, message, ttl ms, channel, dep.
+ * Returns PUBLISH's receiver count.
+ */
+export const PUBLISH_TRANSITION = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local ttl = tonumber(ARGV[3])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+redis.call('SADD', KEYS[2], ARGV[5])
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+return redis.call('PUBLISH', ARGV[4], ARGV[2])
+`;
+
+/**
+ * Take the probe lease if nobody holds it. The fencing token is drawn only by
+ * the winner, so tokens of granted leases increase by one. A missing counter
+ * starts at the caller's wall clock (ms) rather than 0: a Redis that lost its
+ * data (no persistence, restart) then still hands out larger tokens than
+ * before, as long as fewer than ~1000 leases per second were granted.
+ *
+ * (`string.format('%d')`: plain concatenation prints Lua numbers with 14 significant digits.)
+ *
+ * KEYS: lease, fence counter. ARGV: host, ttl ms, seed. Returns {1, token} or {0, holder}.
+ */
+export const ACQUIRE_LEASE = `
+local holder = redis.call('GET', KEYS[1])
+if holder then return {0, holder} end
+if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('SET', KEYS[2], ARGV[3]) end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. string.format('%d', token), 'PX', ARGV[2])
+return {1, token}
+`;
+
+/** Delete the lease only if it is still ours. KEYS: lease. ARGV: `<host>:<token>`. Returns 1 or 0. */
+export const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
