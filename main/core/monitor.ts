@@ -321,6 +321,11 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.lock = null;
   }
 
+  /** The breakers (null before start). */
+  get breakers(): BreakerService | null {
+    return this.breakerService;
+  }
+
   /** The health probe, watchdog and notifier (null when started with `gateway: false`). */
   get gateway(): GatewaySide | null {
     return this.gatewaySide;

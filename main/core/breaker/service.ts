@@ -119,6 +119,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     }
     this.runner.replay();
     metrics.baseline(this.runner.snapshots());
+    this.fleet?.start();
     this.timer = setInterval(() => {
       this.runner.tick(clock());
       this.prober.run();
