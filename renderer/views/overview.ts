@@ -175,6 +175,10 @@ export class OverviewView implements View {
     rows.push(['Rejected while open', integer(breaker.rejections)]);
     if (breaker.lastEventAt !== null) rows.push(['Last call', live('ago', breaker.lastEventAt)]);
     if (breaker.soleDependents.length > 0) rows.push(['Stuck while down', breaker.soleDependents.join(', ')]);
+    // Other hosts of the fleet (shared over Redis) whose breaker for this dependency is not closed.
+    if ((breaker.elsewhere ?? []).length > 0) {
+      rows.push(['Elsewhere', breaker.elsewhere.map((peer) => `${peer.state} on ${peer.host}`).join(', ')]);
+    }
     if (breaker.stalled) {
       rows.push([
         'Stalled',
