@@ -20,7 +20,18 @@ export function machine(): string {
   return `${cpus().length} × ${cpu.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
 }
 
+let recording = true;
+
+/** `--quick` runs are smoke tests: their figures are printed, never recorded. */
+export function setRecording(on: boolean): void {
+  recording = on;
+}
+
 export function recordSection(name: string, markdown: string): void {
+  if (!recording) {
+    process.stdout.write(`\n(not recorded in docs/benchmarks.md: quick run)\n`);
+    return;
+  }
   const path = DOC;
   let doc = existsSync(path) ? readFileSync(path, 'utf8') : PREAMBLE;
   const begin = `<!-- bench:${name} -->`;
@@ -57,4 +68,26 @@ export function distribution(values: readonly number[]): {
     max: sorted[sorted.length - 1] ?? Number.NaN,
     n: sorted.length,
   };
+}
+
+export interface SummaryRow {
+  bench: string;
+  figure: string;
+  value: string;
+  goal: string;
+}
+
+const summaryRows: SummaryRow[] = [];
+
+/** Adds a headline figure to the table `npm run bench` prints at the end. */
+export function summarize(bench: string, figure: string, value: string, goal = ''): void {
+  summaryRows.push({ bench, figure, value, goal });
+}
+
+export function summaryTable(): string {
+  const header = ['benchmark', 'figure', 'value', 'goal'];
+  const rows = summaryRows.map((r) => [r.bench, r.figure, r.value, r.goal]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }

@@ -1,27 +1,88 @@
 /**
- * `npm run bench -- <name ...>`: runs benchmarks and records their figures in
- * docs/benchmarks.md. Names: scan, latency, idle, api (or all).
+ * `npm run bench -- [name ...] [options]`: runs benchmarks, records their
+ * figures in docs/benchmarks.md and prints a summary table at the end.
+ * Names: scan, latency, idle, api, resume, store, rehearsal (or all, the
+ * default: every one in that order).
+ *
+ * Options:
+ *   --quick        shrink every corpus so the whole suite runs in a few minutes
+ *                  (a smoke test, e.g. in CI: figures are printed, not recorded)
+ *   --size-mb N    resume: size of the generated state directory (default 1024)
+ *   --events N     store: events stored before the history query (default 10,000,000)
+ * Environment (kept for compatibility): BENCH_SCAN_MB, BENCH_ROUNDS for scan.
  */
 import { apiBench } from './api.js';
 import { idleBench } from './idle.js';
 import { latencyBench } from './latency.js';
+import { rehearsalBench } from './rehearsal.js';
+import { setRecording, summaryTable } from './report.js';
+import { resumeBench } from './resume.js';
 import { scanBench } from './scan.js';
+import { storeBench } from './store.js';
+
+const args = process.argv.slice(2);
+const names: string[] = [];
+const options = new Map<string, string | true>();
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i] as string;
+  if (!arg.startsWith('--')) {
+    names.push(arg);
+    continue;
+  }
+  const [key, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+  if (key === 'quick') options.set(key, true);
+  else if (inline !== undefined) options.set(key, inline);
+  else if (args[i + 1] !== undefined) options.set(key, args[++i] as string);
+  else fail(`--${key} needs a value`);
+}
+for (const key of options.keys()) {
+  if (!['quick', 'size-mb', 'events'].includes(key)) fail(`unknown option --${key}`);
+}
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+function numberOption(key: string, fallback: number): number {
+  const value = options.get(key);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) fail(`--${key} must be a positive number`);
+  return n;
+}
+
+const quick = options.has('quick');
+if (quick) setRecording(false);
 
 const BENCHES: Record<string, () => Promise<void>> = {
-  scan: () => scanBench(Number(process.env.BENCH_SCAN_MB ?? 500), Number(process.env.BENCH_ROUNDS ?? 3)),
+  scan: () =>
+    scanBench(
+      Number(process.env.BENCH_SCAN_MB ?? (quick ? 50 : 500)),
+      Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3)),
+    ),
   latency: () => latencyBench(),
-  api: () => apiBench(),
-  idle: () => idleBench(),
+  idle: () => (quick ? idleBench(100, 10) : idleBench()),
+  api: () => (quick ? apiBench(200) : apiBench()),
+  resume: () => resumeBench({ sizeMb: numberOption('size-mb', quick ? 50 : 1024), restarts: quick ? 3 : 10 }),
+  store: () =>
+    storeBench({
+      events: numberOption('events', quick ? 200_000 : 10_000_000),
+      ingestEvents: quick ? 20_000 : 200_000,
+      queryRuns: quick ? 5 : 20,
+    }),
+  rehearsal: () => rehearsalBench({ quick }),
 };
 
-const names = process.argv.slice(2);
 const chosen = names.length === 0 || names.includes('all') ? Object.keys(BENCHES) : names;
 for (const name of chosen) {
-  const bench = BENCHES[name];
-  if (!bench) {
-    process.stderr.write(`unknown benchmark "${name}"; choose from: ${Object.keys(BENCHES).join(', ')}, all\n`);
-    process.exit(2);
-  }
-  process.stdout.write(`\n== ${name}\n`);
-  await bench();
+  if (!BENCHES[name]) fail(`unknown benchmark "${name}"; choose from: ${Object.keys(BENCHES).join(', ')}, all`);
 }
+const started = performance.now();
+for (const name of chosen) {
+  process.stdout.write(`\n== ${name}${quick ? ' (quick)' : ''}\n`);
+  await (BENCHES[name] as () => Promise<void>)();
+}
+process.stdout.write(
+  `\n== summary (${chosen.join(', ')}; ${((performance.now() - started) / 60_000).toFixed(1)} min${quick ? ', quick: not recorded' : ''})\n\n${summaryTable()}\n`,
+);

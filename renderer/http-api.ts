@@ -28,18 +28,19 @@ export interface TokenAccess {
   ask(reason: 'missing' | 'refused'): Promise<string>;
 }
 
-/** Every event type `/api/events` sends (api-types.ts ApiEvent). */
-export const EVENT_TYPES: readonly ApiEvent['type'][] = [
-  'transition',
-  'calls',
-  'budget',
-  'signal',
-  'probe',
-  'restart',
-  'decision',
-  'notification',
-  'notice',
-];
+/** Every event type `/api/events` sends: a Record, so a type added to ApiEvent without being listed fails to compile. */
+const EVENT_TYPE_SET = {
+  transition: true,
+  calls: true,
+  budget: true,
+  signal: true,
+  probe: true,
+  restart: true,
+  decision: true,
+  notification: true,
+  notice: true,
+} satisfies Record<ApiEvent['type'], true>;
+export const EVENT_TYPES = Object.keys(EVENT_TYPE_SET) as ApiEvent['type'][];
 
 /** A stream the server closed for good (503 when full) is reopened after this, while still wanted. */
 const REOPEN_MS = 5000;

@@ -62,17 +62,20 @@ export class SseParser {
   }
 }
 
-const EVENT_TYPES = new Set<ApiEvent['type']>([
-  'transition',
-  'calls',
-  'budget',
-  'signal',
-  'probe',
-  'restart',
-  'decision',
-  'notification',
-  'notice',
-]);
+/** Every ApiEvent type: a Record, so a type added to api-types.ts without being listed here fails to compile. */
+const EVENT_TYPES = new Set(
+  Object.keys({
+    transition: true,
+    calls: true,
+    budget: true,
+    signal: true,
+    probe: true,
+    restart: true,
+    decision: true,
+    notification: true,
+    notice: true,
+  } satisfies Record<ApiEvent['type'], true>),
+);
 
 /** A message as an ApiEvent, or null for unknown types and data that is not JSON. */
 export function toApiEvent(message: SseMessage): ApiEvent | null {

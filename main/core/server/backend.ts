@@ -14,7 +14,7 @@ import type { Notice } from '../notify/notice.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { Store } from '../store/db.js';
-import type { GatewayHistory, RestartRow } from '../store/gateway-history.js';
+import { type GatewayHistory, type NotificationRow, probeRow, type RestartRow } from '../store/gateway-history.js';
 import { version } from '../version.js';
 import type { WatchdogRunner } from '../watchdog/runner.js';
 import type {
@@ -149,33 +149,14 @@ function subscribeGateway(
   gateway: NonNullable<BackendParts['gateway']>,
   listener: (event: ApiEvent) => void,
 ): () => void {
-  const probe = (result: ProbeResult) =>
-    listener({
-      type: 'probe',
-      data: {
-        ts: result.ts,
-        ok: result.ok,
-        status: result.class,
-        startup: result.startup,
-        latencyMs: result.latencyMs,
-        detail: result.detail,
-      },
-    });
+  const probe = (result: ProbeResult) => listener({ type: 'probe', data: probeRow(result) });
   const restart = (row: RestartRow) => listener({ type: 'restart', data: row });
   const decision = (d: { ts: number; source: string; kind: string; reason: string; dep: string | null }) =>
     listener({
       type: 'decision',
       data: { ts: d.ts, source: d.source, decision: d.kind, reason: d.reason, dep: d.dep },
     });
-  const delivered = (row: {
-    ts: number;
-    kind: string;
-    channel: string;
-    title: string;
-    ok: boolean;
-    error: string | null;
-    dep?: string | null;
-  }) => listener({ type: 'notification', data: { ...row, dep: row.dep ?? null } });
+  const delivered = (row: NotificationRow) => listener({ type: 'notification', data: row });
   gateway.health.on('probe', probe);
   gateway.watchdog.on('restart', restart);
   gateway.watchdog.on('decision', decision);

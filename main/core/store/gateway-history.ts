@@ -3,6 +3,7 @@
  * decisions and notifications. Kept apart from `db.ts` (calls and cursors) but
  * on the same connection, so one file holds the whole story of an incident.
  */
+import type { ProbeResult } from '../gateway/probe.js';
 import type { Db } from './db.js';
 
 export interface ProbeRow {
@@ -13,6 +14,18 @@ export interface ProbeRow {
   startup: string | null;
   latencyMs: number | null;
   detail: string | null;
+}
+
+/** A probe result as it is stored and streamed. */
+export function probeRow(result: ProbeResult): ProbeRow {
+  return {
+    ts: result.ts,
+    ok: result.ok,
+    status: result.class,
+    startup: result.startup,
+    latencyMs: result.latencyMs,
+    detail: result.detail,
+  };
 }
 
 export interface RestartRow {

@@ -18,7 +18,7 @@ import type { WebhookConfig } from '../notify/webhook-format.js';
 import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
 import type { BreakerbarMetrics } from '../server/metrics.js';
 import type { Store } from '../store/db.js';
-import { GatewayHistory } from '../store/gateway-history.js';
+import { GatewayHistory, probeRow } from '../store/gateway-history.js';
 import { budgetNotice, transitionNotice } from './notices.js';
 import { Restarter } from './restarter.js';
 import { WatchdogRunner } from './runner.js';
@@ -79,14 +79,7 @@ export class GatewaySide {
       log,
       record: (result) => {
         metrics.recordGatewayProbe(result);
-        this.history.recordProbe({
-          ts: result.ts,
-          ok: result.ok,
-          status: result.class,
-          startup: result.startup,
-          latencyMs: result.latencyMs,
-          detail: result.detail,
-        });
+        this.history.recordProbe(probeRow(result));
       },
     });
     const w = config.watchdog;

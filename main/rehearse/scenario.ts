@@ -1,0 +1,304 @@
+/**
+ * Rehearsal scenarios as data: phases of injected faults (per dependency an
+ * outcome mix, gateway states), and expectations checked against what
+ * BreakerBar did. Built-ins live in scenarios.ts; users pass JSON files
+ * (JSON5 accepted: comments, trailing commas), validated here with errors that
+ * name the offending key.
+ */
+import { readFileSync } from 'node:fs';
+import JSON5 from 'json5';
+import type { SimulatedGatewayState } from './simulated-gateway.js';
+
+/** Failure kinds a phase can inject per dependency; `aborted_mid_stream` is a call cut after tokens were delivered. */
+export const INJECTED_OUTCOMES = [
+  'rate_limited',
+  'overloaded',
+  'server_error',
+  'timeout',
+  'connection_reset',
+  'aborted_mid_stream',
+  'auth',
+  'billing',
+] as const;
+export type InjectedOutcome = (typeof INJECTED_OUTCOMES)[number];
+
+export const GATEWAY_FAULTS = ['up', 'starting', 'draining', 'hang', 'refuse', 'reset', 'error500'] as const;
+
+/** Per dependency: the share of calls failing with each outcome (the rest succeed), and a Retry-After for 429s. */
+export type DepFault = Partial<Record<InjectedOutcome, number>> & { retryAfterSec?: number };
+
+export interface Phase {
+  /** Scenario second the phase starts. */
+  atSec: number;
+  durationSec: number;
+  /** A label for the report (default: derived from the faults). */
+  label?: string;
+  deps?: Record<string, DepFault>;
+  /** Gateway state set at the phase's start (and 'up' again at its end unless the next phase sets one). */
+  gateway?: SimulatedGatewayState;
+  /** The simulated gateway's time spent starting after a restart, from this phase on. */
+  restartSec?: number;
+}
+
+export interface Agent {
+  id: string;
+  /** Model chain: the primary first, then the fallbacks OpenClaw tries in turn. */
+  deps: string[];
+  /** Share of the request rate this agent makes (default: equal shares). */
+  weight?: number;
+}
+
+export type BreakerStateExpected = 'open' | 'throttled' | 'half_open' | 'closed' | 'tripped';
+
+export type Expectation =
+  | { kind: 'breaker_state'; dep: string; state: BreakerStateExpected; withinSec: number; afterPhase?: number }
+  | { kind: 'restarts'; count?: number; min?: number; max?: number }
+  | { kind: 'restart_spacing'; minSec: number }
+  | { kind: 'no_restart_while_retry_after' }
+  | { kind: 'no_restart_while_starting' }
+  | { kind: 'notification'; notice: string; dep?: string }
+  | { kind: 'decision'; decision: string }
+  | { kind: 'stays_closed'; dep: string }
+  | { kind: 'no_notifications' }
+  | { kind: 'no_restart' };
+
+export const EXPECTATION_KINDS = [
+  'breaker_state',
+  'restarts',
+  'restart_spacing',
+  'no_restart_while_retry_after',
+  'no_restart_while_starting',
+  'notification',
+  'decision',
+  'stays_closed',
+  'no_notifications',
+  'no_restart',
+] as const;
+
+export interface Scenario {
+  name: string;
+  description: string;
+  durationSec: number;
+  /** Agent requests per scenario second (each may call fallbacks after a failure). Default 10. */
+  rate: number;
+  agents: Agent[];
+  /** Every dependency the agents call (derived from the agents when left out). */
+  deps: string[];
+  /** BreakerBar config overrides (watchdog, breakers, health, notifications), in unscaled scenario units. */
+  config?: Record<string, unknown>;
+  /** The simulated gateway's time spent starting after a restart (default 5 s). */
+  restartSec?: number;
+  phases: Phase[];
+  expectations: Expectation[];
+}
+
+export class ScenarioError extends Error {
+  override name = 'ScenarioError';
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const CONFIG_SECTIONS = ['watchdog', 'breakers', 'health', 'notifications', 'ingest'];
+
+class Checker {
+  constructor(private readonly source: string) {}
+  fail(path: string, message: string): never {
+    throw new ScenarioError(`${this.source}: ${path}: ${message}`);
+  }
+  keys(value: Obj, path: string, allowed: readonly string[]): void {
+    for (const key of Object.keys(value)) {
+      if (!allowed.includes(key)) this.fail(`${path}${path ? '.' : ''}${key}`, `unknown key (allowed: ${allowed.join(', ')})`);
+    }
+  }
+  obj(value: unknown, path: string): Obj {
+    if (!isObj(value)) this.fail(path, 'must be an object');
+    return value;
+  }
+  str(value: unknown, path: string, pattern?: RegExp): string {
+    if (typeof value !== 'string' || value.length === 0) this.fail(path, 'must be a non-empty string');
+    if (pattern && !pattern.test(value)) this.fail(path, `"${value}" does not match ${pattern}`);
+    return value;
+  }
+  num(value: unknown, path: string, min: number, max: number): number {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+      this.fail(path, `must be a number from ${min} to ${max}`);
+    }
+    return value;
+  }
+  oneOf<T extends string>(value: unknown, path: string, options: readonly T[]): T {
+    if (typeof value !== 'string' || !(options as readonly string[]).includes(value)) {
+      this.fail(path, `must be one of ${options.join(', ')}`);
+    }
+    return value as T;
+  }
+  array(value: unknown, path: string, min = 0): unknown[] {
+    if (!Array.isArray(value) || value.length < min) this.fail(path, `must be a list${min ? ` of at least ${min}` : ''}`);
+    return value;
+  }
+}
+
+const DEP = /^[^\s/]+\/\S+$/;
+
+/** Checks a parsed scenario document; throws ScenarioError naming the first bad key. */
+export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
+  const c = new Checker(source);
+  const o = c.obj(doc, '(top level)');
+  c.keys(o, '', [
+    '$schema',
+    'name',
+    'description',
+    'durationSec',
+    'rate',
+    'agents',
+    'deps',
+    'config',
+    'restartSec',
+    'phases',
+    'expectations',
+  ]);
+  const name = c.str(o.name, 'name', /^[a-z0-9][a-z0-9._-]*$/i);
+  const description = o.description === undefined ? '' : c.str(o.description, 'description');
+  const durationSec = c.num(o.durationSec, 'durationSec', 1, 86_400);
+  const rate = o.rate === undefined ? 10 : c.num(o.rate, 'rate', 0, 1000);
+  const agents = c.array(o.agents, 'agents', 1).map((raw, i): Agent => {
+    const path = `agents[${i}]`;
+    const a = c.obj(raw, path);
+    c.keys(a, path, ['id', 'deps', 'weight']);
+    return {
+      id: c.str(a.id, `${path}.id`, /^[A-Za-z0-9_-]+$/),
+      deps: c.array(a.deps, `${path}.deps`, 1).map((d, j) => c.str(d, `${path}.deps[${j}]`, DEP)),
+      ...(a.weight === undefined ? {} : { weight: c.num(a.weight, `${path}.weight`, 0, 1000) }),
+    };
+  });
+  const called = [...new Set(agents.flatMap((a) => a.deps))];
+  const deps =
+    o.deps === undefined ? called : c.array(o.deps, 'deps', 1).map((d, i) => c.str(d, `deps[${i}]`, DEP));
+  for (const dep of called) if (!deps.includes(dep)) c.fail('deps', `does not list ${dep}, which an agent calls`);
+  let config: Obj | undefined;
+  if (o.config !== undefined) {
+    config = c.obj(o.config, 'config');
+    c.keys(config, 'config', CONFIG_SECTIONS);
+    for (const key of Object.keys(config)) c.obj(config[key], `config.${key}`);
+  }
+  const restartSec = o.restartSec === undefined ? undefined : c.num(o.restartSec, 'restartSec', 0, 3600);
+  const phases = c.array(o.phases, 'phases').map((raw, i): Phase => {
+    const path = `phases[${i}]`;
+    const p = c.obj(raw, path);
+    c.keys(p, path, ['atSec', 'durationSec', 'label', 'deps', 'gateway', 'restartSec']);
+    const phase: Phase = {
+      atSec: c.num(p.atSec, `${path}.atSec`, 0, durationSec),
+      durationSec: c.num(p.durationSec, `${path}.durationSec`, 0, 86_400),
+    };
+    if (p.label !== undefined) phase.label = c.str(p.label, `${path}.label`);
+    if (p.gateway !== undefined) phase.gateway = c.oneOf(p.gateway, `${path}.gateway`, GATEWAY_FAULTS);
+    if (p.restartSec !== undefined) phase.restartSec = c.num(p.restartSec, `${path}.restartSec`, 0, 3600);
+    if (p.deps !== undefined) {
+      const faults = c.obj(p.deps, `${path}.deps`);
+      phase.deps = {};
+      for (const [dep, rawFault] of Object.entries(faults)) {
+        const fpath = `${path}.deps.${dep}`;
+        if (!deps.includes(dep)) c.fail(fpath, `unknown dependency (deps: ${deps.join(', ')})`);
+        const f = c.obj(rawFault, fpath);
+        c.keys(f, fpath, [...INJECTED_OUTCOMES, 'retryAfterSec']);
+        const fault: DepFault = {};
+        let total = 0;
+        for (const outcome of INJECTED_OUTCOMES) {
+          if (f[outcome] === undefined) continue;
+          const share = c.num(f[outcome], `${fpath}.${outcome}`, 0, 1);
+          fault[outcome] = share;
+          total += share;
+        }
+        if (total > 1 + 1e-9) c.fail(fpath, `outcome shares add up to ${total}, more than 1`);
+        if (f.retryAfterSec !== undefined) fault.retryAfterSec = c.num(f.retryAfterSec, `${fpath}.retryAfterSec`, 0, 86_400);
+        phase.deps[dep] = fault;
+      }
+    }
+    return phase;
+  });
+  const expectations = c.array(o.expectations ?? [], 'expectations').map((raw, i) =>
+    validateExpectation(c, raw, `expectations[${i}]`, deps, phases.length),
+  );
+  return {
+    name,
+    description,
+    durationSec,
+    rate,
+    agents,
+    deps,
+    ...(config ? { config } : {}),
+    ...(restartSec === undefined ? {} : { restartSec }),
+    phases,
+    expectations,
+  };
+}
+
+function validateExpectation(c: Checker, raw: unknown, path: string, deps: string[], phases: number): Expectation {
+  const e = c.obj(raw, path);
+  const kind = c.oneOf(e.kind, `${path}.kind`, EXPECTATION_KINDS);
+  const dep = (key = 'dep') => {
+    const value = c.str(e[key], `${path}.${key}`, DEP);
+    if (!deps.includes(value)) c.fail(`${path}.${key}`, `unknown dependency (deps: ${deps.join(', ')})`);
+    return value;
+  };
+  switch (kind) {
+    case 'breaker_state': {
+      c.keys(e, path, ['kind', 'dep', 'state', 'withinSec', 'afterPhase']);
+      const out: Expectation = {
+        kind,
+        dep: dep(),
+        state: c.oneOf(e.state, `${path}.state`, ['open', 'throttled', 'half_open', 'closed', 'tripped'] as const),
+        withinSec: c.num(e.withinSec, `${path}.withinSec`, 0, 86_400),
+      };
+      if (e.afterPhase !== undefined) out.afterPhase = c.num(e.afterPhase, `${path}.afterPhase`, 0, Math.max(0, phases - 1));
+      if (out.afterPhase !== undefined && !Number.isInteger(out.afterPhase)) c.fail(`${path}.afterPhase`, 'must be a phase index');
+      return out;
+    }
+    case 'restarts': {
+      c.keys(e, path, ['kind', 'count', 'min', 'max']);
+      const out: Expectation = { kind };
+      for (const key of ['count', 'min', 'max'] as const) {
+        if (e[key] !== undefined) out[key] = c.num(e[key], `${path}.${key}`, 0, 1000);
+      }
+      if (out.count === undefined && out.min === undefined && out.max === undefined) {
+        c.fail(path, 'restarts needs count, min or max');
+      }
+      return out;
+    }
+    case 'restart_spacing':
+      c.keys(e, path, ['kind', 'minSec']);
+      return { kind, minSec: c.num(e.minSec, `${path}.minSec`, 0, 86_400) };
+    case 'notification': {
+      c.keys(e, path, ['kind', 'notice', 'dep']);
+      const out: Expectation = { kind, notice: c.str(e.notice, `${path}.notice`) };
+      if (e.dep !== undefined) out.dep = dep();
+      return out;
+    }
+    case 'decision':
+      c.keys(e, path, ['kind', 'decision']);
+      return { kind, decision: c.str(e.decision, `${path}.decision`) };
+    case 'stays_closed':
+      c.keys(e, path, ['kind', 'dep']);
+      return { kind, dep: dep() };
+    default:
+      c.keys(e, path, ['kind']);
+      return { kind } as Expectation;
+  }
+}
+
+/** Reads and validates a scenario file (JSON, comments allowed). */
+export function loadScenarioFile(path: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(`${path}: cannot read: ${(error as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON5.parse(text);
+  } catch (error) {
+    throw new ScenarioError(`${path}: not valid JSON: ${(error as Error).message}`);
+  }
+  return validateScenario(doc, path);
+}

@@ -1,0 +1,222 @@
+/**
+ * The built-in rehearsal scenarios, as data (no copy step at build time).
+ * Times are scenario seconds at BreakerBar's default policy; `--time-scale`
+ * compresses them. Each is validated like a user's file when listed.
+ */
+import { type Scenario, validateScenario } from './scenario.js';
+
+const ZHIPU = 'zhipu/glm-5.1';
+const ZHIPU_FALLBACK = 'zhipu/glm-4.7';
+const DEEPSEEK = 'deepseek/deepseek-v4-pro';
+const ANTHROPIC = 'anthropic/claude-sonnet-4-5';
+const CODEX = 'openai-codex/gpt-5.5';
+
+function flappingPhases(): Scenario['phases'] {
+  const phases: Scenario['phases'] = [];
+  for (let cycle = 0; cycle < 9; cycle++) {
+    phases.push({ atSec: 30 + cycle * 60, durationSec: 45, gateway: 'refuse', label: `gateway down #${cycle + 1}` });
+  }
+  return phases;
+}
+
+const RAW: Scenario[] = [
+  {
+    name: 'original-429-storm',
+    description:
+      'The storm that stalled the gateway for an hour: zhipu glm-5.1 answers 429 "访问量过大" and its zhipu fallback fails too; the watchdog must restart within budget and say so, and the divergence alarm must fire.',
+    durationSec: 900,
+    rate: 10,
+    agents: [
+      { id: 'main', deps: [ZHIPU, ZHIPU_FALLBACK], weight: 2 },
+      { id: 'coder', deps: [DEEPSEEK] },
+      { id: 'research', deps: [ANTHROPIC, DEEPSEEK] },
+    ],
+    deps: [ZHIPU, ZHIPU_FALLBACK, DEEPSEEK, ANTHROPIC],
+    phases: [
+      {
+        atSec: 30,
+        durationSec: 750,
+        label: '429 storm on zhipu',
+        deps: { [ZHIPU]: { rate_limited: 0.95 }, [ZHIPU_FALLBACK]: { rate_limited: 0.7, overloaded: 0.3 } },
+      },
+    ],
+    expectations: [
+      { kind: 'breaker_state', dep: ZHIPU, state: 'throttled', withinSec: 10, afterPhase: 0 },
+      { kind: 'restarts', min: 1, max: 4 },
+      { kind: 'restart_spacing', minSec: 60 },
+      { kind: 'decision', decision: 'restart' },
+      { kind: 'notification', notice: 'restart_started' },
+      { kind: 'notification', notice: 'breaker_throttled', dep: ZHIPU },
+      { kind: 'notification', notice: 'divergence' },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+    ],
+  },
+  {
+    name: '503-injection',
+    description:
+      "The field guide's rehearsal: 10 calls/s for five minutes, 503s injected on anthropic mid-way; the breaker opens within 10 s, half-opens after its cooldown, and closes after recovery, without a restart.",
+    durationSec: 300,
+    rate: 10,
+    agents: [
+      { id: 'main', deps: [ANTHROPIC, DEEPSEEK] },
+      { id: 'coder', deps: [DEEPSEEK] },
+      { id: 'ops', deps: [CODEX] },
+    ],
+    deps: [ANTHROPIC, DEEPSEEK, CODEX],
+    phases: [
+      { atSec: 90, durationSec: 90, label: '503s on anthropic', deps: { [ANTHROPIC]: { server_error: 0.9 } } },
+      { atSec: 180, durationSec: 120, label: 'recovery' },
+    ],
+    expectations: [
+      { kind: 'breaker_state', dep: ANTHROPIC, state: 'open', withinSec: 10, afterPhase: 0 },
+      { kind: 'breaker_state', dep: ANTHROPIC, state: 'half_open', withinSec: 45, afterPhase: 0 },
+      { kind: 'breaker_state', dep: ANTHROPIC, state: 'closed', withinSec: 110, afterPhase: 1 },
+      { kind: 'notification', notice: 'breaker_opened', dep: ANTHROPIC },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+      { kind: 'stays_closed', dep: CODEX },
+      { kind: 'no_restart' },
+    ],
+  },
+  {
+    name: 'two-deps-failing',
+    description:
+      'Isolation: anthropic (503s) and zhipu (timeouts and resets) fail independently at once; both breakers open, deepseek stays closed, no restart.',
+    durationSec: 240,
+    rate: 10,
+    agents: [
+      { id: 'main', deps: [ANTHROPIC] },
+      { id: 'cn', deps: [ZHIPU] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ANTHROPIC, ZHIPU, DEEPSEEK],
+    phases: [
+      {
+        atSec: 60,
+        durationSec: 120,
+        label: 'anthropic 503s + zhipu timeouts',
+        deps: { [ANTHROPIC]: { server_error: 0.9 }, [ZHIPU]: { timeout: 0.6, connection_reset: 0.3 } },
+      },
+    ],
+    expectations: [
+      { kind: 'breaker_state', dep: ANTHROPIC, state: 'open', withinSec: 10, afterPhase: 0 },
+      { kind: 'breaker_state', dep: ZHIPU, state: 'open', withinSec: 10, afterPhase: 0 },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+      { kind: 'notification', notice: 'breaker_opened', dep: ANTHROPIC },
+      { kind: 'notification', notice: 'breaker_opened', dep: ZHIPU },
+      { kind: 'no_restart' },
+    ],
+  },
+  {
+    name: 'flapping-gateway',
+    description:
+      'The gateway goes down (connections refused) and comes back every minute; restarts stay within the hourly budget and their growing spacing: no restart loop.',
+    durationSec: 600,
+    rate: 10,
+    restartSec: 5,
+    agents: [
+      { id: 'main', deps: [ANTHROPIC, DEEPSEEK] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ANTHROPIC, DEEPSEEK],
+    phases: flappingPhases(),
+    expectations: [
+      { kind: 'restarts', min: 1, max: 4 },
+      { kind: 'restart_spacing', minSec: 60 },
+      { kind: 'notification', notice: 'gateway_down' },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+    ],
+  },
+  {
+    name: 'slow-start',
+    description:
+      'The gateway hangs, is restarted, and takes four minutes to start (a 429 storm meanwhile); it is never restarted again while it reports starting.',
+    durationSec: 600,
+    rate: 10,
+    restartSec: 240,
+    agents: [
+      { id: 'main', deps: [ZHIPU] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ZHIPU, DEEPSEEK],
+    phases: [
+      { atSec: 60, durationSec: 120, label: 'gateway hangs', gateway: 'hang' },
+      { atSec: 120, durationSec: 180, label: '429 storm while starting', deps: { [ZHIPU]: { rate_limited: 0.9 } } },
+    ],
+    expectations: [
+      { kind: 'restarts', count: 1 },
+      { kind: 'no_restart_while_starting' },
+      { kind: 'decision', decision: 'starting' },
+      { kind: 'notification', notice: 'restart_started' },
+    ],
+  },
+  {
+    name: 'retry-after-defers',
+    description:
+      'zhipu answers 429 with Retry-After 120 s, then plain 429s: the storm restart is deferred while the Retry-After is in force (a restart cannot lift a provider limit), then runs once.',
+    durationSec: 420,
+    rate: 10,
+    agents: [
+      { id: 'main', deps: [ZHIPU] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ZHIPU, DEEPSEEK],
+    phases: [
+      {
+        atSec: 30,
+        durationSec: 120,
+        label: '429 with Retry-After 120 s',
+        deps: { [ZHIPU]: { rate_limited: 0.9, retryAfterSec: 120 } },
+      },
+      { atSec: 150, durationSec: 200, label: 'plain 429s', deps: { [ZHIPU]: { rate_limited: 0.9 } } },
+    ],
+    expectations: [
+      { kind: 'breaker_state', dep: ZHIPU, state: 'throttled', withinSec: 10, afterPhase: 0 },
+      { kind: 'decision', decision: 'deferred' },
+      { kind: 'notification', notice: 'restart_deferred', dep: ZHIPU },
+      { kind: 'no_restart_while_retry_after' },
+      { kind: 'restarts', count: 1 },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+    ],
+  },
+  {
+    name: 'healthy-control',
+    description:
+      'Five minutes of normal traffic with the usual background noise (1 % timeouts, rare mid-stream aborts): no breaker opens, no restart, no notification.',
+    durationSec: 300,
+    rate: 10,
+    agents: [
+      { id: 'main', deps: [ANTHROPIC, DEEPSEEK] },
+      { id: 'cn', deps: [ZHIPU, DEEPSEEK] },
+      { id: 'coder', deps: [DEEPSEEK] },
+      { id: 'ops', deps: [CODEX] },
+    ],
+    deps: [ANTHROPIC, ZHIPU, DEEPSEEK, CODEX],
+    phases: [
+      {
+        atSec: 0,
+        durationSec: 300,
+        label: 'background noise',
+        deps: {
+          [ANTHROPIC]: { timeout: 0.01, aborted_mid_stream: 0.01 },
+          [ZHIPU]: { timeout: 0.01 },
+          [CODEX]: { aborted_mid_stream: 0.02 },
+        },
+      },
+    ],
+    expectations: [
+      { kind: 'stays_closed', dep: ANTHROPIC },
+      { kind: 'stays_closed', dep: ZHIPU },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+      { kind: 'stays_closed', dep: CODEX },
+      { kind: 'no_restart' },
+      { kind: 'no_notifications' },
+    ],
+  },
+];
+
+/** The built-in scenarios, validated. */
+export const BUILT_IN_SCENARIOS: readonly Scenario[] = RAW.map((s) => validateScenario(s, `built-in ${s.name}`));
+
+export function builtInScenario(name: string): Scenario | undefined {
+  return BUILT_IN_SCENARIOS.find((s) => s.name === name);
+}
