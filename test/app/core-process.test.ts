@@ -3,7 +3,7 @@
  * arguments, its output kept in core.log, the last error it printed passed on
  * as the reason it stopped.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -49,7 +49,8 @@ describe('forkCore', () => {
     await new Promise((resolve) => setImmediate(resolve));
     fake.exit(1);
     expect(exits).toEqual([[1, 'cannot start the API server: port 18820 in use']]);
-    await until(() => readFileSync(logFile, 'utf8').includes('slow'));
+    // The log stream opens asynchronously: the file may not exist yet.
+    await until(() => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('slow'));
     expect(readFileSync(logFile, 'utf8')).toContain('banner');
   });
 
@@ -89,7 +90,7 @@ describe('spawnCoreWithNode (an unpackaged checkout: the core under Node, whose 
       child.onExit((code, last) => resolve([code, last])),
     );
     expect(exit).toEqual([3, 'breakerbar daemon: port taken']);
-    await until(() => readFileSync(logFile, 'utf8').includes('port taken'));
+    await until(() => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('port taken'));
     expect(readFileSync(logFile, 'utf8')).toContain('started daemon --no-desktop');
   });
 
