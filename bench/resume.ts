@@ -153,6 +153,7 @@ export async function resumeBench({ sizeMb, restarts }: ResumeOptions): Promise<
     const cursors = store.cursors('jsonl');
     const storedCalls = store.summary().calls;
     store.close();
+    const storeMb = statSync(loaded.dbPath).size / 2 ** 20;
     const cursorBytes = cursors.reduce((sum, cursor) => sum + cursor.position, 0);
     const unreadAtStop = onDisk - cursorBytes;
     process.stdout.write(
@@ -186,8 +187,9 @@ export async function resumeBench({ sizeMb, restarts }: ResumeOptions): Promise<
 
 The real \`Monitor\` (core only: \`gateway: false, serve: false\`; store, breakers rebuilt from history, JSONL,
 SQLite and gateway-log sources) restarted over a fully ingested state directory: ${stats.files} JSONL transcripts,
-${mb.toFixed(0)} MB (the scan benchmark's generator: ${stats.lines} lines, ${stats.assistant} model calls; ${storedCalls} calls stored,
-the rest older than the 7-day backfill or malformed), measured on ${machine()}.
+${mb.toFixed(0)} MB (the scan benchmark's generator: ${stats.lines} lines, ${stats.assistant} model calls; ${storedCalls} calls stored${
+      storedCalls < stats.assistant ? ', the rest older than the 7-day backfill' : ''
+    }; store ${storeMb.toFixed(0)} MiB), measured on ${machine()}.
 First ingest once, stop, then ${restarts} restarts; ready = \`start()\` called → every source caught up, nothing pending
 (polled every 1 ms). Warm page cache (the files were just written and read).
 

@@ -108,7 +108,8 @@ class Checker {
   }
   keys(value: Obj, path: string, allowed: readonly string[]): void {
     for (const key of Object.keys(value)) {
-      if (!allowed.includes(key)) this.fail(`${path}${path ? '.' : ''}${key}`, `unknown key (allowed: ${allowed.join(', ')})`);
+      if (!allowed.includes(key))
+        this.fail(`${path}${path ? '.' : ''}${key}`, `unknown key (allowed: ${allowed.join(', ')})`);
     }
   }
   obj(value: unknown, path: string): Obj {
@@ -133,7 +134,8 @@ class Checker {
     return value as T;
   }
   array(value: unknown, path: string, min = 0): unknown[] {
-    if (!Array.isArray(value) || value.length < min) this.fail(path, `must be a list${min ? ` of at least ${min}` : ''}`);
+    if (!Array.isArray(value) || value.length < min)
+      this.fail(path, `must be a list${min ? ` of at least ${min}` : ''}`);
     return value;
   }
 }
@@ -172,8 +174,7 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
     };
   });
   const called = [...new Set(agents.flatMap((a) => a.deps))];
-  const deps =
-    o.deps === undefined ? called : c.array(o.deps, 'deps', 1).map((d, i) => c.str(d, `deps[${i}]`, DEP));
+  const deps = o.deps === undefined ? called : c.array(o.deps, 'deps', 1).map((d, i) => c.str(d, `deps[${i}]`, DEP));
   for (const dep of called) if (!deps.includes(dep)) c.fail('deps', `does not list ${dep}, which an agent calls`);
   let config: Obj | undefined;
   if (o.config !== undefined) {
@@ -210,15 +211,16 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
           total += share;
         }
         if (total > 1 + 1e-9) c.fail(fpath, `outcome shares add up to ${total}, more than 1`);
-        if (f.retryAfterSec !== undefined) fault.retryAfterSec = c.num(f.retryAfterSec, `${fpath}.retryAfterSec`, 0, 86_400);
+        if (f.retryAfterSec !== undefined)
+          fault.retryAfterSec = c.num(f.retryAfterSec, `${fpath}.retryAfterSec`, 0, 86_400);
         phase.deps[dep] = fault;
       }
     }
     return phase;
   });
-  const expectations = c.array(o.expectations ?? [], 'expectations').map((raw, i) =>
-    validateExpectation(c, raw, `expectations[${i}]`, deps, phases.length),
-  );
+  const expectations = c
+    .array(o.expectations ?? [], 'expectations')
+    .map((raw, i) => validateExpectation(c, raw, `expectations[${i}]`, deps, phases.length));
   return {
     name,
     description,
@@ -250,8 +252,10 @@ function validateExpectation(c: Checker, raw: unknown, path: string, deps: strin
         state: c.oneOf(e.state, `${path}.state`, ['open', 'throttled', 'half_open', 'closed', 'tripped'] as const),
         withinSec: c.num(e.withinSec, `${path}.withinSec`, 0, 86_400),
       };
-      if (e.afterPhase !== undefined) out.afterPhase = c.num(e.afterPhase, `${path}.afterPhase`, 0, Math.max(0, phases - 1));
-      if (out.afterPhase !== undefined && !Number.isInteger(out.afterPhase)) c.fail(`${path}.afterPhase`, 'must be a phase index');
+      if (e.afterPhase !== undefined)
+        out.afterPhase = c.num(e.afterPhase, `${path}.afterPhase`, 0, Math.max(0, phases - 1));
+      if (out.afterPhase !== undefined && !Number.isInteger(out.afterPhase))
+        c.fail(`${path}.afterPhase`, 'must be a phase index');
       return out;
     }
     case 'restarts': {
