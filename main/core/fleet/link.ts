@@ -187,7 +187,8 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
       seq: this.seq,
     };
     this.own.set(dep, message);
-    if (!this.cmd.isUp) {
+    // Down as a whole (either connection lost) is down: the command connection may not have noticed yet.
+    if (!this.connected || !this.cmd.isUp) {
       this.dropped += 1;
       return;
     }
