@@ -13,6 +13,9 @@ const PREAMBLE = `# Benchmarks
 Figures measured by \`npm run bench -- <name>\` (sources in \`bench/\`). Each section is rewritten by its
 benchmark with the figures of its latest run; ratios compare measurements taken in the same run on the same
 machine, so they hold better across machines than the absolute numbers.
+
+\`npm run bench\` (or \`npm run bench -- all\`) runs every benchmark in turn and prints a summary table; \`--quick\`
+shrinks every corpus for a smoke test whose figures are printed, never recorded here.
 `;
 
 export function machine(): string {

@@ -145,9 +145,14 @@ describe('two hosts sharing a dependency through Redis', () => {
     probes.maxInFlight = 0;
     const before = probes.total;
     await until(() => probes.total - before >= 6, 20_000, 'six probes across both hosts');
-    expect(probes.maxInFlight).toBe(1);
-    const leases = await (await fetch(`${mini2.apiUrl}/metrics`)).text();
-    expect(leases).toMatch(/breakerbar_fleet_probe_leases_total\{result="held"\} [1-9]/);
+    const leases = async (m: Monitor) =>
+      (await (await fetch(`${m.apiUrl}/metrics`)).text())
+        .split('\n')
+        .filter((line) => line.startsWith('breakerbar_fleet_probe_leases_total'))
+        .join('; ');
+    const seen = `mini-1: ${await leases(mini1)} / mini-2: ${await leases(mini2)}`;
+    expect(probes.maxInFlight, seen).toBe(1);
+    expect(seen).toMatch(/result="held"\} [1-9]/);
   }, 30_000);
 
   it('keeps working locally while Redis is down, and shares again once it is back', async () => {
