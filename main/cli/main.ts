@@ -12,6 +12,7 @@ import { daemonCommand } from './daemon.js';
 import { dashboardCommand } from './dashboard.js';
 import { doctorCommand } from './doctor.js';
 import { historyCommand } from './history.js';
+import { rehearseCommand } from './rehearse.js';
 import { scanCommand } from './scan.js';
 import { serviceCommand } from './service.js';
 import { statusCommand } from './status.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   resumeCommand,
   doctorCommand,
   dashboardCommand,
+  rehearseCommand,
   scanCommand,
   historyCommand,
   serviceCommand,

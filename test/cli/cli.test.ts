@@ -261,7 +261,7 @@ describe('help and usage errors', () => {
     expect(out).toBe('');
     expect(err).toContain('unknown command "scna"');
     expect(err).toContain(
-      'Commands: daemon, status, restart, pause, resume, doctor, dashboard, scan, history, service',
+      'Commands: daemon, status, restart, pause, resume, doctor, dashboard, rehearse, scan, history, service',
     );
   });
 

@@ -121,8 +121,13 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     metrics.baseline(this.runner.snapshots());
     this.fleet?.start();
     this.timer = setInterval(() => {
-      this.runner.tick(clock());
-      this.prober.run();
+      // A failure here (a store error, say) is reported and retried on the next tick, never fatal.
+      try {
+        this.runner.tick(clock());
+        this.prober.run();
+      } catch (error) {
+        this.options.log.error('breaker tick failed', { error: (error as Error).message });
+      }
     }, TICK_MS);
     this.timer.unref?.();
   }

@@ -283,7 +283,15 @@ export class Store {
   insertTransition(transition: Transition, at: number): void {
     this.db
       .prepare('INSERT INTO breaker_transitions (ts, dep, from_state, to_state, reason, at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(transition.ts, transition.dep, transition.from, transition.to, transition.reason, at);
+      // Times are whole milliseconds in the store; a policy with fractional durations must not break it.
+      .run(
+        Math.round(transition.ts),
+        transition.dep,
+        transition.from,
+        transition.to,
+        transition.reason,
+        Math.round(at),
+      );
   }
 
   insertControl(control: StoredControl): void {

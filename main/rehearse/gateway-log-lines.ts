@@ -1,0 +1,102 @@
+/**
+ * Lines of the OpenClaw gateway's JSON log (tslog objects, as its file
+ * transport writes them) for the rehearsal's `gatewaylog` format: the model
+ * fallback decisions the gateway logs for every candidate it tries.
+ */
+import { join } from 'node:path';
+
+type Level = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+const LEVEL_IDS: Record<Level, number> = { DEBUG: 2, INFO: 3, WARN: 4, ERROR: 5 };
+
+/** `2026-11-30T00:00:01.000+01:00` for the given instant and offset (minutes east of UTC). */
+export function isoWithOffset(ts: number, offsetMinutes: number): string {
+  const local = new Date(ts + offsetMinutes * 60_000).toISOString().slice(0, -1);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+export function tslogLine(options: {
+  subsystem: string;
+  ts: number;
+  text: string;
+  fields?: Record<string, unknown>;
+  level?: Level;
+}): string {
+  const level = options.level ?? 'INFO';
+  const bindings = JSON.stringify({ subsystem: options.subsystem });
+  const args: unknown[] = [bindings];
+  if (options.fields) args.push(options.fields);
+  args.push(options.text);
+  const record: Record<string, unknown> = Object.fromEntries(args.map((arg, i) => [String(i), arg]));
+  record._meta = {
+    runtime: 'node',
+    runtimeVersion: process.version,
+    hostname: 'unknown',
+    name: bindings,
+    parentNames: ['openclaw'],
+    date: new Date(options.ts).toISOString(),
+    logLevelId: LEVEL_IDS[level],
+    logLevelName: level,
+  };
+  record.time = isoWithOffset(options.ts, -new Date(options.ts).getTimezoneOffset());
+  return JSON.stringify(record);
+}
+
+const split = (dep: string) => {
+  const slash = dep.indexOf('/');
+  return { provider: dep.slice(0, slash), model: dep.slice(slash + 1) };
+};
+
+export interface FallbackDecisionLine {
+  ts: number;
+  decision: 'candidate_failed' | 'candidate_succeeded';
+  requested: string;
+  candidate: string;
+  /** OpenClaw's failure reason (rate_limit, timeout, …); null for a success. */
+  reason: string | null;
+  httpCode?: number;
+  attempt: number;
+  total: number;
+  final: 'next_fallback' | 'succeeded' | 'chain_exhausted';
+  next?: string;
+  sessionKey: string;
+  sessionId: string;
+}
+
+/** `model-fallback/decision`: `model fallback decision`, structured form. */
+export function fallbackDecisionLine(o: FallbackDecisionLine): string {
+  const requested = split(o.requested);
+  const candidate = split(o.candidate);
+  const fields = {
+    event: 'model_fallback_decision',
+    decision: o.decision,
+    requestedProvider: requested.provider,
+    requestedModel: requested.model,
+    candidateProvider: candidate.provider,
+    candidateModel: candidate.model,
+    attempt: o.attempt,
+    total: o.total,
+    reason: o.reason ?? undefined,
+    status: o.httpCode,
+    httpCode: o.httpCode,
+    fallbackStepFinalOutcome: o.final,
+    ...(o.next === undefined ? {} : { nextCandidate: o.next }),
+    sessionKey: o.sessionKey,
+    sessionId: o.sessionId,
+  };
+  return tslogLine({
+    subsystem: 'model-fallback/decision',
+    ts: o.ts,
+    text: 'model fallback decision',
+    fields,
+    level: o.decision === 'candidate_failed' ? 'WARN' : 'INFO',
+  });
+}
+
+/** `<dir>/openclaw-YYYY-MM-DD.log` for the local day of `ts`, as the gateway names its log. */
+export function gatewayLogPath(dir: string, ts: number): string {
+  const d = new Date(ts);
+  const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  return join(dir, `openclaw-${day}.log`);
+}

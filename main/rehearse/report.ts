@@ -1,0 +1,392 @@
+/**
+ * Judging and showing a rehearsal: the expectations as predicates over the
+ * recorded timeline, the report as a text table, and as one self-contained
+ * HTML page (inline CSS, an inline SVG timeline drawn from the data).
+ */
+import type { ExpectationResult, RehearsalReport, TimelineEvent } from './runner.js';
+import type { Expectation, Scenario } from './scenario.js';
+
+export interface EvaluateContext {
+  scale: number;
+  /** Pipeline allowance in scenario seconds, added to "within" bounds. */
+  slackSec: number;
+  /** Retry-After values the workload wrote (scenario seconds). */
+  written: Array<{ t: number; dep: string; retryAfterSec: number }>;
+  maxDeferralSec: number;
+}
+
+const fmt = (n: number) => `${Math.round(n * 10) / 10} s`;
+
+export function describeExpectation(e: Expectation): string {
+  switch (e.kind) {
+    case 'breaker_state':
+      return `${e.dep} breaker ${e.state === 'tripped' ? 'opens or throttles' : `goes ${e.state}`} within ${e.withinSec} s of phase ${e.afterPhase ?? 0}`;
+    case 'restarts': {
+      if (e.count !== undefined) return `exactly ${e.count} restart${e.count === 1 ? '' : 's'}`;
+      const parts = [
+        e.min === undefined ? null : `at least ${e.min}`,
+        e.max === undefined ? null : `at most ${e.max} (budget)`,
+      ];
+      return `restarts: ${parts.filter(Boolean).join(', ')}`;
+    }
+    case 'restart_spacing':
+      return `restarts at least ${e.minSec} s apart`;
+    case 'no_restart_while_retry_after':
+      return 'no restart while a Retry-After is in force';
+    case 'no_restart_while_starting':
+      return 'no restart while the gateway reports starting';
+    case 'notification':
+      return `notification ${e.notice}${e.dep ? ` for ${e.dep}` : ''}`;
+    case 'decision':
+      return `watchdog decision ${e.decision}`;
+    case 'stays_closed':
+      return `${e.dep} breaker stays closed`;
+    case 'no_notifications':
+      return 'no notification';
+    case 'no_restart':
+      return 'no restart';
+  }
+}
+
+function restartsOf(timeline: TimelineEvent[]) {
+  return timeline.filter((e): e is Extract<TimelineEvent, { type: 'restart' }> => e.type === 'restart');
+}
+
+function check(e: Expectation, scenario: Scenario, timeline: TimelineEvent[], ctx: EvaluateContext): [boolean, string] {
+  const restarts = restartsOf(timeline);
+  const at = (list: Array<{ t: number }>) => list.map((r) => fmt(r.t)).join(', ') || 'none';
+  switch (e.kind) {
+    case 'breaker_state': {
+      const index = e.afterPhase ?? scenario.phases.findIndex((p) => p.deps?.[e.dep] !== undefined);
+      const start = timeline.find((x) => x.type === 'phase' && x.index === Math.max(0, index));
+      if (!start) return [false, `phase ${index} never started`];
+      const states = e.state === 'tripped' ? ['open', 'throttled'] : [e.state];
+      const hit = timeline.find(
+        (x) => x.type === 'transition' && x.dep === e.dep && states.includes(x.to) && x.t >= start.t,
+      );
+      if (!hit) return [false, `no transition of ${e.dep} to ${states.join('/')} after ${fmt(start.t)}`];
+      const latency = hit.t - start.t;
+      return [
+        latency <= e.withinSec + ctx.slackSec,
+        `${hit.type === 'transition' ? `${hit.from} → ${hit.to}` : ''} after ${fmt(latency)} (bound ${e.withinSec} s + ${fmt(ctx.slackSec)} pipeline allowance)`,
+      ];
+    }
+    case 'restarts': {
+      const n = restarts.length;
+      const ok =
+        (e.count === undefined || n === e.count) &&
+        (e.min === undefined || n >= e.min) &&
+        (e.max === undefined || n <= e.max);
+      return [ok, `${n} restart${n === 1 ? '' : 's'} at ${at(restarts)}`];
+    }
+    case 'restart_spacing': {
+      let closest = Number.POSITIVE_INFINITY;
+      for (let i = 1; i < restarts.length; i++) {
+        closest = Math.min(closest, (restarts[i]?.t ?? 0) - (restarts[i - 1]?.t ?? 0));
+      }
+      if (!Number.isFinite(closest)) return [true, `${restarts.length} restart(s): nothing to space`];
+      // Both ends are the core's own decisions: no pipeline allowance, 1 % for timer granularity.
+      return [closest >= e.minSec * 0.99, `closest restarts ${fmt(closest)} apart (at ${at(restarts)})`];
+    }
+    case 'no_restart_while_retry_after': {
+      const storm = restarts.filter((r) => r.trigger === 'storm');
+      const firstDeferral = timeline.find((x) => x.type === 'decision' && x.decision === 'deferred');
+      for (const r of storm) {
+        // Retry-Afters the core could know of: written at least the pipeline allowance before the restart.
+        const deadline = Math.max(
+          0,
+          ...ctx.written.filter((w) => w.t <= r.t - ctx.slackSec).map((w) => w.t + w.retryAfterSec),
+        );
+        const capped = firstDeferral !== undefined && r.t - firstDeferral.t >= ctx.maxDeferralSec - ctx.slackSec;
+        if (r.t < deadline - ctx.slackSec && !capped) {
+          return [false, `storm restart at ${fmt(r.t)} while a Retry-After ran until ${fmt(deadline)}`];
+        }
+      }
+      const lastDeadline = Math.max(0, ...ctx.written.map((w) => w.t + w.retryAfterSec));
+      return [
+        true,
+        `${storm.length} storm restart(s) at ${at(storm)}; Retry-After in force until ${fmt(lastDeadline)}`,
+      ];
+    }
+    case 'no_restart_while_starting': {
+      for (const r of restarts) {
+        const state = [...timeline].reverse().find((x) => x.type === 'gateway' && x.t <= r.t - ctx.slackSec);
+        if (state?.type === 'gateway' && state.state === 'starting') {
+          return [false, `restart at ${fmt(r.t)} while the gateway was starting (since ${fmt(state.t)})`];
+        }
+      }
+      return [true, `${restarts.length} restart(s), none while starting`];
+    }
+    case 'notification': {
+      const hit = timeline.find(
+        (x) => x.type === 'notice' && x.notice === e.notice && (e.dep === undefined || x.dep === e.dep),
+      );
+      return hit ? [true, `at ${fmt(hit.t)}${hit.type === 'notice' ? `: ${hit.title}` : ''}`] : [false, 'never sent'];
+    }
+    case 'decision': {
+      const hits = timeline.filter((x) => x.type === 'decision' && x.decision === e.decision);
+      return hits.length > 0 ? [true, `${hits.length}×, first at ${fmt(hits[0]?.t ?? 0)}`] : [false, 'never decided'];
+    }
+    case 'stays_closed': {
+      const hit = timeline.find((x) => x.type === 'transition' && x.dep === e.dep);
+      return hit?.type === 'transition'
+        ? [false, `${hit.from} → ${hit.to} at ${fmt(hit.t)}: ${hit.reason}`]
+        : [true, 'no transition'];
+    }
+    case 'no_notifications': {
+      const sent = timeline.filter((x) => x.type === 'notice');
+      return [
+        sent.length === 0,
+        sent.length === 0
+          ? 'none sent'
+          : `${sent.length} sent: ${sent.map((x) => (x.type === 'notice' ? x.notice : '')).join(', ')}`,
+      ];
+    }
+    case 'no_restart':
+      return [restarts.length === 0, restarts.length === 0 ? 'none' : `${restarts.length} at ${at(restarts)}`];
+  }
+}
+
+export function evaluate(scenario: Scenario, timeline: TimelineEvent[], ctx: EvaluateContext): ExpectationResult[] {
+  return scenario.expectations.map((e) => {
+    const [passed, detail] = check(e, scenario, timeline, ctx);
+    return { expectation: describeExpectation(e), passed, detail };
+  });
+}
+
+/** Rows as aligned columns; the first row is the header. */
+function columns(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, [...cell].length);
+    });
+  }
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell + ' '.repeat(Math.max(0, (widths[i] ?? 0) - [...cell].length)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export function describeEvent(e: TimelineEvent): [string, string] {
+  switch (e.type) {
+    case 'phase':
+      return ['fault', `phase ${e.index}: ${e.label}`];
+    case 'phase_end':
+      return ['fault end', `phase ${e.index}: ${e.label}`];
+    case 'gateway':
+      return ['gateway', e.state];
+    case 'transition':
+      return ['breaker', `${e.dep} ${e.from} → ${e.to} (${e.reason})`];
+    case 'decision':
+      return ['watchdog', `${e.decision}${e.dep ? ` ${e.dep}` : ''}: ${e.reason}`];
+    case 'restart':
+      return ['restart', `#${e.id} ${e.trigger}: ${e.reason}`];
+    case 'restart_result':
+      return ['restart', `#${e.id} ${e.result}${e.detail ? `: ${e.detail}` : ''}`];
+    case 'notice':
+      return ['notice', `${e.notice}${e.dep ? ` ${e.dep}` : ''}: ${e.title}${e.count > 1 ? ` (×${e.count})` : ''}`];
+  }
+}
+
+/** Decisions shown in the summary (the others stay in the JSON): what an operator would want to see. */
+const SHOWN_DECISIONS = new Set([
+  'restart',
+  'deferred',
+  'budget_exhausted',
+  'spacing',
+  'fallback_answering',
+  'divergence',
+  'recovered',
+  'not_recovered',
+  'started_unconfirmed',
+  'dry_run',
+]);
+
+/** Whether an event belongs in the printed timeline (repetitive decisions are folded). */
+function shown(e: TimelineEvent, seen: Set<string>): boolean {
+  if (e.type === 'decision') {
+    if (!SHOWN_DECISIONS.has(e.decision)) return false;
+    const key = `${e.decision}:${e.dep}`;
+    if (seen.has(key) && e.decision !== 'restart') return false;
+    seen.add(key);
+  }
+  return true;
+}
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+export function renderText(report: RehearsalReport, options: { maxEvents?: number } = {}): string {
+  const out: string[] = [];
+  const status = report.passed ? 'PASSED' : 'FAILED';
+  out.push(
+    `Rehearsal ${report.scenario.name}: ${status} — ${report.scenario.durationSec} s at ${report.scenario.rate} calls/s, time scale ${report.timeScale} (${(report.wallMs / 1000).toFixed(1)} s wall), format ${report.format}, ${report.calls.total} calls (${report.calls.failed} failed)`,
+  );
+  const seen = new Set<string>();
+  const events = report.timeline.filter((e) => shown(e, seen));
+  const max = options.maxEvents ?? 40;
+  const rows = events.slice(0, max).map((e) => [`${e.t.toFixed(1)} s`, ...describeEvent(e)].map((c) => clip(c, 120)));
+  out.push('', 'Timeline (scenario time)', columns([['time', 'what', 'detail'], ...rows]));
+  if (events.length > max) out.push(`… ${events.length - max} more in --json / --html`);
+  if (report.latencies.length > 0) {
+    const lat = report.latencies.map((l) => [
+      `${l.phase}`,
+      l.target,
+      `${l.faultAtSec} s`,
+      l.transitionSec === null ? '—' : `${l.transitionSec} s (${l.transitionWallMs} ms)`,
+      l.noticeSec === null ? '—' : `${l.noticeSec} s (${l.noticeWallMs} ms)`,
+    ]);
+    out.push(
+      '',
+      'Detection latency (scenario s, wall ms)',
+      columns([['phase', 'fault on', 'at', '→ transition', '→ notification'], ...lat]),
+    );
+  }
+  out.push(
+    '',
+    'Expectations',
+    columns(report.expectations.map((e) => [e.passed ? '✓' : '✗', e.expectation, clip(e.detail, 140)])),
+  );
+  return `${out.join('\n')}\n`;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const COLORS: Record<string, string> = {
+  closed: '#2e9d5b',
+  half_open: '#d9a400',
+  open: '#d64541',
+  throttled: '#e67e22',
+};
+
+/** One lane per dependency (its breaker state over time), a lane of phases, and markers for restarts and notices. */
+function svgTimeline(report: RehearsalReport): string {
+  const width = 960;
+  const left = 190;
+  const lane = 26;
+  const duration = report.scenario.durationSec;
+  const x = (t: number) => left + (Math.max(0, Math.min(t, duration)) / duration) * (width - left - 10);
+  const deps = [
+    ...new Set([
+      ...Object.keys(report.calls.byDep),
+      ...report.timeline.flatMap((e) => (e.type === 'transition' ? [e.dep] : [])),
+    ]),
+  ];
+  const rows = ['faults', 'gateway', ...deps, 'restarts', 'notices'];
+  const height = rows.length * lane + 40;
+  const parts: string[] = [];
+  rows.forEach((name, i) => {
+    const y = 10 + i * lane;
+    parts.push(
+      `<text x="${left - 8}" y="${y + 17}" text-anchor="end" class="lbl">${escapeHtml(clip(name, 28))}</text>`,
+    );
+    parts.push(`<line x1="${left}" y1="${y + lane}" x2="${width - 10}" y2="${y + lane}" class="grid"/>`);
+  });
+  const rowY = (name: string) => 10 + rows.indexOf(name) * lane;
+  for (const e of report.timeline) {
+    if (e.type !== 'phase') continue;
+    const end = report.timeline.find((p) => p.type === 'phase_end' && p.index === e.index)?.t ?? duration;
+    parts.push(
+      `<rect x="${x(e.t)}" y="${rowY('faults') + 4}" width="${Math.max(2, x(end) - x(e.t))}" height="${lane - 8}" class="fault"><title>${escapeHtml(`${e.label} (${e.t} s → ${end} s)`)}</title></rect>`,
+    );
+  }
+  const gatewayStates = report.timeline.filter((e) => e.type === 'gateway');
+  gatewayStates.forEach((e, i) => {
+    if (e.type !== 'gateway') return;
+    const end = gatewayStates[i + 1]?.t ?? duration;
+    const color =
+      e.state === 'up' ? '#2e9d5b' : e.state === 'starting' || e.state === 'draining' ? '#d9a400' : '#d64541';
+    parts.push(
+      `<rect x="${x(e.t)}" y="${rowY('gateway') + 6}" width="${Math.max(1, x(end) - x(e.t))}" height="${lane - 12}" fill="${color}"><title>${escapeHtml(`gateway ${e.state} from ${e.t} s`)}</title></rect>`,
+    );
+  });
+  for (const dep of deps) {
+    const changes = report.timeline.filter((e) => e.type === 'transition' && e.dep === dep);
+    let state = 'closed';
+    let since = 0;
+    const segment = (until: number) =>
+      parts.push(
+        `<rect x="${x(since)}" y="${rowY(dep) + 6}" width="${Math.max(1, x(until) - x(since))}" height="${lane - 12}" fill="${COLORS[state] ?? '#888'}"><title>${escapeHtml(`${dep} ${state} ${since} s → ${until} s`)}</title></rect>`,
+      );
+    for (const c of changes) {
+      if (c.type !== 'transition') continue;
+      segment(c.t);
+      state = c.to;
+      since = c.t;
+    }
+    segment(duration);
+  }
+  for (const e of report.timeline) {
+    if (e.type === 'restart') {
+      parts.push(
+        `<path d="M${x(e.t)} ${rowY('restarts') + 5} l6 8 l-6 8 l-6 -8 z" class="restart"><title>${escapeHtml(`restart #${e.id} (${e.trigger}) at ${e.t} s: ${e.reason}`)}</title></path>`,
+      );
+    } else if (e.type === 'notice') {
+      parts.push(
+        `<circle cx="${x(e.t)}" cy="${rowY('notices') + 13}" r="5" class="notice ${escapeHtml(e.severity)}"><title>${escapeHtml(`${e.notice} at ${e.t} s: ${e.title}`)}</title></circle>`,
+      );
+    }
+  }
+  for (let t = 0; t <= duration; t += niceStep(duration)) {
+    parts.push(`<text x="${x(t)}" y="${height - 8}" text-anchor="middle" class="tick">${t} s</text>`);
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="rehearsal timeline">${parts.join('')}</svg>`;
+}
+
+function niceStep(duration: number): number {
+  for (const step of [10, 15, 30, 60, 120, 300, 600, 1800, 3600]) if (duration / step <= 12) return step;
+  return Math.ceil(duration / 12);
+}
+
+export function renderHtml(reports: RehearsalReport[]): string {
+  const sections = reports.map((r) => {
+    const rows = r.timeline
+      .filter((e) => e.type !== 'decision' || SHOWN_DECISIONS.has(e.decision))
+      .map((e) => {
+        const [what, detail] = describeEvent(e);
+        return `<tr><td>${e.t.toFixed(1)} s</td><td>${escapeHtml(what)}</td><td>${escapeHtml(detail)}</td></tr>`;
+      })
+      .join('');
+    const expectations = r.expectations
+      .map(
+        (e) =>
+          `<tr class="${e.passed ? 'pass' : 'fail'}"><td>${e.passed ? '✓' : '✗'}</td><td>${escapeHtml(e.expectation)}</td><td>${escapeHtml(e.detail)}</td></tr>`,
+      )
+      .join('');
+    const latencies = r.latencies
+      .map(
+        (l) =>
+          `<tr><td>${l.phase}</td><td>${escapeHtml(l.target)}</td><td>${l.faultAtSec} s</td><td>${l.transitionSec === null ? '—' : `${l.transitionSec} s (${l.transitionWallMs} ms)`}</td><td>${l.noticeSec === null ? '—' : `${l.noticeSec} s (${l.noticeWallMs} ms)`}</td></tr>`,
+      )
+      .join('');
+    return `<section><h2>${escapeHtml(r.scenario.name)} <span class="${r.passed ? 'pass' : 'fail'}">${r.passed ? 'passed' : 'failed'}</span></h2>
+<p>${escapeHtml(r.scenario.description)}</p>
+<p class="meta">${r.scenario.durationSec} s at ${r.scenario.rate} calls/s · time scale ${r.timeScale} (${(r.wallMs / 1000).toFixed(1)} s wall) · format ${escapeHtml(r.format)} · ${r.calls.total} calls, ${r.calls.failed} failed · started ${escapeHtml(r.startedAt)}</p>
+${svgTimeline(r)}
+<h3>Expectations</h3><table>${expectations}</table>
+${latencies ? `<h3>Detection latency</h3><table><tr><th>phase</th><th>fault on</th><th>at</th><th>→ transition</th><th>→ notification</th></tr>${latencies}</table>` : ''}
+<h3>Timeline</h3><table><tr><th>time</th><th>what</th><th>detail</th></tr>${rows}</table></section>`;
+  });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>BreakerBar rehearsal</title>
+<style>
+body{font:14px/1.45 -apple-system,system-ui,sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:20px}h2{font-size:17px;margin-top:32px}h3{font-size:14px}
+table{border-collapse:collapse;margin:6px 0 12px}td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
+.pass{color:#2e7d32}.fail{color:#c62828;font-weight:600}.meta{color:#666}
+.lbl,.tick{font-size:11px;fill:#444}.grid{stroke:#eee}.fault{fill:#f4c7c3}.restart{fill:#6a1b9a}
+.notice{fill:#1565c0}.notice.critical{fill:#c62828}.notice.info{fill:#2e7d32}
+@media (prefers-color-scheme:dark){body{background:#1e1e1e;color:#ddd}.lbl,.tick{fill:#bbb}.grid{stroke:#333}.meta{color:#999}}
+</style></head><body>
+<h1>BreakerBar rehearsal</h1>
+<p>${reports.filter((r) => r.passed).length} of ${reports.length} scenario(s) passed. Times are scenario seconds; breaker lanes: green closed, yellow half-open, orange throttled, red open; ◆ restarts, ● notifications.</p>
+${sections.join('\n')}
+</body></html>
+`;
+}

@@ -1,0 +1,699 @@
+/**
+ * Runs one rehearsal: a simulated gateway on loopback, a simulated agent
+ * workload writing real OpenClaw records into a temporary state directory, and
+ * BreakerBar's real core (an in-process Monitor, as the daemon runs it) with
+ * the simulated gateway's restart as its restart command. Records what the
+ * core did as a timeline and checks the scenario's expectations against it.
+ *
+ * Time compression: scenario seconds are divided by `timeScale` for wall time,
+ * and every policy time is divided by the same factor (see scaleConfig), so
+ * the core takes the same decisions in seconds that it takes in minutes.
+ * Records carry real wall-clock timestamps as they are written.
+ */
+import { randomUUID } from 'node:crypto';
+import { accessSync, appendFileSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { Outcome } from '../core/classify.js';
+import { type Config, configSchema, resolveDirectories } from '../core/config/index.js';
+import { parseWith } from '../core/config/schema.js';
+import { silentLogger } from '../core/log.js';
+import { Monitor } from '../core/monitor.js';
+import { fallbackDecisionLine, gatewayLogPath } from './gateway-log-lines.js';
+import { agentDatabasePath, OpenClawAgentDb } from './openclaw-db.js';
+import { assistantMessage, seededRandom, sessionHeader, userMessage } from './records.js';
+import { type ReplayPlan, ReplayWriter } from './replay.js';
+import { evaluate } from './report.js';
+import type { DepFault, InjectedOutcome, Scenario } from './scenario.js';
+import { INJECTED_OUTCOMES } from './scenario.js';
+import {
+  type SimulatedGateway,
+  type SimulatedGatewayOptions,
+  type SimulatedGatewayState,
+  startSimulatedGateway,
+} from './simulated-gateway.js';
+
+export const FORMATS = ['jsonl', 'sqlite', 'gatewaylog', 'all'] as const;
+export type Format = (typeof FORMATS)[number];
+type Writer = 'jsonl' | 'sqlite' | 'gatewaylog';
+
+export interface RehearsalOptions {
+  /** Scenario seconds per wall second (default 1: real time). */
+  timeScale?: number;
+  format?: Format;
+  /** Seed of the workload's random choices (default 1). */
+  seed?: number;
+  /**
+   * Wall-clock allowance added to time-bounded expectations ("within 10 s"): file
+   * watching and ingest take real milliseconds that compression cannot shrink.
+   * Default 200 ms.
+   */
+  slackMs?: number;
+  /**
+   * Test hook: BreakerBar config merged over the scenario's (unscaled units), e.g.
+   * a deliberately broken policy `{ watchdog: { maxRestartsPerHour: 1000, restartSpacingSec: 1 } }`.
+   */
+  configOverride?: Record<string, unknown>;
+  /** Called about every 250 ms wall with the progress so far. */
+  onProgress?: (progress: Progress) => void;
+  /** Keep the temporary state directory (its path is in the report). */
+  keepStateDir?: boolean;
+  /** Replay a recorded directory instead of generating traffic (see replay.ts); time scale = speed. */
+  replay?: ReplayPlan;
+}
+
+export interface Progress {
+  scenario: string;
+  /** Scenario seconds elapsed. */
+  sec: number;
+  durationSec: number;
+  calls: number;
+  transitions: number;
+  restarts: number;
+  notices: number;
+  phase: string | null;
+}
+
+export type TimelineEvent =
+  | { t: number; type: 'phase'; index: number; label: string; deps: string[]; gateway: string | null }
+  | { t: number; type: 'phase_end'; index: number; label: string }
+  | { t: number; type: 'gateway'; state: SimulatedGatewayState }
+  | { t: number; type: 'transition'; dep: string; from: string; to: string; reason: string }
+  | { t: number; type: 'decision'; decision: string; source: string; dep: string | null; reason: string }
+  | { t: number; type: 'restart'; id: number; trigger: string; reason: string }
+  | { t: number; type: 'restart_result'; id: number; result: string; detail: string | null }
+  | { t: number; type: 'notice'; notice: string; dep: string | null; title: string; severity: string; count: number };
+
+export interface Latency {
+  phase: number;
+  label: string;
+  /** The dependency the fault hit, or `gateway`. */
+  target: string;
+  faultAtSec: number;
+  /** Fault start → first breaker transition of the dependency (scenario s; null: none). */
+  transitionSec: number | null;
+  /** Fault start → first notification about it (scenario s; null: none). */
+  noticeSec: number | null;
+  /** The same in wall milliseconds. */
+  transitionWallMs: number | null;
+  noticeWallMs: number | null;
+}
+
+export interface ExpectationResult {
+  expectation: string;
+  passed: boolean;
+  detail: string;
+}
+
+export interface RehearsalReport {
+  scenario: { name: string; description: string; durationSec: number; rate: number };
+  timeScale: number;
+  format: Format;
+  slackMs: number;
+  startedAt: string;
+  wallMs: number;
+  stateDir: string | null;
+  calls: { total: number; failed: number; byDep: Record<string, { calls: number; failed: number }> };
+  /** Policy in force, in scenario units (before scaling). */
+  policy: {
+    maxRestartsPerHour: number;
+    restartSpacingSec: number;
+    startupGraceSec: number;
+    maxDeferralSec: number;
+    breakerCooldownMs: number;
+  };
+  timeline: TimelineEvent[];
+  latencies: Latency[];
+  expectations: ExpectationResult[];
+  passed: boolean;
+}
+
+/** Every config key holding a duration, by section, with its unit (s or ms): all divided by the time scale. */
+export const SCALED_KEYS = {
+  health: ['intervalSec', 'connectTimeoutSec', 'readTimeoutMinSec', 'readTimeoutMaxSec'],
+  watchdog: [
+    'checkIntervalSec',
+    'windowSec',
+    'startupGraceSec',
+    'restartSpacingSec',
+    'restartTimeoutSec',
+    'maxDeferralSec',
+    'divergenceSec',
+    'stormWaitSec',
+  ],
+  notifications: ['coalesceSec'],
+  breakers: ['windowMs', 'cooldownMs', 'maxOpenMs', 'maxRetryAfterMs'],
+} as const;
+
+/** Probe timeouts never go below this wall time: loopback latency on a busy machine does not compress. */
+const MIN_PROBE_TIMEOUT_SEC = 0.5;
+/** Restart commands run a Node process: never time them out sooner than this. */
+const MIN_RESTART_TIMEOUT_SEC = 10;
+
+/** Whole milliseconds (the store keeps times derived from them in INTEGER columns), at least 1. */
+function scaledMs(ms: number, scale: number): number {
+  return Math.max(1, Math.round(ms / scale));
+}
+
+/** Seconds that the core's `× 1000` turns back into whole milliseconds exactly (0.007 × 1000 is not 7). */
+function scaledSec(sec: number, scale: number): number {
+  for (let ms = Math.max(1, Math.round((sec * 1000) / scale)); ; ms++) {
+    if ((ms / 1000) * 1000 === ms) return ms / 1000;
+  }
+}
+
+/** Divides every policy duration by `scale` (fractional seconds are fine: the core multiplies by 1000). */
+export function scaleConfig(config: Config, scale: number): Config {
+  const out = structuredClone(config) as Config;
+  const sections = out as unknown as Record<string, Record<string, unknown>>;
+  for (const [section, keys] of Object.entries(SCALED_KEYS)) {
+    const group = sections[section] as Record<string, unknown>;
+    for (const key of keys) {
+      const value = group[key] as number;
+      group[key] = key.endsWith('Ms') ? scaledMs(value, scale) : scaledSec(value, scale);
+    }
+  }
+  const overrides = out.breakers.overrides as Record<string, Record<string, unknown>>;
+  for (const policy of Object.values(overrides)) {
+    for (const key of SCALED_KEYS.breakers) {
+      if (typeof policy[key] === 'number') policy[key] = scaledMs(policy[key] as number, scale);
+    }
+  }
+  const h = out.health as Record<string, number>;
+  for (const key of ['connectTimeoutSec', 'readTimeoutMinSec', 'readTimeoutMaxSec']) {
+    h[key] = Math.max(h[key] as number, MIN_PROBE_TIMEOUT_SEC);
+  }
+  const w = out.watchdog as Record<string, unknown>;
+  w.restartTimeoutSec = Math.max(w.restartTimeoutSec as number, MIN_RESTART_TIMEOUT_SEC);
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown> | undefined) {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over ?? {})) {
+    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? deepMerge(out[key], value) : value;
+  }
+  return out;
+}
+
+/** OpenClaw's fallback-decision reason for each injected outcome. */
+const REASONS: Record<Exclude<Outcome, 'ok'>, string> = {
+  rate_limited: 'rate_limit',
+  overloaded: 'overloaded',
+  server_error: 'server_error',
+  timeout: 'timeout',
+  connection_reset: 'connection',
+  aborted: 'aborted',
+  auth: 'auth',
+  billing: 'billing',
+  context_overflow: 'context_overflow',
+  other_error: 'unknown',
+};
+const HTTP: Partial<Record<Outcome, number>> = {
+  rate_limited: 429,
+  overloaded: 529,
+  server_error: 503,
+  auth: 401,
+  billing: 402,
+};
+
+interface AgentWriter {
+  id: string;
+  deps: string[];
+  weight: number;
+  writer: Writer;
+  sessionId: string;
+  entry: number;
+  last: string | null;
+  started: boolean;
+}
+
+/** A control endpoint the restart command calls: restarts the simulation in every state, even while it refuses. */
+async function startRestartHook(gateway: SimulatedGateway): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    if (req.method !== 'POST' || req.url !== '/restart' || req.headers.origin !== undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(202, { 'content-type': 'application/json', connection: 'close' }).end('{"ok":true}');
+    res.once('finish', () => setImmediate(() => void gateway.restart()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/restart` };
+}
+
+/** Where an executable is on PATH, or null. */
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const path = join(dir, name);
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/**
+ * The restart command: curl when there is one (it starts in milliseconds, which matters when
+ * time is compressed 100-fold), else Node's fetch (a few hundred ms to start).
+ */
+export function restartCommandFor(url: string): string[] {
+  const curl = process.platform === 'win32' ? null : onPath('curl');
+  if (curl) return [curl, '-fsS', '-X', 'POST', '--max-time', '10', url];
+  return [
+    process.execPath,
+    '-e',
+    `fetch(${JSON.stringify(url)},{method:'POST'}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`,
+  ];
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function runRehearsal(scenario: Scenario, options: RehearsalOptions = {}): Promise<RehearsalReport> {
+  const scale = options.timeScale ?? 1;
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError('timeScale must be a positive number');
+  const format = options.format ?? 'jsonl';
+  const slackMs = options.slackMs ?? 200;
+  const random = seededRandom(options.seed ?? 1);
+  const wall = (sec: number) => (sec * 1000) / scale;
+  const root = mkdtempSync(join(tmpdir(), 'breakerbar-rehearse-'));
+  const openclawDir = join(root, 'openclaw');
+  const logDir = join(root, 'gateway-logs');
+  mkdirSync(join(openclawDir, 'agents'), { recursive: true });
+  mkdirSync(logDir, { recursive: true });
+
+  const simOptions: SimulatedGatewayOptions = { restartMs: wall(scenario.restartSec ?? 5), refuseMs: 50 };
+  const gateway = await startSimulatedGateway(simOptions);
+  const hook = await startRestartHook(gateway);
+  const restartCommand = restartCommandFor(hook.url);
+  const raw = deepMerge(
+    deepMerge(
+      {
+        openclawDir,
+        dataDir: join(root, 'breakerbar'),
+        gatewayLogDir: logDir,
+        gatewayUrl: gateway.baseUrl,
+        gatewayMetrics: { enabled: false },
+        ingest: { reconcileIntervalMs: 200, backfillDays: 0 },
+        notifications: { desktop: false, webhooks: [] },
+        server: { port: 0 },
+        fleet: { redisUrl: null },
+        watchdog: { restartCommand },
+      },
+      scenario.config,
+    ),
+    options.configOverride,
+  );
+  const unscaled = parseWith(configSchema, raw);
+  const loaded = resolveDirectories(scaleConfig(unscaled, scale), null, {
+    env: {},
+    home: root,
+    platform: process.platform,
+  });
+
+  const timeline: TimelineEvent[] = [];
+  const wallTimes = new WeakMap<TimelineEvent, number>();
+  let t0 = Date.now();
+  const push = (event: TimelineEvent) => {
+    wallTimes.set(event, Date.now() - t0);
+    timeline.push(event);
+  };
+  const now = () => ((Date.now() - t0) * scale) / 1000;
+  const written: Array<{ ts: number; dep: string; retryAfterMs: number }> = [];
+  const calls = { total: 0, failed: 0, byDep: {} as Record<string, { calls: number; failed: number }> };
+  const dbs = new Map<string, OpenClawAgentDb>();
+  const timers: NodeJS.Timeout[] = [];
+  let monitor: Monitor | null = null;
+  const startedAt = new Date().toISOString();
+
+  const writers: Writer[] = format === 'all' ? ['jsonl', 'sqlite', 'gatewaylog'] : [format];
+  const totalWeight = scenario.agents.reduce((sum, a) => sum + (a.weight ?? 1), 0);
+  const agents: AgentWriter[] = scenario.agents.map((a, i) => ({
+    id: a.id,
+    deps: a.deps,
+    weight: (a.weight ?? 1) / totalWeight,
+    writer: writers[i % writers.length] as Writer,
+    sessionId: randomUUID(),
+    entry: 0,
+    last: null,
+    started: false,
+  }));
+  const activeFaults = (sec: number): Record<string, DepFault> => {
+    const out: Record<string, DepFault> = {};
+    for (const phase of scenario.phases) {
+      if (sec >= phase.atSec && sec < phase.atSec + phase.durationSec) Object.assign(out, phase.deps ?? {});
+    }
+    return out;
+  };
+  const pick = (fault: DepFault | undefined): InjectedOutcome | 'ok' => {
+    if (!fault) return 'ok';
+    let r = random();
+    for (const outcome of INJECTED_OUTCOMES) {
+      const share = fault[outcome] ?? 0;
+      if (r < share) return outcome;
+      r -= share;
+    }
+    return 'ok';
+  };
+
+  /** One agent request: the primary, then each fallback after a failure, as OpenClaw tries them. */
+  const request = (agent: AgentWriter, faults: Record<string, DepFault>) => {
+    const ts = Date.now();
+    const lines: string[] = [];
+    const logLines: string[] = [];
+    const link = () => {
+      const parentId = agent.last;
+      agent.entry++;
+      agent.last = `${agent.sessionId.slice(0, 8)}-${agent.entry.toString(16).padStart(6, '0')}`;
+      return { id: agent.last, parentId };
+    };
+    if (!agent.started) {
+      agent.started = true;
+      if (agent.writer !== 'gatewaylog') lines.push(sessionHeader(agent.sessionId, ts));
+    }
+    if (agent.writer !== 'gatewaylog') {
+      const question = link();
+      lines.push(userMessage(question.id, question.parentId, ts, 'Summarise the open issues.'));
+    }
+    for (let i = 0; i < agent.deps.length; i++) {
+      const dep = agent.deps[i] as string;
+      const fault = faults[dep];
+      const injected = pick(fault);
+      const midStream = injected === 'aborted_mid_stream';
+      const outcome: Outcome = midStream ? 'connection_reset' : injected;
+      const stat = calls.byDep[dep] ?? { calls: 0, failed: 0 };
+      calls.byDep[dep] = stat;
+      stat.calls++;
+      calls.total++;
+      if (outcome !== 'ok') {
+        stat.failed++;
+        calls.failed++;
+      }
+      const retryAfterMs = outcome === 'rate_limited' && fault?.retryAfterSec ? wall(fault.retryAfterSec) : 0;
+      if (retryAfterMs > 0) written.push({ ts, dep, retryAfterMs });
+      const last = i === agent.deps.length - 1;
+      if (agent.writer === 'gatewaylog') {
+        logLines.push(
+          fallbackDecisionLine({
+            ts,
+            decision: outcome === 'ok' ? 'candidate_succeeded' : 'candidate_failed',
+            requested: agent.deps[0] as string,
+            candidate: dep,
+            reason: outcome === 'ok' ? null : REASONS[outcome],
+            httpCode: HTTP[outcome],
+            attempt: i + 1,
+            total: agent.deps.length,
+            final: outcome === 'ok' ? 'succeeded' : last ? 'chain_exhausted' : 'next_fallback',
+            next: outcome !== 'ok' && !last ? agent.deps[i + 1] : undefined,
+            sessionKey: `agent:${agent.id}:main`,
+            sessionId: agent.sessionId,
+          }),
+        );
+      } else {
+        const [provider = dep, model = dep] = [dep.slice(0, dep.indexOf('/')), dep.slice(dep.indexOf('/') + 1)];
+        let line = assistantMessage({
+          ...link(),
+          ts,
+          provider,
+          model,
+          outcome,
+          // Sample 0 of rate_limited has no Retry-After; sample 1 has one, rewritten to the scaled value.
+          sample: outcome === 'rate_limited' ? (retryAfterMs > 0 ? 1 : 0) : outcome === 'server_error' ? 0 : 1,
+          totalTokens: outcome === 'ok' ? 800 + Math.floor(random() * 3000) : midStream ? 300 : 0,
+          text: outcome === 'ok' ? 'Here is the summary you asked for.' : midStream ? 'Here is the summ' : undefined,
+        });
+        if (retryAfterMs > 0) {
+          const record = JSON.parse(line) as { message: Record<string, unknown> };
+          record.message.errorRetryAfterMs = Math.max(1, Math.round(retryAfterMs));
+          line = JSON.stringify(record);
+        }
+        lines.push(line);
+      }
+      if (outcome === 'ok') break;
+    }
+    if (agent.writer === 'jsonl') {
+      const dir = join(openclawDir, 'agents', agent.id, 'sessions');
+      mkdirSync(dir, { recursive: true });
+      appendFileSync(join(dir, `${agent.sessionId}.jsonl`), `${lines.join('\n')}\n`);
+    } else if (agent.writer === 'sqlite') {
+      let db = dbs.get(agent.id);
+      if (!db) {
+        db = new OpenClawAgentDb(agentDatabasePath(openclawDir, agent.id));
+        dbs.set(agent.id, db);
+      }
+      db.append(agent.sessionId, agent.id, lines, ts);
+    } else {
+      appendFileSync(gatewayLogPath(logDir, ts), `${logLines.join('\n')}\n`);
+    }
+  };
+
+  const restartIds = new Set<number>();
+  const restartResults = new Map<number, string>();
+  let notices = 0;
+  let transitions = 0;
+  let report: RehearsalReport;
+  try {
+    monitor = new Monitor(loaded, { log: silentLogger, desktop: null, serve: true, gateway: true });
+    await monitor.start();
+    const side = monitor.gateway;
+    const breakers = monitor.breakers;
+    if (!side || !breakers) throw new Error('the monitor started without its gateway side or breakers');
+    t0 = Date.now();
+    breakers.on('transition', (tr) => {
+      transitions++;
+      push({ t: now(), type: 'transition', dep: tr.dep, from: tr.from, to: tr.to, reason: tr.reason });
+    });
+    side.watchdog.on('decision', (d) => {
+      if (d.kind === 'quiet' || d.kind === 'healthy') return;
+      push({ t: now(), type: 'decision', decision: d.kind, source: d.source, dep: d.dep, reason: d.reason });
+    });
+    side.watchdog.on('restart', (row) => {
+      if (row.result === 'dry_run') return;
+      if (!restartIds.has(row.id)) {
+        restartIds.add(row.id);
+        push({ t: now(), type: 'restart', id: row.id, trigger: row.trigger, reason: row.reason });
+      }
+      if (restartResults.get(row.id) !== row.result && row.result !== 'running') {
+        restartResults.set(row.id, row.result);
+        push({ t: now(), type: 'restart_result', id: row.id, result: row.result, detail: row.detail });
+      }
+    });
+    side.notifier.on('notice', (n) => {
+      notices++;
+      push({
+        t: now(),
+        type: 'notice',
+        notice: n.kind,
+        dep: n.dep,
+        title: n.title,
+        severity: n.severity,
+        count: n.count,
+      });
+    });
+    push({ t: 0, type: 'gateway', state: gateway.state });
+    const replay = options.replay ? new ReplayWriter(options.replay, { openclawDir, logDir }, scale) : null;
+
+    // Phases: fault injections at their start, the gateway back up at their end (unless restarted meanwhile).
+    let currentPhase: string | null = null;
+    scenario.phases.forEach((phase, index) => {
+      const label = phase.label ?? describePhase(phase);
+      let restartsAtStart = 0;
+      timers.push(
+        setTimeout(() => {
+          currentPhase = label;
+          restartsAtStart = gateway.restarts;
+          if (phase.restartSec !== undefined) simOptions.restartMs = wall(phase.restartSec);
+          push({
+            t: now(),
+            type: 'phase',
+            index,
+            label,
+            deps: Object.keys(phase.deps ?? {}),
+            gateway: phase.gateway ?? null,
+          });
+          if (phase.gateway) gateway.state = phase.gateway;
+        }, wall(phase.atSec)),
+        setTimeout(
+          () => {
+            push({ t: now(), type: 'phase_end', index, label });
+            if (currentPhase === label) currentPhase = null;
+            const nextSetsGateway = scenario.phases.some(
+              (p) => p !== phase && p.gateway && Math.abs(p.atSec - (phase.atSec + phase.durationSec)) < 1e-9,
+            );
+            if (
+              phase.gateway &&
+              !nextSetsGateway &&
+              gateway.state === phase.gateway &&
+              gateway.restarts === restartsAtStart
+            ) {
+              gateway.state = 'up';
+            }
+          },
+          wall(Math.min(phase.atSec + phase.durationSec, scenario.durationSec)),
+        ),
+      );
+    });
+
+    // The workload: due requests every tick, at the compressed rate; the gateway's state watched.
+    const endWall = wall(scenario.durationSec);
+    let done = 0;
+    let lastState = gateway.state;
+    let lastProgress = 0;
+    while (Date.now() - t0 < endWall) {
+      const sec = now();
+      const due = replay ? 0 : Math.floor(scenario.rate * sec) - done;
+      const faults = activeFaults(sec);
+      if (replay) {
+        replay.writeUntil(sec, t0);
+        calls.total = replay.calls;
+      }
+      for (let i = 0; i < Math.min(due, 500); i++) {
+        request(pickAgent(agents, random()), faults);
+      }
+      done += Math.max(0, due);
+      if (gateway.state !== lastState) {
+        lastState = gateway.state;
+        push({ t: now(), type: 'gateway', state: lastState });
+      }
+      if (options.onProgress && Date.now() - lastProgress >= 250) {
+        lastProgress = Date.now();
+        options.onProgress({
+          scenario: scenario.name,
+          sec: Math.min(sec, scenario.durationSec),
+          durationSec: scenario.durationSec,
+          calls: calls.total,
+          transitions,
+          restarts: restartIds.size,
+          notices,
+          phase: currentPhase,
+        });
+      }
+      await sleep(10);
+    }
+    // Let the pipeline catch up with the last writes before judging.
+    await sleep(slackMs);
+    const wallMs = Date.now() - t0;
+    const policy = {
+      maxRestartsPerHour: unscaled.watchdog.maxRestartsPerHour,
+      restartSpacingSec: unscaled.watchdog.restartSpacingSec,
+      startupGraceSec: unscaled.watchdog.startupGraceSec,
+      maxDeferralSec: unscaled.watchdog.maxDeferralSec,
+      breakerCooldownMs: unscaled.breakers.cooldownMs,
+    };
+    const latencies = measureLatencies(scenario, timeline, wallTimes);
+    const expectations = evaluate(scenario, timeline, {
+      scale,
+      slackSec: (slackMs * scale) / 1000,
+      written: written.map((w) => ({
+        t: ((w.ts - t0) * scale) / 1000,
+        dep: w.dep,
+        retryAfterSec: (w.retryAfterMs * scale) / 1000,
+      })),
+      maxDeferralSec: unscaled.watchdog.maxDeferralSec,
+    });
+    report = {
+      scenario: {
+        name: scenario.name,
+        description: scenario.description,
+        durationSec: scenario.durationSec,
+        rate: scenario.rate,
+      },
+      timeScale: scale,
+      format,
+      slackMs,
+      startedAt,
+      wallMs,
+      stateDir: options.keepStateDir ? root : null,
+      calls,
+      policy,
+      timeline: timeline.map((e) => ({ ...e, t: round(e.t) })),
+      latencies,
+      expectations,
+      passed: expectations.every((e) => e.passed),
+    };
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+    await monitor?.stop().catch(() => {});
+    await gateway.close();
+    hook.server.closeAllConnections();
+    await new Promise((resolve) => hook.server.close(resolve));
+    for (const db of dbs.values()) db.close();
+    if (!options.keepStateDir) rmSync(root, { recursive: true, force: true });
+  }
+  return report;
+}
+
+function pickAgent(agents: AgentWriter[], r: number): AgentWriter {
+  let left = r;
+  for (const agent of agents) {
+    left -= agent.weight;
+    if (left < 0) return agent;
+  }
+  return agents[agents.length - 1] as AgentWriter;
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+export function describePhase(phase: Scenario['phases'][number]): string {
+  const parts = Object.entries(phase.deps ?? {}).map(([dep, fault]) => {
+    const mix = INJECTED_OUTCOMES.filter((o) => (fault[o] ?? 0) > 0)
+      .map((o) => `${o} ${Math.round((fault[o] ?? 0) * 100)}%`)
+      .join(', ');
+    return `${dep}: ${mix || 'healthy'}${fault.retryAfterSec ? ` (Retry-After ${fault.retryAfterSec} s)` : ''}`;
+  });
+  if (phase.gateway) parts.push(`gateway ${phase.gateway}`);
+  return parts.join('; ') || 'no faults';
+}
+
+/** Per injected fault: its start → the first transition of the affected dependency, → the first notice about it. */
+function measureLatencies(
+  scenario: Scenario,
+  timeline: TimelineEvent[],
+  wallTimes: WeakMap<TimelineEvent, number>,
+): Latency[] {
+  const out: Latency[] = [];
+  scenario.phases.forEach((phase, index) => {
+    const start = timeline.find((e) => e.type === 'phase' && e.index === index);
+    if (!start) return;
+    const startWall = wallTimes.get(start) ?? 0;
+    const end = phase.atSec + phase.durationSec;
+    const targets: string[] = Object.entries(phase.deps ?? {})
+      .filter(([, fault]) => INJECTED_OUTCOMES.some((o) => (fault[o] ?? 0) >= 0.5))
+      .map(([dep]) => dep);
+    if (phase.gateway && phase.gateway !== 'up') targets.push('gateway');
+    for (const target of targets) {
+      const within = (e: TimelineEvent) => e.t >= start.t && e.t <= end + 60;
+      const transition =
+        target === 'gateway'
+          ? timeline.find((e) => within(e) && e.type === 'decision' && ['dead', 'restart'].includes(e.decision))
+          : timeline.find((e) => within(e) && e.type === 'transition' && e.dep === target && e.from === 'closed');
+      const notice = timeline.find(
+        (e) => within(e) && e.type === 'notice' && (target === 'gateway' ? e.dep === null : e.dep === target),
+      );
+      const wallOf = (e: TimelineEvent | undefined) =>
+        e === undefined ? null : Math.max(0, (wallTimes.get(e) ?? 0) - startWall);
+      out.push({
+        phase: index,
+        label: phase.label ?? describePhase(phase),
+        target,
+        faultAtSec: round(start.t),
+        transitionSec: transition ? round(transition.t - start.t) : null,
+        noticeSec: notice ? round(notice.t - start.t) : null,
+        transitionWallMs: wallOf(transition),
+        noticeWallMs: wallOf(notice),
+      });
+    }
+  });
+  return out;
+}
