@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- [name ...] [options]`: runs benchmarks, records their
  * figures in docs/benchmarks.md and prints a summary table at the end.
- * Names: scan, latency, idle, api, resume, store, rehearsal (or all, the
+ * Names: scan, latency, detection, idle, api, resume, store, rehearsal (or all, the
  * default: every one in that order).
  *
  * Options:
@@ -12,6 +12,7 @@
  * Environment (kept for compatibility): BENCH_SCAN_MB, BENCH_ROUNDS for scan.
  */
 import { apiBench } from './api.js';
+import { detectionBench } from './detection.js';
 import { idleBench } from './idle.js';
 import { latencyBench } from './latency.js';
 import { rehearsalBench } from './rehearsal.js';
@@ -62,6 +63,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
       Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3)),
     ),
   latency: () => latencyBench(),
+  detection: () => detectionBench({ quick }),
   idle: () => (quick ? idleBench(100, 10) : idleBench()),
   api: () => (quick ? apiBench(200) : apiBench()),
   resume: () => resumeBench({ sizeMb: numberOption('size-mb', quick ? 50 : 1024), restarts: quick ? 3 : 10 }),
