@@ -45,6 +45,12 @@ export class Prober {
 
   /** Dependencies whose lease is being asked for (never two requests for one). */
   private readonly leasing = new Set<string>();
+  /** After stop, an answer still in flight is dropped: the store it would be written to is closed. */
+  private stopped = false;
+
+  stop(): void {
+    this.stopped = true;
+  }
 
   /** Starts the probes that are due; called on every breaker tick. */
   run(): void {
@@ -59,7 +65,9 @@ export class Prober {
       }
       if (this.leasing.has(dep)) continue;
       this.leasing.add(dep);
-      void this.leased(dep, config);
+      this.leased(dep, config).catch((error: unknown) =>
+        this.options.log.error('breaker probe lease failed', { dep, error: (error as Error).message }),
+      );
     }
   }
 
@@ -109,7 +117,12 @@ export class Prober {
       outcome = (error as Error).name === 'TimeoutError' ? 'timeout' : 'connection_reset';
       log.debug('breaker probe failed', { dep, error: (error as Error).message });
     }
+    if (this.stopped) return;
     this.options.onLatency(dep, performance.now() - t0);
-    runner.probeFinished(dep, { ts: Math.max(clock(), started), outcome, retryAfterMs });
+    try {
+      runner.probeFinished(dep, { ts: Math.max(clock(), started), outcome, retryAfterMs });
+    } catch (error) {
+      log.error('breaker probe result could not be recorded', { dep, error: (error as Error).message });
+    }
   }
 }

@@ -135,6 +135,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.prober.stop();
     this.fleet?.stop();
   }
 
