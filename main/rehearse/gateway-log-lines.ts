@@ -5,41 +5,61 @@
  */
 import { join } from 'node:path';
 
-type Level = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+export type Level = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 const LEVEL_IDS: Record<Level, number> = { DEBUG: 2, INFO: 3, WARN: 4, ERROR: 5 };
 
-/** `2026-11-30T00:00:01.000+01:00` for the given instant and offset (minutes east of UTC). */
-export function isoWithOffset(ts: number, offsetMinutes: number): string {
-  const local = new Date(ts + offsetMinutes * 60_000).toISOString().slice(0, -1);
-  const sign = offsetMinutes < 0 ? '-' : '+';
-  const abs = Math.abs(offsetMinutes);
-  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-}
-
-export function tslogLine(options: {
-  subsystem: string;
+export interface TslogOptions {
+  /** null: a plain logger without bindings (its name in `_meta.name`, the text in `"0"`). */
+  subsystem: string | null;
   ts: number;
   text: string;
   fields?: Record<string, unknown>;
   level?: Level;
-}): string {
+  /** Offset of the `time` field from UTC, minutes (default +60, Europe/Berlin in winter). */
+  offsetMinutes?: number;
+  /** Leaves out `time` and `_meta.date`. */
+  withoutTime?: boolean;
+}
+
+/** `2026-11-30T00:00:01.000+01:00` for the given instant and offset. */
+export function isoWithOffset(ts: number, offsetMinutes: number): string {
+  const local = new Date(ts + offsetMinutes * 60_000).toISOString().slice(0, -1);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  const hh = String(Math.floor(abs / 60)).padStart(2, '0');
+  const mm = String(abs % 60).padStart(2, '0');
+  return `${local}${sign}${hh}:${mm}`;
+}
+
+/** One tslog line exactly as the gateway's file transport writes it. */
+export function tslogLine(options: TslogOptions): string {
   const level = options.level ?? 'INFO';
-  const bindings = JSON.stringify({ subsystem: options.subsystem });
-  const args: unknown[] = [bindings];
+  const bindings = options.subsystem === null ? null : JSON.stringify({ subsystem: options.subsystem });
+  const args: unknown[] = bindings === null ? [] : [bindings];
   if (options.fields) args.push(options.fields);
   args.push(options.text);
   const record: Record<string, unknown> = Object.fromEntries(args.map((arg, i) => [String(i), arg]));
   record._meta = {
     runtime: 'node',
-    runtimeVersion: process.version,
+    runtimeVersion: 'v24.3.0',
     hostname: 'unknown',
-    name: bindings,
+    name: bindings ?? 'openclaw',
     parentNames: ['openclaw'],
-    date: new Date(options.ts).toISOString(),
+    ...(options.withoutTime ? {} : { date: new Date(options.ts).toISOString() }),
     logLevelId: LEVEL_IDS[level],
     logLevelName: level,
+    path: {
+      fullFilePath: 'file:///usr/lib/node_modules/openclaw/dist/subsystem-B3kQ1x9a.js:412:14',
+      fileName: 'subsystem-B3kQ1x9a.js',
+      fileNameWithLine: 'subsystem-B3kQ1x9a.js:412',
+      fileColumn: '14',
+      fileLine: '412',
+      filePath: '/usr/lib/node_modules/openclaw/dist/subsystem-B3kQ1x9a.js',
+      filePathWithLine: '/usr/lib/node_modules/openclaw/dist/subsystem-B3kQ1x9a.js:412',
+      method: 'logToFile',
+    },
   };
-  record.time = isoWithOffset(options.ts, -new Date(options.ts).getTimezoneOffset());
+  if (!options.withoutTime) record.time = isoWithOffset(options.ts, options.offsetMinutes ?? 60);
   return JSON.stringify(record);
 }
 
@@ -91,6 +111,8 @@ export function fallbackDecisionLine(o: FallbackDecisionLine): string {
     text: 'model fallback decision',
     fields,
     level: o.decision === 'candidate_failed' ? 'WARN' : 'INFO',
+    // The gateway writes its local time: this machine's offset at that instant.
+    offsetMinutes: -new Date(o.ts).getTimezoneOffset(),
   });
 }
 

@@ -14,7 +14,11 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { GatewaySignal, SignalKind } from '../../main/core/events.js';
+import { isoWithOffset, type TslogOptions, tslogLine } from '../../main/rehearse/gateway-log-lines.js';
 import { seededRandom } from '../../main/rehearse/records.js';
+
+// The tslog line writer ships with the rehearsal (it writes gateway logs too): one implementation, used here.
+export { isoWithOffset, type TslogOptions, tslogLine };
 
 /** Structured fields (`"1"` an object, text in `"2"`) or console text with `key=value` pairs. */
 export type Form = 'fields' | 'text';
@@ -28,64 +32,6 @@ export interface LogLine {
   line: string;
   /** The signal it must become, or null for a well-formed line that is not one (ignored, counted as unknown). */
   signal: ExpectedSignal | null;
-}
-
-type Level = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-const LEVEL_IDS: Record<Level, number> = { DEBUG: 2, INFO: 3, WARN: 4, ERROR: 5 };
-
-export interface TslogOptions {
-  /** null: a plain logger without bindings (its name in `_meta.name`, the text in `"0"`). */
-  subsystem: string | null;
-  ts: number;
-  text: string;
-  fields?: Record<string, unknown>;
-  level?: Level;
-  /** Offset of the `time` field from UTC, minutes (default +60, Europe/Berlin in winter). */
-  offsetMinutes?: number;
-  /** Leaves out `time` and `_meta.date`. */
-  withoutTime?: boolean;
-}
-
-/** `2026-11-30T00:00:01.000+01:00` for the given instant and offset. */
-export function isoWithOffset(ts: number, offsetMinutes: number): string {
-  const local = new Date(ts + offsetMinutes * 60_000).toISOString().slice(0, -1);
-  const sign = offsetMinutes < 0 ? '-' : '+';
-  const abs = Math.abs(offsetMinutes);
-  const hh = String(Math.floor(abs / 60)).padStart(2, '0');
-  const mm = String(abs % 60).padStart(2, '0');
-  return `${local}${sign}${hh}:${mm}`;
-}
-
-/** One tslog line exactly as the gateway's file transport writes it. */
-export function tslogLine(options: TslogOptions): string {
-  const level = options.level ?? 'INFO';
-  const bindings = options.subsystem === null ? null : JSON.stringify({ subsystem: options.subsystem });
-  const args: unknown[] = bindings === null ? [] : [bindings];
-  if (options.fields) args.push(options.fields);
-  args.push(options.text);
-  const record: Record<string, unknown> = Object.fromEntries(args.map((arg, i) => [String(i), arg]));
-  record._meta = {
-    runtime: 'node',
-    runtimeVersion: 'v24.3.0',
-    hostname: 'unknown',
-    name: bindings ?? 'openclaw',
-    parentNames: ['openclaw'],
-    ...(options.withoutTime ? {} : { date: new Date(options.ts).toISOString() }),
-    logLevelId: LEVEL_IDS[level],
-    logLevelName: level,
-    path: {
-      fullFilePath: 'file:///usr/lib/node_modules/openclaw/dist/subsystem-B3kQ1x9a.js:412:14',
-      fileName: 'subsystem-B3kQ1x9a.js',
-      fileNameWithLine: 'subsystem-B3kQ1x9a.js:412',
-      fileColumn: '14',
-      fileLine: '412',
-      filePath: '/usr/lib/node_modules/openclaw/dist/subsystem-B3kQ1x9a.js',
-      filePathWithLine: '/usr/lib/node_modules/openclaw/dist/subsystem-B3kQ1x9a.js:412',
-      method: 'logToFile',
-    },
-  };
-  if (!options.withoutTime) record.time = isoWithOffset(options.ts, options.offsetMinutes ?? 60);
-  return JSON.stringify(record);
 }
 
 /** A full expected signal: the given fields, everything else null. */
