@@ -2,32 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiBreaker } from '../../main/core/server/api-types.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
-import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
 import { breakerWaits, byAttention, restartsInLastHour, watchdogMode } from '../../renderer/describe.js';
+import { watchdog } from '../app/fixtures.js';
 import { breakerSnapshot } from '../helpers/fake-backend.js';
 
 const NOW = 1_750_000_000_000;
-
-const watchdog = (overrides: Partial<WatchdogStatus>): WatchdogStatus => ({
-  enabled: true,
-  dryRun: false,
-  paused: false,
-  pausedUntil: null,
-  consecutiveChecks: 0,
-  threshold: 3,
-  healthFailures: 0,
-  healthFailuresBeforeRestart: 2,
-  budgetRemaining: 4,
-  maxRestartsPerHour: 4,
-  restartInFlight: null,
-  recovering: null,
-  deferral: null,
-  diverging: false,
-  lastDecision: null,
-  lastRestart: null,
-  strategy: { description: null, argv: null, problem: null },
-  ...overrides,
-});
 
 const breaker = (dep: string, overrides: Partial<ApiBreaker> = {}): ApiBreaker => ({
   ...breakerSnapshot(dep),
