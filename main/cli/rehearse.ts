@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { planReplay, ReplayError, replayScenario } from '../rehearse/replay.js';
 import { renderHtml, renderText } from '../rehearse/report.js';
-import { FORMATS, type Format, type RehearsalReport, runRehearsal } from '../rehearse/runner.js';
+import { FORMATS, type Format, type Progress, type RehearsalReport, runRehearsal } from '../rehearse/runner.js';
 import { loadScenarioFile, type Scenario, ScenarioError } from '../rehearse/scenario.js';
 import { BUILT_IN_SCENARIOS, builtInScenario } from '../rehearse/scenarios.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';
@@ -38,16 +38,7 @@ function listText(): string {
 
 function progressLine(io: Io, enabled: boolean) {
   if (!enabled) return undefined;
-  return (p: {
-    scenario: string;
-    sec: number;
-    durationSec: number;
-    calls: number;
-    transitions: number;
-    restarts: number;
-    notices: number;
-    phase: string | null;
-  }) => {
+  return (p: Progress) => {
     const pct = Math.floor((100 * p.sec) / p.durationSec);
     const phase = p.phase ? ` · ${p.phase.slice(0, 40)}` : '';
     io.err(
