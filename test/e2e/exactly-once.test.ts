@@ -122,10 +122,14 @@ describe('exactly-once ingestion under SIGKILL', () => {
       await exited(daemon);
       storedAfterKill.push(storedCalls());
     };
-    // Backfill: each life a little longer than the last, so several end mid-backfill
-    // whatever this machine's speed, until the backlog is all stored.
-    for (let round = 0; round < 40 && storedAfterKill.at(-1) !== backlog; round++) {
-      await killAfter(250 + 120 * round + Math.floor(kill() * 100));
+    // Backfill: a life grows only when the one before it stored nothing new, so lives
+    // settle just past the daemon's start-up time and each stores a slice of the
+    // backlog. However fast this machine backfills, several lives end mid-backfill.
+    let life = 250;
+    for (let round = 0; round < 100 && storedAfterKill.at(-1) !== backlog; round++) {
+      const before = storedAfterKill.at(-1) ?? 0;
+      await killAfter(life + Math.floor(kill() * 25));
+      if ((storedAfterKill.at(-1) ?? 0) === before) life += 25;
     }
     // Live: the gateway keeps writing while the daemon dies and restarts.
     const live = setInterval(() => {
