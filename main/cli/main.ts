@@ -7,6 +7,7 @@ import { ServeError } from '../core/monitor.js';
 import { StoreError } from '../core/store/db.js';
 import { version } from '../core/version.js';
 import { ApiClientError } from './api-client.js';
+import { breakerCommand } from './breaker-control.js';
 import { type Command, type Io, parseCommandArgs, processIo, UsageError } from './command.js';
 import { daemonCommand } from './daemon.js';
 import { dashboardCommand } from './dashboard.js';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   restartCommand,
   pauseCommand,
   resumeCommand,
+  breakerCommand,
   doctorCommand,
   dashboardCommand,
   rehearseCommand,

@@ -261,7 +261,7 @@ describe('help and usage errors', () => {
     expect(out).toBe('');
     expect(err).toContain('unknown command "scna"');
     expect(err).toContain(
-      'Commands: daemon, status, restart, pause, resume, doctor, dashboard, rehearse, scan, history, service',
+      'Commands: daemon, status, restart, pause, resume, breaker, doctor, dashboard, rehearse, scan, history, service',
     );
   });
 
@@ -653,6 +653,60 @@ describe('daemon', () => {
     daemon.child.kill('SIGHUP');
     await sleep(500);
     expect(daemon.stderr().match(/restarting the monitor/g)).toHaveLength(1);
+    daemon.child.kill('SIGTERM');
+    expect(await exitCode(daemon)).toBe(0);
+  });
+
+  it('breaker open/close/reset set a breaker on the running daemon; mistakes are explained', async () => {
+    const now = Date.now();
+    writeTranscript(live(), [header('live'), assistant(now - 900, 'zhipu/glm-5.1', { tokens: 10 })]);
+    expect(cli('breaker', 'open', 'zhipu/glm-5.1')).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('no BreakerBar is running'),
+    });
+    const daemon = startDaemon();
+    await running(daemon);
+    await historyWith(1);
+    const breaker = async (dep: string) => {
+      const url = readFileSync(join(bbHome, 'api-url'), 'utf8').trim();
+      const status = (await (await fetch(`${url}/api/status`)).json()) as {
+        breakers: Array<{ dep: string; state: string; forced: string | null; reason: string }>;
+      };
+      return status.breakers.find((b) => b.dep === dep);
+    };
+    await until(async () => (await breaker('zhipu/glm-5.1')) !== undefined, 10_000);
+
+    const opened = cli('breaker', 'open', 'zhipu/glm-5.1', '--reason', 'provider maintenance');
+    expect(opened).toMatchObject({ code: 0, out: 'zhipu/glm-5.1: closed → open (operator: provider maintenance)\n' });
+    expect(await breaker('zhipu/glm-5.1')).toMatchObject({ state: 'open', forced: 'open' });
+
+    const closed = cli('breaker', 'close', 'zhipu/glm-5.1', '--json');
+    expect(closed.code, closed.err).toBe(0);
+    expect(JSON.parse(closed.out)).toMatchObject({
+      transitions: [
+        { dep: 'zhipu/glm-5.1', from: 'open', to: 'closed', reason: 'operator: set from the command line' },
+      ],
+    });
+    expect(await breaker('zhipu/glm-5.1')).toMatchObject({ state: 'closed', forced: 'closed' });
+    expect(cli('breaker', 'reset', 'zhipu/glm-5.1').code).toBe(0);
+    expect(await breaker('zhipu/glm-5.1')).toMatchObject({ state: 'closed', forced: null });
+
+    // A dependency never seen can only be forced open; the daemon's refusal reaches the user.
+    const unseen = cli('breaker', 'close', 'nobody/none');
+    expect(unseen.code).toBe(1);
+    expect(unseen.err).toContain('no breaker for "nobody/none" yet');
+    // Usage mistakes exit 2 before anything is sent.
+    expect(cli('breaker').code).toBe(2);
+    expect(cli('breaker', 'shut', 'zhipu/glm-5.1')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('"shut" is not open, close or reset'),
+    });
+    expect(cli('breaker', 'open')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('name the dependency to open'),
+    });
+    expect(cli('breaker', 'open', 'a/b', 'c/d').code).toBe(2);
+
     daemon.child.kill('SIGTERM');
     expect(await exitCode(daemon)).toBe(0);
   });
