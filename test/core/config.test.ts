@@ -79,6 +79,7 @@ const DEFAULTS = {
     maxRetryAfterMs: 3_600_000,
     overrides: {},
     probes: {},
+    stallAfterMs: 180_000,
   },
   budgets: [],
   health: { intervalSec: 15, connectTimeoutSec: 3, readTimeoutMinSec: 2, readTimeoutMaxSec: 30 },
@@ -189,6 +190,7 @@ describe('loadConfig parses every documented key', () => {
         probes: {
           'deepseek/*': { url: 'https://api.deepseek.com/models', tokenEnv: 'DEEPSEEK_API_KEY', timeoutMs: 1500 },
         },
+        stallAfterMs: 120_000,
       },
       budgets: [{ agent: 'main', dep: 'anthropic/*', tokensPerMinute: 200_000 }],
       health: { intervalSec: 5, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 10 },

@@ -13,14 +13,15 @@ import { FleetLink } from '../fleet/link.js';
 import type { Logger } from '../log.js';
 import type { ApiBreaker, TokenRate } from '../server/api-types.js';
 import type { BreakerbarMetrics } from '../server/metrics.js';
-import type { Store } from '../store/db.js';
+import type { ReplayCall, Store } from '../store/db.js';
 import { AgentDependencies } from '../traffic/dependents.js';
-import { StallTracker } from '../traffic/stalls.js';
+import { SILENCE_COUNTS_FOR_MS, StallTracker } from '../traffic/stalls.js';
 import { TokenRates } from '../traffic/tokens.js';
 import { FleetSharing } from './fleet-sharing.js';
 import { Prober } from './prober.js';
 import { BreakerRunner, breakerKeyOf } from './runner.js';
 import type { BreakerSnapshot, OperatorAction, Transition } from './types.js';
+import { verdictOf } from './verdict.js';
 
 const TICK_MS = 250;
 /** Without a fleet answer (none configured): probe as a single host would. */
@@ -55,7 +56,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   private readonly prober: Prober;
   private readonly tokens: TokenRates;
   private readonly dependents = new AgentDependencies();
-  private readonly stalls = new StallTracker();
+  private readonly stalls: StallTracker;
   private timer: NodeJS.Timeout | null = null;
   /** Breakers shared with other hosts through Redis (null: local only, the default). */
   readonly fleet: FleetSharing | null;
@@ -64,6 +65,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     super();
     const { config, store, metrics, log, clock } = options;
     this.tokens = new TokenRates(config.budgets);
+    this.stalls = new StallTracker(config.breakers.stallAfterMs);
     this.runner = new BreakerRunner({
       config: config.breakers,
       store,
@@ -117,6 +119,10 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     for (const { agentId, dep, provider, ts } of store.agentDependencies(clock() - DAY_MS)) {
       this.dependents.record(agentId, breakerKeyOf({ dep, provider }, this.options.config.breakers.key), ts);
     }
+    // Sessions that went silent after a failure shortly before BreakerBar started are still stalled.
+    if (this.options.config.breakers.stallAfterMs > 0) {
+      for (const call of store.callsSince(clock() - SILENCE_COUNTS_FOR_MS)) this.seenForStalls(call);
+    }
     this.runner.replay();
     metrics.baseline(this.runner.snapshots());
     this.fleet?.start();
@@ -145,7 +151,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     for (const call of calls) {
       const dep = breakerKeyOf(call, key);
       this.dependents.record(call.agentId, dep, call.ts);
-      this.stalls.callSeen(call.sessionId, dep);
+      this.seenForStalls(call);
       this.stalls.progressed(call.sessionId);
       this.options.metrics.declareDependency(call.dep);
     }
@@ -161,6 +167,12 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
       });
       this.emit('budget', crossed);
     }
+  }
+
+  /** Each call is the session's latest until a later one comes: a failed one may be the start of a silence. */
+  private seenForStalls(call: ReplayCall): void {
+    const dep = breakerKeyOf(call, this.options.config.breakers.key);
+    this.stalls.callSeen(call.sessionId, dep, call.ts, verdictOf(call) === 'failure');
   }
 
   /** Gateway log signals just stored. */

@@ -135,6 +135,12 @@ export const configSchema = group({
       DEP_PATTERN,
       'dependency patterns like "zhipu/*"',
     ),
+    stallAfterMs: int(
+      180_000,
+      0,
+      DAY,
+      "A session whose latest call failed (a failure the breakers count) and that has made no call since for this long is flagged stalled on that dependency, for up to an hour after the failure; 0 turns this off (the gateway log's stall reports still count).",
+    ),
   }),
   budgets: list(
     {

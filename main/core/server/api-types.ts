@@ -25,7 +25,7 @@ export interface TokenRate {
 export interface ApiBreaker extends BreakerSnapshot {
   /** Agents whose calls in the data seen go only to this dependency (no fallback): who is stuck while it is down. */
   soleDependents: string[];
-  /** A stalled session was reported on this dependency recently. */
+  /** Sessions stalled on this dependency now (reported by the gateway log, or silent since a failed call). */
   stalled: { sessions: number; since: number } | null;
   /** Other hosts of the fleet whose breaker for this dependency is not closed ("open elsewhere"). */
   elsewhere: Array<{ host: string; state: BreakerState; since: number; reason: string }>;

@@ -214,7 +214,7 @@ export class BreakerbarMetrics {
     });
     new Gauge({
       name: METRIC_NAMES.stalledSessions,
-      help: 'Sessions reported stalled on a dependency recently (gateway log stall diagnostics).',
+      help: 'Sessions stalled on a dependency now: reported by the gateway log, or silent since a failed call.',
       labelNames: ['dep'],
       registers,
       collect() {

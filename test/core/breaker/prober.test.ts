@@ -180,9 +180,10 @@ describe('Prober against a local HTTP server', () => {
 
   it('reports a timeout when the server does not answer within timeoutMs', async () => {
     const server = await hanging();
-    const h = harness({ [GLM]: { url: server.url, timeoutMs: 100 } });
+    const h = harness({ [GLM]: { url: server.url, timeoutMs: 300 } });
     await h.runAndWait();
-    expect(server.requests).toHaveLength(1);
+    // One probe at most; on a loaded machine the client may give up before the server has seen it.
+    expect(server.requests.length).toBeLessThanOrEqual(1);
     expect(snapshot(h)).toMatchObject({ state: 'open', reason: 'trial failed: timeout' });
   });
 

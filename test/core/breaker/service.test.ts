@@ -255,6 +255,28 @@ describe('BreakerService: stalls', () => {
     expect(h.service.stalledSessions()).toEqual([]);
   });
 
+  it('flags a session silent since a failed call after breakers.stallAfterMs, and again after a restart', async () => {
+    const h = harness({ breakers: { stallAfterMs: 60_000 } }, s(30));
+    const calls = [call(0), call(5, { outcome: 'rate_limited' }), call(6, { session: 's2' })];
+    // As a source does: stored, then observed.
+    store.commit({ events: calls });
+    observeEach(h, calls);
+    expect(breaker(h, GLM)?.stalled).toBeNull();
+    h.wall.now = s(65);
+    expect(breaker(h, GLM)?.stalled).toEqual({ sessions: 1, since: s(5) });
+    expect(await sample(h, METRIC_NAMES.stalledSessions, { dep: GLM })).toBe(1);
+
+    // A service started later over the same store finds the silence in the stored calls.
+    h.service.stop();
+    const again = harness({ breakers: { stallAfterMs: 60_000 } }, s(70));
+    again.service.start();
+    expect(breaker(again, GLM)?.stalled).toEqual({ sessions: 1, since: s(5) });
+    // A neutral failure (the caller's problem, not the dependency's) is not a stall.
+    again.service.observe([call(71, { session: 's3', outcome: 'auth' })]);
+    again.wall.now = s(200);
+    expect(breaker(again, GLM)?.stalled).toEqual({ sessions: 1, since: s(5) });
+  });
+
   it('ignores stall signals for sessions it cannot place', () => {
     const h = harness({}, s(60));
     h.service.observe([call(10)]);

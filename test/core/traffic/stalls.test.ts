@@ -32,10 +32,10 @@ function signal(sessionId: string | null, ts: number, over: Partial<GatewaySigna
   };
 }
 
-/** A tracker that has seen each `[session, dep]` call in order. */
+/** A tracker (silence not counted) that has seen each `[session, dep]` call, successful, in order. */
 function tracker(calls: ReadonlyArray<readonly [string, string]> = []): StallTracker {
   const stalls = new StallTracker();
-  for (const [sessionId, dep] of calls) stalls.callSeen(sessionId, dep);
+  for (const [sessionId, dep] of calls) stalls.callSeen(sessionId, dep, T0, false);
   return stalls;
 }
 
@@ -128,11 +128,73 @@ describe('StallTracker', () => {
       ['first', GLM],
       ['touched', GLM],
     ]);
-    for (let i = 0; i < 19_998; i++) stalls.callSeen(`filler-${i}`, CLAUDE);
-    stalls.callSeen('touched', GLM);
-    stalls.callSeen('newest', GLM);
+    for (let i = 0; i < 19_998; i++) stalls.callSeen(`filler-${i}`, CLAUDE, T0, false);
+    stalls.callSeen('touched', GLM, T0, false);
+    stalls.callSeen('newest', GLM, T0, false);
     expect(stalls.signal(signal('first', T0))).toBeNull();
     expect(stalls.signal(signal('touched', T0))).toBe(GLM);
     expect(stalls.signal(signal('newest', T0))).toBe(GLM);
+  });
+});
+
+describe('StallTracker: sessions gone silent after a failure', () => {
+  const AFTER = 3 * MINUTE;
+
+  it('flags a session whose latest call failed once it has been silent for silentAfterMs', () => {
+    const stalls = new StallTracker(AFTER);
+    stalls.callSeen('s1', GLM, T0, false);
+    stalls.callSeen('s1', GLM, T0 + 1000, true);
+    expect(stalls.stalled(GLM, T0 + 1000 + AFTER - 1)).toBeNull();
+    expect(stalls.stalled(GLM, T0 + 1000 + AFTER)).toEqual({ sessions: 1, since: T0 + 1000 });
+    expect(stalls.all(T0 + 1000 + AFTER)).toEqual([{ dep: GLM, sessions: 1 }]);
+  });
+
+  it('does not flag a session whose latest call succeeded, or one that went on elsewhere after the failure', () => {
+    const stalls = new StallTracker(AFTER);
+    stalls.callSeen('ok', GLM, T0, true);
+    stalls.callSeen('ok', GLM, T0 + 1000, false);
+    stalls.callSeen('fell-back', GLM, T0, true);
+    stalls.callSeen('fell-back', CLAUDE, T0 + 2000, false);
+    expect(stalls.all(T0 + 10 * MINUTE)).toEqual([]);
+  });
+
+  it('judges by event time: an older call read late does not hide a newer failure', () => {
+    const stalls = new StallTracker(AFTER);
+    stalls.callSeen('s1', GLM, T0 + 5000, true);
+    stalls.callSeen('s1', CLAUDE, T0, false);
+    expect(stalls.stalled(GLM, T0 + 5000 + AFTER)).toEqual({ sessions: 1, since: T0 + 5000 });
+    // Stall reports are attributed to the latest call's dependency too.
+    expect(stalls.signal(signal('s1', T0 + 6000))).toBe(GLM);
+  });
+
+  it('stops counting a silent session an hour after its failure, and never counts it again', () => {
+    const stalls = new StallTracker(AFTER);
+    stalls.callSeen('s1', GLM, T0, true);
+    expect(stalls.stalled(GLM, T0 + 60 * MINUTE)?.sessions).toBe(1);
+    expect(stalls.stalled(GLM, T0 + 60 * MINUTE + 1)).toBeNull();
+    expect(stalls.stalled(GLM, T0 + 30 * MINUTE)).toBeNull();
+  });
+
+  it('counts a session both silent and reported stalled once, since the earlier of the two', () => {
+    const stalls = new StallTracker(AFTER);
+    stalls.callSeen('s1', GLM, T0, true);
+    stalls.callSeen('s2', GLM, T0, true);
+    stalls.signal(signal('s1', T0 + 4 * MINUTE));
+    expect(stalls.stalled(GLM, T0 + 4 * MINUTE)).toEqual({ sessions: 2, since: T0 });
+  });
+
+  it('silentAfterMs 0 turns the silence rule off; reports still count', () => {
+    const stalls = new StallTracker(0);
+    stalls.callSeen('s1', GLM, T0, true);
+    expect(stalls.stalled(GLM, T0 + 10 * MINUTE)).toBeNull();
+    stalls.signal(signal('s1', T0 + 10 * MINUTE));
+    expect(stalls.stalled(GLM, T0 + 10 * MINUTE)?.sessions).toBe(1);
+  });
+
+  it('forgets the failure of a session evicted beyond 20 000', () => {
+    const stalls = new StallTracker(AFTER);
+    stalls.callSeen('old', GLM, T0, true);
+    for (let i = 0; i < 20_000; i++) stalls.callSeen(`filler-${i}`, CLAUDE, T0, false);
+    expect(stalls.stalled(GLM, T0 + AFTER)).toBeNull();
   });
 });
