@@ -256,7 +256,8 @@ describe('Prober: when it probes', () => {
   it('never has two probes in flight for one dependency', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch');
     const server = await hanging();
-    const h = harness({ [GLM]: { url: server.url, timeoutMs: 100 } });
+    // Long enough that even a loaded machine delivers the request before the client gives up.
+    const h = harness({ [GLM]: { url: server.url, timeoutMs: 1000 } });
     const first = h.runAndWait();
     await server.firstRequest;
     for (let i = 1; i <= 5; i++) {
