@@ -46,7 +46,6 @@ Options:
     const result = await scanInParallel(dirs, {
       includeArchives: args.values['include-archives'] === true,
       since,
-      maxSchemaVersion: loaded.config.ingest.sqliteMaxSchemaVersion,
       maxLineBytes: loaded.config.ingest.maxLineBytes,
       profile: loaded.config.profile,
       gatewayLogDirs: stringList(args, 'gateway-logs'),
@@ -62,13 +61,15 @@ Options:
     });
     if (showProgress && lastShown > 0) io.err('\r\x1b[K');
     for (const problem of result.errors) io.err(`breakerbar scan: cannot read ${problem.path}: ${problem.error}\n`);
+    for (const problem of result.warnings) io.err(`breakerbar scan: ${problem.path}: ${problem.warning}\n`);
     if (args.values.json) {
-      const { storms: _storms, errors: _errors, ...json } = result;
+      // `undecodable` is left out of the documented JSON object for now; stderr says it when it is not 0.
+      const { storms: _storms, errors: _errors, warnings: _warnings, undecodable: _undecodable, ...json } = result;
       io.out(`${JSON.stringify(json, null, 2)}\n`);
     } else {
       const { jsonl, sqlite, gatewaylog } = result.bySource;
       io.out(
-        `Read ${jsonl.files} transcript file(s) and ${sqlite.databases} agent database(s): ${result.lines} records (${result.malformed} malformed), ${result.calls} model calls.\n`,
+        `Read ${jsonl.files} transcript file(s) and ${sqlite.databases} agent database(s): ${result.lines} records (${result.malformed} malformed${result.undecodable > 0 ? `, ${result.undecodable} undecodable` : ''}), ${result.calls} model calls.\n`,
       );
       if (gatewaylog.files > 0) {
         const reasons = Object.entries(gatewaylog.fallbackDecisions)

@@ -18,6 +18,20 @@ export interface TokenUsage {
   cost: number;
 }
 
+/**
+ * How a fact relates to the run it belongs to. A **call** is one upstream request
+ * (what the provider saw and rate-limits); a **turn** is one outcome the user saw
+ * (a transcript's assistant record). OpenClaw retries inside a run and persists
+ * only the run's outcome, so the two differ:
+ * - `attempt`: one failed upstream request the gateway log reported, as it happened;
+ * - `record`: a transcript's assistant record, always a turn; also a call when it is
+ *   a success (the default log level prints no 2xx answers), or a failure the log
+ *   did not report (older gateways, no log) — a failure and its own log attempt are
+ *   one call, paired in the store.
+ * Absent: a call as it is (fallback decisions, gateway metrics, older stores).
+ */
+export type CallRole = 'attempt' | 'record';
+
 /** One upstream model call the gateway made, and how it ended. */
 export interface CallEvent {
   /**
@@ -49,6 +63,33 @@ export interface CallEvent {
    */
   credential: string | null;
   usage: TokenUsage;
+  role?: CallRole;
+  /** OpenClaw's run id, where the line or record names it (pairs a record with its run's attempts). */
+  runId?: string | null;
+  /**
+   * Records only: false when OpenClaw wrote the record itself with no request behind
+   * it (2026.7 writes its "Context overflow" notice as an assistant message): a turn, never a call.
+   */
+  upstream?: boolean;
+}
+
+/** A turn's outcome: a call's, or refused by OpenClaw itself before any request (key disabled, cooldown). */
+export type TurnOutcome = Outcome | 'refused';
+
+/** A run's outcome as the user saw it, when it is not a transcript record (turns OpenClaw refused itself). */
+export interface TurnEvent {
+  /** Unique per turn (the log line's key), so a re-read stores it once. */
+  key: string;
+  ts: number;
+  source: SourceKind;
+  agentId: string;
+  sessionId: string;
+  runId: string | null;
+  /** `provider/model`, or the provider alone when only it is named. */
+  dep: string;
+  outcome: TurnOutcome;
+  /** Why OpenClaw refused it, in its own words (at most 300 characters); never message content. */
+  reason: string | null;
 }
 
 /** What a gateway log line tells beyond the calls themselves. */
@@ -70,6 +111,8 @@ export interface GatewaySignal {
   /** `agent:<id>:…` when the line names one. */
   sessionKey: string | null;
   runId: string | null;
+  /** The tslog trace of the line (one per run), where written; not stored. */
+  traceId?: string | null;
   /** The dependency asked for (fallback: requested; failover: from). */
   dep: string | null;
   /** The dependency tried (fallback candidate; failover: to / next). */

@@ -251,7 +251,6 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       new SqliteTranscriptSource({
         ...common,
         stateDir,
-        maxSchemaVersion: config.ingest.sqliteMaxSchemaVersion,
         onStored: fromTranscripts,
       }),
     ];

@@ -32,12 +32,15 @@ export interface InputScan {
   error: string | null;
   lines: number;
   malformed: number;
+  /** Agent-database rows that could not be decoded (corrupt zstd frame, no event), skipped as the daemon skips them. */
+  undecodable: number;
+  /** The first of them, in words, for the report. */
+  firstUndecodable: string | null;
   calls: FoundCall[];
 }
 
 export interface ReadOptions {
   maxLineBytes: number;
-  maxSchemaVersion: number;
 }
 
 /**
@@ -49,7 +52,15 @@ export const SCAN_CHUNK_BYTES = 256 * 1024;
 const PAGE_ROWS = 5000;
 
 export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffer): InputScan {
-  const result: InputScan = { input, error: null, lines: 0, malformed: 0, calls: [] };
+  const result: InputScan = {
+    input,
+    error: null,
+    lines: 0,
+    malformed: 0,
+    undecodable: 0,
+    firstUndecodable: null,
+    calls: [],
+  };
   const take = (record: TranscriptRecord) => {
     if (record.kind !== 'call') return;
     const { call } = record;
@@ -64,7 +75,7 @@ export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffe
   };
   try {
     if (input.kind === 'jsonl') readTranscriptFile(input.path, options, scratch, result, take);
-    else readAgentDatabase(input.path, input.agentId, options, result, take);
+    else readAgentDatabase(input.path, input.agentId, result, take);
   } catch (error) {
     result.error = (error as Error).message;
   }
@@ -100,20 +111,27 @@ function readTranscriptFile(
   }
 }
 
-/** Page by page, read-only: no read snapshot is held longer than one page. */
+/**
+ * Page by page, read-only: no read snapshot is held longer than one page. Rows
+ * are decoded (zstd) by `rowsAfter`, exactly as the daemon's source reads them.
+ */
 function readAgentDatabase(
   path: string,
   agentId: string,
-  options: ReadOptions,
   result: InputScan,
   take: (record: TranscriptRecord) => void,
 ): void {
-  const db = AgentDatabase.open(path, options.maxSchemaVersion);
+  const db = AgentDatabase.open(path);
   try {
     for (let after = 0; ; ) {
       const rows = db.rowsAfter(after, PAGE_ROWS);
       for (const row of rows) {
         result.lines++;
+        if (row.json === null) {
+          result.undecodable++;
+          result.firstUndecodable ??= `row ${row.rowid} (session ${row.sessionId}, seq ${row.seq}): ${row.error}`;
+          continue;
+        }
         const context = { source: 'sqlite' as const, agentId, sessionId: row.sessionId, fallbackTs: row.createdAt };
         const record = readRecord(row.json, 0, row.json.length, context);
         if (record.kind === 'malformed') result.malformed++;

@@ -34,8 +34,6 @@ export interface ScanOptions {
   /** Only calls (and signals) at or after this time (epoch ms) are counted. */
   since?: number;
   maxLineBytes?: number;
-  /** Newest agent-database schema read (config `ingest.sqliteMaxSchemaVersion`); newer ones are reported. */
-  maxSchemaVersion?: number;
   /** Extra directories holding gateway logs (each dir's `logs/` is always looked at). */
   gatewayLogDirs?: readonly string[];
   /** OpenClaw profile, for the gateway log file names. */
@@ -55,6 +53,8 @@ export interface ScanResult extends CallSummary {
   /** Non-blank JSONL lines plus database rows read. */
   lines: number;
   malformed: number;
+  /** Agent-database rows that could not be decoded (corrupt zstd frame, no event) and were skipped; not in `malformed`. */
+  undecodable: number;
   /** Calls found more than once (copies of the same record), counted once. */
   duplicates: number;
   bySource: {
@@ -66,6 +66,8 @@ export interface ScanResult extends CallSummary {
   storms: Storm[];
   /** Problems that stopped a file or database from being read (permissions, unknown schema). */
   errors: Array<{ path: string; error: string }>;
+  /** Problems within inputs that were read (undecodable rows), one per input. */
+  warnings: Array<{ path: string; warning: string }>;
 }
 
 interface Plan {
@@ -160,7 +162,6 @@ function planScan(dirs: readonly string[], options: ScanOptions): Plan {
   ];
   const readOptions: ReadOptions = {
     maxLineBytes: options.maxLineBytes ?? configSchema.shape.ingest.shape.maxLineBytes.default,
-    maxSchemaVersion: options.maxSchemaVersion ?? configSchema.shape.ingest.shape.sqliteMaxSchemaVersion.default,
   };
   return { inputs, errors, readOptions };
 }
@@ -177,6 +178,8 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
   const agentsWithTranscripts = new Set<string>();
   let lines = 0;
   let malformed = 0;
+  let undecodable = 0;
+  const warnings: ScanResult['warnings'] = [];
   let duplicates = 0;
   const count = (call: FoundCall, tally: CallTally) => {
     if (call.ts < since) return;
@@ -200,6 +203,13 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
     );
     lines += result.lines;
     malformed += result.malformed;
+    undecodable += result.undecodable;
+    if (result.undecodable > 0) {
+      warnings.push({
+        path: result.input.path,
+        warning: `${result.undecodable} row(s) cannot be decoded and were skipped; first: ${result.firstUndecodable}`,
+      });
+    }
     for (const call of result.calls) count(call, bySource[result.input.kind]);
   }
 
@@ -227,6 +237,7 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
     files: read.jsonl + read.sqlite,
     lines,
     malformed,
+    undecodable,
     duplicates,
     ...summary,
     bySource: {
@@ -236,6 +247,7 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
     },
     storms: seedWatchdogStorms(seedTimes),
     errors,
+    warnings,
   };
 }
 

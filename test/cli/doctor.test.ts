@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MARKS, renderReport, summaryLine } from '../../main/cli/doctor.js';
 import type { DoctorReport } from '../../main/core/doctor/index.js';
@@ -129,6 +130,22 @@ describe('breakerbar doctor', () => {
     const json = await doctor(['--config', config, '--json']);
     expect(json.code).toBe(1);
     expect((JSON.parse(json.out) as DoctorReport).summary).toMatchObject({ error: 2, warn: 1 });
+  });
+
+  it('exits 1 for an agent database whose layout it cannot read, naming the schema version', async () => {
+    sessionsDir();
+    gw = await startSimulatedGateway();
+    const dir = join(stateDir, 'agents', 'main', 'agent');
+    mkdirSync(dir, { recursive: true });
+    const db = new Database(join(dir, 'openclaw-agent.sqlite'));
+    db.exec('CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT)');
+    db.pragma('user_version = 31');
+    db.close();
+    const result = await doctor(['--config', writeConfig()]);
+    expect(result.code, result.out + result.err).toBe(1);
+    expect(result.out).toContain(`  ${MARKS.error} agent database of main cannot be read`);
+    expect(result.out).toContain('(OpenClaw schema version 31): transcript_events lacks created_at');
+    expect(result.out).toContain('      fix: upgrade BreakerBar');
   });
 
   it('a config it cannot use is an error, and the rest of the report still follows', async () => {

@@ -1,7 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   type AssistantFacts,
+  type Classification,
   classify,
+  classifyErrorText,
+  classifyFailoverReason,
   emptyOutcomeCounts,
   isSeedRateLimit,
   OUTCOMES,
@@ -9,6 +14,7 @@ import {
   outcomeForReason,
   parseRetryAfterText,
 } from '../../main/core/classify.js';
+import { readRecord } from '../../main/core/sources/transcript-record.js';
 import { seededRandom } from '../../main/rehearse/records.js';
 
 /** A failed call (stopReason "error") with nothing but what the test sets. */
@@ -210,6 +216,11 @@ const TEXT_ROWS: ReadonlyArray<{ note: string; outcome: Outcome; examples: reado
     examples: ['read ECONNRESET', 'socket hang up', 'Connection reset by peer', 'write EPIPE'],
   },
   {
+    note: '"Connection error." / "terminated" as the whole message',
+    outcome: 'connection_reset',
+    examples: ['Connection error.', 'connection error', 'terminated', ' Terminated. '],
+  },
+  {
     note: 'any 5xx quoted in the text',
     outcome: 'server_error',
     examples: ['500', 'HTTP 502 from upstream', '503', 'status 599'],
@@ -241,10 +252,11 @@ describe('rule 3: text table, one test per row', () => {
   });
 
   it('takes the first matching row', () => {
-    expect(outcomeOfText('429: context length exceeded')).toBe('context_overflow');
-    expect(outcomeOfText('503 overloaded')).toBe('overloaded');
+    // Statuses inside the text, not at its start: a leading one is the structured status (rule 2).
+    expect(outcomeOfText('HTTP 429: context length exceeded')).toBe('context_overflow');
+    expect(outcomeOfText('upstream 503 overloaded')).toBe('overloaded');
     expect(outcomeOfText('Internal server error: upstream timed out')).toBe('timeout');
-    expect(outcomeOfText('401 rate limit')).toBe('rate_limited');
+    expect(outcomeOfText('HTTP 401 rate limit')).toBe('rate_limited');
   });
 
   it.each([
@@ -270,6 +282,10 @@ describe('rule 3: text table, one test per row', () => {
     'tokens per request too high',
     'list index out of range',
     'Invalid tool call arguments',
+    // "Connection error." and "terminated" count only as the whole message.
+    'Process terminated by the user',
+    'terminated: exit code 1',
+    'Connection error: certificate has expired',
   ])('does not match %j', (message) => {
     expect(outcomeOfText(message)).toBe('other_error');
   });
@@ -542,5 +558,387 @@ describe('outcomeForReason (OpenClaw reasons and error categories)', () => {
     [null, 'other_error'],
   ])('%s → %s', (reason, outcome) => {
     expect(outcomeForReason(reason)).toBe(outcome);
+  });
+});
+
+describe('rule 2: the status the text starts with', () => {
+  it.each<[string, Partial<AssistantFacts>, Outcome, number | null]>([
+    ['429 first', { errorMessage: '429 Rate limit reached for requests.' }, 'rate_limited', 429],
+    ['503 first', { errorMessage: '503 The service is temporarily unavailable.' }, 'server_error', 503],
+    // As with errorStatus 503 and this text: the status wins over the wording.
+    ['503 with "overloaded"', { errorMessage: '503 overloaded' }, 'server_error', 503],
+    ['401 with rate-limit words', { errorMessage: '401 rate limit' }, 'auth', 401],
+    ['429 with context words', { errorMessage: '429: context length exceeded' }, 'rate_limited', 429],
+    ['after whitespace', { errorMessage: '\n 402 Payment Required' }, 'billing', 402],
+    [
+      '400 with context-length text',
+      { errorMessage: "400 This model's maximum context length is 8192 tokens." },
+      'context_overflow',
+      400,
+    ],
+    ['400 with rate-limit words falls through', { errorMessage: '400 Rate limit exceeded' }, 'rate_limited', 400],
+    ['400 alone', { errorMessage: '400 Bad Request' }, 'other_error', 400],
+    // errorStatus, when present and valid, comes first.
+    ['errorStatus first', { errorStatus: 401, errorMessage: '503 Service Unavailable' }, 'auth', 401],
+    ['errorStatus 400 first', { errorStatus: 400, errorMessage: '503 x' }, 'server_error', 400],
+    ['bogus errorStatus', { errorStatus: 'n/a', errorMessage: '529 busy' }, 'overloaded', 529],
+  ])('%s', (_name, over, outcome, httpStatus) => {
+    expect(classify(failed(over))).toMatchObject({ outcome, httpStatus });
+  });
+
+  it.each([
+    'req_429abc failed',
+    '429abc request failed',
+    '4290 requests dropped',
+    '429.5 is not a status',
+    '500 tokens is the most this model returns',
+    '503ms spent in queue',
+    'x-request-id: 429f0c2e failed',
+  ])('%j has no leading status and is not a rate limit or server error', (errorMessage) => {
+    expect(classify(failed({ errorMessage }))).toMatchObject({ httpStatus: null, outcome: 'other_error' });
+  });
+});
+
+describe('rule 1b: aborted calls that timed out', () => {
+  it.each([
+    'LLM idle timeout (30s): no response from model',
+    'LLM idle timeout (10s): no response from model',
+    'Request timed out.',
+    'The operation was aborted due to timeout',
+    'DEADLINE_EXCEEDED',
+  ])('aborted with %j is timeout', (errorMessage) => {
+    expect(classify(failed({ stopReason: 'aborted', errorMessage })).outcome).toBe('timeout');
+  });
+
+  it.each(['ETIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT'])('aborted with code %s is timeout', (errorCode) => {
+    expect(classify(failed({ stopReason: 'aborted', errorCode })).outcome).toBe('timeout');
+  });
+
+  it.each<[string, Partial<AssistantFacts>]>([
+    ['no text', {}],
+    ['"Request was aborted"', { errorMessage: 'Request was aborted' }],
+    ['"This operation was aborted"', { errorMessage: 'This operation was aborted' }],
+    ['a rate limit', { errorMessage: '429 Too Many Requests', errorStatus: 429 }],
+    ['a 504 status', { errorStatus: 504 }],
+    ['a reset code', { errorCode: 'ECONNRESET' }],
+  ])('aborted with %s stays aborted', (_name, over) => {
+    expect(classify(failed({ stopReason: 'aborted', ...over })).outcome).toBe('aborted');
+  });
+});
+
+describe('rule 2b: errorCode table (CODE_RULES)', () => {
+  it.each<[unknown, Outcome]>([
+    ['ECONNRESET', 'connection_reset'],
+    ['econnreset', 'connection_reset'],
+    ['EPIPE', 'connection_reset'],
+    ['ECONNABORTED', 'connection_reset'],
+    ['UND_ERR_SOCKET', 'connection_reset'],
+    ['UND_ERR_CLOSED', 'connection_reset'],
+    ['ETIMEDOUT', 'timeout'],
+    ['ESOCKETTIMEDOUT', 'timeout'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'timeout'],
+    ['UND_ERR_HEADERS_TIMEOUT', 'timeout'],
+    ['UND_ERR_BODY_TIMEOUT', 'timeout'],
+    ['und_err_body_timeout', 'timeout'],
+    // Cut short by the writer.
+    ['UND_ERR_HEADERS_TIMEOUT…', 'timeout'],
+    ['UND_ERR_BODY_TIMEOUT_', 'timeout'],
+    ['rate_limit_exceeded', 'rate_limited'],
+    ['rate_limit_error', 'rate_limited'],
+    ['RATE_LIMIT_EXCEEDED', 'rate_limited'],
+    ['overloaded', 'overloaded'],
+    ['overloaded_error', 'overloaded'],
+    ['service_unavailable', 'server_error'],
+    ['insufficient_quota', 'billing'],
+    ['invalid_api_key', 'auth'],
+    ['context_length_exceeded', 'context_overflow'],
+    [' Context_Length_Exceeded ', 'context_overflow'],
+  ])('code %j alone is %s', (errorCode, outcome) => {
+    expect(classify(failed({ errorCode })).outcome).toBe(outcome);
+  });
+
+  it.each(['UND_ERR_ABORTED', 'UND_ERR_INVALID_ARG', 'UND_ERR_', 'ECONNRESET_LIKE', 'invalid_request_error', '500'])(
+    'code %j alone is other_error',
+    (errorCode) => {
+      expect(classify(failed({ errorCode })).outcome).toBe('other_error');
+    },
+  );
+
+  it.each<[string, Partial<AssistantFacts>, Outcome]>([
+    ['429 + insufficient_quota (OpenAI quota)', { errorStatus: 429, errorCode: 'insufficient_quota' }, 'rate_limited'],
+    [
+      'leading 429 + insufficient_quota',
+      { errorMessage: '429 You exceeded your current quota', errorCode: 'insufficient_quota' },
+      'rate_limited',
+    ],
+    [
+      'a 429 inside the text + insufficient_quota',
+      { errorMessage: 'Error: 429 quota', errorCode: 'insufficient_quota' },
+      'rate_limited',
+    ],
+    [
+      'leading 402 + insufficient_quota',
+      { errorMessage: '402 You exceeded your current quota', errorCode: 'insufficient_quota' },
+      'billing',
+    ],
+    ['503 + overloaded', { errorMessage: '503 busy', errorCode: 'overloaded' }, 'server_error'],
+    ['500 + rate_limit_exceeded', { errorStatus: 500, errorCode: 'rate_limit_exceeded' }, 'server_error'],
+    ['400 + context_length_exceeded', { errorStatus: 400, errorCode: 'context_length_exceeded' }, 'context_overflow'],
+  ])('a structured status wins over the code: %s', (_name, over, outcome) => {
+    expect(classify(failed(over)).outcome).toBe(outcome);
+  });
+
+  it('wins over the text', () => {
+    expect(classify(failed({ errorCode: 'ECONNRESET', errorMessage: 'Internal server error' })).outcome).toBe(
+      'connection_reset',
+    );
+    expect(classify(failed({ errorCode: 'UND_ERR_BODY_TIMEOUT', errorMessage: 'terminated' })).outcome).toBe('timeout');
+    expect(classify(failed({ errorCode: 'UND_ERR_SOCKET', errorMessage: 'terminated' })).outcome).toBe(
+      'connection_reset',
+    );
+    expect(classify(failed({ errorCode: 'ECONNRESET', errorMessage: 'Connection error.' })).outcome).toBe(
+      'connection_reset',
+    );
+  });
+
+  it('reports the code as written', () => {
+    expect(classify(failed({ errorCode: 'UND_ERR_SOCKET' })).errorCode).toBe('UND_ERR_SOCKET');
+  });
+});
+
+describe('phase from diagnostics', () => {
+  it.each<[unknown, boolean, string]>([
+    ['before_message_stream_start', true, 'before_output'],
+    ['before_message_stream_start', false, 'before_output'],
+    ['after_message_stream_start', false, 'mid_stream'],
+    ['mid_stream', false, 'mid_stream'],
+    ['during_stream', false, 'mid_stream'],
+    ['message_stream', false, 'mid_stream'],
+    [['before_message_stream_start', 'after_message_stream_start'], false, 'mid_stream'],
+    [['before_message_stream_start', 7], true, 'before_output'],
+    // Absent or unrecognised: outputDelivered decides.
+    [undefined, false, 'before_output'],
+    [undefined, true, 'mid_stream'],
+    ['connect', true, 'mid_stream'],
+    [42, false, 'before_output'],
+    [[], true, 'mid_stream'],
+  ])('%j with outputDelivered %s is %s', (diagnosticsPhase, outputDelivered, phase) => {
+    const facts = failed({ errorCode: 'ECONNRESET', errorMessage: 'terminated', diagnosticsPhase, outputDelivered });
+    expect(classify(facts).phase).toBe(phase);
+  });
+
+  it('does not touch ok calls', () => {
+    expect(classify(failed({ stopReason: 'stop', diagnosticsPhase: 'after_message_stream_start' })).phase).toBe(
+      'complete',
+    );
+  });
+});
+
+describe('Retry-After: the header before hints in the body', () => {
+  it.each<[string, number | null]>([
+    ['429 Rate limit reached for requests. Please try again in 2s.; Retry-After: 1 seconds', 1000],
+    ['503 The service is temporarily unavailable.; Retry-After: 1 seconds', 1000],
+    ['try again in 7s; Retry-After: 3', 3000],
+    ['try again in 7s; retry-after-ms: 250', 250],
+    ['Please try again in 7s.', 7000],
+    // A date is no delay without a clock; the body's hint stands.
+    ['try again in 7s; Retry-After: Wed, 21 Oct 2015 07:28:00 GMT', 7000],
+    [`${'x'.repeat(9000)}; Retry-After: 2 seconds`, 2000],
+    [`try again in 7s ${'x'.repeat(9000)}; Retry-After: 2 seconds`, 2000],
+    [`${'x'.repeat(9000)} try again in 7s`, null],
+  ])('%j → %j ms', (text, ms) => {
+    expect(parseRetryAfterText(text)).toBe(ms);
+    expect(classify(failed({ errorMessage: text })).retryAfterMs).toBe(ms);
+  });
+
+  it('errorRetryAfterMs still comes first', () => {
+    expect(classify(failed({ errorRetryAfterMs: 500, errorMessage: 'x; Retry-After: 1 seconds' })).retryAfterMs).toBe(
+      500,
+    );
+  });
+});
+
+describe('classifyErrorText', () => {
+  it.each<[string, string | null | undefined, Partial<Classification>]>([
+    [
+      '429 Rate limit reached.; Retry-After: 1 seconds',
+      undefined,
+      { outcome: 'rate_limited', httpStatus: 429, retryAfterMs: 1000 },
+    ],
+    ['Connection error.', null, { outcome: 'connection_reset', httpStatus: null, errorCode: null }],
+    ['terminated', 'UND_ERR_BODY_TIMEOUT', { outcome: 'timeout', errorCode: 'UND_ERR_BODY_TIMEOUT' }],
+    ['list index out of range', undefined, { outcome: 'other_error', phase: 'before_output' }],
+  ])('%j (code %j)', (text, code, expected) => {
+    expect(classifyErrorText(text, code)).toMatchObject(expected);
+  });
+
+  it('is classify of a failed call with nothing but the text and code', () => {
+    const text = '503 The service is temporarily unavailable.; Retry-After: 1 seconds';
+    expect(classifyErrorText(text, 'service_unavailable')).toEqual(
+      classify(failed({ errorMessage: text, errorCode: 'service_unavailable' })),
+    );
+  });
+});
+
+describe('classifyFailoverReason (failoverReason / providerRuntimeFailureKind)', () => {
+  it.each<[string | null | undefined, Outcome]>([
+    ['rate_limit', 'rate_limited'],
+    ['overloaded', 'overloaded'],
+    ['server_error', 'server_error'],
+    ['timeout', 'timeout'],
+    ['auth', 'auth'],
+    ['auth_invalid_token', 'auth'],
+    ['billing', 'billing'],
+    ['context_overflow', 'context_overflow'],
+    ['model_not_found', 'other_error'],
+    ['format', 'other_error'],
+    ['unclassified', 'other_error'],
+    ['unknown', 'other_error'],
+    [undefined, 'other_error'],
+  ])('%j alone → %s', (reason, outcome) => {
+    expect(classifyFailoverReason(reason)).toBe(outcome);
+    expect(outcomeForReason(reason)).toBe(outcome);
+  });
+
+  // Pairs as OpenClaw 2026.9.6 logged them (embedded_run_agent_end: failoverReason or
+  // providerRuntimeFailureKind, and rawErrorPreview), against the mock provider.
+  it.each<[string, string, Outcome]>([
+    // OpenClaw files a 402 insufficient_quota under rate_limit; the status keeps it billing.
+    ['rate_limit', '402 You exceeded your current quota, please check your plan and billing details.', 'billing'],
+    [
+      'rate_limit',
+      '429 Rate limit reached for requests. Please try again in 2s.; Retry-After: 1 seconds',
+      'rate_limited',
+    ],
+    // providerRuntimeFailureKind "timeout" for a 500 / 503 answered at once.
+    ['timeout', '503 The service is temporarily unavailable.; Retry-After: 1 seconds', 'server_error'],
+    ['timeout', '500 The server had an error.', 'server_error'],
+    ['auth_invalid_token', '401 Incorrect API key provided.', 'auth'],
+    [
+      'unclassified',
+      "400 This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+      'context_overflow',
+    ],
+    ['context_overflow', "400 This model's maximum context length is 8192 tokens.", 'context_overflow'],
+  ])('%s with %j → %s', (reason, text, outcome) => {
+    expect(classifyFailoverReason(reason, text)).toBe(outcome);
+  });
+
+  it('lets the reason decide when the text has no leading status, and the text when the reason says nothing', () => {
+    expect(classifyFailoverReason('timeout', 'LLM idle timeout (10s): no response from model')).toBe('timeout');
+    expect(classifyFailoverReason('rate_limit', 'Internal server error')).toBe('rate_limited');
+    expect(classifyFailoverReason('unknown', 'Connection error.')).toBe('connection_reset');
+    expect(classifyFailoverReason(null, 'Error: 429')).toBe('rate_limited');
+    expect(classifyFailoverReason('unclassified', '')).toBe('other_error');
+    expect(classifyFailoverReason('format', 'req_429abc failed')).toBe('other_error');
+  });
+});
+
+/**
+ * Records OpenClaw 2026.9.6 persisted against a local mock provider, whose
+ * model ids name what the provider answered, decoded from the agent database
+ * (the `ok_long` reply was stored zstd-compressed there).
+ */
+describe('OpenClaw 2026.9.6 records (fixture)', () => {
+  const FIXTURE = resolve(import.meta.dirname, '../fixtures/openclaw-2026.9.6/assistant-records.jsonl');
+  const lines = readFileSync(FIXTURE, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  type Entry = { message: Record<string, unknown> };
+  const parsed: Entry[] = [];
+  const cut: string[] = [];
+  for (const line of lines) {
+    try {
+      parsed.push(JSON.parse(line) as Entry);
+    } catch {
+      cut.push(line);
+    }
+  }
+
+  type Expected = Pick<Classification, 'outcome' | 'httpStatus' | 'errorCode' | 'retryAfterMs' | 'phase'>;
+  const failedBefore = (e: Omit<Expected, 'phase'>): Expected => ({ ...e, phase: 'before_output' });
+  const EXPECTED: Record<string, Expected> = {
+    ok_long: { outcome: 'ok', httpStatus: null, errorCode: null, retryAfterMs: null, phase: 'complete' },
+    rate_limit: failedBefore({
+      outcome: 'rate_limited',
+      httpStatus: 429,
+      errorCode: 'rate_limit_exceeded',
+      retryAfterMs: 1000,
+    }),
+    unavailable: failedBefore({
+      outcome: 'server_error',
+      httpStatus: 503,
+      errorCode: 'service_unavailable',
+      retryAfterMs: 1000,
+    }),
+    server_error: failedBefore({ outcome: 'server_error', httpStatus: 500, errorCode: '500', retryAfterMs: null }),
+    unauthorized: failedBefore({ outcome: 'auth', httpStatus: 401, errorCode: 'invalid_api_key', retryAfterMs: null }),
+    payment_required: failedBefore({
+      outcome: 'billing',
+      httpStatus: 402,
+      errorCode: 'insufficient_quota',
+      retryAfterMs: null,
+    }),
+    context_length: failedBefore({
+      outcome: 'context_overflow',
+      httpStatus: 400,
+      errorCode: 'context_length_exceeded',
+      retryAfterMs: null,
+    }),
+    hang: failedBefore({ outcome: 'timeout', httpStatus: null, errorCode: null, retryAfterMs: null }),
+  };
+
+  /** The facts main/core/sources/transcript-record.ts builds from a message (diagnostics phase included). */
+  function factsOf(message: Record<string, unknown>): AssistantFacts {
+    const usage = (message.usage ?? {}) as { output?: unknown };
+    const content = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+    const outputDelivered =
+      (typeof usage.output === 'number' && usage.output > 0) ||
+      content.some(
+        (b) =>
+          b.type === 'toolCall' ||
+          (b.type === 'text' && typeof b.text === 'string' && b.text.length > 0) ||
+          (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking.length > 0),
+      );
+    const diagnostics = Array.isArray(message.diagnostics) ? (message.diagnostics as Record<string, unknown>[]) : [];
+    const phases = diagnostics.map((d) => d.phase ?? (d.details as Record<string, unknown> | undefined)?.phase);
+    return {
+      stopReason: message.stopReason,
+      errorMessage: message.errorMessage,
+      errorCode: message.errorCode,
+      errorStatus: message.errorStatus,
+      errorRetryAfterMs: message.errorRetryAfterMs,
+      outputDelivered,
+      ...(phases.length > 0 ? { diagnosticsPhase: phases } : {}),
+    };
+  }
+
+  it('holds one record of every kind, each valid JSON', () => {
+    expect(cut).toEqual([]);
+    const models = new Set(parsed.map((entry) => entry.message.model));
+    expect([...models].sort()).toEqual(Object.keys(EXPECTED).sort());
+    // What 2026.9 does not write.
+    for (const { message } of parsed) {
+      expect(message).not.toHaveProperty('errorStatus');
+      expect(message).not.toHaveProperty('errorRetryAfterMs');
+    }
+  });
+
+  it.each(parsed.map((entry, i) => [`${i + 2}: ${String(entry.message.model)}`, entry] as const))(
+    'line %s',
+    (_name, entry) => {
+      const expected = EXPECTED[String(entry.message.model)];
+      expect(expected).toBeDefined();
+      expect(classify(factsOf(entry.message))).toEqual(expected);
+      // The transcript reader itself agrees.
+      const buf = Buffer.from(JSON.stringify(entry));
+      const record = readRecord(buf, 0, buf.length, { source: 'jsonl', agentId: 'main', sessionId: 's' });
+      expect(record.kind === 'call' ? record.call : record).toMatchObject(expected as Expected);
+    },
+  );
+
+  it('ok_long, cut from the fixture: stopReason "stop" with output (as its full record in the capture\'s SQLite store) is ok', () => {
+    const okLong = failed({ stopReason: 'stop', outputDelivered: true });
+    expect(classify(okLong)).toEqual(EXPECTED.ok_long);
   });
 });

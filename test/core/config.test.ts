@@ -320,6 +320,15 @@ describe('loadConfig parses every documented key', () => {
     expect(loadConfig(configFile({ log: { level } }), environment()).config.log.level).toBe(level);
   });
 
+  it('still loads a config that sets the deprecated ingest.sqliteMaxSchemaVersion, and documents it as ignored', () => {
+    // Configs written for BreakerBar versions that capped the agent-database schema must keep loading.
+    const { config } = loadConfig(configFile({ ingest: { sqliteMaxSchemaVersion: 19 } }), environment());
+    expect(config.ingest.sqliteMaxSchemaVersion).toBe(19);
+    const doc = configSchema.shape.ingest.shape.sqliteMaxSchemaVersion.doc;
+    expect(doc).toMatch(/^Deprecated and ignored/);
+    expect(doc).toContain('whatever their user_version');
+  });
+
   it('accepts the bounds of integer ranges', () => {
     const bounds = { ingest: { backfillDays: 3650, reconcileIntervalMs: 100 }, retention: { days: 1 } };
     const { config } = loadConfig(configFile(bounds), environment());

@@ -14,7 +14,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyOutcomeCounts, type Outcome } from '../../main/core/classify.js';
-import type { CallSummary } from '../../main/core/summary.js';
+import { type CallSummary, TurnTally } from '../../main/core/summary.js';
 import { seededRandom } from '../../main/rehearse/records.js';
 
 /** One model call written to a transcript, as BreakerBar must store it. */
@@ -377,7 +377,10 @@ export function expectedSummary(calls: readonly WrittenCall[]): CallSummary {
   }
   const sorted: Record<string, Record<Outcome, number>> = {};
   for (const dep of Object.keys(byDependency).sort()) sorted[dep] = byDependency[dep] as Record<Outcome, number>;
-  return { calls: calls.length, outcomes, byDependency: sorted, tokens };
+  // Without a gateway log every record is both a call and a turn.
+  const turns = new TurnTally();
+  for (const call of calls) turns.add(call.dep, call.outcome, call.totalTokens);
+  return { calls: calls.length, outcomes, byDependency: sorted, tokens, turns: turns.summary() };
 }
 
 /** Polls `condition` until it holds; fails with `what` after `timeoutMs`. Never asserts speed, only outcomes. */

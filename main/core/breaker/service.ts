@@ -15,13 +15,12 @@ import type { ApiBreaker, TokenRate } from '../server/api-types.js';
 import type { BreakerbarMetrics } from '../server/metrics.js';
 import type { ReplayCall, Store } from '../store/db.js';
 import { AgentDependencies } from '../traffic/dependents.js';
-import { SILENCE_COUNTS_FOR_MS, StallTracker } from '../traffic/stalls.js';
+import { isTrackedSession, STALL_FRESH_MS, StallTracker } from '../traffic/stalls.js';
 import { TokenRates } from '../traffic/tokens.js';
 import { FleetSharing } from './fleet-sharing.js';
 import { Prober } from './prober.js';
 import { BreakerRunner, breakerKeyOf } from './runner.js';
 import type { BreakerSnapshot, OperatorAction, Transition } from './types.js';
-import { verdictOf } from './verdict.js';
 
 const TICK_MS = 250;
 /** Without a fleet answer (none configured): probe as a single host would. */
@@ -29,6 +28,8 @@ const LOCAL_LEASE = { granted: true, release: () => {} };
 /** A transition caused by an event older than this is history being read, not news. */
 const LIVE_MS = 5 * 60_000;
 const DAY_MS = 24 * 3_600_000;
+/** Sessions looked up in the store for a stall report and found without a call, remembered (then forgotten). */
+const MAX_LOOKED_UP = 1000;
 
 /** A transition caused by recent traffic (news), not by history read during a backfill. */
 export function isLiveTransition(transition: Pick<Transition, 'ts'>, now: number): boolean {
@@ -56,7 +57,9 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   private readonly prober: Prober;
   private readonly tokens: TokenRates;
   private readonly dependents = new AgentDependencies();
-  private readonly stalls: StallTracker;
+  private readonly stalls = new StallTracker();
+  /** Stalled sessions whose last call was looked up in the store (so that a repeated line is not looked up again). */
+  private readonly lookedUp = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   /** Breakers shared with other hosts through Redis (null: local only, the default). */
   readonly fleet: FleetSharing | null;
@@ -65,7 +68,6 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     super();
     const { config, store, metrics, log, clock } = options;
     this.tokens = new TokenRates(config.budgets);
-    this.stalls = new StallTracker(config.breakers.stallAfterMs);
     this.runner = new BreakerRunner({
       config: config.breakers,
       store,
@@ -119,10 +121,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     for (const { agentId, dep, provider, ts } of store.agentDependencies(clock() - DAY_MS)) {
       this.dependents.record(agentId, breakerKeyOf({ dep, provider }, this.options.config.breakers.key), ts);
     }
-    // Sessions that went silent after a failure shortly before BreakerBar started are still stalled.
-    if (this.options.config.breakers.stallAfterMs > 0) {
-      for (const call of store.callsSince(clock() - SILENCE_COUNTS_FOR_MS)) this.seenForStalls(call);
-    }
+    this.rebuildStalls();
     this.runner.replay();
     metrics.baseline(this.runner.snapshots());
     this.fleet?.start();
@@ -152,7 +151,6 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
       const dep = breakerKeyOf(call, key);
       this.dependents.record(call.agentId, dep, call.ts);
       this.seenForStalls(call);
-      this.stalls.progressed(call.sessionId);
       this.options.metrics.declareDependency(call.dep);
     }
     this.options.metrics.recordCalls(calls, this.options.clock());
@@ -169,18 +167,60 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     }
   }
 
-  /** Each call is the session's latest until a later one comes: a failed one may be the start of a silence. */
-  private seenForStalls(call: ReplayCall): void {
+  /**
+   * Each call is the session's latest until a later one comes (the dependency a stall report is put on), and
+   * any call, failed or not, after a stall report is progress that ends the stall. A failed call followed by
+   * silence is not a stall: transcripts are written when a run ends, so that session is idle.
+   */
+  private seenForStalls(call: Pick<ReplayCall, 'sessionId' | 'dep' | 'provider' | 'credential' | 'ts'>): void {
     const dep = breakerKeyOf(call, this.options.config.breakers.key);
-    this.stalls.callSeen(call.sessionId, dep, call.ts, verdictOf(call) === 'failure');
+    this.stalls.callSeen(call.sessionId, dep, call.ts);
   }
 
   /** Gateway log signals just stored. */
   signal(signals: readonly GatewaySignal[]): void {
     for (const signal of signals) {
       this.options.metrics.recordSignal(signal.kind);
+      if (signal.kind !== 'stall') continue;
+      if (isTrackedSession(signal.sessionId)) this.lookUpLastCall(signal.sessionId);
       this.stalls.signal(signal);
     }
+  }
+
+  /**
+   * After a restart the sources resume where they stopped, so the stall lines of the last minutes and the
+   * sessions' last calls are read back from the store: the same rules then give the same answer.
+   */
+  private rebuildStalls(): void {
+    const { store, clock } = this.options;
+    const lines = store.db
+      .prepare(
+        `SELECT ts, session_id AS sessionId, dep FROM signals
+         WHERE kind = 'stall' AND ts >= ? ORDER BY ts, id`,
+      )
+      .all(clock() - STALL_FRESH_MS) as Array<{ ts: number; sessionId: string | null; dep: string | null }>;
+    for (const { sessionId } of lines) if (isTrackedSession(sessionId)) this.lookUpLastCall(sessionId);
+    for (const line of lines) this.stalls.reported(line.sessionId, line.ts, line.dep);
+  }
+
+  /**
+   * A stall report about a session whose calls this service has not seen (they came before it started, or it
+   * forgot them): its last call of the past day, from the store, says which dependency it stalled on.
+   * (A query of the store's tables: `Store` has no per-session look-up yet.)
+   */
+  private lookUpLastCall(sessionId: string): void {
+    if (this.stalls.knows(sessionId) || this.lookedUp.has(sessionId)) return;
+    if (this.lookedUp.size >= MAX_LOOKED_UP) this.lookedUp.clear();
+    this.lookedUp.add(sessionId);
+    const last = this.options.store.db
+      .prepare(
+        `SELECT ts, dep, provider, credential, session_id AS sessionId FROM calls
+         WHERE ts >= ? AND session_id = ? ORDER BY ts DESC, id DESC LIMIT 1`,
+      )
+      .get(this.options.clock() - DAY_MS, sessionId) as
+      | Pick<ReplayCall, 'sessionId' | 'dep' | 'provider' | 'credential' | 'ts'>
+      | undefined;
+    if (last) this.seenForStalls(last);
   }
 
   control(dep: string, action: OperatorAction, reason: string): Transition[] {

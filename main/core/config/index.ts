@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import JSON5 from 'json5';
 import { DEFAULT_POLICY } from '../breaker/types.js';
 import { NOTICE_KINDS } from '../notify/notice.js';
 import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
@@ -62,7 +63,7 @@ export const configSchema = group({
     'OpenClaw profile name, when the gateway runs with --profile <name>: its logs are openclaw-<name>-YYYY-MM-DD.log, its service ai.openclaw.<name> / openclaw-gateway-<name>.service.',
   ),
   gatewayLogDir: optionalPath(
-    "Directory of the gateway's JSON log (openclaw-YYYY-MM-DD.log); null means /tmp/openclaw.",
+    "Directory of the gateway's JSON log (openclaw-YYYY-MM-DD.log); null follows logging.file in openclaw.json, else /tmp/openclaw.",
   ),
   gatewayUrl: optionalUrl(
     'Base URL of the gateway; null resolves http://127.0.0.1:<port> with the port from OPENCLAW_GATEWAY_PORT, then gateway.port in openclaw.json, then 18789.',
@@ -98,7 +99,7 @@ export const configSchema = group({
       19,
       1,
       1000,
-      'Newest OpenClaw agent-database schema (user_version) BreakerBar reads; newer databases are reported, not guessed at.',
+      'Deprecated and ignored (still accepted so that existing configs load): agent databases are read by the shape of transcript_events, whatever their user_version; a layout BreakerBar cannot read is refused and reported as an error.',
     ),
     maxLineBytes: int(
       64 * 1024 * 1024,
@@ -139,7 +140,7 @@ export const configSchema = group({
       180_000,
       0,
       DAY,
-      "A session whose latest call failed (a failure the breakers count) and that has made no call since for this long is flagged stalled on that dependency, for up to an hour after the failure; 0 turns this off (the gateway log's stall reports still count).",
+      "Deprecated and ignored (still accepted so that existing configs load): stalled sessions come only from the gateway log's own stall reports; a session whose last turn failed and that went quiet is idle, not stalled.",
     ),
   }),
   budgets: list(
@@ -359,6 +360,25 @@ export function loadConfig(file: string | undefined, environment = processEnviro
   return resolveDirectories(config, used, environment);
 }
 
+/**
+ * Where the gateway writes its log when openclaw.json moves it (`logging.file`,
+ * whose file name keeps OpenClaw's dated pattern): the file's directory. Null when
+ * the config is missing, unreadable or does not say; the doctor reports those.
+ */
+function openclawLogDir(stateDir: string, environment: Environment): string | null {
+  const named = envValue(environment.env, 'OPENCLAW_CONFIG_PATH');
+  const path = named ? expandHome(named, environment.home) : join(stateDir, 'openclaw.json');
+  let parsed: unknown;
+  try {
+    parsed = JSON5.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+  const file = (parsed as { logging?: { file?: unknown } } | null)?.logging?.file;
+  if (typeof file !== 'string' || file.trim() === '') return null;
+  return dirname(expandHome(file.trim(), environment.home));
+}
+
 export function resolveDirectories(config: Config, file: string | null, environment: Environment): LoadedConfig {
   const absolute = (p: string) => {
     const expanded = expandHome(p, environment.home);
@@ -371,6 +391,8 @@ export function resolveDirectories(config: Config, file: string | null, environm
       join(envValue(env, 'OPENCLAW_HOME') ?? environment.home, '.openclaw'),
   );
   const dataDir = absolute(config.dataDir ?? breakerbarHome(environment));
-  const gatewayLogDir = absolute(config.gatewayLogDir ?? join('/tmp', 'openclaw'));
+  const gatewayLogDir = absolute(
+    config.gatewayLogDir ?? openclawLogDir(stateDir, environment) ?? join('/tmp', 'openclaw'),
+  );
   return { config, file, stateDir, dataDir, gatewayLogDir, dbPath: join(dataDir, 'breakerbar.sqlite') };
 }

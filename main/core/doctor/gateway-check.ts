@@ -76,10 +76,10 @@ export async function checkGateway(
         'info',
         'no gateway operator token found',
         metrics
-          ? "OpenClaw's own metrics (diagnostics-prometheus plugin) need it; transcripts and logs are read without it"
+          ? "OpenClaw's own metrics need it (served only where OpenClaw's diagnostics-prometheus plugin is installed and enabled); BreakerBar does not need those metrics: the gateway log and transcripts are read without it"
           : 'only needed for gatewayMetrics, which is off',
         metrics
-          ? "only if you use that plugin: set OPENCLAW_GATEWAY_TOKEN or gatewayToken in BreakerBar's config"
+          ? "only if this gateway has that plugin (`openclaw plugins list` shows it): set OPENCLAW_GATEWAY_TOKEN or gatewayToken in BreakerBar's config"
           : undefined,
       ),
     );

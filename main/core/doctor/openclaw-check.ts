@@ -1,12 +1,15 @@
 /**
  * Check 2a: the OpenClaw state directory BreakerBar follows, where that choice
- * came from, the profile, and OpenClaw's own `openclaw.json`.
+ * came from, the profile, the installed OpenClaw version, and OpenClaw's own
+ * `openclaw.json`.
  */
-import { accessSync, constants, readdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, delimiter, dirname, join } from 'node:path';
 import type { Environment, LoadedConfig } from '../config/index.js';
+import { findExecutable } from '../gateway/control.js';
 import { openclawConfigPath, readOpenClawConfig } from '../openclaw/gateway-endpoint.js';
-import { envValue, isPermissionError, permissionFix, statOrCode } from './fs-util.js';
+import { envValue, isExecutableFile, isPermissionError, permissionFix, statOrCode } from './fs-util.js';
 import { type Finding, finding } from './types.js';
 
 export interface OpenClawCheck {
@@ -60,6 +63,103 @@ function openclawFacts(config: Record<string, unknown>): string {
   const fallbacks = at(config, ['agents', 'defaults', 'model', 'fallbacks']);
   if (Array.isArray(fallbacks)) facts.push(`${fallbacks.length} fallback model(s)`);
   return facts.join(', ');
+}
+
+/** How long `openclaw --version` may take; the doctor must answer even when the CLI hangs. */
+export const OPENCLAW_VERSION_TIMEOUT_MS = 3000;
+/** How far above the CLI's real path its package.json may be (npm: <pkg>/openclaw.mjs, or <pkg>/bin/…). */
+const PACKAGE_SEARCH_DEPTH = 3;
+
+export interface OpenClawVersion {
+  /** The openclaw CLI found (PATH, then the usual install places, as the restarter looks), or null. */
+  binary: string | null;
+  version: string | null;
+  /** Where the version came from, or why it is unknown. */
+  how: string;
+}
+
+/** The `version` of the `openclaw` package the CLI belongs to (an npm install links the CLI into it). */
+function packageVersion(binary: string): string | null {
+  let dir: string;
+  try {
+    dir = dirname(realpathSync(binary));
+  } catch {
+    return null;
+  }
+  for (let depth = 0; depth <= PACKAGE_SEARCH_DEPTH; depth++, dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === 'openclaw' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // No (readable) package.json here: look one directory up.
+    }
+  }
+  return null;
+}
+
+/**
+ * `openclaw --version`, killed after a timeout. The deadline holds even when
+ * the CLI re-spawns itself and a child keeps its output open: on timeout
+ * `spawnSync` kills the CLI and closes the pipes itself.
+ */
+function commandVersion(binary: string, env: NodeJS.ProcessEnv): { version: string | null; problem: string } {
+  // Node's own directory first, as the restarter runs it: the CLI is a `#!/usr/bin/env node` script.
+  const PATH = [dirname(process.execPath), env.PATH].filter(Boolean).join(delimiter);
+  const run = spawnSync(binary, ['--version'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...env, PATH },
+    encoding: 'utf8',
+    timeout: OPENCLAW_VERSION_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+    maxBuffer: 64 * 1024,
+    windowsHide: true,
+  });
+  // Output first: a CLI that printed its version and then lingered still said it.
+  const version = /\b(\d{4}\.\d+\.\d+(?:[-.][0-9A-Za-z.]+)?)\b/.exec(run.stdout ?? '')?.[1] ?? null;
+  if (version) return { version, problem: '' };
+  if (run.error) {
+    const timedOut = (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT';
+    return {
+      version: null,
+      problem: timedOut
+        ? `\`openclaw --version\` did not answer within ${OPENCLAW_VERSION_TIMEOUT_MS / 1000} s`
+        : `\`openclaw --version\` could not run (${run.error.message})`,
+    };
+  }
+  return { version: null, problem: `\`openclaw --version\` printed no version (exit ${run.status ?? run.signal})` };
+}
+
+/** The installed OpenClaw's version: from its package.json when the CLI is an npm install, else by asking the CLI. */
+export function openclawVersion(environment: Environment): OpenClawVersion {
+  const binary = findExecutable('openclaw', {
+    platform: environment.platform,
+    uid: null,
+    profile: null,
+    env: environment.env,
+    home: environment.home,
+    exists: isExecutableFile,
+  });
+  if (binary === null) return { binary, version: null, how: 'no openclaw CLI on PATH or in the usual install places' };
+  const fromPackage = packageVersion(binary);
+  if (fromPackage) return { binary, version: fromPackage, how: 'its package.json' };
+  const asked = commandVersion(binary, environment.env);
+  return asked.version
+    ? { binary, version: asked.version, how: '`openclaw --version`' }
+    : { binary, version: null, how: asked.problem };
+}
+
+function versionFinding(environment: Environment): Finding {
+  const found = openclawVersion(environment);
+  if (found.version) {
+    return finding('openclaw', 'ok', `OpenClaw ${found.version}`, `${found.binary}, version from ${found.how}`);
+  }
+  // Informational: BreakerBar reads OpenClaw's files by their shape, whatever the version.
+  return finding(
+    'openclaw',
+    'info',
+    'OpenClaw version unknown',
+    found.binary ? `${found.binary}: ${found.how}` : found.how,
+  );
 }
 
 export function checkOpenClaw(loaded: LoadedConfig, environment: Environment): OpenClawCheck {
@@ -121,6 +221,8 @@ export function checkOpenClaw(loaded: LoadedConfig, environment: Environment): O
       );
     }
   }
+
+  findings.push(versionFinding(environment));
 
   const profile = loaded.config.profile;
   if (profile !== null) {

@@ -1,31 +1,53 @@
 /**
  * Check 2b: what BreakerBar would read under the state directory — agents,
- * JSONL transcripts, SQLite agent databases and their schema versions — and
- * whatever it could not read, with the permission fix.
+ * JSONL transcripts, SQLite agent databases (their schema version, whether
+ * their layout can be read, their zstd-compressed rows) — and whatever it could
+ * not read, with the fix.
  *
- * Strictly read-only. An agent database in WAL mode is only opened while its
- * `-wal` and `-shm` files exist (the gateway has it open): opening one without
- * them would create them, owned by whoever runs the doctor. Otherwise its
- * schema version is read from the file header, which is then up to date.
+ * Strictly read-only. An agent database in WAL mode is only opened in place
+ * while its `-wal` and `-shm` files exist (the gateway has it open): opening one
+ * without them would create them, owned by whoever runs the doctor. Otherwise
+ * (fully checkpointed, so the file alone is current) a copy of its bytes is
+ * checked in memory, up to a size; a larger one gets only its header's version.
  */
-import { accessSync, closeSync, constants, type Dirent, existsSync, openSync, readdirSync, readSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  type Dirent,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { LoadedConfig } from '../config/index.js';
-import { AGENT_DATABASE_NAME, AgentDatabase, SchemaError } from '../sources/agent-database.js';
+import { AGENT_DATABASE_NAME, AgentDatabase, type CompressionCheck, SchemaError } from '../sources/agent-database.js';
 import { transcriptRole } from '../sources/transcripts-jsonl.js';
-import { errnoCode, isPermissionError, permissionFix, statOrCode } from './fs-util.js';
+import { ZSTD_DECODER } from '../sources/zstd.js';
+import { errnoCode, humanSize, isPermissionError, permissionFix, statOrCode } from './fs-util.js';
 import { type Finding, finding } from './types.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
+/** Compressed rows decoded per database: enough to tell "decodes" from "does not", quick on any size. */
+const ZSTD_SAMPLE = 3;
+/** Largest closed WAL database checked from an in-memory copy (the doctor must stay quick and small). */
+const IMAGE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export type AgentDatabaseInspection =
-  | { kind: 'ok'; version: number; from: 'sqlite' | 'header' }
-  | { kind: 'newer'; version: number; from: 'sqlite' | 'header' }
+  | {
+      kind: 'ok';
+      version: number;
+      /** `header`: only the file header was read (a large database nobody has open); its layout was not checked. */
+      from: 'sqlite' | 'copy' | 'header';
+      /** Null when the layout was not checked (`from: 'header'`). */
+      compression: CompressionCheck | null;
+    }
   | { kind: 'problem'; level: 'warn' | 'error'; message: string; fix?: string };
 
 /** The schema version of one agent database and whether BreakerBar can read it, without writing anything. */
-export function inspectAgentDatabase(path: string, maxSchemaVersion: number): AgentDatabaseInspection {
+export function inspectAgentDatabase(path: string): AgentDatabaseInspection {
   const header = Buffer.alloc(100);
   let size: number;
   try {
@@ -53,38 +75,70 @@ export function inspectAgentDatabase(path: string, maxSchemaVersion: number): Ag
   }
   const walMode = header[18] === 2 && header[19] === 2;
   const walOpen = existsSync(`${path}-wal`) && existsSync(`${path}-shm`);
-  if (walMode && !walOpen) {
-    // Fully checkpointed (no writer has it open): the header is current.
-    const version = header.readUInt32BE(60);
-    return version > maxSchemaVersion
-      ? { kind: 'newer', version, from: 'header' }
-      : { kind: 'ok', version, from: 'header' };
+  if (walMode && !walOpen) return inspectClosed(path, header.readUInt32BE(60));
+  try {
+    return inspectOpen(path, AgentDatabase.open(path), 'sqlite');
+  } catch (error) {
+    return openProblem(path, error);
   }
+}
 
-  let version: number;
+/** A fully checkpointed WAL database (no writer has it open): the file alone is current, so a copy of it is too. */
+function inspectClosed(path: string, headerVersion: number): AgentDatabaseInspection {
+  let image: Buffer;
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
-    try {
-      db.pragma('busy_timeout = 1000');
-      version = db.pragma('user_version', { simple: true }) as number;
-    } finally {
-      db.close();
+    const size = statOrCode(path);
+    if ('stats' in size && size.stats.size > IMAGE_LIMIT_BYTES) {
+      return { kind: 'ok', version: headerVersion, from: 'header', compression: null };
     }
+    image = readFileSync(path);
   } catch (error) {
     return openProblem(path, error);
   }
-  if (version > maxSchemaVersion) return { kind: 'newer', version, from: 'sqlite' };
   try {
-    // The daemon's own check of the layout (table and columns it reads).
-    AgentDatabase.open(path, maxSchemaVersion).close();
+    return inspectOpen(path, AgentDatabase.fromImage(path, image), 'copy');
   } catch (error) {
-    if (error instanceof SchemaError) return { kind: 'problem', level: 'warn', message: error.message };
-    return openProblem(path, error);
+    if (error instanceof SchemaError) return schemaProblem(error);
+    // A gateway starting while the copy was read can leave it inconsistent: worth a second try, not an alarm.
+    return {
+      kind: 'problem',
+      level: 'warn',
+      message: `${path} could not be checked from a copy (${(error as Error).message}); the gateway may have started meanwhile`,
+      fix: 'run `breakerbar doctor` again',
+    };
   }
-  return { kind: 'ok', version, from: 'sqlite' };
+}
+
+/** Layout already checked by opening; counts and samples its compressed rows. */
+function inspectOpen(path: string, db: AgentDatabase, from: 'sqlite' | 'copy'): AgentDatabaseInspection {
+  try {
+    return { kind: 'ok', version: db.schemaVersion, from, compression: db.checkCompression(ZSTD_SAMPLE) };
+  } catch (error) {
+    return openProblem(path, error);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * A layout BreakerBar cannot read is an error: every call in it goes
+ * uncounted. Only a database OpenClaw has not set up yet (version 0, no
+ * tables) is a warning.
+ */
+function schemaProblem(error: SchemaError): AgentDatabaseInspection {
+  if (error.version === 0 && error.missing.includes('transcript_events')) {
+    return { kind: 'problem', level: 'warn', message: error.message };
+  }
+  return {
+    kind: 'problem',
+    level: 'error',
+    message: error.message,
+    fix: `upgrade BreakerBar: this OpenClaw layout (schema version ${error.version}) is one it cannot read, and its calls are not counted meanwhile`,
+  };
 }
 
 function openProblem(path: string, error: unknown): AgentDatabaseInspection {
+  if (error instanceof SchemaError) return schemaProblem(error);
   const code = (error as { code?: string }).code ?? '';
   const message = (error as Error).message;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
@@ -143,11 +197,11 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
     return findings;
   }
 
-  const { includeArchives, sqliteMaxSchemaVersion } = loaded.config.ingest;
+  const { includeArchives } = loaded.config.ingest;
   const agents: AgentScan[] = [];
   for (const entry of listed.entries) {
     if (!entry.isDirectory()) continue;
-    agents.push(scanAgent(join(agentsDir, entry.name), entry.name, includeArchives, sqliteMaxSchemaVersion, findings));
+    agents.push(scanAgent(join(agentsDir, entry.name), entry.name, includeArchives, findings));
   }
   agents.sort((a, b) => a.id.localeCompare(b.id));
 
@@ -186,36 +240,7 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
   }
 
   const databases = agents.flatMap((a) => (a.database ? [{ agent: a.id, ...a.database }] : []));
-  const readable = databases.filter((d) => d.inspection.kind === 'ok');
-  if (readable.length > 0) {
-    const versions = [...new Set(readable.map((d) => (d.inspection as { version: number }).version))].sort(
-      (a, b) => a - b,
-    );
-    findings.push(
-      finding(
-        'sources',
-        'ok',
-        `${readable.length} SQLite agent database(s), schema version ${versions.join(', ')}`,
-        `${readable.map((d) => d.agent).join(', ')}; BreakerBar reads up to version ${sqliteMaxSchemaVersion}`,
-      ),
-    );
-  }
-  for (const d of databases) {
-    const i = d.inspection;
-    if (i.kind === 'newer') {
-      findings.push(
-        finding(
-          'sources',
-          'warn',
-          `agent database of ${d.agent} has schema version ${i.version}, newer than BreakerBar reads (${sqliteMaxSchemaVersion})`,
-          `${d.path}: its calls are not read`,
-          'upgrade BreakerBar, or raise ingest.sqliteMaxSchemaVersion once you have checked the new schema',
-        ),
-      );
-    } else if (i.kind === 'problem') {
-      findings.push(finding('sources', i.level, `agent database of ${d.agent} cannot be read`, i.message, i.fix));
-    }
-  }
+  findings.push(...databaseFindings(databases));
 
   if (jsonlFiles === 0 && databases.length === 0) {
     findings.push(
@@ -231,13 +256,62 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
   return findings;
 }
 
-function scanAgent(
-  dir: string,
-  id: string,
-  includeArchives: boolean,
-  maxSchemaVersion: number,
-  findings: Finding[],
-): AgentScan {
+type Inspected = { agent: string; path: string; inspection: AgentDatabaseInspection };
+type Readable = { agent: string; path: string; inspection: Extract<AgentDatabaseInspection, { kind: 'ok' }> };
+
+/** One line for the readable databases, then one per database with compressed rows or a problem. */
+function databaseFindings(databases: readonly Inspected[]): Finding[] {
+  const findings: Finding[] = [];
+  const readable = databases.filter((d): d is Readable => d.inspection.kind === 'ok');
+  if (readable.length > 0) {
+    const versions = [...new Set(readable.map((d) => d.inspection.version))].sort((a, b) => a - b);
+    const plain = readable.filter((d) => d.inspection.compression?.rows === 0).map((d) => d.agent);
+    const unchecked = readable.filter((d) => d.inspection.compression === null).map((d) => d.agent);
+    const details = [readable.map((d) => d.agent).join(', ')];
+    if (plain.length > 0) details.push(`no zstd-compressed rows in ${plain.join(', ')}`);
+    if (unchecked.length > 0) {
+      details.push(
+        `layout not checked for ${unchecked.join(', ')} (nobody has it open and it is over ${humanSize(IMAGE_LIMIT_BYTES)}: checked while the gateway runs)`,
+      );
+    }
+    findings.push(
+      finding(
+        'sources',
+        'ok',
+        `${readable.length} SQLite agent database(s), schema version ${versions.join(', ')}`,
+        details.join('; '),
+      ),
+    );
+  }
+  for (const d of databases) {
+    const i = d.inspection;
+    if (i.kind === 'problem') {
+      findings.push(finding('sources', i.level, `agent database of ${d.agent} cannot be read`, i.message, i.fix));
+    } else if (i.compression && i.compression.rows > 0) {
+      findings.push(compressionFinding(d.agent, d.path, i.compression));
+    }
+  }
+  return findings;
+}
+
+/** How many rows of one database are zstd-compressed, and whether the newest of them decode. */
+function compressionFinding(agent: string, path: string, check: CompressionCheck): Finding {
+  const title = `agent database of ${agent}: ${check.rows} zstd-compressed row(s)`;
+  if (check.failures.length === 0) {
+    const which = check.tried === check.rows ? 'all decode' : `the ${check.tried} newest decode`;
+    return finding('sources', 'ok', `${title}, ${which}`, `decoded with ${ZSTD_DECODER}`);
+  }
+  const first = check.failures[0] as CompressionCheck['failures'][number];
+  return finding(
+    'sources',
+    'error',
+    `${title}; ${check.failures.length} of the ${check.tried} newest do not decode`,
+    `${path}, row ${first.rowid}: ${first.error} (decoder ${ZSTD_DECODER}); such rows are skipped and their calls not counted`,
+    'upgrade BreakerBar in case OpenClaw changed how it compresses; if that does not help, report it with `breakerbar doctor --json`',
+  );
+}
+
+function scanAgent(dir: string, id: string, includeArchives: boolean, findings: Finding[]): AgentScan {
   const scan: AgentScan = { id, jsonl: 0, archived: 0, unreadable: [], database: null };
   const sessionsDir = join(dir, 'sessions');
   const sessions = listDir(sessionsDir);
@@ -286,7 +360,7 @@ function scanAgent(
   const dbPath = join(dir, 'agent', AGENT_DATABASE_NAME);
   const stat = statOrCode(dbPath);
   if ('stats' in stat) {
-    scan.database = { path: dbPath, inspection: inspectAgentDatabase(dbPath, maxSchemaVersion) };
+    scan.database = { path: dbPath, inspection: inspectAgentDatabase(dbPath) };
   } else if (stat.code === 'EACCES' || stat.code === 'EPERM') {
     scan.database = {
       path: dbPath,

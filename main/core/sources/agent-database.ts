@@ -3,16 +3,30 @@
  * OpenClaw 2026.7.2 and later) without disturbing the gateway, its only writer:
  * read-only, one short statement at a time (no read snapshot outlives a page of
  * rows, so WAL checkpoints are never held back), and a schema check before any
- * row is read — a version BreakerBar does not know is reported, not guessed at.
+ * row is read.
+ *
+ * The check is by shape, not by version number: OpenClaw raises `user_version`
+ * for changes anywhere in the file (memory index, conversations…), most of
+ * which never touch `transcript_events`. A database is read when that table has
+ * the columns BreakerBar uses; a layout without them is refused, saying which
+ * version it is and what is missing.
  */
 import { type Dirent, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { decompressZstd } from './zstd.js';
 
 export const AGENT_DATABASE_NAME = 'openclaw-agent.sqlite';
 
-/** Columns of `transcript_events` BreakerBar reads. */
-const REQUIRED_COLUMNS = ['session_id', 'seq', 'event_json', 'created_at'] as const;
+/** Columns of `transcript_events` BreakerBar cannot do without. */
+const REQUIRED_COLUMNS = ['session_id', 'seq', 'created_at', 'event_json'] as const;
+/**
+ * Read when present (OpenClaw 2026.9 and later): large events are stored
+ * zstd-compressed here with `event_json` NULL, and `event_utf8_bytes` is their
+ * decompressed size.
+ */
+const ZSTD_COLUMN = 'event_zstd';
+const SIZE_COLUMN = 'event_utf8_bytes';
 
 export interface AgentDatabaseFile {
   agentId: string;
@@ -37,17 +51,74 @@ export function findAgentDatabases(stateDir: string): AgentDatabaseFile[] {
   return found.sort((a, b) => a.path.localeCompare(b.path));
 }
 
+/** A database whose layout BreakerBar cannot read; the message names the version and what is missing. */
 export class SchemaError extends Error {
   override name = 'SchemaError';
+
+  constructor(
+    message: string,
+    /** The database's `PRAGMA user_version`. */
+    readonly version: number,
+    /** What BreakerBar needs and did not find: `transcript_events`, or its missing columns. */
+    readonly missing: readonly string[],
+  ) {
+    super(message);
+  }
 }
 
-export interface TranscriptRow {
+interface RowPosition {
   rowid: number;
   sessionId: string;
   seq: number;
-  /** The record's JSON as bytes: read as a BLOB so long message text never becomes a JS string. */
-  json: Buffer;
   createdAt: number;
+  /** The event was stored zstd-compressed. */
+  compressed: boolean;
+}
+
+/**
+ * One `transcript_events` row. `json` is the record's JSON as bytes (read as a
+ * BLOB, or decompressed, so long message text never becomes a JS string); a row
+ * that cannot be decoded has `json: null` and says why in `error`, so that a
+ * reader can count it and move past it instead of stopping there.
+ */
+export type TranscriptRow = RowPosition & ({ json: Buffer; error: null } | { json: null; error: string });
+
+/** A row as SQLite returns it, before decoding. */
+interface RawRow {
+  rowid: number;
+  sessionId: string;
+  seq: number;
+  createdAt: number;
+  json: Buffer | null;
+  zstd: Buffer | null;
+  size: number | null;
+}
+
+/**
+ * The one place a row becomes JSON bytes (the daemon's source and `scan` both
+ * read rows through `rowsAfter`): `event_json` as is, else `event_zstd`
+ * decompressed and checked against the size OpenClaw recorded.
+ */
+export function decodeRow(raw: RawRow): TranscriptRow {
+  const position = { rowid: raw.rowid, sessionId: raw.sessionId, seq: raw.seq, createdAt: raw.createdAt };
+  if (raw.json !== null) return { ...position, compressed: false, json: raw.json, error: null };
+  if (raw.zstd === null) {
+    return { ...position, compressed: false, json: null, error: 'neither event_json nor event_zstd is set' };
+  }
+  try {
+    const json = decompressZstd(raw.zstd);
+    if (raw.size !== null && json.length !== raw.size) {
+      return {
+        ...position,
+        compressed: true,
+        json: null,
+        error: `event_zstd decodes to ${json.length} bytes, but event_utf8_bytes says ${raw.size}`,
+      };
+    }
+    return { ...position, compressed: true, json, error: null };
+  } catch (error) {
+    return { ...position, compressed: true, json: null, error: `event_zstd: ${(error as Error).message}` };
+  }
 }
 
 /** Where a reader stopped: the last row's rowid and the row it was, to notice renumbering. */
@@ -57,9 +128,45 @@ export interface RowAnchor {
   seq: number;
 }
 
+/** What the doctor reports about compressed rows: how many, and whether a sample of them decodes. */
+export interface CompressionCheck {
+  /** Rows stored zstd-compressed (0 where the layout has no `event_zstd`). */
+  rows: number;
+  /** Newest compressed rows decoded to check them. */
+  tried: number;
+  /** Those of them that did not decode, with why. */
+  failures: Array<{ rowid: number; error: string }>;
+}
+
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: string })?.code ?? '';
   return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+}
+
+/** The columns of `transcript_events` (empty when there is no such table). */
+function columnsOf(db: Database.Database): Set<string> {
+  return new Set((db.pragma('table_info(transcript_events)') as Array<{ name: string }>).map((column) => column.name));
+}
+
+/** Throws SchemaError unless `columns` has what BreakerBar reads. */
+function checkShape(path: string, version: number, columns: ReadonlySet<string>): void {
+  if (columns.size === 0) {
+    throw new SchemaError(
+      `${path} (OpenClaw schema version ${version}) has no transcript_events table; not read until it has one`,
+      version,
+      ['transcript_events'],
+    );
+  }
+  const missing = REQUIRED_COLUMNS.filter((column) => !columns.has(column));
+  if (missing.length > 0) {
+    throw new SchemaError(
+      `${path} (OpenClaw schema version ${version}): transcript_events lacks ${missing.join(', ')} ` +
+        `(BreakerBar reads ${REQUIRED_COLUMNS.join(', ')}, and ${ZSTD_COLUMN} when present); ` +
+        'not read. This layout is unknown to this BreakerBar: upgrade it, or report the version',
+      version,
+      missing,
+    );
+  }
 }
 
 export class AgentDatabase {
@@ -68,20 +175,29 @@ export class AgentDatabase {
   private readonly rowAt;
   private readonly versionCheck;
   private readonly lastRowid;
+  /** The SELECT list of a row, with NULL for compression columns an older layout lacks. */
+  private readonly rowColumns: string;
+  private readonly zstdColumn: string;
   readonly schemaVersion: number;
+  /** The layout has `event_zstd` (compressed events). */
+  readonly hasCompressedEvents: boolean;
 
   private constructor(
     readonly path: string,
     db: Database.Database,
     schemaVersion: number,
+    columns: ReadonlySet<string>,
   ) {
     this.db = db;
     this.schemaVersion = schemaVersion;
+    this.hasCompressedEvents = columns.has(ZSTD_COLUMN);
+    // Older layouts lack the compression columns: select NULL in their place so every row has one shape.
+    this.zstdColumn = this.hasCompressedEvents ? ZSTD_COLUMN : 'NULL';
+    const size = columns.has(SIZE_COLUMN) ? SIZE_COLUMN : 'NULL';
+    this.rowColumns = `rowid AS rowid, session_id AS sessionId, seq, CAST(event_json AS BLOB) AS json,
+      ${this.zstdColumn} AS zstd, ${size} AS size, created_at AS createdAt`;
     this.page = db
-      .prepare(
-        `SELECT rowid AS rowid, session_id AS sessionId, seq, CAST(event_json AS BLOB) AS json, created_at AS createdAt
-         FROM transcript_events WHERE rowid > ? ORDER BY rowid LIMIT ?`,
-      )
+      .prepare(`SELECT ${this.rowColumns} FROM transcript_events WHERE rowid > ? ORDER BY rowid LIMIT ?`)
       .safeIntegers(false);
     this.rowAt = db.prepare('SELECT session_id AS sessionId, seq FROM transcript_events WHERE rowid = ?');
     this.versionCheck = db.prepare('PRAGMA data_version').pluck();
@@ -89,42 +205,64 @@ export class AgentDatabase {
   }
 
   /**
-   * Opens `path` read-only and checks its schema. Throws SchemaError for a
-   * database BreakerBar must not read (unknown version, missing columns).
+   * Opens `path` read-only and checks its shape. Throws SchemaError for a
+   * database BreakerBar cannot read (no `transcript_events`, or it lacks a
+   * column BreakerBar uses), whatever its version number.
    */
-  static open(path: string, maxSchemaVersion: number): AgentDatabase {
+  static open(path: string): AgentDatabase {
     const db = new Database(path, { readonly: true, fileMustExist: true });
+    // Short: the caller retries with its own backoff instead of blocking the event loop.
+    return AgentDatabase.checked(path, db, 50);
+  }
+
+  /**
+   * A checked in-memory copy of a database file's bytes (`image`), for a
+   * database that must not be opened in place: a WAL database no writer has
+   * open, which opening would give new `-wal` and `-shm` files (the doctor).
+   */
+  static fromImage(path: string, image: Buffer): AgentDatabase {
+    const copy = Buffer.from(image);
+    // An in-memory database cannot be in WAL mode: mark the copy as a rollback-journal file.
+    if (copy.length >= 20 && copy[18] === 2 && copy[19] === 2) copy.fill(1, 18, 20);
+    return AgentDatabase.checked(path, new Database(copy, { readonly: true }), 0);
+  }
+
+  private static checked(path: string, db: Database.Database, busyTimeoutMs: number): AgentDatabase {
     try {
-      // Short: the caller retries with its own backoff instead of blocking the event loop.
-      db.pragma('busy_timeout = 50');
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       const version = db.pragma('user_version', { simple: true }) as number;
-      if (version > maxSchemaVersion) {
-        throw new SchemaError(
-          `${path} has OpenClaw schema version ${version}, newer than the newest BreakerBar knows (${maxSchemaVersion}); not read. Upgrade BreakerBar, or raise ingest.sqliteMaxSchemaVersion if you have checked the new schema.`,
-        );
-      }
-      const columns = new Set(
-        (db.pragma('table_info(transcript_events)') as Array<{ name: string }>).map((column) => column.name),
-      );
-      if (columns.size === 0) {
-        throw new SchemaError(`${path} (schema version ${version}) has no transcript_events table yet; not read`);
-      }
-      const missing = REQUIRED_COLUMNS.filter((column) => !columns.has(column));
-      if (missing.length > 0) {
-        throw new SchemaError(
-          `${path} (schema version ${version}): transcript_events lacks ${missing.join(', ')}; this layout is unknown to BreakerBar, not read`,
-        );
-      }
-      return new AgentDatabase(path, db, version);
+      const columns = columnsOf(db);
+      checkShape(path, version, columns);
+      return new AgentDatabase(path, db, version, columns);
     } catch (error) {
       db.close();
       throw error;
     }
   }
 
-  /** Rows after `rowid`, in rowid order, at most `limit`: one short read transaction. */
+  /** Rows after `rowid`, in rowid order, at most `limit`, decoded: one short read transaction. */
   rowsAfter(rowid: number, limit: number): TranscriptRow[] {
-    return this.page.all(rowid, limit) as TranscriptRow[];
+    return (this.page.all(rowid, limit) as RawRow[]).map(decodeRow);
+  }
+
+  /**
+   * How many rows are compressed, and whether the newest `sample` of them
+   * decode. Counting reads every row header (not the events themselves): meant
+   * for the doctor, not for the ingest path.
+   */
+  checkCompression(sample: number): CompressionCheck {
+    const where = `FROM transcript_events WHERE ${this.zstdColumn} IS NOT NULL`;
+    const rows = this.db.prepare(`SELECT count(*) ${where}`).pluck().get() as number;
+    const newest = this.db
+      .prepare(`SELECT ${this.rowColumns} ${where} ORDER BY rowid DESC LIMIT ?`)
+      .safeIntegers(false)
+      .all(sample) as RawRow[];
+    const tried = newest.map(decodeRow);
+    return {
+      rows,
+      tried: tried.length,
+      failures: tried.flatMap((row) => (row.json === null ? [{ rowid: row.rowid, error: row.error }] : [])),
+    };
   }
 
   /** True when the row at `anchor.rowid` is still the row that was read there. */

@@ -12,11 +12,13 @@
  * a signal, and a signal carries ids, reasons and numbers, never message content.
  */
 import { classify, type Outcome, outcomeForReason, type Phase } from '../classify.js';
-import type { CallEvent, GatewaySignal, SignalKind, TokenUsage } from '../events.js';
+import type { CallEvent, GatewaySignal, SignalKind, TokenUsage, TurnEvent } from '../events.js';
 import { Elided, MALFORMED, type Skimmed, skimJson } from './json-skim.js';
 
 export type GatewayLogRecord =
   | { kind: 'signal'; signal: GatewaySignal }
+  /** A line about one upstream request: the gateway's `[model-fetch]` lines and `embedded_run_agent_end`. */
+  | { kind: 'attempt'; line: AttemptLine }
   /** Valid JSON that is not a line BreakerBar reads (other subsystems or messages, non-objects). */
   | { kind: 'ignored' }
   /** Not JSON, truncated, or a signal line without a usable time. */
@@ -24,6 +26,37 @@ export type GatewayLogRecord =
 
 type JsonObject = { [key: string]: Skimmed };
 type Scalar = string | number | boolean;
+
+/**
+ * One log line about one upstream request. OpenClaw writes, per request, a
+ * `provider-transport-fetch` line (`[model-fetch] response … status=429` for an
+ * HTTP answer — non-2xx only at the default level since 2026.9 — or `[model-fetch]
+ * error … causeCode=ECONNRESET` for a transport failure) and, for a failed attempt
+ * of an embedded run, an `agent/embedded` object `embedded_run_agent_end` with the
+ * error text and OpenClaw's reason. Lines of one attempt share the tslog `spanId`
+ * (2026.9; in 2026.7 one span can hold several attempts); `traceId` is the run.
+ * `gateway-attempts.ts` assembles them into calls.
+ */
+export interface AttemptLine {
+  /** `fetch_failed`: a non-2xx answer or a transport error; `fetch_ok`: a 2xx answer; `run_end`: a failed attempt's end. */
+  kind: 'fetch_failed' | 'fetch_ok' | 'run_end';
+  /** `<file key>@<byte offset>`: unique, and the same on a re-read. */
+  key: string;
+  ts: number;
+  traceId: string | null;
+  spanId: string | null;
+  runId: string | null;
+  provider: string | null;
+  model: string | null;
+  api: string | null;
+  status: number | null;
+  /** The transport's or provider's code (`ECONNRESET`, `UND_ERR_SOCKET`), never `undefined`. */
+  errorCode: string | null;
+  /** Error text: `[model-fetch] error … message=…`, or the attempt's raw provider error. */
+  errorText: string | null;
+  /** OpenClaw's own reason for the failure (`rate_limit`, `timeout`, …). */
+  failoverReason: string | null;
+}
 
 /** The parts of a tslog line a signal is read from. */
 interface TslogLine {
@@ -54,7 +87,75 @@ const RULES: ReadonlyArray<{ subsystem: string; heads: readonly string[]; kind: 
   { subsystem: 'diagnostic', heads: ['lane task error'], kind: 'lane_error' },
   { subsystem: 'diagnostic', heads: ['stalled session', 'stuck session'], kind: 'stall' },
 ];
-const SUBSYSTEMS: ReadonlySet<string> = new Set(RULES.map((rule) => rule.subsystem));
+const FETCH_SUBSYSTEM = 'provider-transport-fetch';
+const FETCH_PREFIX = '[model-fetch] ';
+const SUBSYSTEMS: ReadonlySet<string> = new Set([...RULES.map((rule) => rule.subsystem), FETCH_SUBSYSTEM]);
+
+/**
+ * The attempt a line reports, `IGNORED`/`MALFORMED_RECORD` for a transport line
+ * that reports none, or undefined when the line is not about attempts at all.
+ */
+function attemptLine(root: JsonObject, line: TslogLine, text: string, key: string): GatewayLogRecord | undefined {
+  const fetch = line.subsystem === FETCH_SUBSYSTEM;
+  const end = line.subsystem === 'agent/embedded' && line.fields?.event === 'embedded_run_agent_end';
+  if (!fetch && !end) return undefined;
+  const ts = lineTime(root);
+  if (ts === null) return MALFORMED_RECORD;
+  const base = {
+    key,
+    ts,
+    traceId: typeof root.traceId === 'string' ? root.traceId : null,
+    spanId: typeof root.spanId === 'string' ? root.spanId : null,
+  };
+  if (fetch) {
+    const fetchLine = fetchAttempt(text);
+    return fetchLine === null ? IGNORED : { kind: 'attempt', line: { ...base, ...fetchLine } };
+  }
+  const f = new Fields(new Map(), line.fields);
+  // Only failed attempts end in this event at the default level; a success is the transcript's to count.
+  if (line.fields?.isError !== true) return IGNORED;
+  return {
+    kind: 'attempt',
+    line: {
+      ...base,
+      kind: 'run_end',
+      runId: f.str('runId'),
+      provider: f.str('provider'),
+      model: f.str('model'),
+      api: null,
+      status: null,
+      errorCode: null,
+      // The provider's own words (`429 …; Retry-After: 2 seconds`); `error` is OpenClaw's rewording for the user.
+      errorText: f.text('rawErrorPreview') ?? f.text('error'),
+      failoverReason: f.str('failoverReason') ?? f.str('providerRuntimeFailureKind'),
+    },
+  };
+}
+
+/** `[model-fetch] response provider=P api=A model=M status=429 …` or `[model-fetch] error … message=…`. */
+function fetchAttempt(text: string): Omit<AttemptLine, 'key' | 'ts' | 'traceId' | 'spanId'> | null {
+  const rest = text.slice(FETCH_PREFIX.length);
+  const verb = rest.slice(0, rest.indexOf(' '));
+  if (verb !== 'response' && verb !== 'error') return null;
+  // `message=` is last and unquoted: everything after it is the error text.
+  const messageAt = verb === 'error' ? rest.indexOf(' message=') : -1;
+  const pairs = parseKeyValues(messageAt < 0 ? rest : rest.slice(0, messageAt));
+  const f = new Fields(pairs, null);
+  const status = f.httpStatus('status');
+  if (verb === 'response' && status === null) return null;
+  const code = [f.str('causeCode'), f.str('code')].find((value) => value !== null && value !== 'undefined') ?? null;
+  return {
+    kind: verb === 'response' && status !== null && status < 300 ? 'fetch_ok' : 'fetch_failed',
+    runId: null,
+    provider: f.str('provider'),
+    model: f.str('model'),
+    api: f.str('api'),
+    status,
+    errorCode: code,
+    errorText: messageAt < 0 ? null : rest.slice(messageAt + ' message='.length).trim() || null,
+    failoverReason: null,
+  };
+}
 
 /** Parses and interprets the line held in `buf[start, end)`; `key` identifies it (`<file key>@<byte offset>`). */
 export function readGatewayLogLine(buf: Buffer, start: number, end: number, key: string): GatewayLogRecord {
@@ -63,6 +164,10 @@ export function readGatewayLogLine(buf: Buffer, start: number, end: number, key:
   if (!isObject(value)) return IGNORED;
   let line = tslogParts(value);
   if (line === null || !SUBSYSTEMS.has(line.subsystem)) return IGNORED;
+  if (line.subsystem === FETCH_SUBSYSTEM && typeof line.text === 'string' && !line.text.startsWith(FETCH_PREFIX)) {
+    // Most transport lines are `[model-fetch] start …`; skip them without a second parse.
+    return IGNORED;
+  }
   if (hasElided(line)) {
     // Rare: a line that matters with a long string. Parse it again, decoding everything.
     const full = skimJson(buf, start, end, { maxStringBytes: Number.MAX_SAFE_INTEGER });
@@ -74,6 +179,8 @@ export function readGatewayLogLine(buf: Buffer, start: number, end: number, key:
 
 function interpretGatewayLine(root: JsonObject, line: TslogLine, key: string): GatewayLogRecord {
   const text = typeof line.text === 'string' ? line.text : '';
+  const attempt = attemptLine(root, line, text, key);
+  if (attempt !== undefined) return attempt;
   const colon = text.indexOf(':');
   const head = (colon < 0 ? text : text.slice(0, colon)).trim();
   const kind = signalKindOf(line.subsystem, head, line.fields);
@@ -81,7 +188,9 @@ function interpretGatewayLine(root: JsonObject, line: TslogLine, key: string): G
   const ts = lineTime(root);
   if (ts === null) return MALFORMED_RECORD;
   const fields = new Fields(colon < 0 ? new Map() : parseKeyValues(text.slice(colon + 1)), line.fields);
-  return { kind: 'signal', signal: BUILDERS[kind](baseSignal(kind, key, ts, fields), fields) };
+  const signal = BUILDERS[kind](baseSignal(kind, key, ts, fields), fields);
+  signal.traceId = typeof root.traceId === 'string' ? root.traceId : null;
+  return { kind: 'signal', signal };
 }
 
 function signalKindOf(subsystem: string, head: string, fields: JsonObject | null): SignalKind | null {
@@ -92,6 +201,7 @@ function signalKindOf(subsystem: string, head: string, fields: JsonObject | null
   if (subsystem === 'model-fallback/decision' && fields?.event === 'model_fallback_decision') {
     return 'fallback_decision';
   }
+  if (subsystem === 'agent/embedded' && fields?.event === 'embedded_run_failover_decision') return 'failover_decision';
   return null;
 }
 
@@ -270,6 +380,13 @@ class Fields {
     return this.str(prefix) ?? (model?.includes('/') ? model : null);
   }
 
+  /** `provider/model` from plain `provider` and `model` fields. */
+  providerModel(): string | null {
+    const provider = this.str('provider');
+    const model = this.str('model');
+    return provider !== null && model !== null ? `${provider}/${model}` : null;
+  }
+
   /** The first of `names` that holds a real HTTP status. */
   httpStatus(...names: string[]): number | null {
     for (const name of names) {
@@ -316,10 +433,12 @@ const BUILDERS: Record<SignalKind, Builder> = {
   }),
   failover_decision: (base, f) => ({
     ...base,
-    dep: f.dep('from'),
-    candidateDep: f.dep('to') ?? f.dep('next'),
+    // 2026.9 writes structured `sourceProvider`/`sourceModel` and `provider`/`model`; older
+    // console text `from=` / `to=`.
+    dep: f.dep('source') ?? f.dep('from'),
+    candidateDep: f.dep('to') ?? f.dep('next') ?? f.providerModel(),
     decision: f.str('decision'),
-    reason: f.str('reason'),
+    reason: f.str('failoverReason') ?? f.str('reason'),
     httpStatus: f.httpStatus('httpCode', 'status', 'httpStatus'),
   }),
   run_timeout: (base, f) => ({ ...base, durationMs: milliseconds(f.num('timeoutMs')) }),
@@ -435,4 +554,40 @@ function callVerdict(signal: GatewaySignal): { outcome: Outcome; phase: Phase } 
 
 function isObject(value: Skimmed | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Elided);
+}
+
+/**
+ * OpenClaw refusing a turn itself, before any request: a key disabled after an
+ * auth or billing failure (~1 min after a 401, ~10 min after a 402), every profile
+ * in cooldown. Its words, as its lane errors print them.
+ */
+const LOCAL_REFUSAL = [
+  /temporarily disabled/i,
+  /\bin cooldown\b/i,
+  /cooldown (?:active|in effect)/i,
+  /no available auth profile/i,
+  /all (?:auth )?profiles? (?:are )?(?:unavailable|in cooldown)/i,
+];
+
+/**
+ * A turn OpenClaw refused itself, from its lane error: one per run, on the
+ * session's lane (`session:agent:<id>:…`; the `main` lane repeats it). Never an
+ * upstream call: nothing reached the provider.
+ */
+export function refusedTurn(signal: GatewaySignal): TurnEvent | null {
+  if (signal.kind !== 'lane_error' || signal.detail === null || !signal.lane?.startsWith('session:')) return null;
+  if (!LOCAL_REFUSAL.some((pattern) => pattern.test(signal.detail as string))) return null;
+  const sessionKey = signal.lane.slice('session:'.length);
+  const provider = /provider "([^"]+)"/.exec(signal.detail)?.[1] ?? 'unknown';
+  return {
+    key: `gatewaylog/${signal.key}`,
+    ts: signal.ts,
+    source: 'gatewaylog',
+    agentId: agentIdOfSessionKey(sessionKey) ?? 'unknown',
+    sessionId: signal.sessionId ?? sessionKey.split(':').at(-1) ?? sessionKey,
+    runId: signal.runId,
+    dep: cutCodePoints(provider, VALUE_MAX),
+    outcome: 'refused',
+    reason: signal.detail,
+  };
 }

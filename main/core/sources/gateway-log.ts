@@ -15,16 +15,20 @@
  */
 import { closeSync, type Dirent, fstatSync, openSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { CallEvent, GatewaySignal, SignalKind } from '../events.js';
+import type { CallEvent, GatewaySignal, SignalKind, TurnEvent } from '../events.js';
 import type { Logger } from '../log.js';
 import { identityKey, readIdentity } from './file-identity.js';
-import { agentIdOfSessionKey, fallbackAsCall, readGatewayLogLine } from './gateway-log-record.js';
+import { AttemptAssembler, UNKNOWN_AGENT } from './gateway-attempts.js';
+import {
+  type AttemptLine,
+  agentIdOfSessionKey,
+  fallbackAsCall,
+  readGatewayLogLine,
+  refusedTurn,
+} from './gateway-log-record.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import { type FileRole, FileTailer, type LineBatch } from './tailer.js';
-
-/** The agent a call is put under when its log line names no session key. */
-const UNKNOWN_AGENT = 'unknown';
 
 /**
  * The gateway's daily log names: without a profile only the plain names (a
@@ -44,20 +48,26 @@ export function gatewayLogRole(path: string, pattern: RegExp): FileRole {
 export interface GatewayLineCounts {
   lines: number;
   malformed: number;
-  /** Well-formed lines that are not signals (other subsystems and messages). */
+  /** Well-formed lines that are neither signals nor attempts (other subsystems and messages). */
   unknown: number;
 }
 
+export interface GatewayLineHandlers {
+  onSignal(signal: GatewaySignal): void;
+  /** A line about one upstream request, with its byte offset in the file. */
+  onAttempt(line: AttemptLine, offset: number): void;
+}
+
 /**
- * Reads the lines of a batch, counting them, and hands every signal on. Blank
- * lines are not lines; over-long lines are malformed. A signal's key is the
- * file's identity and the line's byte offset: unique, and the same on a re-read.
+ * Reads the lines of a batch, counting them, and hands every signal and attempt
+ * line on. Blank lines are not lines; over-long lines are malformed. A line's key
+ * is the file's identity and the line's byte offset: unique, and the same on a re-read.
  */
-export function forEachGatewaySignal(
+export function forEachGatewayRecord(
   batch: Pick<LineBatchData, 'buf' | 'lineStarts' | 'lineEnds' | 'oversizedLines' | 'fromOffset'>,
   fileKey: string,
   counts: GatewayLineCounts,
-  onSignal: (signal: GatewaySignal) => void,
+  handlers: GatewayLineHandlers,
 ): void {
   const { buf, lineStarts, lineEnds } = batch;
   counts.lines += batch.oversizedLines;
@@ -67,10 +77,12 @@ export function forEachGatewaySignal(
     const end = lineEnds[i] as number;
     if (isBlank(buf, start, end)) continue;
     counts.lines++;
-    const record = readGatewayLogLine(buf, start, end, `${fileKey}@${batch.fromOffset + start}`);
+    const offset = batch.fromOffset + start;
+    const record = readGatewayLogLine(buf, start, end, `${fileKey}@${offset}`);
     if (record.kind === 'malformed') counts.malformed++;
     else if (record.kind === 'ignored') counts.unknown++;
-    else onSignal(record.signal);
+    else if (record.kind === 'attempt') handlers.onAttempt(record.line, offset);
+    else handlers.onSignal(record.signal);
   }
 }
 
@@ -123,8 +135,10 @@ export interface GatewayLogSourceOptions {
    * the line names no agent). When it does, fallback decisions stay signals only.
    */
   transcriptsCover(agentId: string | null): boolean;
-  /** Called with the fallback-derived calls just stored, in order. */
+  /** Called with the calls just stored (attempts, and fallback decisions where nothing else reports calls), in order. */
   onStored?: (calls: CallEvent[]) => void;
+  /** The clock, for attempts held when the log goes quiet (tests inject one). */
+  now?: () => number;
   /** Called with the signals just stored, in order (the breakers' stall detection listens here). */
   onSignals?: (signals: GatewaySignal[]) => void;
 }
@@ -139,17 +153,40 @@ export interface GatewayLogStatus {
   fallbackDecisions: Record<string, number>;
   stalls: number;
   runTimeouts: number;
+  /** Lines about upstream requests read (`[model-fetch]` answers and errors, failed attempts' run-ends). */
+  attemptLines: number;
 }
+
+/**
+ * How long a failed fetch waits for the run-end that describes it. Measured on the
+ * real gateway: 10–400 ms apart; the hold only delays storing, never drops.
+ */
+const HOLD_MS = 2000;
 
 export class GatewayLogSource implements Source {
   readonly kind = 'gatewaylog' as const;
   private readonly tailer: FileTailer;
   private readonly counts = { lines: 0, malformed: 0, unknown: 0, calls: 0, stored: 0, duplicates: 0 };
   private readonly tally = new SignalTally();
+  private readonly assembler = new AttemptAssembler(HOLD_MS);
+  /** Per file key: where it was read to, and its path. */
+  private readonly files = new Map<string, { path: string; readTo: number }>();
+  /** Per file key: how far an earlier run read it (lines below come again after a restart). */
+  private readonly replayTo = new Map<string, number>();
+  private attemptLines = 0;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
   private lastEventAt: number | null = null;
   private lastError: string | null = null;
 
-  constructor(private readonly options: GatewayLogSourceOptions) {
+  private readonly options: GatewayLogSourceOptions & { now: () => number };
+
+  constructor(options: GatewayLogSourceOptions) {
+    this.options = { ...options, now: options.now ?? (() => Date.now()) };
+    for (const cursor of options.sink.cursors('gatewaylog')) {
+      const readTo = readToOf(cursor.detail);
+      if (readTo !== null) this.replayTo.set(cursor.key, readTo);
+    }
     const pattern = gatewayLogPattern(options.profile);
     this.tailer = new FileTailer({
       roots: [options.logDir],
@@ -169,15 +206,19 @@ export class GatewayLogSource implements Source {
   }
 
   start(): void {
+    this.stopped = false;
     this.tailer.start();
   }
 
-  stop(): Promise<void> {
-    return this.tailer.stop();
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    await this.tailer.stop();
   }
 
   get caughtUp(): boolean {
-    return this.tailer.idle;
+    return this.tailer.idle && this.assembler.holding === 0;
   }
 
   /** `calls` counts fallback-derived calls (only where transcripts do not cover the agent); `lastEventAt` is the newest signal. */
@@ -209,31 +250,93 @@ export class GatewayLogSource implements Source {
       fallbackDecisions: this.tally.fallbackDecisions(),
       stalls: this.tally.byKind.stall,
       runTimeouts: this.tally.byKind.run_timeout,
+      attemptLines: this.attemptLines,
     };
   }
 
   private consume(batch: LineBatch): void {
     const counts = { lines: 0, malformed: 0, unknown: 0 };
     const read: GatewaySignal[] = [];
-    forEachGatewaySignal(batch, batch.key, counts, (signal) => read.push(signal));
-    const signals = read.filter((signal) => signal.ts >= this.options.cutoff);
-    const calls = this.uncoveredCalls(read);
-    const events = calls.filter((call) => call.ts >= this.options.cutoff);
-    const result = this.options.sink.commit({
-      events,
-      signals,
-      cursor: { source: 'gatewaylog', key: batch.key, path: batch.path, position: batch.toOffset },
+    const attempts: CallEvent[] = [];
+    forEachGatewayRecord(batch, batch.key, counts, {
+      onSignal: (signal) => read.push(signal),
+      onAttempt: (line, offset) => {
+        this.attemptLines++;
+        attempts.push(...this.assembler.push(line, offset));
+      },
     });
+    this.files.set(batch.key, { path: batch.path, readTo: batch.toOffset });
+    const signals = read.filter((signal) => signal.ts >= this.options.cutoff);
+    const calls = [...attempts, ...this.uncoveredCalls(read)];
+    const turns = read.map(refusedTurn).filter((turn): turn is TurnEvent => turn !== null && turn.ts >= this.options.cutoff);
+    const result = this.commit(calls, signals, turns, [batch.key], batch.toOffset <= (this.replayTo.get(batch.key) ?? -1));
     // Counted only once committed: a failed commit is retried and must not count twice.
     this.counted(counts, read, calls.length, result);
-    if (result.stored.length > 0) this.options.onStored?.(result.stored);
     if (signals.length > 0) this.options.onSignals?.(signals);
+    this.scheduleFlush();
   }
 
-  /** Fallback decisions as calls, for the agents no transcript source covers. */
+  /**
+   * Stores calls, signals and turns with the cursor of each file touched. A file's
+   * cursor never passes a line whose attempt is still held (waiting for its
+   * run-end), so a crash re-reads that line instead of losing the attempt.
+   */
+  private commit(
+    calls: CallEvent[],
+    signals: GatewaySignal[],
+    turns: TurnEvent[],
+    fileKeys: string[],
+    replay = false,
+  ): { inserted: number; duplicates: number } {
+    const events = calls.filter((call) => call.ts >= this.options.cutoff);
+    let result = { inserted: 0, duplicates: 0 };
+    fileKeys.forEach((key, i) => {
+      const file = this.files.get(key);
+      if (!file) return;
+      const position = this.assembler.heldFrom(key) ?? file.readTo;
+      const stored = this.options.sink.commit({
+        events: i === 0 ? events : [],
+        signals: i === 0 ? signals : [],
+        turns: i === 0 ? turns : [],
+        replay,
+        cursor: {
+          source: 'gatewaylog',
+          key,
+          path: file.path,
+          position,
+          // How far this file was read: lines below it that come again after a restart are a replay.
+          detail: JSON.stringify({ readTo: Math.max(file.readTo, this.replayTo.get(key) ?? 0) }),
+        },
+      });
+      if (stored.stored.length > 0) this.options.onStored?.(stored.stored);
+      result = { inserted: result.inserted + stored.inserted, duplicates: result.duplicates + stored.duplicates };
+    });
+    return result;
+  }
+
+  /** Attempts still held when the log goes quiet are stored after the hold, by the clock. */
+  private scheduleFlush(): void {
+    if (this.flushTimer || this.assembler.holding === 0 || this.stopped) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      const calls = this.assembler.flush(this.options.now() - HOLD_MS);
+      if (calls.length > 0) {
+        const keys = [...new Set(calls.map((call) => call.key.slice('gatewaylog/'.length, call.key.lastIndexOf('@'))))];
+        const result = this.commit(calls, [], [], keys);
+        this.counts.calls += calls.length;
+        this.counts.stored += result.inserted;
+        this.counts.duplicates += result.duplicates;
+      }
+      this.scheduleFlush();
+    }, HOLD_MS);
+    this.flushTimer.unref?.();
+  }
+
+  /** Fallback decisions as calls, for the agents no transcript source covers, in runs the log reported no attempt of. */
   private uncoveredCalls(signals: readonly GatewaySignal[]): CallEvent[] {
     const calls: CallEvent[] = [];
     for (const signal of signals) {
+      if (this.assembler.hasAttempts(signal.traceId)) continue;
       const agentId = agentIdOfSessionKey(signal.sessionKey);
       const call = fallbackAsCall(signal, agentId ?? UNKNOWN_AGENT);
       if (call !== null && !this.options.transcriptsCover(agentId)) calls.push(call);
@@ -260,6 +363,17 @@ export class GatewayLogSource implements Source {
   }
 }
 
+/** `{"readTo": N}` from a stored cursor's detail, or null. */
+function readToOf(detail: string | null | undefined): number | null {
+  if (!detail) return null;
+  try {
+    const parsed = JSON.parse(detail) as { readTo?: unknown };
+    return typeof parsed.readTo === 'number' ? parsed.readTo : null;
+  } catch {
+    return null;
+  }
+}
+
 export interface GatewayLogScanOptions {
   profile: string | null;
   /** Only signals at or after this time (epoch ms) are counted. */
@@ -276,8 +390,13 @@ export interface GatewayLogScan {
   fallbackDecisions: Record<string, number>;
   stalls: number;
   runTimeouts: number;
-  /** Every fallback decision that reports a call; `scan` decides whether transcripts already count them. */
+  /** Every fallback decision that reports a call in a run with no attempt lines; `scan` decides whether transcripts already count them. */
   calls: CallEvent[];
+  /** Upstream attempts (failed requests), assembled as the live source does. */
+  attempts: CallEvent[];
+  /** Turns OpenClaw refused itself. */
+  turns: TurnEvent[];
+  attemptLines: number;
   /** Log files that could not be read. */
   errors: Array<{ path: string; error: string }>;
 }
@@ -296,18 +415,32 @@ export function scanGatewayLogs(dirs: readonly string[], options: GatewayLogScan
   const counts = { lines: 0, malformed: 0, unknown: 0 };
   const tally = new SignalTally();
   const calls: CallEvent[] = [];
-  const onSignal = (signal: GatewaySignal) => {
-    if (signal.ts < since) return;
-    tally.add(signal);
-    const call = fallbackAsCall(signal, UNKNOWN_AGENT);
-    if (call !== null) calls.push(call);
+  const attempts: CallEvent[] = [];
+  const turns: TurnEvent[] = [];
+  const assembler = new AttemptAssembler(HOLD_MS);
+  let attemptLines = 0;
+  const handlers: GatewayLineHandlers = {
+    onSignal: (signal) => {
+      if (signal.ts < since) return;
+      tally.add(signal);
+      const call = assembler.hasAttempts(signal.traceId) ? null : fallbackAsCall(signal, UNKNOWN_AGENT);
+      if (call !== null) calls.push(call);
+      const turn = refusedTurn(signal);
+      if (turn !== null) turns.push(turn);
+    },
+    onAttempt: (line, offset) => {
+      attemptLines++;
+      for (const attempt of assembler.push(line, offset)) if (attempt.ts >= since) attempts.push(attempt);
+    },
   };
   // The same file reached twice (a directory and its `logs/`, a symlink) is read once.
   const seen = new Set<string>();
   let files = 0;
   for (const path of [...new Set(dirs.flatMap((dir) => findGatewayLogs(dir, pattern, errors)))].sort()) {
-    if (scanFile(path, { maxLineBytes, seen, counts, onSignal, errors })) files++;
+    if (scanFile(path, { maxLineBytes, seen, counts, handlers, errors })) files++;
   }
+  // Offline there is no writer to finish a run: what is still held is complete.
+  for (const attempt of assembler.flush()) if (attempt.ts >= since) attempts.push(attempt);
   return {
     files,
     ...counts,
@@ -316,6 +449,9 @@ export function scanGatewayLogs(dirs: readonly string[], options: GatewayLogScan
     stalls: tally.byKind.stall,
     runTimeouts: tally.byKind.run_timeout,
     calls,
+    attempts,
+    turns,
+    attemptLines,
     errors,
   };
 }
@@ -345,7 +481,7 @@ interface ScanFileContext {
   maxLineBytes: number;
   seen: Set<string>;
   counts: GatewayLineCounts;
-  onSignal: (signal: GatewaySignal) => void;
+  handlers: GatewayLineHandlers;
   errors: GatewayLogScan['errors'];
 }
 
@@ -380,7 +516,7 @@ function readAllLines(fd: number, size: number, fileKey: string, context: ScanFi
   for (;;) {
     const batch = readLineBatch(fd, offset, size, SCAN_CHUNK_BYTES, context.maxLineBytes);
     if (!batch) break;
-    forEachGatewaySignal(batch, fileKey, context.counts, context.onSignal);
+    forEachGatewayRecord(batch, fileKey, context.counts, context.handlers);
     offset = batch.toOffset;
   }
   if (offset < size) {

@@ -42,11 +42,16 @@ const DEFAULT_SLOW_INTERVAL_MS = 60_000;
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const DETAIL_VERSION = 1;
 
+/**
+ * Why the endpoint answers 404 (or the Control UI's page). Worded to hold on any OpenClaw version (the plugin
+ * has been bundled, installable separately, or absent): it suggests no command that may not exist.
+ */
 export const METRICS_OFF_MESSAGE =
-  "OpenClaw's metrics endpoint is off; enable it with `openclaw plugins enable diagnostics-prometheus` and `diagnostics.enabled: true`, then restart the gateway";
+  "OpenClaw's metrics endpoint is not served by this gateway: its `diagnostics-prometheus` plugin is not installed or not enabled here. BreakerBar does not need those metrics (it reads the gateway log and the transcripts); `openclaw plugins list` shows whether this installation has the plugin";
 
-const EMPTY_NOTE =
-  '(it answers, but with no metrics: diagnostics are off, or the gateway has made no model call since it started)';
+/** The endpoint is there (the plugin serves it) but has nothing yet. */
+const METRICS_EMPTY_MESSAGE =
+  "OpenClaw's metrics endpoint answers, but with no metrics: OpenClaw's diagnostics are off (`diagnostics.enabled` in openclaw.json), or the gateway has made no model call since it started. BreakerBar does not need those metrics (it reads the gateway log and the transcripts)";
 
 export type MetricsState = 'ok' | 'off' | 'unauthorized' | 'unreachable' | 'error';
 export type DepTruth = 'transcripts' | 'gateway-metrics';
@@ -421,7 +426,7 @@ export class GatewayMetricsSource implements Source {
     this.commitScrape(scrapeTime, counterDeltas(this.last, { series: new Map(), complete: true }));
     this.seriesCount = 0;
     if (this.seenMetrics) this.setState('ok', null);
-    else this.setState('off', `${METRICS_OFF_MESSAGE} ${EMPTY_NOTE}`);
+    else this.setState('off', METRICS_EMPTY_MESSAGE);
   }
 
   private countLines(samples: number, errors: number): void {

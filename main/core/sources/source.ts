@@ -22,6 +22,11 @@ export interface SourceStatus {
   inputs: number;
   lines: number;
   malformed: number;
+  /**
+   * SQLite transcripts only: rows that could not be decoded (a corrupt zstd
+   * frame, or no event in either column) and were skipped. Not in `malformed`.
+   */
+  undecodable?: number;
   /** Calls read, and of those the ones stored (the rest were older than the backfill cutoff or already stored). */
   calls: number;
   stored: number;

@@ -79,6 +79,9 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
     ...verdict,
     credential: credentialOf(text(message.authProfileId) ?? text(value.authProfileId)),
     usage,
+    role: 'record',
+    runId: runIdOf(message),
+    upstream: !isGapFill(message, verdict.outcome, usage),
   };
   return { kind: 'call', call, seedRateLimit: isSeedRateLimit(facts) };
 }
@@ -95,6 +98,30 @@ function callKey(entry: JsonObject, message: JsonObject, context: RecordContext,
   const created = typeof message.timestamp === 'number' ? message.timestamp : text(message.timestamp);
   if (entryId && created !== null) return `${context.agentId}/${entryId}@${created}`;
   return `${context.agentId}/${context.sessionId}/${entryId ?? `t${ts}`}`;
+}
+
+/**
+ * A reply OpenClaw wrote into the transcript itself: when an embedded run ends
+ * without an assistant message (2026.7: a context overflow it gave up on), the
+ * agent command appends the reply text as `api: "cli"` with the run's usage —
+ * none — and no provider response id. A CLI-backed provider's real answers also
+ * say `api: "cli"`, but carry usage or an id. A turn the user saw, not a request.
+ */
+function isGapFill(message: JsonObject, outcome: string, usage: TokenUsage): boolean {
+  return (
+    outcome === 'ok' &&
+    message.api === 'cli' &&
+    text(message.responseId) === null &&
+    usage.totalTokens === 0 &&
+    usage.input === 0 &&
+    usage.output === 0
+  );
+}
+
+/** `__openclaw.runId` (2026.9): the run that wrote the record, which the gateway log's lines name too. */
+function runIdOf(message: JsonObject): string | null {
+  const meta = message.__openclaw;
+  return isObject(meta) ? text(meta.runId) : null;
 }
 
 /**

@@ -18,8 +18,14 @@
  * watcher (on the database and its `-wal`, never `-shm`, which readers touch)
  * still reports new databases at once; a reconcile tick re-lists the agents and
  * notices replaced or deleted files.
+ *
+ * Rows that cannot be decoded (a corrupt zstd frame, no event at all) are
+ * counted (`undecodable`), reported once per database, and passed: the cursor
+ * moves past them, so one bad row never stops a database from being read. A
+ * database whose layout BreakerBar cannot read is refused and reported as an
+ * error (`lastError`) for as long as it stays so.
  */
-import { statSync } from 'node:fs';
+import { type Stats, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { CallEvent } from '../events.js';
@@ -32,12 +38,15 @@ import {
   isBusy,
   type RowAnchor,
   SchemaError,
+  type TranscriptRow,
 } from './agent-database.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import { readRecord } from './transcript-record.js';
 import { WorkQueue } from './work-queue.js';
 
 const PAGE_ROWS = 1000;
+
+type UndecodableRow = Extract<TranscriptRow, { json: null }>;
 const MAX_BACKOFF_MS = 5000;
 
 export interface SqliteSourceOptions {
@@ -46,7 +55,6 @@ export interface SqliteSourceOptions {
   /** Calls older than this (record time) are read but not stored. */
   cutoff: number;
   reconcileIntervalMs: number;
-  maxSchemaVersion: number;
   log: Logger;
   onStored?: (calls: CallEvent[]) => void;
   /** Delay of the re-look after a read that found rows (default 100 ms). */
@@ -74,6 +82,10 @@ interface Follower {
   dataVersion: number | null;
   /** Why this database is not being read (schema), reported once. */
   refused: string | null;
+  /** The file's modification stamp when it was refused: a change (an in-place migration) is worth another look. */
+  refusedStamp: string | null;
+  /** An undecodable row of this database was already logged (one warning per database, not per row). */
+  undecodableLogged: boolean;
   backoffMs: number;
   retryTimer: NodeJS.Timeout | null;
 }
@@ -83,7 +95,7 @@ export class SqliteTranscriptSource implements Source {
   private readonly followers = new Map<string, Follower>();
   private readonly stored = new Map<string, Cursor>();
   private readonly queue: WorkQueue;
-  private readonly counts = { lines: 0, malformed: 0, calls: 0, stored: 0, duplicates: 0 };
+  private readonly counts = { lines: 0, malformed: 0, undecodable: 0, calls: 0, stored: 0, duplicates: 0 };
   private watcher: FSWatcher | null = null;
   private tick: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
@@ -156,8 +168,19 @@ export class SqliteTranscriptSource implements Source {
       ...this.counts,
       pending,
       lastEventAt: this.lastEventAt,
-      lastError: this.lastError,
+      lastError: this.refusal() ?? this.lastError,
     };
+  }
+
+  /**
+   * A refused database is an error for as long as it is refused, not just
+   * until the next message replaces it: its calls are missing meanwhile.
+   */
+  private refusal(): string | null {
+    const refused = [...this.followers.values()].filter((f) => f.refused !== null);
+    if (refused.length === 0) return null;
+    const first = (refused[0] as Follower).refused as string;
+    return refused.length === 1 ? first : `${first} (and ${refused.length - 1} more database(s) refused)`;
   }
 
   /** Databases found, with why any is not read (unknown schema, busy). */
@@ -235,6 +258,8 @@ export class SqliteTranscriptSource implements Source {
       replaying: false,
       dataVersion: null,
       refused: null,
+      refusedStamp: null,
+      undecodableLogged: false,
       backoffMs: 50,
       retryTimer: null,
     });
@@ -254,7 +279,9 @@ export class SqliteTranscriptSource implements Source {
   private changed(follower: Follower): boolean {
     const ino = inodeOf(follower.path);
     if (ino !== null && follower.ino !== null && ino !== follower.ino) return true;
-    if (!follower.db) return follower.refused === null || ino !== follower.ino;
+    if (!follower.db) {
+      return follower.refused === null || ino !== follower.ino || fileStamp(follower.path) !== follower.refusedStamp;
+    }
     try {
       return follower.db.dataVersion() !== follower.dataVersion;
     } catch {
@@ -296,13 +323,10 @@ export class SqliteTranscriptSource implements Source {
     }
     if (follower.db) return true;
     try {
-      follower.db = AgentDatabase.open(follower.path, this.options.maxSchemaVersion);
+      follower.db = AgentDatabase.open(follower.path);
     } catch (error) {
       if (error instanceof SchemaError) {
-        if (follower.refused !== error.message) this.options.log.warn(error.message, { path: follower.path });
-        follower.refused = error.message;
-        follower.ino = ino;
-        this.lastError = error.message;
+        this.refuse(follower, error, ino);
         return false;
       }
       throw error;
@@ -316,6 +340,17 @@ export class SqliteTranscriptSource implements Source {
     return true;
   }
 
+  /**
+   * Its calls are missing until the layout changes: an error, logged once per
+   * message, and `status().lastError` for as long as it lasts (not after).
+   */
+  private refuse(follower: Follower, error: SchemaError, ino: number): void {
+    if (follower.refused !== error.message) this.options.log.error(error.message, { path: follower.path });
+    follower.refused = error.message;
+    follower.refusedStamp = fileStamp(follower.path);
+    follower.ino = ino;
+  }
+
   private replay(follower: Follower, why: string): void {
     this.options.log.info('re-reading agent database from the start; stored calls are skipped', {
       path: follower.path,
@@ -326,11 +361,16 @@ export class SqliteTranscriptSource implements Source {
     follower.replaying = true;
   }
 
-  private consume(follower: Follower, rows: ReturnType<AgentDatabase['rowsAfter']>): void {
+  private consume(follower: Follower, rows: TranscriptRow[]): void {
     if (rows.length === 0) return;
     const calls: CallEvent[] = [];
     let malformed = 0;
+    const undecodable: UndecodableRow[] = [];
     for (const row of rows) {
+      if (row.json === null) {
+        undecodable.push(row);
+        continue;
+      }
       const record = readRecord(row.json, 0, row.json.length, {
         source: 'sqlite',
         agentId: follower.agentId,
@@ -359,11 +399,33 @@ export class SqliteTranscriptSource implements Source {
     follower.anchor = anchor;
     this.counts.lines += rows.length;
     this.counts.malformed += malformed;
+    // Re-reading after renumbering meets the same bad rows again: count them once, like duplicates.
+    if (!follower.replaying) this.reportUndecodable(follower, undecodable);
     this.counts.calls += calls.length;
     this.counts.stored += result.inserted;
     if (!follower.replaying) this.counts.duplicates += result.duplicates;
     for (const call of calls) if (this.lastEventAt === null || call.ts > this.lastEventAt) this.lastEventAt = call.ts;
     if (result.stored.length > 0) this.options.onStored?.(result.stored);
+  }
+
+  /** Counts rows that could not be decoded; the first of a database is logged, the rest only counted. */
+  private reportUndecodable(follower: Follower, rows: readonly UndecodableRow[]): void {
+    const first = rows[0];
+    if (!first) return;
+    this.counts.undecodable += rows.length;
+    this.lastError =
+      `${follower.path}: row ${first.rowid} (session ${first.sessionId}, seq ${first.seq}) cannot be decoded ` +
+      `(${first.error}); skipped, with ${this.counts.undecodable} undecodable row(s) so far. ` +
+      'A call stored in such a row is not counted; `breakerbar doctor` checks the compressed rows';
+    if (follower.undecodableLogged) return;
+    follower.undecodableLogged = true;
+    this.options.log.warn('agent database row cannot be decoded; skipped (further ones are counted, not logged)', {
+      path: follower.path,
+      rowid: first.rowid,
+      session: first.sessionId,
+      seq: first.seq,
+      error: first.error,
+    });
   }
 
   /** SQLITE_BUSY and friends: back off and retry; the gateway is never made to wait for us. */
@@ -404,8 +466,18 @@ function databaseOf(path: string): string {
 }
 
 function inodeOf(path: string): number | null {
+  return statOrNull(path)?.ino ?? null;
+}
+
+/** Modification time and size of the database and its WAL: changes when the gateway writes (or migrates) it. */
+function fileStamp(path: string): string {
+  const stamp = (stats: Stats | null) => (stats ? `${stats.mtimeMs}:${stats.size}` : '-');
+  return `${stamp(statOrNull(path))}/${stamp(statOrNull(`${path}-wal`))}`;
+}
+
+function statOrNull(path: string): Stats | null {
   try {
-    return statSync(path).ino;
+    return statSync(path);
   } catch {
     return null;
   }

@@ -9,8 +9,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome, Phase } from '../classify.js';
-import type { CallEvent, GatewaySignal, SourceKind } from '../events.js';
-import { type CallSummary, CallTally } from '../summary.js';
+import type { CallEvent, GatewaySignal, SourceKind, TurnEvent, TurnOutcome } from '../events.js';
+import { type CallSummary, CallTally, TurnTally } from '../summary.js';
 import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from './migrations.js';
 
 export type Db = Database.Database;
@@ -35,6 +35,8 @@ export interface Cursor {
 export interface Batch {
   events: readonly CallEvent[];
   signals?: readonly GatewaySignal[];
+  /** Turns that are not transcript records (records become turns through `events`). */
+  turns?: readonly TurnEvent[];
   cursor?: Cursor;
   /**
    * Events read again on purpose (a database renumbered by VACUUM or replaced):
@@ -49,9 +51,22 @@ export interface CommitResult {
   inserted: number;
   /** Events whose key was already stored (copies, or re-reading), never stored twice. */
   duplicates: number;
-  /** The events actually stored (not the duplicates): what breakers and metrics may see. */
+  /** The events stored as new calls (not duplicates, not the second half of a pair): what breakers and metrics may see. */
   stored: CallEvent[];
+  /** Turns stored (records and refused turns). */
+  turns: number;
 }
+
+/**
+ * How far apart in time a transcript record and the log attempt it reports may be:
+ * the record is written when the run ends, just after its last attempt; a little
+ * slack the other way covers clocks of two writers and line-time rounding.
+ */
+const PAIR_BEFORE_MS = 120_000;
+const PAIR_AFTER_MS = 10_000;
+
+/** What became of one event in a commit. */
+type Ingested = 'stored' | 'duplicate' | 'paired' | 'turn_only';
 
 export interface TimeRange {
   since?: number;
@@ -147,6 +162,12 @@ export function migrate(db: Db, path = 'database', upTo = LATEST_VERSION): numbe
 /** The store's typed operations over an open database. */
 export class Store {
   private readonly insertCall;
+  private readonly insertTurn;
+  private readonly knownAttempt;
+  private readonly attemptForRecord;
+  private readonly recordForAttempt;
+  private readonly pair;
+  private readonly adoptRun;
   private readonly insertSignal;
   private readonly upsertCursor;
   private readonly deleteCursor;
@@ -157,11 +178,32 @@ export class Store {
     this.insertCall = db.prepare(`
       INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
         outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output,
-        tokens_cache_read, tokens_cache_write, tokens_total, cost, credential)
+        tokens_cache_read, tokens_cache_write, tokens_total, cost, credential, role, run_id)
       VALUES (@key, @ts, @source, @agentId, @sessionId, @dep, @provider, @model, @api, @stopReason,
         @outcome, @phase, @httpStatus, @errorCode, @retryAfterMs, @input, @output,
-        @cacheRead, @cacheWrite, @totalTokens, @cost, @credential)
+        @cacheRead, @cacheWrite, @totalTokens, @cost, @credential, @role, @runId)
       ON CONFLICT (event_key) DO NOTHING`);
+    this.insertTurn = db.prepare(`
+      INSERT INTO turns (turn_key, ts, source, agent_id, session_id, run_id, dep, outcome, reason, tokens_total, cost)
+      VALUES (@key, @ts, @source, @agentId, @sessionId, @runId, @dep, @outcome, @reason, @totalTokens, @cost)
+      ON CONFLICT (turn_key) DO NOTHING`);
+    this.knownAttempt = db
+      .prepare('SELECT 1 FROM calls WHERE event_key = @key OR paired_with = @key LIMIT 1')
+      .pluck();
+    // The nearest unpaired other half, the same run first. Failures only: the outcome must match.
+    this.attemptForRecord = db.prepare(`
+      SELECT id FROM calls WHERE role = 'attempt' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome
+        AND ts BETWEEN @ts - ${PAIR_BEFORE_MS} AND @ts + ${PAIR_AFTER_MS}
+      ORDER BY (run_id IS NOT NULL AND run_id = @runId) DESC, abs(ts - @ts) LIMIT 1`);
+    this.recordForAttempt = db.prepare(`
+      SELECT id FROM calls WHERE role = 'record' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome
+        AND ts BETWEEN @ts - ${PAIR_AFTER_MS} AND @ts + ${PAIR_BEFORE_MS}
+      ORDER BY (run_id IS NOT NULL AND run_id = @runId) DESC, abs(ts - @ts) LIMIT 1`);
+    this.pair = db.prepare('UPDATE calls SET paired_with = ? WHERE id = ?');
+    // Log lines do not name the agent; the run's transcript record does.
+    this.adoptRun = db.prepare(`
+      UPDATE calls SET agent_id = @agentId, session_id = @sessionId, run_id = @runId
+      WHERE run_id = @runId AND agent_id = 'unknown'`);
     this.insertSignal = db.prepare(`
       INSERT INTO signals (signal_key, ts, kind, session_id, session_key, run_id, dep, candidate_dep, decision,
         reason, http_status, final_outcome, lane, duration_ms, classification, detail)
@@ -179,17 +221,54 @@ export class Store {
       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER) AS TEXT)`);
     this.commitTx = db.transaction((batch: Batch): CommitResult => {
       const stored: CallEvent[] = [];
+      let duplicates = 0;
+      let turns = 0;
       for (const event of batch.events) {
-        if (this.insertCall.run({ ...event, ...event.usage }).changes > 0) stored.push(event);
+        const ingested = this.ingest(event);
+        if (ingested === 'stored') stored.push(event);
+        else if (ingested === 'duplicate') duplicates++;
+        if (event.role === 'record' && ingested !== 'duplicate') turns++;
+      }
+      for (const turn of batch.turns ?? []) {
+        turns += this.insertTurn.run({ ...turn, totalTokens: 0, cost: 0 }).changes;
       }
       const inserted = stored.length;
-      const duplicates = batch.events.length - inserted;
       if (duplicates > 0 && !batch.replay) this.bumpMeta.run('ingest.duplicates', String(duplicates));
       for (const signal of batch.signals ?? []) this.insertSignal.run(signal);
       if (batch.cursor) this.upsertCursor.run({ detail: null, ...batch.cursor, now: Date.now() });
       for (const gone of batch.forget ?? []) this.deleteCursor.run(gone.source, gone.key);
-      return { inserted, duplicates, stored };
+      return { inserted, duplicates, stored, turns };
     });
+  }
+
+  /**
+   * One event into the store. A record is a turn first (its key makes a re-read a
+   * duplicate); a failed record and a failed log attempt of the same dependency and
+   * outcome, close in time, are one upstream request: whichever arrives second pairs
+   * with the first instead of becoming a call, so either order counts it once.
+   */
+  private ingest(event: CallEvent): Ingested {
+    const row = { ...event, ...event.usage, role: event.role ?? null, runId: event.runId ?? null };
+    if (event.role === 'record') {
+      if (this.insertTurn.run({ ...row, reason: null }).changes === 0) return 'duplicate';
+      if (row.runId !== null) this.adoptRun.run(row);
+      if (event.upstream === false) return 'turn_only';
+      if (event.outcome !== 'ok') {
+        const attempt = this.attemptForRecord.get(row) as { id: number } | undefined;
+        if (attempt) {
+          this.pair.run(event.key, attempt.id);
+          return 'paired';
+        }
+      }
+    } else if (event.role === 'attempt') {
+      if (this.knownAttempt.get(row) !== undefined) return 'duplicate';
+      const record = this.recordForAttempt.get(row) as { id: number } | undefined;
+      if (record) {
+        this.pair.run(event.key, record.id);
+        return 'paired';
+      }
+    }
+    return this.insertCall.run(row).changes > 0 ? 'stored' : 'duplicate';
   }
 
   static open(path: string, options: { readonly?: boolean } = {}): Store {
@@ -257,7 +336,25 @@ export class Store {
     }>;
     const tally = new CallTally();
     for (const row of rows) tally.add(row.dep, row.outcome, row.tokens, row.n);
-    return tally.summary();
+    const turns = new TurnTally();
+    for (const row of this.turnCounts(range)) turns.add(row.dep, row.outcome, row.tokens, row.n);
+    // Calls carry tokens only where a record is the call; turns carry every record's.
+    return tally.summary(turns.summary());
+  }
+
+  /** Turns per dependency and outcome. */
+  turnCounts(range: TimeRange = {}): Array<{ dep: string; outcome: TurnOutcome; n: number; tokens: number }> {
+    return this.db
+      .prepare(
+        `SELECT dep, outcome, count(*) AS n, coalesce(sum(tokens_total), 0) AS tokens FROM turns
+         WHERE ts >= ? AND ts < ? GROUP BY dep, outcome`,
+      )
+      .all(range.since ?? Number.MIN_SAFE_INTEGER, range.until ?? Number.MAX_SAFE_INTEGER) as Array<{
+      dep: string;
+      outcome: TurnOutcome;
+      n: number;
+      tokens: number;
+    }>;
   }
 
   /** Calls per minute, dependency and outcome: the dashboard's timeline. */

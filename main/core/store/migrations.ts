@@ -191,6 +191,38 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE notifications ADD COLUMN dep TEXT;
     `,
   },
+  {
+    version: 7,
+    description: 'calls are upstream attempts, turns are run outcomes; a record and its log attempt pair into one call',
+    sql: `
+      -- 'attempt' (gateway log), 'record' (transcript); NULL for calls that pair with nothing.
+      ALTER TABLE calls ADD COLUMN role TEXT;
+      ALTER TABLE calls ADD COLUMN run_id TEXT;
+      -- The key of the other half of a pair: the record a log attempt stands for, or the reverse.
+      ALTER TABLE calls ADD COLUMN paired_with TEXT;
+      CREATE INDEX calls_unpaired ON calls (dep, outcome, ts) WHERE role IS NOT NULL AND paired_with IS NULL;
+      CREATE INDEX calls_by_run ON calls (run_id) WHERE run_id IS NOT NULL;
+      CREATE INDEX calls_by_pair ON calls (paired_with) WHERE paired_with IS NOT NULL;
+
+      -- One row per turn: a transcript's assistant record, or a turn OpenClaw refused itself.
+      CREATE TABLE turns (
+        id           INTEGER PRIMARY KEY,
+        turn_key     TEXT NOT NULL UNIQUE,
+        ts           INTEGER NOT NULL,
+        source       TEXT NOT NULL,
+        agent_id     TEXT NOT NULL,
+        session_id   TEXT NOT NULL,
+        run_id       TEXT,
+        dep          TEXT NOT NULL,
+        outcome      TEXT NOT NULL,
+        reason       TEXT,
+        tokens_total INTEGER NOT NULL DEFAULT 0,
+        cost         REAL NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX turns_by_time ON turns (ts);
+      CREATE INDEX turns_by_dep ON turns (dep, ts);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
@@ -201,6 +233,7 @@ export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
  */
 export const TIMED_TABLES = [
   'calls',
+  'turns',
   'signals',
   'breaker_transitions',
   'health_probes',

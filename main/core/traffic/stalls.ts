@@ -1,30 +1,49 @@
 /**
  * Stalled sessions per dependency. Silence is a failure no call-wrapping
- * breaker sees, so the status flags it beside the breaker. Two kinds of
- * evidence, counted once per session:
- * - reported: the gateway log says a session is stalled (work started, no
- *   progress); the session's dependency is the one its last call went to;
- * - silent: the transcripts show a session whose latest call failed (a failure
- *   the breakers count: 429, 5xx, timeout, …) and that has made no call since
- *   for `silentAfterMs`. That is how the storms this project exists for looked
- *   from the transcripts: the 429 ended the run and the agent stayed dead.
+ * breaker sees, so the status flags it beside the breaker.
+ *
+ * The only evidence is OpenClaw's own: the gateway log's `stalled session` /
+ * `stuck session` lines (`diagnostic` subsystem: a run in progress that stopped
+ * making progress). Transcripts cannot tell a stalled run from an idle session:
+ * their records are written when a run ends, so a session whose last turn
+ * failed and that has gone quiet since is idle (its user has not written
+ * again), not stalled, however long the quiet lasts.
+ *
+ * A reported session is stalled on the dependency of its latest call (else the
+ * one the line names) until it makes a call after the line (any source, any
+ * outcome: a failed attempt while a run retries is progress too, provided the
+ * call names the session), or until ten minutes after the last line about it.
+ * No other inference is made. Everything is judged by event time, so calls and
+ * lines read in any order (a backfill, a restart's rebuild from the store) end
+ * in the same state.
  */
 import type { GatewaySignal } from '../events.js';
 
 /** A stall report counts for this long after the last line about it. */
-const STALL_FRESH_MS = 10 * 60_000;
-/**
- * A session silent since a failure counts for this long after the failure: long enough to be seen through a
- * storm and a restart, short enough that an agent its user simply stopped using is not flagged for ever.
- */
-export const SILENCE_COUNTS_FOR_MS = 60 * 60_000;
-/** Sessions remembered for mapping stalls to dependencies (oldest forgotten first). */
+export const STALL_FRESH_MS = 10 * 60_000;
+/** Sessions remembered for mapping stalls to dependencies, and reports kept (oldest forgotten first). */
 const MAX_SESSIONS = 20_000;
+/**
+ * The session id of a call whose source could not tell the session (the gateway log's per-attempt calls name
+ * only the run): not a session, so such a call proves nothing about any session and no stall is put on it.
+ */
+const NO_SESSION = 'unknown';
+
+/** Whether `sessionId` names a session the tracker can follow. */
+export function isTrackedSession(sessionId: string | null | undefined): sessionId is string {
+  return typeof sessionId === 'string' && sessionId !== '' && sessionId !== NO_SESSION;
+}
 
 interface LastCall {
   dep: string;
   ts: number;
-  failed: boolean;
+}
+
+interface Report {
+  /** Time of the latest line about the session. */
+  ts: number;
+  /** The dependency a line named, used only when no call of the session is known. */
+  dep: string | null;
 }
 
 export interface Stalled {
@@ -34,89 +53,82 @@ export interface Stalled {
 
 export class StallTracker {
   private readonly lastCalls = new Map<string, LastCall>();
-  /** dep → sessions whose latest call (to that dep) failed: the candidates for silence. */
-  private readonly failedLast = new Map<string, Set<string>>();
-  /** dep → session → last stall report time. */
-  private readonly reports = new Map<string, Map<string, number>>();
-
-  /** `silentAfterMs`: how long a session must stay silent after a failure to count (0: never). */
-  constructor(private readonly silentAfterMs = 0) {}
+  /** session → its stall report, while no call after it was seen. */
+  private readonly reports = new Map<string, Report>();
 
   /**
-   * A call of `sessionId` to `dep` at `ts`, `failed` if the breakers count it as a failure. The latest call by
-   * event time is the one that matters, so a backfill that reads sessions out of order ends in the same state.
+   * A call of `sessionId` to `dep` that ended at `ts`. The latest call by event time is the one that matters (a
+   * backfill may read sessions out of order), and any call after a stall report ends that stall.
    */
-  callSeen(sessionId: string, dep: string, ts: number, failed: boolean): void {
+  callSeen(sessionId: string, dep: string, ts: number): void {
+    if (!isTrackedSession(sessionId)) return;
+    const report = this.reports.get(sessionId);
+    if (report && ts > report.ts) this.reports.delete(sessionId);
     const previous = this.lastCalls.get(sessionId);
     if (previous && previous.ts > ts) return;
-    if (previous) this.forgetFailure(sessionId, previous);
     this.lastCalls.delete(sessionId);
-    this.lastCalls.set(sessionId, { dep, ts, failed });
-    if (failed) setOf(this.failedLast, dep).add(sessionId);
-    if (this.lastCalls.size > MAX_SESSIONS) {
-      const [oldest, call] = this.lastCalls.entries().next().value as [string, LastCall];
-      this.lastCalls.delete(oldest);
-      this.forgetFailure(oldest, call);
-    }
+    this.lastCalls.set(sessionId, { dep, ts });
+    if (this.lastCalls.size > MAX_SESSIONS) this.lastCalls.delete(this.lastCalls.keys().next().value as string);
   }
 
-  /** Records a stall signal; returns the dependency it was attributed to, or null when unknown. */
+  /** Whether a call of `sessionId` is known (else its last call may be worth looking up). */
+  knows(sessionId: string): boolean {
+    return this.lastCalls.has(sessionId);
+  }
+
+  /**
+   * Records a gateway-log signal (only `stall` ones matter); returns the dependency the session is now stalled
+   * on, or null (not a stall, no session, no dependency known for it, or a call already seen after the line).
+   */
   signal(signal: GatewaySignal): string | null {
-    if (signal.kind !== 'stall' || !signal.sessionId) return null;
-    const dep = this.lastCalls.get(signal.sessionId)?.dep ?? signal.dep;
-    if (!dep) return null;
-    let sessions = this.reports.get(dep);
-    if (!sessions) {
-      sessions = new Map();
-      this.reports.set(dep, sessions);
-    }
-    sessions.set(signal.sessionId, Math.max(signal.ts, sessions.get(signal.sessionId) ?? 0));
-    return dep;
+    if (signal.kind !== 'stall') return null;
+    return this.reported(signal.sessionId, signal.ts, signal.dep);
   }
 
-  /** A session that made a call again (to any dependency: it may have fallen back) is no longer reported stalled. */
-  progressed(sessionId: string): void {
-    for (const sessions of this.reports.values()) sessions.delete(sessionId);
+  /** A stall line about `sessionId` at `ts` (`dep`: the dependency the line names, if any); as `signal`. */
+  reported(sessionId: string | null, ts: number, dep: string | null): string | null {
+    if (!isTrackedSession(sessionId)) return null;
+    const call = this.lastCalls.get(sessionId);
+    // A line older than the session's latest call is already answered: the session made progress after it.
+    if (!call || call.ts <= ts) {
+      const previous = this.reports.get(sessionId);
+      this.reports.delete(sessionId);
+      this.reports.set(sessionId, { ts: Math.max(ts, previous?.ts ?? ts), dep: dep ?? previous?.dep ?? null });
+      if (this.reports.size > MAX_SESSIONS) this.reports.delete(this.reports.keys().next().value as string);
+    }
+    return this.reports.has(sessionId) ? this.depOf(sessionId) : null;
   }
 
   stalled(dep: string, now: number): Stalled | null {
-    const since = new Map<string, number>();
-    for (const [sessionId, ts] of this.reports.get(dep) ?? []) {
-      if (ts >= now - STALL_FRESH_MS) since.set(sessionId, ts);
-    }
-    if (this.silentAfterMs > 0) {
-      const candidates = this.failedLast.get(dep) ?? new Set<string>();
-      for (const sessionId of candidates) {
-        const call = this.lastCalls.get(sessionId) as LastCall;
-        const silentFor = now - call.ts;
-        // Past counting for good (time only moves on): dropped, so the set holds recent failures only.
-        if (silentFor > SILENCE_COUNTS_FOR_MS) candidates.delete(sessionId);
-        else if (silentFor >= this.silentAfterMs)
-          since.set(sessionId, Math.min(call.ts, since.get(sessionId) ?? call.ts));
-      }
-    }
-    return since.size === 0 ? null : { sessions: since.size, since: Math.min(...since.values()) };
+    return this.byDep(now).get(dep) ?? null;
   }
 
   all(now: number): Array<{ dep: string; sessions: number }> {
-    return [...new Set([...this.reports.keys(), ...this.failedLast.keys()])]
-      .map((dep) => ({ dep, sessions: this.stalled(dep, now)?.sessions ?? 0 }))
-      .filter((entry) => entry.sessions > 0);
+    return [...this.byDep(now)].map(([dep, { sessions }]) => ({ dep, sessions }));
   }
 
-  private forgetFailure(sessionId: string, call: LastCall): void {
-    if (!call.failed) return;
-    const sessions = this.failedLast.get(call.dep);
-    sessions?.delete(sessionId);
-    if (sessions?.size === 0) this.failedLast.delete(call.dep);
+  /** Fresh reports per dependency: each session once, dated by the oldest of their latest reports. */
+  private byDep(now: number): Map<string, Stalled> {
+    const result = new Map<string, Stalled>();
+    for (const [sessionId, report] of this.reports) {
+      // Past counting for good (time only moves on): dropped, so the map holds fresh reports only.
+      if (report.ts < now - STALL_FRESH_MS) {
+        this.reports.delete(sessionId);
+        continue;
+      }
+      const dep = this.depOf(sessionId);
+      if (dep === null) continue;
+      const entry = result.get(dep);
+      if (entry) {
+        entry.sessions += 1;
+        entry.since = Math.min(entry.since, report.ts);
+      } else result.set(dep, { sessions: 1, since: report.ts });
+    }
+    return result;
   }
-}
 
-function setOf<K, V>(map: Map<K, Set<V>>, key: K): Set<V> {
-  let set = map.get(key);
-  if (!set) {
-    set = new Set();
-    map.set(key, set);
+  /** A reported session's dependency: that of its latest call (all before the report), else the line's. */
+  private depOf(sessionId: string): string | null {
+    return this.lastCalls.get(sessionId)?.dep ?? this.reports.get(sessionId)?.dep ?? null;
   }
-  return set;
 }

@@ -7,7 +7,7 @@ import type { Transition } from '../../../main/core/breaker/types.js';
 import type { Outcome } from '../../../main/core/classify.js';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
-import type { CallEvent, GatewaySignal } from '../../../main/core/events.js';
+import type { CallEvent, GatewaySignal, SourceKind } from '../../../main/core/events.js';
 import { silentLogger } from '../../../main/core/log.js';
 import type { TokenRate } from '../../../main/core/server/api-types.js';
 import { BreakerbarMetrics, METRIC_NAMES } from '../../../main/core/server/metrics.js';
@@ -42,16 +42,18 @@ interface CallSpec {
   dep?: string;
   outcome?: Outcome;
   tokens?: number;
+  source?: SourceKind;
 }
 
 let nextKey = 0;
 
 /** A call at `seconds` after T0: by default agent main, session s1, to GLM, ok, 100 tokens. */
 function call(seconds: number, spec: CallSpec = {}): CallEvent {
-  const { agent = 'main', session = 's1', dep = GLM, outcome = 'ok', tokens = 100 } = spec;
+  const { agent = 'main', session = 's1', dep = GLM, outcome = 'ok', tokens = 100, source = 'jsonl' } = spec;
   return callEvent({
     key: `${agent}/e${nextKey++}`,
     ts: s(seconds),
+    source,
     agentId: agent,
     sessionId: session,
     dep,
@@ -255,26 +257,83 @@ describe('BreakerService: stalls', () => {
     expect(h.service.stalledSessions()).toEqual([]);
   });
 
-  it('flags a session silent since a failed call after breakers.stallAfterMs, and again after a restart', async () => {
+  it('does not flag a session whose last turn failed and that then went quiet, live or after a restart', () => {
+    // breakers.stallAfterMs is deprecated: still accepted, ignored.
     const h = harness({ breakers: { stallAfterMs: 60_000 } }, s(30));
-    const calls = [call(0), call(5, { outcome: 'rate_limited' }), call(6, { session: 's2' })];
+    const calls = [call(0), call(5, { outcome: 'rate_limited' }), call(6, { session: 's2', outcome: 'timeout' })];
     // As a source does: stored, then observed.
     store.commit({ events: calls });
     observeEach(h, calls);
-    expect(breaker(h, GLM)?.stalled).toBeNull();
-    h.wall.now = s(65);
-    expect(breaker(h, GLM)?.stalled).toEqual({ sessions: 1, since: s(5) });
+    for (const later of [65, 600, 3600, 7200]) {
+      h.wall.now = s(later);
+      expect(breaker(h, GLM)?.stalled).toBeNull();
+      expect(h.service.stalledSessions()).toEqual([]);
+    }
+
+    h.service.stop();
+    const again = harness({ breakers: { stallAfterMs: 60_000 } }, s(3600));
+    again.service.start();
+    expect(breaker(again, GLM)?.stalled).toBeNull();
+    expect(again.service.stalledSessions()).toEqual([]);
+  });
+
+  it('flags that session once the gateway log reports it stalled, and again after a restart, until it calls again', async () => {
+    const h = harness({}, s(3600));
+    const calls = [call(0, { dep: CLAUDE }), call(5, { outcome: 'rate_limited' })];
+    store.commit({ events: calls });
+    observeEach(h, calls);
+    expect(h.service.stalledSessions()).toEqual([]);
+    const line = stall('s1', 3590);
+    store.commit({ events: [], signals: [line] });
+    h.service.signal([line]);
+    expect(breaker(h, GLM)?.stalled).toEqual({ sessions: 1, since: s(3590) });
     expect(await sample(h, METRIC_NAMES.stalledSessions, { dep: GLM })).toBe(1);
 
-    // A service started later over the same store finds the silence in the stored calls.
+    // A service started later over the same store finds the line and the session's last call there.
     h.service.stop();
-    const again = harness({ breakers: { stallAfterMs: 60_000 } }, s(70));
+    const again = harness({}, s(3700));
     again.service.start();
-    expect(breaker(again, GLM)?.stalled).toEqual({ sessions: 1, since: s(5) });
-    // A neutral failure (the caller's problem, not the dependency's) is not a stall.
-    again.service.observe([call(71, { session: 's3', outcome: 'auth' })]);
-    again.wall.now = s(200);
-    expect(breaker(again, GLM)?.stalled).toEqual({ sessions: 1, since: s(5) });
+    expect(breaker(again, GLM)?.stalled).toEqual({ sessions: 1, since: s(3590) });
+    expect(breaker(again, CLAUDE)?.stalled).toBeNull();
+    // Ten minutes after the line, without another one, it no longer counts (after a restart as well).
+    const late = harness({}, s(3590 + 601));
+    late.service.start();
+    expect(late.service.stalledSessions()).toEqual([]);
+
+    // A call after the line (progress) clears it, and a restart does not bring it back.
+    const progress = call(3650, { dep: CLAUDE });
+    store.commit({ events: [progress] });
+    again.service.observe([progress]);
+    expect(again.service.stalledSessions()).toEqual([]);
+    again.service.stop();
+    const third = harness({}, s(3700));
+    third.service.start();
+    expect(third.service.stalledSessions()).toEqual([]);
+  });
+
+  it('places a stall line about a session whose calls came before this service started', () => {
+    store.commit({ events: [call(0, { session: 'old', dep: CLAUDE })] });
+    const h = harness({}, s(600));
+    h.service.start();
+    h.service.signal([stall('old', 590)]);
+    expect(breaker(h, CLAUDE)?.stalled).toEqual({ sessions: 1, since: s(590) });
+  });
+
+  it('treats failed attempts the gateway log shows while a run retries as progress, not a stall', () => {
+    const h = harness({}, s(60));
+    h.service.observe([call(10)]);
+    h.service.signal([stall('s1', 50)]);
+    expect(h.service.stalledSessions()).toEqual([{ dep: GLM, sessions: 1 }]);
+    h.service.observe([call(55, { outcome: 'rate_limited', source: 'gatewaylog' })]);
+    expect(h.service.stalledSessions()).toEqual([]);
+  });
+
+  it('does not let a call from before the line, read after it, clear the stall', () => {
+    const h = harness({}, s(60));
+    h.service.observe([call(10)]);
+    h.service.signal([stall('s1', 50)]);
+    h.service.observe([call(40)]);
+    expect(h.service.stalledSessions()).toEqual([{ dep: GLM, sessions: 1 }]);
   });
 
   it('ignores stall signals for sessions it cannot place', () => {

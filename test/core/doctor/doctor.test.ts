@@ -3,16 +3,29 @@
  * gateway and a real lock: what is found, the fix hints where something is
  * missing, and that nothing is changed or leaked (tokens, webhook URLs).
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Environment } from '../../../main/core/config/index.js';
 import { type DoctorReport, type Finding, runDoctor } from '../../../main/core/doctor/index.js';
 import { lockDataDir } from '../../../main/core/lock.js';
 import { writeApiUrl } from '../../../main/core/server/api-address.js';
+import { ZSTD_DECODER } from '../../../main/core/sources/zstd.js';
 import { agentDatabasePath, OpenClawAgentDb } from '../../../main/rehearse/openclaw-db.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
 
@@ -112,6 +125,35 @@ function todayLogName(prefix = 'openclaw'): string {
   return `${prefix}-${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}.log`;
 }
 
+/** Trimmed from a database openclaw@2026.9.6 wrote: schema 23, one zstd-compressed row (rowid 47). */
+const FIXTURE = fileURLToPath(new URL('../../fixtures/openclaw-2026.9.6/openclaw-agent.sqlite', import.meta.url));
+
+/** The real 2026.9.6 database as `agent`'s, changed first by `alter` (a writable connection) if given. */
+function realAgent(agent: string, alter?: (db: Database.Database) => void): string {
+  const path = agentDatabasePath(stateDir, agent);
+  mkdirSync(dirname(path), { recursive: true });
+  copyFileSync(FIXTURE, path);
+  const db = new Database(path);
+  try {
+    alter?.(db);
+  } finally {
+    db.close();
+  }
+  return path;
+}
+
+/** An agent database whose transcript_events lacks created_at: a layout BreakerBar cannot read. */
+function layoutWithoutCreatedAt(agent: string, schemaVersion: number, journal: 'WAL' | 'DELETE'): string {
+  const path = agentDatabasePath(stateDir, agent);
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma(`journal_mode = ${journal}`);
+  db.exec('CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT)');
+  db.pragma(`user_version = ${schemaVersion}`);
+  db.close();
+  return path;
+}
+
 function filesUnder(dir: string): string[] {
   return existsSync(dir) ? (readdirSync(dir, { recursive: true }) as string[]).sort() : [];
 }
@@ -191,19 +233,76 @@ describe('OpenClaw state directory and sources', () => {
     expect(inArea(report, 'sources').filter((f) => f.level === 'error')).toEqual([]);
   });
 
-  it('warns about an agent database newer than BreakerBar reads, whether the gateway has it open or not', async () => {
+  it('reads agent databases of any schema version: the deprecated ingest.sqliteMaxSchemaVersion limits nothing', async () => {
     const open = sqliteAgent('open', 25);
     const closed = sqliteAgent('closed', 20);
     closed.db.close();
     const report = await doctor(config({ ingest: { sqliteMaxSchemaVersion: 19 } }));
-    const newer = report.findings.filter((f) => /newer than BreakerBar reads/.test(f.title));
-    expect(newer.map((f) => [f.level, f.title])).toEqual([
-      ['warn', 'agent database of closed has schema version 20, newer than BreakerBar reads (19)'],
-      ['warn', 'agent database of open has schema version 25, newer than BreakerBar reads (19)'],
-    ]);
-    expect(newer[0]?.fix).toContain('ingest.sqliteMaxSchemaVersion');
-    none(report, /SQLite agent database\(s\)/);
+    expect(find(report, /SQLite agent database\(s\)/)).toMatchObject({
+      level: 'ok',
+      title: '2 SQLite agent database(s), schema version 20, 25',
+    });
+    none(report, /newer than|cannot be read/);
+    expect(inArea(report, 'sources').filter((f) => f.level === 'error')).toEqual([]);
     expect(open.db.open).toBe(true);
+  });
+
+  it('a layout it cannot read is an error naming the version found, whether the gateway has it open or not', async () => {
+    const open = layoutWithoutCreatedAt('open', 31, 'DELETE');
+    const closed = layoutWithoutCreatedAt('closed', 32, 'WAL');
+    const report = await doctor();
+    const refused = report.findings.filter((f) => /cannot be read/.test(f.title));
+    expect(refused.map((f) => [f.level, f.title, f.detail])).toEqual([
+      [
+        'error',
+        'agent database of closed cannot be read',
+        expect.stringContaining(`${closed} (OpenClaw schema version 32): transcript_events lacks created_at`),
+      ],
+      [
+        'error',
+        'agent database of open cannot be read',
+        expect.stringContaining(`${open} (OpenClaw schema version 31): transcript_events lacks created_at`),
+      ],
+    ]);
+    expect(refused[0]?.fix).toContain('upgrade BreakerBar');
+    expect(report.summary.error).toBeGreaterThan(0);
+    // The closed WAL database was checked from a copy: no -wal or -shm appeared.
+    expect(filesUnder(dirname(closed))).toEqual(['openclaw-agent.sqlite']);
+  });
+
+  it("counts an OpenClaw 2026.9.6 database's zstd-compressed rows and decodes them", async () => {
+    realAgent('main');
+    const report = await doctor();
+    expect(find(report, /SQLite agent database\(s\)/).title).toBe('1 SQLite agent database(s), schema version 23');
+    expect(find(report, /zstd-compressed/)).toMatchObject({
+      level: 'ok',
+      title: 'agent database of main: 1 zstd-compressed row(s), all decode',
+      detail: `decoded with ${ZSTD_DECODER}`,
+    });
+    expect(inArea(report, 'sources').filter((f) => f.level === 'error')).toEqual([]);
+  });
+
+  it('checks the compressed rows of a closed WAL database from a copy, creating nothing', async () => {
+    const path = realAgent('main', (db) => db.pragma('journal_mode = WAL'));
+    const before = filesUnder(dirname(path));
+    expect(before).toEqual(['openclaw-agent.sqlite']);
+    const report = await doctor();
+    expect(find(report, /zstd-compressed/).title).toBe('agent database of main: 1 zstd-compressed row(s), all decode');
+    expect(filesUnder(dirname(path))).toEqual(before);
+  });
+
+  it('a compressed row that does not decode is an error naming the row', async () => {
+    realAgent('main', (db) =>
+      db.prepare('UPDATE transcript_events SET event_zstd = ? WHERE rowid = 47').run(Buffer.from('garbage!')),
+    );
+    const report = await doctor();
+    const error = find(report, /zstd-compressed/);
+    expect(error).toMatchObject({
+      level: 'error',
+      title: 'agent database of main: 1 zstd-compressed row(s); 1 of the 1 newest do not decode',
+    });
+    expect(error.detail).toContain('row 47: event_zstd: not a zstd frame');
+    expect(error.fix).toContain('upgrade BreakerBar');
   });
 
   it('reads a closed WAL database without creating its -wal and -shm files', async () => {
@@ -268,6 +367,58 @@ describe('OpenClaw state directory and sources', () => {
     const warn = find(report, /profile "work" is set/);
     expect(warn.level).toBe('warn');
     expect(warn.fix).toContain('~/.openclaw-work');
+  });
+});
+
+describe('OpenClaw version', () => {
+  /** An npm-style install: the CLI on PATH is a link into the `openclaw` package. */
+  function npmInstall(version: string): void {
+    const pkg = join(tmp, 'lib', 'node_modules', 'openclaw');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'openclaw', version }));
+    // Never run: the version comes from package.json.
+    writeFileSync(join(pkg, 'openclaw.mjs'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
+    symlinkSync(join(pkg, 'openclaw.mjs'), join(binDir, 'openclaw'));
+  }
+
+  function cli(script: string): void {
+    writeFileSync(join(binDir, 'openclaw'), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+  }
+
+  it('names the version of the openclaw package the CLI on PATH belongs to', async () => {
+    npmInstall('2026.9.6');
+    expect(find(await doctor(), /^OpenClaw \d/)).toMatchObject({
+      level: 'ok',
+      title: 'OpenClaw 2026.9.6',
+      detail: `${join(binDir, 'openclaw')}, version from its package.json`,
+    });
+  });
+
+  it('asks `openclaw --version` when the CLI is not an npm package', async () => {
+    cli('echo "OpenClaw 2026.9.7 (eb377ac)"');
+    expect(find(await doctor(), /^OpenClaw \d/)).toMatchObject({
+      level: 'ok',
+      title: 'OpenClaw 2026.9.7',
+      detail: `${join(binDir, 'openclaw')}, version from \`openclaw --version\``,
+    });
+  });
+
+  it('does not wait on a CLI that hangs, even one whose child keeps running', async () => {
+    cli('sleep 30 &\nexec sleep 30');
+    const started = Date.now();
+    const report = await doctor();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(find(report, /OpenClaw version unknown/)).toMatchObject({
+      level: 'info',
+      detail: `${join(binDir, 'openclaw')}: \`openclaw --version\` did not answer within 3 s`,
+    });
+  }, 20_000);
+
+  it('without an openclaw CLI the version is unknown, which is no problem', async () => {
+    expect(find(await doctor(), /OpenClaw version unknown/)).toMatchObject({
+      level: 'info',
+      detail: 'no openclaw CLI on PATH or in the usual install places',
+    });
   });
 });
 

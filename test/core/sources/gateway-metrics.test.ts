@@ -348,18 +348,27 @@ describe('GatewayMetricsSource: BreakerBar restarts', () => {
 });
 
 describe('GatewayMetricsSource: when the endpoint does not serve metrics', () => {
-  const ENABLE = 'openclaw plugins enable diagnostics-prometheus';
+  /** What every "off" message must say: the plugin, that BreakerBar does not need it, and no command that can fail. */
+  function expectPlainOff(message: string | null | undefined): void {
+    expect(message).toContain('BreakerBar does not need');
+    expect(message).toContain('the gateway log and the transcripts');
+    // `openclaw plugins enable diagnostics-prometheus` says "Plugin not found" where the plugin is not installed.
+    expect(message).not.toContain('plugins enable');
+  }
 
-  it('says once, plainly, how to enable the plugin when it answers 404, and again only when that changes', async () => {
+  it('says once, plainly, what a 404 means and that BreakerBar does not need it, and again only when that changes', async () => {
     const capture = captureLog();
     gateway.mode = 'not-found';
     const source = startSource({ log: capture.log });
     await scrapes(source, 5);
     expect(capture.warnings()).toHaveLength(1);
-    expect(capture.warnings()[0]?.msg).toContain(ENABLE);
-    expect(capture.warnings()[0]?.msg).toContain('diagnostics.enabled: true');
+    const message = capture.warnings()[0]?.msg;
+    expect(message).toContain('not served by this gateway');
+    expect(message).toContain('`diagnostics-prometheus` plugin is not installed or not enabled');
+    expect(message).toContain('`openclaw plugins list`');
+    expectPlainOff(message);
     expect(source.metricsStatus()).toMatchObject({ state: 'off' });
-    expect(source.status()).toMatchObject({ inputs: 0, lastError: expect.stringContaining(ENABLE) });
+    expect(source.status()).toMatchObject({ inputs: 0, lastError: message });
 
     gateway.set(ZHIPU_OK, 1);
     gateway.mode = 'metrics';
@@ -378,7 +387,12 @@ describe('GatewayMetricsSource: when the endpoint does not serve metrics', () =>
     await scrapes(source, 4);
     expect(source.metricsStatus().state).toBe('off');
     expect(capture.warnings()).toHaveLength(1);
-    expect(capture.warnings()[0]?.msg).toContain(ENABLE);
+    const message = capture.warnings()[0]?.msg;
+    // The endpoint is there: the plugin is not the question, OpenClaw's diagnostics (or no call yet) are.
+    expect(message).toContain('answers, but with no metrics');
+    expect(message).toContain('`diagnostics.enabled`');
+    expect(message).not.toContain('not installed');
+    expectPlainOff(message);
 
     // Nothing had been counted, so everything the gateway shows now is new.
     gateway.set(ZHIPU_OK, 3);
@@ -400,7 +414,8 @@ describe('GatewayMetricsSource: when the endpoint does not serve metrics', () =>
     const source = startSource();
     await scrapes(source);
     expect(source.metricsStatus()).toMatchObject({ state: 'off' });
-    expect(source.metricsStatus().message).toContain(ENABLE);
+    expect(source.metricsStatus().message).toContain('not served by this gateway');
+    expectPlainOff(source.metricsStatus().message);
   });
 
   it('says once that the token is wrong, where BreakerBar looks for it, and never prints it', async () => {

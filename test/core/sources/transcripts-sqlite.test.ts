@@ -1,12 +1,14 @@
 /**
  * The SQLite transcript source against a real OpenClaw-layout database in WAL
- * mode, written by a separate process while BreakerBar reads it.
+ * mode, written by a separate process while BreakerBar reads it; and against a
+ * database OpenClaw 2026.9.6 really wrote (zstd-compressed rows, schema 23).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallEvent } from '../../../main/core/events.js';
 import { type Logger, silentLogger } from '../../../main/core/log.js';
@@ -21,6 +23,12 @@ import { SessionScript } from '../../../main/rehearse/workload.js';
 import { until } from '../../helpers/transcripts.js';
 
 const WRITER = fileURLToPath(new URL('../../../dist/main/rehearse/openclaw-db-writer.js', import.meta.url));
+/** Trimmed from a database openclaw@2026.9.6 wrote (see its README): 98 rows, 12 assistant messages, schema 23. */
+const FIXTURE = fileURLToPath(new URL('../../fixtures/openclaw-2026.9.6/openclaw-agent.sqlite', import.meta.url));
+const FIXTURE_CALLS = 12;
+/** The fixture's zstd-compressed row: the `mock/ok_long` answer. */
+const COMPRESSED_ROWID = 47;
+const OK_LONG_ENTRY = 'cf93d999-788a-4462-a3dd-8d2aa50bdecb';
 
 let root: string;
 let stateDir: string;
@@ -46,15 +54,13 @@ function sinkOf(target: Store): IngestSink {
   return { cursors: (kind) => target.cursors(kind), commit: (batch) => target.commit(batch) };
 }
 
-function startSource(
-  options: { log?: Logger; maxSchemaVersion?: number; onStored?: (calls: CallEvent[]) => void } = {},
-) {
+function startSource(options: { log?: Logger; onStored?: (calls: CallEvent[]) => void; watch?: boolean } = {}) {
   source = new SqliteTranscriptSource({
     stateDir,
     sink: sinkOf(store),
     cutoff: 0,
     reconcileIntervalMs: 200,
-    maxSchemaVersion: options.maxSchemaVersion ?? 19,
+    watch: options.watch,
     log: options.log ?? silentLogger,
     onStored: options.onStored,
   });
@@ -91,6 +97,33 @@ function writeSessions(agentId: string, sessions: number, turns: number, schemaV
 }
 
 const storedCalls = () => store.summary().calls;
+
+/** The real 2026.9.6 database as agent `agentId`'s, optionally changed first by `alter` (a writable connection). */
+function installFixture(agentId = 'main', alter?: (db: Database.Database) => void): string {
+  const path = agentDatabasePath(stateDir, agentId);
+  mkdirSync(join(path, '..'), { recursive: true });
+  copyFileSync(FIXTURE, path);
+  if (alter) {
+    const db = new Database(path);
+    try {
+      alter(db);
+    } finally {
+      db.close();
+    }
+  }
+  return path;
+}
+
+/** Logs kept by level, to check what is said and how often. */
+function recordingLog() {
+  const said = { warn: [] as string[], error: [] as string[] };
+  const log: Logger = {
+    ...silentLogger,
+    warn: (msg) => said.warn.push(msg),
+    error: (msg) => said.error.push(msg),
+  };
+  return { said, log };
+}
 
 describe('SqliteTranscriptSource', () => {
   it('reads every event exactly once while a separate process writes, checkpoints, holds a long write, VACUUMs and replaces the file', async () => {
@@ -157,18 +190,46 @@ describe('SqliteTranscriptSource', () => {
     second.db.close();
   });
 
-  it('reports a newer schema version clearly and reads nothing from it', async () => {
-    const warnings: string[] = [];
-    const log: Logger = { ...silentLogger, warn: (msg) => warnings.push(msg) };
-    const { db } = writeSessions('main', 1, 5, 20);
+  it('reads any schema version whose transcript_events it knows: the version number sets no limit', async () => {
+    const { db, calls } = writeSessions('main', 1, 5, 57);
     db.close();
-    startSource({ log });
-    await until(() => warnings.length > 0);
-    expect(warnings[0]).toMatch(/schema version 20, newer than the newest BreakerBar knows \(19\); not read/);
+    startSource();
+    await until(() => storedCalls() === calls);
+    expect(source?.databases()[0]).toMatchObject({ schemaVersion: 57, refused: null });
+    expect(source?.status().lastError).toBeNull();
+  });
+
+  it('refuses a layout without created_at as an error naming its version, and reads it once migrated', async () => {
+    const path = agentDatabasePath(stateDir, 'main');
+    mkdirSync(join(path, '..'), { recursive: true });
+    const db = new Database(path);
+    db.exec('CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT)');
+    db.pragma('user_version = 31');
+    const script = new SessionScript('s1', seededRandom(5), { deps: ['zhipu/glm-5.1'], failureRate: 0 });
+    const turn = script.turn(Date.now());
+    const insert = db.prepare('INSERT INTO transcript_events (session_id, seq, event_json) VALUES (?, ?, ?)');
+    for (const [seq, line] of [script.header(Date.now()), ...turn.lines].entries()) insert.run('s1', seq, line);
+    db.close();
+
+    const { said, log } = recordingLog();
+    // No file watcher: the reconcile tick alone must notice the migration below.
+    startSource({ log, watch: false });
+    await until(() => said.error.length > 0);
+    expect(said.error[0]).toMatch(/schema version 31\): transcript_events lacks created_at/);
+    expect(source?.status().lastError).toMatch(/schema version 31\): transcript_events lacks created_at/);
+    expect(source?.databases()[0]?.refused).toMatch(/schema version 31/);
+    // Reported once, not on every look; nothing read meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(said.error).toHaveLength(1);
     expect(storedCalls()).toBe(0);
-    expect(warnings).toHaveLength(1);
-    expect(source?.databases()[0]?.refused).toMatch(/schema version 20/);
+
+    // OpenClaw migrates in place (same file, same inode): the change is noticed and the rows are read.
+    const migrate = new Database(path);
+    migrate.exec('ALTER TABLE transcript_events ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0');
+    migrate.close();
+    await until(() => storedCalls() === turn.calls.length);
+    expect(source?.databases()[0]?.refused).toBeNull();
+    expect(source?.status().lastError).toBeNull();
   });
 
   it('takes a deleted database in its stride and forgets its position', async () => {
@@ -204,5 +265,68 @@ describe('SqliteTranscriptSource', () => {
     startSource();
     await until(() => (source?.status().lastError ?? '') !== '');
     expect(source?.status().lastError).toMatch(/not a database/);
+  });
+});
+
+describe('a database written by OpenClaw 2026.9.6', () => {
+  it('is read with the default configuration: every assistant record is a call, the zstd-compressed one too', async () => {
+    installFixture();
+    const stored: CallEvent[] = [];
+    startSource({ onStored: (batch) => stored.push(...batch) });
+    await until(() => storedCalls() === FIXTURE_CALLS);
+    expect(new Set(stored.map((call) => call.key)).size).toBe(FIXTURE_CALLS);
+    const okLong = stored.find((call) => call.dep === 'mock/ok_long');
+    expect(okLong?.key).toContain(OK_LONG_ENTRY);
+    expect(okLong?.outcome).toBe('ok');
+    expect(okLong?.usage.totalTokens).toBe(1208);
+    expect(source?.databases()[0]).toMatchObject({ schemaVersion: 23, refused: null, position: 98 });
+    expect(source?.status()).toMatchObject({ lines: 98, undecodable: 0, lastError: null });
+  });
+
+  it('counts an undecodable row, warns once for the database, and reads the rows after it', async () => {
+    installFixture('main', (db) => {
+      db.prepare('UPDATE transcript_events SET event_zstd = ? WHERE rowid = ?').run(
+        Buffer.from('definitely not a zstd frame'),
+        COMPRESSED_ROWID,
+      );
+      // A row with no event at all: OpenClaw's CHECK forbids it, so write past the check.
+      db.pragma('ignore_check_constraints = ON');
+      db.prepare('UPDATE transcript_events SET event_json = NULL WHERE rowid = ?').run(COMPRESSED_ROWID + 1);
+    });
+    const { said, log } = recordingLog();
+    startSource({ log });
+    // Rows 47 (ok_long) and 48 (an assistant record) are lost; the ten calls after them are not.
+    await until(() => storedCalls() === FIXTURE_CALLS - 2);
+    await until(() => store.cursors('sqlite')[0]?.position === 98);
+    const status = source?.status();
+    expect(status).toMatchObject({ lines: 98, undecodable: 2 });
+    expect(status?.lastError).toMatch(
+      /row 47 \(session s-ok_long-0, seq 5\) cannot be decoded \(event_zstd: not a zstd frame/,
+    );
+    expect(said.warn).toEqual(['agent database row cannot be decoded; skipped (further ones are counted, not logged)']);
+    expect(store.summary().byDependency['mock/ok_long']).toBeUndefined();
+
+    // scan decodes rows the same way and says what it skipped.
+    const scanned = scan([stateDir]);
+    expect(scanned).toMatchObject({ calls: FIXTURE_CALLS - 2, lines: 98, undecodable: 2 });
+    expect(scanned.warnings).toEqual([
+      { path: agentDatabasePath(stateDir, 'main'), warning: expect.stringMatching(/^2 row\(s\) cannot be decoded/) },
+    ]);
+  });
+
+  it('scan reads it like the daemon, and refuses what the daemon refuses, naming the version', () => {
+    installFixture('main');
+    installFixture('old', (db) => {
+      db.exec('ALTER TABLE transcript_events DROP COLUMN created_at');
+    });
+    const scanned = scan([stateDir]);
+    expect(scanned).toMatchObject({ calls: FIXTURE_CALLS, undecodable: 0, warnings: [] });
+    expect(scanned.byDependency['mock/ok_long']?.ok).toBe(1);
+    expect(scanned.errors).toEqual([
+      {
+        path: agentDatabasePath(stateDir, 'old'),
+        error: expect.stringMatching(/schema version 23\): transcript_events lacks created_at/),
+      },
+    ]);
   });
 });

@@ -32,10 +32,10 @@ function signal(sessionId: string | null, ts: number, over: Partial<GatewaySigna
   };
 }
 
-/** A tracker (silence not counted) that has seen each `[session, dep]` call, successful, in order. */
+/** A tracker that has seen each `[session, dep]` call at T0, in order. */
 function tracker(calls: ReadonlyArray<readonly [string, string]> = []): StallTracker {
   const stalls = new StallTracker();
-  for (const [sessionId, dep] of calls) stalls.callSeen(sessionId, dep, T0, false);
+  for (const [sessionId, dep] of calls) stalls.callSeen(sessionId, dep, T0);
   return stalls;
 }
 
@@ -103,11 +103,54 @@ describe('StallTracker', () => {
     expect(stalls.all(T0 + 10 * MINUTE + 1)).toEqual([]);
   });
 
-  it('clears a stall when the session progresses on the same dependency', () => {
+  it('clears a stall when the session makes a call after the line, on any dependency, failed or not', () => {
+    const stalls = tracker([
+      ['s1', GLM],
+      ['s2', GLM],
+    ]);
+    stalls.signal(signal('s1', T0 + MINUTE));
+    stalls.signal(signal('s2', T0 + MINUTE));
+    stalls.callSeen('s1', GLM, T0 + 2 * MINUTE);
+    stalls.callSeen('s2', CLAUDE, T0 + 2 * MINUTE);
+    expect(stalls.all(T0 + 2 * MINUTE)).toEqual([]);
+  });
+
+  it('keeps a stall when a call from before the line is read after it', () => {
     const stalls = tracker([['s1', GLM]]);
-    stalls.signal(signal('s1', T0));
-    stalls.progressed('s1');
-    expect(stalls.stalled(GLM, T0)).toBeNull();
+    stalls.signal(signal('s1', T0 + 2 * MINUTE));
+    stalls.callSeen('s1', CLAUDE, T0 + MINUTE);
+    // Still stalled, now on the dependency of its latest call (all before the line).
+    expect(stalls.stalled(CLAUDE, T0 + 2 * MINUTE)).toEqual({ sessions: 1, since: T0 + 2 * MINUTE });
+    expect(stalls.stalled(GLM, T0 + 2 * MINUTE)).toBeNull();
+  });
+
+  it('ignores a line older than a call already seen, and ends in the same state whatever the order', () => {
+    const lineFirst = tracker([['s1', GLM]]);
+    lineFirst.signal(signal('s1', T0 + MINUTE));
+    lineFirst.callSeen('s1', GLM, T0 + 2 * MINUTE);
+    const callFirst = tracker([['s1', GLM]]);
+    callFirst.callSeen('s1', GLM, T0 + 2 * MINUTE);
+    expect(callFirst.signal(signal('s1', T0 + MINUTE))).toBeNull();
+    for (const stalls of [lineFirst, callFirst]) expect(stalls.all(T0 + 2 * MINUTE)).toEqual([]);
+    // A new line after the call stalls it again.
+    expect(callFirst.signal(signal('s1', T0 + 3 * MINUTE))).toBe(GLM);
+    expect(callFirst.stalled(GLM, T0 + 3 * MINUTE)).toEqual({ sessions: 1, since: T0 + 3 * MINUTE });
+  });
+
+  it('treats failed attempts while a run retries (calls from the gateway log) as progress', () => {
+    const stalls = tracker([['s1', GLM]]);
+    stalls.signal(signal('s1', T0 + MINUTE));
+    // Whether a call failed is not the tracker's business: any call after the line is progress.
+    stalls.callSeen('s1', GLM, T0 + MINUTE + 30_000);
+    expect(stalls.stalled(GLM, T0 + 2 * MINUTE)).toBeNull();
+  });
+
+  it('places a stall reported before any call of the session once a call from before the line is seen', () => {
+    const stalls = tracker();
+    expect(stalls.signal(signal('s1', T0 + MINUTE))).toBeNull();
+    expect(stalls.all(T0 + MINUTE)).toEqual([]);
+    stalls.callSeen('s1', GLM, T0);
+    expect(stalls.stalled(GLM, T0 + MINUTE)).toEqual({ sessions: 1, since: T0 + MINUTE });
   });
 
   it('lists every dependency with fresh stalls and their session counts', () => {
@@ -128,73 +171,58 @@ describe('StallTracker', () => {
       ['first', GLM],
       ['touched', GLM],
     ]);
-    for (let i = 0; i < 19_998; i++) stalls.callSeen(`filler-${i}`, CLAUDE, T0, false);
-    stalls.callSeen('touched', GLM, T0, false);
-    stalls.callSeen('newest', GLM, T0, false);
+    for (let i = 0; i < 19_998; i++) stalls.callSeen(`filler-${i}`, CLAUDE, T0);
+    stalls.callSeen('touched', GLM, T0);
+    stalls.callSeen('newest', GLM, T0);
     expect(stalls.signal(signal('first', T0))).toBeNull();
     expect(stalls.signal(signal('touched', T0))).toBe(GLM);
     expect(stalls.signal(signal('newest', T0))).toBe(GLM);
   });
 });
 
-describe('StallTracker: sessions gone silent after a failure', () => {
-  const AFTER = 3 * MINUTE;
-
-  it('flags a session whose latest call failed once it has been silent for silentAfterMs', () => {
-    const stalls = new StallTracker(AFTER);
-    stalls.callSeen('s1', GLM, T0, false);
-    stalls.callSeen('s1', GLM, T0 + 1000, true);
-    expect(stalls.stalled(GLM, T0 + 1000 + AFTER - 1)).toBeNull();
-    expect(stalls.stalled(GLM, T0 + 1000 + AFTER)).toEqual({ sessions: 1, since: T0 + 1000 });
-    expect(stalls.all(T0 + 1000 + AFTER)).toEqual([{ dep: GLM, sessions: 1 }]);
+describe('StallTracker: idle sessions are not stalled', () => {
+  it('never flags a session whose last turn failed and that then went quiet, not even after an hour', () => {
+    const stalls = new StallTracker();
+    stalls.callSeen('s1', GLM, T0);
+    // The failed call that ended the turn: the tracker is not told how calls ended, only that they happened.
+    stalls.callSeen('s1', GLM, T0 + 1000);
+    for (const later of [3 * MINUTE, 10 * MINUTE, 60 * MINUTE, 120 * MINUTE]) {
+      expect(stalls.stalled(GLM, T0 + later)).toBeNull();
+      expect(stalls.all(T0 + later)).toEqual([]);
+    }
   });
 
-  it('does not flag a session whose latest call succeeded, or one that went on elsewhere after the failure', () => {
-    const stalls = new StallTracker(AFTER);
-    stalls.callSeen('ok', GLM, T0, true);
-    stalls.callSeen('ok', GLM, T0 + 1000, false);
-    stalls.callSeen('fell-back', GLM, T0, true);
-    stalls.callSeen('fell-back', CLAUDE, T0 + 2000, false);
-    expect(stalls.all(T0 + 10 * MINUTE)).toEqual([]);
+  it('flags that session once the gateway log reports it stalled, until a call after the line', () => {
+    const stalls = new StallTracker();
+    stalls.callSeen('s1', GLM, T0);
+    expect(stalls.signal(signal('s1', T0 + 60 * MINUTE))).toBe(GLM);
+    expect(stalls.stalled(GLM, T0 + 61 * MINUTE)).toEqual({ sessions: 1, since: T0 + 60 * MINUTE });
+    stalls.callSeen('s1', GLM, T0 + 62 * MINUTE);
+    expect(stalls.stalled(GLM, T0 + 62 * MINUTE)).toBeNull();
   });
 
-  it('judges by event time: an older call read late does not hide a newer failure', () => {
-    const stalls = new StallTracker(AFTER);
-    stalls.callSeen('s1', GLM, T0 + 5000, true);
-    stalls.callSeen('s1', CLAUDE, T0, false);
-    expect(stalls.stalled(GLM, T0 + 5000 + AFTER)).toEqual({ sessions: 1, since: T0 + 5000 });
-    // Stall reports are attributed to the latest call's dependency too.
+  it('judges by event time: an older call read late does not change the dependency of a newer one', () => {
+    const stalls = new StallTracker();
+    stalls.callSeen('s1', GLM, T0 + 5000);
+    stalls.callSeen('s1', CLAUDE, T0);
     expect(stalls.signal(signal('s1', T0 + 6000))).toBe(GLM);
   });
 
-  it('stops counting a silent session an hour after its failure, and never counts it again', () => {
-    const stalls = new StallTracker(AFTER);
-    stalls.callSeen('s1', GLM, T0, true);
-    expect(stalls.stalled(GLM, T0 + 60 * MINUTE)?.sessions).toBe(1);
-    expect(stalls.stalled(GLM, T0 + 60 * MINUTE + 1)).toBeNull();
-    expect(stalls.stalled(GLM, T0 + 30 * MINUTE)).toBeNull();
+  it("does not follow calls or stalls without a session (the gateway log's per-attempt calls name none)", () => {
+    const stalls = new StallTracker();
+    stalls.callSeen('unknown', GLM, T0);
+    stalls.callSeen('', GLM, T0);
+    expect(stalls.knows('unknown')).toBe(false);
+    expect(stalls.signal(signal('unknown', T0 + MINUTE, { dep: GLM }))).toBeNull();
+    expect(stalls.signal(signal('', T0 + MINUTE, { dep: GLM }))).toBeNull();
+    expect(stalls.all(T0 + MINUTE)).toEqual([]);
   });
 
-  it('counts a session both silent and reported stalled once, since the earlier of the two', () => {
-    const stalls = new StallTracker(AFTER);
-    stalls.callSeen('s1', GLM, T0, true);
-    stalls.callSeen('s2', GLM, T0, true);
-    stalls.signal(signal('s1', T0 + 4 * MINUTE));
-    expect(stalls.stalled(GLM, T0 + 4 * MINUTE)).toEqual({ sessions: 2, since: T0 });
-  });
-
-  it('silentAfterMs 0 turns the silence rule off; reports still count', () => {
-    const stalls = new StallTracker(0);
-    stalls.callSeen('s1', GLM, T0, true);
-    expect(stalls.stalled(GLM, T0 + 10 * MINUTE)).toBeNull();
-    stalls.signal(signal('s1', T0 + 10 * MINUTE));
-    expect(stalls.stalled(GLM, T0 + 10 * MINUTE)?.sessions).toBe(1);
-  });
-
-  it('forgets the failure of a session evicted beyond 20 000', () => {
-    const stalls = new StallTracker(AFTER);
-    stalls.callSeen('old', GLM, T0, true);
-    for (let i = 0; i < 20_000; i++) stalls.callSeen(`filler-${i}`, CLAUDE, T0, false);
-    expect(stalls.stalled(GLM, T0 + AFTER)).toBeNull();
+  it('forgets the calls of a session evicted beyond 20 000', () => {
+    const stalls = new StallTracker();
+    stalls.callSeen('old', GLM, T0);
+    for (let i = 0; i < 20_000; i++) stalls.callSeen(`filler-${i}`, CLAUDE, T0);
+    expect(stalls.knows('old')).toBe(false);
+    expect(stalls.signal(signal('old', T0 + MINUTE))).toBeNull();
   });
 });

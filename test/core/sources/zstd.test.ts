@@ -1,0 +1,57 @@
+/**
+ * zstd decoding with whichever decoder this runtime has (fzstd on Node 20,
+ * node:zlib on Node ≥ 22.15 and Electron), on a frame OpenClaw really wrote.
+ */
+import { createHash } from 'node:crypto';
+import * as zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { decompressZstd, ZSTD_DECODER, ZstdError } from '../../../main/core/sources/zstd.js';
+
+/**
+ * `event_zstd` of rowid 47 in test/fixtures/openclaw-2026.9.6/openclaw-agent.sqlite, as openclaw@2026.9.6
+ * stored it: the `mock/ok_long` assistant record. Its digest and size were taken with Node 24's zstd.
+ */
+const OPENCLAW_FRAME = Buffer.from(
+  'KLUv/WRREpUNAIYfXSMwS6wD0Dwf2NC1D2XQTFpLVW5uQw8H1oB/oJtlBaY6GBiGAU8AVgBQAO7wNeJrO3ru1V9LYrI0RTLSlmTKW+wpyXKP' +
+    'QZZjjozEd3gJcGdLXK/uxJYOU5idbJaUCC+3JMnipmHWe08iLxEPL5+rNwJb29HhuzrcMwK2reV6RBK9tqFHwXAgUHk4PDB0tOIeUi/Qw9Zo' +
+    'SjgaaOKYDFRyjkV8JoWjFQKH6rehbwH8nX0njVe/k699rOXDN0SlM6A6gfIYQmkwSWDSBBpbrq3FsfGqsbMXVADiS2/fRxpg8JI7oBWR41XT' +
+    'sDvRK+Ya/J3qfM6A09URJoUOFvTwUEsaXX0RaXR4qeWzQKV6dTvpcxuqEY3r4dmVHv6pfGXQ+IEIjUbjL+EYUxLcnGNWc5BmOcVJltOaZrWE' +
+    'YZc4bE7SGfAMDMXZlR4cLKhG8bIitp202paunMIkiluQtjymwU9quQMqvfaq0VieW5jmGEMw1xhjCHYtDRQAk4rVsPLkldO2mxwJwhQRNbMu' +
+    'bnjC8SygqSIaIIiXefWYeYE5oZiQu6JcOEJXY1NA1SgYWnkXSWGkFhv+5w==',
+  'base64',
+);
+const DECODED_BYTES = 4945;
+const DECODED_SHA256 = '0dc5b52ac4a740f9edddccd1bddf57afd77c28af04d14df54258fb9b99a056b3';
+
+describe('decompressZstd', () => {
+  it('decodes a frame OpenClaw wrote to exactly the record it compressed', () => {
+    expect(OPENCLAW_FRAME.length).toBe(448);
+    const json = decompressZstd(OPENCLAW_FRAME);
+    expect(Buffer.isBuffer(json)).toBe(true);
+    expect(json.length).toBe(DECODED_BYTES);
+    expect(createHash('sha256').update(json).digest('hex')).toBe(DECODED_SHA256);
+    const record = JSON.parse(json.toString('utf8')) as { id: string; message: { role: string; model: string } };
+    expect(record.id).toBe('cf93d999-788a-4462-a3dd-8d2aa50bdecb');
+    expect(record.message).toMatchObject({ role: 'assistant', model: 'ok_long' });
+  });
+
+  it('uses node:zlib where the runtime has zstd, fzstd otherwise', () => {
+    const native = typeof (zlib as { zstdDecompressSync?: unknown }).zstdDecompressSync === 'function';
+    expect(ZSTD_DECODER).toBe(native ? 'node:zlib' : 'fzstd');
+  });
+
+  it('says plainly when the bytes are not a zstd frame at all', () => {
+    const garbage = Buffer.from('definitely not a zstd frame');
+    expect(() => decompressZstd(garbage)).toThrow(ZstdError);
+    expect(() => decompressZstd(garbage)).toThrow(
+      'not a zstd frame: 27 byte(s) starting 64 65 66 69, expected 28 b5 2f fd',
+    );
+    expect(() => decompressZstd(Buffer.alloc(0))).toThrow('not a zstd frame: 0 byte(s) starting (empty)');
+  });
+
+  it('rejects a damaged frame instead of returning part of it', () => {
+    const truncated = OPENCLAW_FRAME.subarray(0, 300);
+    expect(() => decompressZstd(truncated)).toThrow(ZstdError);
+    expect(() => decompressZstd(truncated)).toThrow(/^corrupt zstd frame \(300 bytes\): /);
+  });
+});

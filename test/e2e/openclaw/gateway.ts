@@ -1,0 +1,183 @@
+/**
+ * Runs the real OpenClaw gateway for a test: an isolated state dir (`HOME`,
+ * `OPENCLAW_STATE_DIR`, `OPENCLAW_CONFIG_PATH`), an `openclaw.json` whose models
+ * all live on the mock provider, the JSON log moved into the test's directory
+ * under OpenClaw's dated name, `openclaw gateway run` in the foreground, and
+ * turns driven through it by the real CLI (`openclaw agent … --json`).
+ *
+ * OpenClaw creates `/tmp/openclaw` and `/tmp/openclaw-state-locks-<uid>` whatever
+ * its config says; `stop()` removes the ones that were not there before.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import type { MockProvider } from './mock-provider.js';
+import type { OpenClawRuntime } from './runtime.js';
+
+export interface ProviderSpec {
+  id: string;
+  models: readonly string[];
+}
+
+export interface GatewayOptions {
+  runtime: OpenClawRuntime;
+  root: string;
+  mock: MockProvider;
+  providers: readonly ProviderSpec[];
+  /** `provider/model` used when a turn names none. */
+  primary: string;
+  fallbacks: readonly string[];
+}
+
+export interface TurnResult {
+  sessionId: string;
+  model: string | null;
+  exitCode: number | null;
+  /** The CLI's JSON answer (or its error text), for failure messages. */
+  output: string;
+}
+
+export interface RealGateway {
+  readonly port: number;
+  readonly stateDir: string;
+  readonly logDir: string;
+  readonly configPath: string;
+  /** The environment a process needs to talk about this gateway (BreakerBar's daemon gets it too). */
+  readonly env: NodeJS.ProcessEnv;
+  turn(sessionId: string, model?: string): Promise<TurnResult>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** OpenClaw's own temp paths, outside any config's reach. */
+function openclawTempPaths(): string[] {
+  return ['/tmp/openclaw', `/tmp/openclaw-${userInfo().uid}`, `/tmp/openclaw-state-locks-${userInfo().uid}`];
+}
+
+export async function startGateway(options: GatewayOptions): Promise<RealGateway> {
+  const { runtime, root, mock } = options;
+  const leftAlone = new Set(openclawTempPaths().filter((path) => existsSync(path)));
+  const home = join(root, 'home');
+  const stateDir = join(root, 'state');
+  const logDir = join(root, 'logs');
+  for (const dir of [home, stateDir, logDir]) mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const configPath = join(stateDir, 'openclaw.json');
+  writeFileSync(configPath, JSON.stringify(openclawConfig(options, port, logDir), null, 2));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    OPENCLAW_STATE_DIR: stateDir,
+    OPENCLAW_CONFIG_PATH: configPath,
+    OPENCLAW_GATEWAY_PORT: String(port),
+    OPENCLAW_GATEWAY_TOKEN: 'e2e-token',
+    TMPDIR: tmpdir(),
+    NO_COLOR: '1',
+  };
+  let output = '';
+  const child = spawn(runtime.node, [runtime.entry, 'gateway', 'run', '--port', String(port), '--allow-unconfigured'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-200_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const stop = () => stopGateway(child, leftAlone);
+  try {
+    await waitReady(port, child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    port,
+    stateDir,
+    logDir,
+    configPath,
+    env,
+    turn: (sessionId, model) => turn(runtime, env, sessionId, model),
+    output: () => output,
+    stop,
+  };
+}
+
+function openclawConfig(options: GatewayOptions, port: number, logDir: string) {
+  const providers: Record<string, unknown> = {};
+  for (const provider of options.providers) {
+    providers[provider.id] = {
+      baseUrl: options.mock.baseUrlFor(provider.id),
+      apiKey: 'sk-e2e-dummy',
+      api: 'openai-completions',
+      // Short, so a hung request ends in seconds, not minutes (it bounds the idle timeout too).
+      timeoutSeconds: 6,
+      models: provider.models.map((id) => ({
+        id,
+        name: id,
+        contextWindow: 128_000,
+        maxTokens: 4096,
+        cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 },
+        input: ['text'],
+      })),
+    };
+  }
+  return {
+    gateway: { port, bind: 'loopback', mode: 'local', auth: { mode: 'token', token: 'e2e-token' } },
+    logging: { file: join(logDir, 'openclaw-YYYY-MM-DD.log') },
+    models: { providers },
+    agents: { defaults: { model: { primary: options.primary, fallbacks: [...options.fallbacks] } } },
+  };
+}
+
+async function waitReady(port: number, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the gateway exited (${child.exitCode}) while starting:\n${output().slice(-4000)}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the gateway did not become ready in 180 s:\n${output().slice(-4000)}`);
+}
+
+function turn(runtime: OpenClawRuntime, env: NodeJS.ProcessEnv, sessionId: string, model?: string): Promise<TurnResult> {
+  const args = [runtime.entry, 'agent', '--agent', 'main', '--session-id', sessionId, '--json', '--timeout', '300'];
+  if (model) args.push('--model', model);
+  args.push('--message', 'Say something short.');
+  return new Promise((resolve) => {
+    const child = spawn(runtime.node, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.on('exit', (exitCode) => resolve({ sessionId, model: model ?? null, exitCode, output: output.slice(-4000) }));
+  });
+}
+
+async function stopGateway(child: ChildProcess, leftAlone: ReadonlySet<string>): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  for (const path of openclawTempPaths()) if (!leftAlone.has(path)) rmSync(path, { recursive: true, force: true });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
