@@ -11,7 +11,7 @@
  * text, so words in other lines (a user asking about "rate limits") never become
  * a signal, and a signal carries ids, reasons and numbers, never message content.
  */
-import { classify, type Outcome, outcomeForReason, type Phase } from '../classify.js';
+import { classifyErrorText, type Outcome, outcomeForReason, type Phase } from '../classify.js';
 import type { CallEvent, GatewaySignal, SignalKind, TokenUsage, TurnEvent } from '../events.js';
 import { Elided, MALFORMED, type Skimmed, skimJson } from './json-skim.js';
 
@@ -189,7 +189,7 @@ function interpretGatewayLine(root: JsonObject, line: TslogLine, key: string): G
   if (ts === null) return MALFORMED_RECORD;
   const fields = new Fields(colon < 0 ? new Map() : parseKeyValues(text.slice(colon + 1)), line.fields);
   const signal = BUILDERS[kind](baseSignal(kind, key, ts, fields), fields);
-  signal.traceId = typeof root.traceId === 'string' ? root.traceId : null;
+  if (typeof root.traceId === 'string') signal.traceId = root.traceId;
   return { kind: 'signal', signal };
 }
 
@@ -319,12 +319,25 @@ function bareValue(text: string, start: number): { value: string; next: number }
   return { value: text.slice(start, end), next: end };
 }
 
-/** A value in double quotes starting at `open`; an unterminated one runs to the end of the text. */
+/**
+ * A value in double quotes starting at `open`; an unterminated one runs to the end
+ * of the text. OpenClaw does not escape quotes inside a value (`error="Inline API key
+ * for provider "mockauth" is temporarily disabled…"`), so a quote closes the value
+ * only where the text ends or the next pair begins.
+ */
 function quotedValue(text: string, open: number): { value: string; next: number } {
   let i = open + 1;
-  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  while (i < text.length && !(text[i] === '"' && closesValue(text, i + 1))) i += text[i] === '\\' ? 2 : 1;
   const raw = text.slice(open + 1, Math.min(i, text.length));
   return { value: unescapeValue(raw), next: i + 1 };
+}
+
+const NEXT_PAIR = /\s+[A-Za-z_][\w.-]*=/y;
+
+function closesValue(text: string, after: number): boolean {
+  if (after >= text.length) return true;
+  NEXT_PAIR.lastIndex = after;
+  return NEXT_PAIR.test(text);
 }
 
 function unescapeValue(raw: string): string {
@@ -466,17 +479,6 @@ function laneError(base: GatewaySignal, f: Fields): GatewaySignal {
     reason: f.str('reason') ?? (verdict?.outcome === 'rate_limited' ? 'rate_limit' : null),
     httpStatus: f.httpStatus('httpCode', 'status', 'httpStatus') ?? verdict?.httpStatus ?? null,
   };
-}
-
-function classifyErrorText(errorMessage: string) {
-  return classify({
-    stopReason: 'error',
-    errorMessage,
-    errorCode: null,
-    errorStatus: null,
-    errorRetryAfterMs: null,
-    outputDelivered: false,
-  });
 }
 
 /** A non-negative whole number of milliseconds (the store's column is an integer). */

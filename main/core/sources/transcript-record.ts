@@ -61,6 +61,7 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
     errorStatus: message.errorStatus,
     errorRetryAfterMs: message.errorRetryAfterMs,
     outputDelivered: outputDelivered(message.content, usage),
+    diagnosticsPhase: diagnosticsPhases(message.diagnostics),
   };
   const verdict = classify(facts);
   const provider = text(message.provider) ?? 'unknown';
@@ -157,6 +158,18 @@ function tokenUsage(value: Skimmed | undefined): TokenUsage {
     totalTokens: count(usage.totalTokens),
     cost: typeof cost.total === 'number' && Number.isFinite(cost.total) ? cost.total : 0,
   };
+}
+
+/** `diagnostics[].phase` (or `.details.phase`): where a transport failure struck, when OpenClaw says. */
+function diagnosticsPhases(value: Skimmed | undefined): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const phases: string[] = [];
+  for (const entry of value) {
+    if (!isObject(entry)) continue;
+    const phase = entry.phase ?? (isObject(entry.details) ? entry.details.phase : undefined);
+    if (typeof phase === 'string') phases.push(phase);
+  }
+  return phases.length > 0 ? phases : undefined;
 }
 
 /** Did anything reach the client before the call ended? Decides `mid_stream` against `before_output`. */

@@ -45,9 +45,9 @@ import { readRecord } from './transcript-record.js';
 import { WorkQueue } from './work-queue.js';
 
 const PAGE_ROWS = 1000;
+const MAX_BACKOFF_MS = 5000;
 
 type UndecodableRow = Extract<TranscriptRow, { json: null }>;
-const MAX_BACKOFF_MS = 5000;
 
 export interface SqliteSourceOptions {
   stateDir: string;

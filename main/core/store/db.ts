@@ -194,11 +194,11 @@ export class Store {
     this.attemptForRecord = db.prepare(`
       SELECT id FROM calls WHERE role = 'attempt' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome
         AND ts BETWEEN @ts - ${PAIR_BEFORE_MS} AND @ts + ${PAIR_AFTER_MS}
-      ORDER BY (run_id IS NOT NULL AND run_id = @runId) DESC, abs(ts - @ts) LIMIT 1`);
+      ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`);
     this.recordForAttempt = db.prepare(`
       SELECT id FROM calls WHERE role = 'record' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome
         AND ts BETWEEN @ts - ${PAIR_AFTER_MS} AND @ts + ${PAIR_BEFORE_MS}
-      ORDER BY (run_id IS NOT NULL AND run_id = @runId) DESC, abs(ts - @ts) LIMIT 1`);
+      ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`);
     this.pair = db.prepare('UPDATE calls SET paired_with = ? WHERE id = ?');
     // Log lines do not name the agent; the run's transcript record does.
     this.adoptRun = db.prepare(`

@@ -67,7 +67,8 @@ export async function startGateway(options: GatewayOptions): Promise<RealGateway
   const configPath = join(stateDir, 'openclaw.json');
   writeFileSync(configPath, JSON.stringify(openclawConfig(options, port, logDir), null, 2));
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    // OpenClaw goes quiet under a test runner (`VITEST=true` silences its file log): it must not know.
+    ...withoutTestRunner(process.env),
     HOME: home,
     OPENCLAW_STATE_DIR: stateDir,
     OPENCLAW_CONFIG_PATH: configPath,
@@ -128,7 +129,14 @@ function openclawConfig(options: GatewayOptions, port: number, logDir: string) {
     gateway: { port, bind: 'loopback', mode: 'local', auth: { mode: 'token', token: 'e2e-token' } },
     logging: { file: join(logDir, 'openclaw-YYYY-MM-DD.log') },
     models: { providers },
-    agents: { defaults: { model: { primary: options.primary, fallbacks: [...options.fallbacks] } } },
+    // No turns of OpenClaw's own (heartbeats, cron jobs) among the ones the test drives.
+    cron: { enabled: false },
+    agents: {
+      defaults: {
+        model: { primary: options.primary, fallbacks: [...options.fallbacks] },
+        heartbeat: { every: '0m' },
+      },
+    },
   };
 }
 
@@ -169,6 +177,10 @@ async function stopGateway(child: ChildProcess, leftAlone: ReadonlySet<string>):
     clearTimeout(timer);
   }
   for (const path of openclawTempPaths()) if (!leftAlone.has(path)) rmSync(path, { recursive: true, force: true });
+}
+
+function withoutTestRunner(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('VITEST') && name !== 'NODE_ENV'));
 }
 
 function freePort(): Promise<number> {
