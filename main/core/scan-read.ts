@@ -24,6 +24,9 @@ export interface FoundCall {
   tokens: number;
   /** The seed cron watchdog would have counted it as a 429. */
   seed: boolean;
+  /** False for a reply OpenClaw wrote itself (a turn, not a request). */
+  upstream: boolean;
+  runId: string | null;
 }
 
 export interface InputScan {
@@ -71,6 +74,8 @@ export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffe
       outcome: call.outcome,
       tokens: call.usage.totalTokens,
       seed: record.seedRateLimit,
+      upstream: call.upstream !== false,
+      runId: call.runId ?? null,
     });
   };
   try {

@@ -14,6 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Outcome } from './classify.js';
 import { configSchema } from './config/index.js';
+import { pairAttempts } from './pairing.js';
 import {
   type FoundCall,
   type InputScan,
@@ -27,7 +28,7 @@ import { type GatewayLogScan, scanGatewayLogs } from './sources/gateway-log.js';
 import { agentIdOfSessionKey } from './sources/gateway-log-record.js';
 import { transcriptRole } from './sources/transcripts-jsonl.js';
 import { type Storm, seedWatchdogStorms } from './storms.js';
-import { type CallSummary, CallTally } from './summary.js';
+import { type CallSummary, CallTally, TurnTally } from './summary.js';
 
 export interface ScanOptions {
   includeArchives?: boolean;
@@ -60,7 +61,7 @@ export interface ScanResult extends CallSummary {
   bySource: {
     jsonl: SourceScan & { files: number };
     sqlite: SourceScan & { databases: number };
-    gatewaylog: Omit<GatewayLogScan, 'calls' | 'errors'> & SourceScan;
+    gatewaylog: Omit<GatewayLogScan, 'calls' | 'errors' | 'attempts' | 'turns'> & SourceScan;
   };
   /** Where the seed cron watchdog would have restarted the gateway (human output). */
   storms: Storm[];
@@ -181,16 +182,25 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
   let undecodable = 0;
   const warnings: ScanResult['warnings'] = [];
   let duplicates = 0;
+  const turns = new TurnTally();
+  // Failed records wait for the log's attempts: a record and its own attempt are one call.
+  const failedRecords: Array<FoundCall & { source: 'jsonl' | 'sqlite' }> = [];
   const count = (call: FoundCall, tally: CallTally) => {
+    all.add(call.dep, call.outcome, call.tokens);
+    tally.add(call.dep, call.outcome, call.tokens);
+  };
+  const record = (call: FoundCall, source: 'jsonl' | 'sqlite') => {
     if (call.ts < since) return;
     if (seen.has(call.key)) {
       duplicates++;
       return;
     }
     seen.add(call.key);
-    all.add(call.dep, call.outcome, call.tokens);
-    tally.add(call.dep, call.outcome, call.tokens);
     if (call.seed) seedTimes.push(call.ts);
+    turns.add(call.dep, call.outcome, call.tokens);
+    if (!call.upstream) return;
+    if (call.outcome === 'ok') count(call, bySource[source]);
+    else failedRecords.push({ ...call, source });
   };
   for (const result of results) {
     if (result.error !== null) {
@@ -210,7 +220,7 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
         warning: `${result.undecodable} row(s) cannot be decoded and were skipped; first: ${result.firstUndecodable}`,
       });
     }
-    for (const call of result.calls) count(call, bySource[result.input.kind]);
+    for (const call of result.calls) record(call, result.input.kind);
   }
 
   // Gateway logs: signals always; their fallback decisions count as calls only for agents
@@ -221,17 +231,29 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
     maxLineBytes: options.maxLineBytes,
   });
   errors.push(...logs.errors);
+  const asFound = (call: (typeof logs.calls)[number]): FoundCall => ({
+    key: call.key,
+    ts: call.ts,
+    dep: call.dep,
+    outcome: call.outcome,
+    tokens: call.usage.totalTokens,
+    seed: false,
+    upstream: true,
+    runId: call.runId ?? null,
+  });
   for (const call of logs.calls) {
     const agent = agentIdOfSessionKey(call.sessionId) ?? call.agentId;
     const covered = agent === 'unknown' ? agentsWithTranscripts.size > 0 : agentsWithTranscripts.has(agent);
-    if (covered) continue;
-    count(
-      { key: call.key, ts: call.ts, dep: call.dep, outcome: call.outcome, tokens: call.usage.totalTokens, seed: false },
-      bySource.gatewaylog,
-    );
+    if (!covered) count(asFound(call), bySource.gatewaylog);
   }
-  const { calls: _calls, errors: _errors, ...logCounts } = logs;
-  const summary = all.summary();
+  // Each log attempt is a call; a failed record is one only when no attempt of the log stands for it.
+  const attempts = logs.attempts.map(asFound);
+  const unpaired = pairAttempts(attempts, failedRecords);
+  for (const attempt of attempts) count(attempt, bySource.gatewaylog);
+  for (const failed of unpaired) count(failed, bySource[failed.source]);
+  for (const turn of logs.turns) turns.add(turn.dep, turn.outcome, 0);
+  const { calls: _calls, errors: _errors, attempts: _attempts, turns: _turns, ...logCounts } = logs;
+  const summary = all.summary(turns.summary());
   const bySourceOf = (tally: CallTally) => ({ calls: tally.size, outcomes: tally.outcomeCounts() });
   return {
     files: read.jsonl + read.sqlite,

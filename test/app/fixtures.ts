@@ -8,6 +8,7 @@ import type { Notice } from '../../main/core/notify/notice.js';
 import type { ApiBreaker, ApiStatus } from '../../main/core/server/api-types.js';
 import type { SourceStatus } from '../../main/core/sources/source.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
+import { CallTally } from '../../main/core/summary.js';
 import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
 
 export const NOW = Date.UTC(2026, 4, 12, 10, 0, 0);
@@ -123,6 +124,7 @@ export function apiStatus(overrides: Partial<ApiStatus> = {}): ApiStatus {
   return {
     version: '0.1.0',
     generatedAt: NOW,
+    lastDay: new CallTally().summary(),
     breakers: [breaker('deepseek/deepseek-v4-pro'), breaker('zhipu/glm-5.1')],
     tokens: [],
     sources: [source()],

@@ -1,15 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/classify.js';
-import { CallTally } from '../../main/core/summary.js';
+import type { TurnOutcome } from '../../main/core/events.js';
+import { CallTally, TURN_OUTCOMES, TurnTally } from '../../main/core/summary.js';
 
 /** The outcome counts with only the given outcomes non-zero. */
 const outcomes = (counts: Partial<Record<Outcome, number>>) => ({ ...emptyOutcomeCounts(), ...counts });
+
+/** The turn outcome counts: a call's eleven, then 'refused', only the given ones non-zero. */
+const turnOutcomes = (counts: Partial<Record<TurnOutcome, number>>) => ({ ...emptyOutcomeCounts(), refused: 0, ...counts });
+
+/** The turns of a tally given none. */
+const noTurns = () => ({ turns: 0, outcomes: turnOutcomes({}), byDependency: {}, tokens: 0 });
 
 describe('CallTally', () => {
   it('starts empty, with every outcome at zero', () => {
     const tally = new CallTally();
     expect(tally.size).toBe(0);
-    expect(tally.summary()).toEqual({ calls: 0, outcomes: emptyOutcomeCounts(), byDependency: {}, tokens: 0 });
+    expect(tally.summary()).toEqual({
+      calls: 0,
+      outcomes: emptyOutcomeCounts(),
+      byDependency: {},
+      tokens: 0,
+      turns: noTurns(),
+    });
   });
 
   it('counts calls, outcomes, tokens and per-dependency outcomes', () => {
@@ -26,6 +39,23 @@ describe('CallTally', () => {
         'zhipu/glm-5.1': outcomes({ ok: 1, rate_limited: 1 }),
       },
       tokens: 2000,
+      // Calls are not turns: a tally of calls alone reports none.
+      turns: noTurns(),
+    });
+  });
+
+  it('reports the turns it is given next to its calls, unchanged', () => {
+    const calls = new CallTally();
+    calls.add('zhipu/glm-5.1', 'rate_limited', 0, 3);
+    const turns = new TurnTally();
+    turns.add('zhipu/glm-5.1', 'rate_limited', 0);
+    const summary = calls.summary(turns.summary());
+    expect(summary.calls).toBe(3);
+    expect(summary.turns).toEqual({
+      turns: 1,
+      outcomes: turnOutcomes({ rate_limited: 1 }),
+      byDependency: { 'zhipu/glm-5.1': turnOutcomes({ rate_limited: 1 }) },
+      tokens: 0,
     });
   });
 
@@ -59,5 +89,39 @@ describe('CallTally', () => {
     tally.outcomeCounts().ok = 99;
     expect(tally.summary().outcomes.ok).toBe(1);
     expect(tally.summary().byDependency['p/m']!.ok).toBe(1);
+  });
+});
+
+describe('TurnTally', () => {
+  it('counts turns, every turn outcome with refused last, tokens, and dependencies sorted by name', () => {
+    const tally = new TurnTally();
+    tally.add('zhipu/glm-5.1', 'ok', 1200);
+    tally.add('mock', 'refused', 0);
+    tally.add('deepseek/deepseek-v4-pro', 'timeout', 30, 2);
+    const summary = tally.summary();
+    expect(summary).toEqual({
+      turns: 4,
+      outcomes: turnOutcomes({ ok: 1, refused: 1, timeout: 2 }),
+      byDependency: {
+        'deepseek/deepseek-v4-pro': turnOutcomes({ timeout: 2 }),
+        mock: turnOutcomes({ refused: 1 }),
+        'zhipu/glm-5.1': turnOutcomes({ ok: 1 }),
+      },
+      tokens: 1230,
+    });
+    expect(TURN_OUTCOMES).toEqual([...OUTCOMES, 'refused']);
+    expect(Object.keys(summary.outcomes)).toEqual([...TURN_OUTCOMES]);
+    expect(Object.keys(summary.byDependency)).toEqual(['deepseek/deepseek-v4-pro', 'mock', 'zhipu/glm-5.1']);
+    expect(Object.keys(summary.byDependency.mock!)).toEqual([...TURN_OUTCOMES]);
+  });
+
+  it('hands out copies: changing a summary does not change the tally', () => {
+    const tally = new TurnTally();
+    tally.add('p/m', 'refused', 0);
+    const first = tally.summary();
+    first.outcomes.refused = 99;
+    first.byDependency['p/m']!.refused = 99;
+    expect(tally.summary().outcomes.refused).toBe(1);
+    expect(tally.summary().byDependency['p/m']!.refused).toBe(1);
   });
 });

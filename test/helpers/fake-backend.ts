@@ -19,6 +19,7 @@ import type {
   WatchdogRequest,
   WatchdogResponse,
 } from '../../main/core/server/api-types.js';
+import { CallTally } from '../../main/core/summary.js';
 
 export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
   return {
@@ -56,6 +57,7 @@ export class FakeBackend implements ApiBackend {
   statusResult: ApiStatus = {
     version: '0.0.0-test',
     generatedAt: 1_700_000_000_000,
+    lastDay: new CallTally().summary(),
     breakers: [{ ...breakerSnapshot('openai/gpt-4o'), soleDependents: [], stalled: null, elsewhere: [] }],
     tokens: [],
     sources: [],

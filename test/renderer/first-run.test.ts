@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DoctorReport, Finding } from '../../main/core/doctor/index.js';
 import type { ApiStatus } from '../../main/core/server/api-types.js';
 import type { SourceStatus } from '../../main/core/sources/source.js';
+import { CallTally } from '../../main/core/summary.js';
 import { opensOnDoctor } from '../../renderer/first-run.js';
 import { breakerSnapshot } from '../helpers/fake-backend.js';
 
@@ -28,6 +29,7 @@ const source = (calls: number): SourceStatus => ({
 const status = (breakers: number, calls: number): ApiStatus => ({
   version: '0',
   generatedAt: 0,
+  lastDay: new CallTally().summary(),
   breakers: Array.from({ length: breakers }, (_, i) => ({
     ...breakerSnapshot(`p/m${i}`),
     soleDependents: [],

@@ -10,6 +10,7 @@ import type { GatewayHealth } from '../gateway/health.js';
 import type { Notice } from '../notify/notice.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
+import type { CallSummary } from '../summary.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
 
 export interface TokenRate {
@@ -44,6 +45,11 @@ export interface ApiStatus {
   fleet: { hostId: string; connected: boolean; since: number | null; lastError: string | null; dropped: number } | null;
   /** Notification channels configured (targets redacted). */
   notifications: Array<{ name: string; kind: string; target: string }>;
+  /**
+   * The last 24 hours as stored: calls (upstream requests) and turns (run outcomes: transcript
+   * records and turns OpenClaw refused itself), each by outcome and dependency.
+   */
+  lastDay: CallSummary;
 }
 
 export interface HistoryQuery {

@@ -31,6 +31,8 @@ import type {
 } from './api-types.js';
 import type { BreakerbarMetrics } from './metrics.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export interface BackendParts {
   store: Store;
   breakers: BreakerService;
@@ -68,6 +70,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
         gateway: parts.gateway?.health.health() ?? null,
         watchdog: parts.gateway?.watchdog.status() ?? null,
         notifications: parts.gateway?.notifier.channels() ?? [],
+        lastDay: parts.store.summary({ since: parts.clock() - DAY_MS }),
         fleet: parts.breakers.fleet?.status() ?? null,
       };
     },

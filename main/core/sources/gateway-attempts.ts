@@ -33,6 +33,8 @@ export const UNKNOWN_AGENT = 'unknown';
 
 const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 } as const;
 
+const ABORTED_BY_GATEWAY = /\boperation was aborted\b/i;
+
 /** Remembered spans and runs: enough for thousands of concurrent runs; the oldest are forgotten first. */
 const MAX_REMEMBERED = 10_000;
 
@@ -181,6 +183,15 @@ function verdictOf(line: AttemptLine, midStream: boolean): Classification {
     errorRetryAfterMs: null,
     outputDelivered: midStream,
   });
+  // A request the gateway gave up on (its idle timeout): 2026.7 prints the transport's
+  // `AbortError` text; OpenClaw files "operation was aborted" under timeout, and so does BreakerBar.
+  if (
+    verdict.outcome === 'other_error' &&
+    line.kind === 'fetch_failed' &&
+    ABORTED_BY_GATEWAY.test(line.errorText ?? '')
+  ) {
+    return { ...verdict, outcome: 'timeout' };
+  }
   if (verdict.outcome !== 'other_error' || line.failoverReason === null) return verdict;
   const byReason = outcomeForReason(line.failoverReason);
   return byReason === 'ok' ? verdict : { ...verdict, outcome: byReason };

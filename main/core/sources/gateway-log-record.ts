@@ -143,7 +143,10 @@ function fetchAttempt(text: string): Omit<AttemptLine, 'key' | 'ts' | 'traceId' 
   const f = new Fields(pairs, null);
   const status = f.httpStatus('status');
   if (verb === 'response' && status === null) return null;
-  const code = [f.str('causeCode'), f.str('code')].find((value) => value !== null && value !== 'undefined') ?? null;
+  // Transport codes are upper-case constants (`ECONNRESET`, `UND_ERR_SOCKET`); 2026.7 also prints
+  // `code=undefined` and `code=number`, which are not codes.
+  const code =
+    [f.str('causeCode'), f.str('code')].find((value) => value !== null && /^[A-Z][A-Z0-9_]*$/.test(value)) ?? null;
   return {
     kind: verb === 'response' && status !== null && status < 300 ? 'fetch_ok' : 'fetch_failed',
     runId: null,

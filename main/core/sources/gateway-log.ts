@@ -268,8 +268,16 @@ export class GatewayLogSource implements Source {
     this.files.set(batch.key, { path: batch.path, readTo: batch.toOffset });
     const signals = read.filter((signal) => signal.ts >= this.options.cutoff);
     const calls = [...attempts, ...this.uncoveredCalls(read)];
-    const turns = read.map(refusedTurn).filter((turn): turn is TurnEvent => turn !== null && turn.ts >= this.options.cutoff);
-    const result = this.commit(calls, signals, turns, [batch.key], batch.toOffset <= (this.replayTo.get(batch.key) ?? -1));
+    const turns = read
+      .map(refusedTurn)
+      .filter((turn): turn is TurnEvent => turn !== null && turn.ts >= this.options.cutoff);
+    const result = this.commit(
+      calls,
+      signals,
+      turns,
+      [batch.key],
+      batch.toOffset <= (this.replayTo.get(batch.key) ?? -1),
+    );
     // Counted only once committed: a failed commit is retried and must not count twice.
     this.counted(counts, read, calls.length, result);
     if (signals.length > 0) this.options.onSignals?.(signals);

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import type { OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome, Phase } from '../classify.js';
 import type { CallEvent, GatewaySignal, SourceKind, TurnEvent, TurnOutcome } from '../events.js';
+import { PAIR_AFTER_MS, PAIR_BEFORE_MS } from '../pairing.js';
 import { type CallSummary, CallTally, TurnTally } from '../summary.js';
 import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from './migrations.js';
 
@@ -56,14 +57,6 @@ export interface CommitResult {
   /** Turns stored (records and refused turns). */
   turns: number;
 }
-
-/**
- * How far apart in time a transcript record and the log attempt it reports may be:
- * the record is written when the run ends, just after its last attempt; a little
- * slack the other way covers clocks of two writers and line-time rounding.
- */
-const PAIR_BEFORE_MS = 120_000;
-const PAIR_AFTER_MS = 10_000;
 
 /** What became of one event in a commit. */
 type Ingested = 'stored' | 'duplicate' | 'paired' | 'turn_only';
@@ -187,9 +180,7 @@ export class Store {
       INSERT INTO turns (turn_key, ts, source, agent_id, session_id, run_id, dep, outcome, reason, tokens_total, cost)
       VALUES (@key, @ts, @source, @agentId, @sessionId, @runId, @dep, @outcome, @reason, @totalTokens, @cost)
       ON CONFLICT (turn_key) DO NOTHING`);
-    this.knownAttempt = db
-      .prepare('SELECT 1 FROM calls WHERE event_key = @key OR paired_with = @key LIMIT 1')
-      .pluck();
+    this.knownAttempt = db.prepare('SELECT 1 FROM calls WHERE event_key = @key OR paired_with = @key LIMIT 1').pluck();
     // The nearest unpaired other half, the same run first. Failures only: the outcome must match.
     this.attemptForRecord = db.prepare(`
       SELECT id FROM calls WHERE role = 'attempt' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome

@@ -174,6 +174,8 @@ describe('GatewayLogSource with a real store', () => {
       fallbackDecisions: fallbackByReason(lines),
       stalls: byKind.stall,
       runTimeouts: byKind.run_timeout,
+      // The generated log has signals, other subsystems' lines and malformed ones, no upstream requests.
+      attemptLines: 0,
     });
     expect(source.status()).toMatchObject({
       kind: 'gatewaylog',

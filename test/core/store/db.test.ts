@@ -68,6 +68,9 @@ function outcomes(counts: Partial<Record<Outcome, number>>): Record<Outcome, num
   return { ...emptyOutcomeCounts(), ...counts };
 }
 
+/** The turns of a store holding no transcript record and no refused turn: calls without a role are not turns. */
+const noTurns = () => ({ turns: 0, outcomes: { ...emptyOutcomeCounts(), refused: 0 }, byDependency: {}, tokens: 0 });
+
 describe('Store.commit', () => {
   it('stores the events and the cursor, mapping every field to its column', () => {
     const store = openStore();
@@ -104,6 +107,10 @@ describe('Store.commit', () => {
       tokens_cache_write: 0,
       tokens_total: 0,
       cost: 0.01,
+      // A call without a role (neither a log attempt nor a transcript record) pairs with nothing.
+      role: null,
+      run_id: null,
+      paired_with: null,
     });
     expect(store.cursors('jsonl')).toEqual([cursor()]);
   });
@@ -142,7 +149,7 @@ describe('Store.commit', () => {
   it('counts a key repeated inside one batch as a duplicate', () => {
     const store = openStore();
     const a = call();
-    expect(store.commit({ events: [a, a] })).toEqual({ inserted: 1, duplicates: 1, stored: [a] });
+    expect(store.commit({ events: [a, a] })).toEqual({ inserted: 1, duplicates: 1, stored: [a], turns: 0 });
     expect(store.counter('ingest.duplicates')).toBe(1);
   });
 
@@ -273,6 +280,7 @@ describe('summary', () => {
         'zhipu/glm-5.1': outcomes({ ok: 1, rate_limited: 1 }),
       },
       tokens: 355,
+      turns: noTurns(),
     });
   });
 
@@ -288,7 +296,13 @@ describe('summary', () => {
   });
 
   it('is empty, with zeros for every outcome, on an empty store', () => {
-    expect(openStore().summary()).toEqual({ calls: 0, outcomes: emptyOutcomeCounts(), byDependency: {}, tokens: 0 });
+    expect(openStore().summary()).toEqual({
+      calls: 0,
+      outcomes: emptyOutcomeCounts(),
+      byDependency: {},
+      tokens: 0,
+      turns: noTurns(),
+    });
   });
 });
 

@@ -88,6 +88,26 @@ const SAMPLE_ROWS: Record<string, { sql: string; params: unknown[] }> = {
             'candidate_failed', 'rate_limit', 429, 'next_fallback', NULL, NULL, NULL, NULL)`,
     params: ['1:2:abc@0', 1_700_000_000_000],
   },
+  turns: {
+    sql: `INSERT INTO turns (turn_key, ts, source, agent_id, session_id, run_id, dep, outcome, reason, tokens_total, cost)
+          VALUES (?, ?, 'gatewaylog', 'main', 's1', 'run-1', 'zhipu', 'refused', 'provider zhipu is in cooldown', 0, 0)`,
+    params: ['1:2:abc@512', 1_700_000_000_000],
+  },
+};
+
+/**
+ * A call as the latest version writes it, with the columns added after `calls` was
+ * created: the credential fingerprint (5) and, from 7, a log attempt's role, run
+ * id and the key of the record it pairs with.
+ */
+const LATEST_CALL = {
+  sql: `INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
+          outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output,
+          tokens_cache_read, tokens_cache_write, tokens_total, cost, credential, role, run_id, paired_with)
+        VALUES (?, ?, 'gatewaylog', 'main', 's1', 'zhipu/glm-5.1', 'zhipu', 'glm-5.1', NULL, NULL,
+          'rate_limited', 'before_output', 429, NULL, NULL, 0, 0, 0, 0, 0, 0, 'a1b2c3d4e5f6', 'attempt', 'run-1',
+          'main/s1/e2@1700000001000')`,
+  params: ['gatewaylog/1:2:abc@256', 1_700_000_000_500],
 };
 
 /** Every row of every table, for comparing a database before and after a migration. */
@@ -117,12 +137,31 @@ describe('MIGRATIONS', () => {
     }
     expect(Object.keys(SAMPLE_ROWS).sort()).toEqual(tables);
     for (const table of TIMED_TABLES) expect(tables).toContain(table);
+    for (const sample of [...Object.values(SAMPLE_ROWS), LATEST_CALL]) {
+      expect(db.prepare(sample.sql).run(...sample.params).changes).toBe(1);
+    }
+    const columns = 'event_key AS key, credential, role, run_id AS runId, paired_with AS pairedWith';
+    expect(db.prepare(`SELECT ${columns} FROM calls ORDER BY id`).all()).toEqual([
+      { key: 'main/s1/e1', credential: null, role: null, runId: null, pairedWith: null },
+      {
+        key: 'gatewaylog/1:2:abc@256',
+        credential: 'a1b2c3d4e5f6',
+        role: 'attempt',
+        runId: 'run-1',
+        pairedWith: 'main/s1/e2@1700000001000',
+      },
+    ]);
+    // A turn's key is unique: a re-read stores it once.
+    expect(() => db.prepare(SAMPLE_ROWS.turns!.sql).run(...SAMPLE_ROWS.turns!.params)).toThrow(/UNIQUE/);
   });
 
-  it('stores no message content: calls has metadata columns only', () => {
+  it('stores no message content: calls and turns have metadata columns only', () => {
     const db = track(openDatabase(dbPath));
-    const columns = (db.prepare('PRAGMA table_info(calls)').all() as Array<{ name: string }>).map((c) => c.name);
-    for (const column of columns) expect(column).not.toMatch(/text|content|message|body|arguments/);
+    for (const table of ['calls', 'turns']) {
+      const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name);
+      expect(columns).toContain('dep');
+      for (const column of columns) expect(column).not.toMatch(/text|content|message|body|arguments/);
+    }
   });
 });
 
@@ -145,6 +184,12 @@ describe('migrate', () => {
       expect(userVersion(db)).toBe(LATEST_VERSION);
       // Every row kept with its values; columns added later may appear beside them.
       expect(contents(db, tables)).toMatchObject(before);
+      // A call stored before calls and turns were told apart stays a plain call: no role, no run, no pair.
+      if (tables.includes('calls')) {
+        expect(db.prepare('SELECT role, run_id AS runId, paired_with AS pairedWith FROM calls').all()).toEqual([
+          { role: null, runId: null, pairedWith: null },
+        ]);
+      }
       // The new tables are usable.
       for (const table of tablesOf(db).filter((t) => !tables.includes(t))) {
         const sample = SAMPLE_ROWS[table]!;

@@ -143,7 +143,8 @@ function openclawConfig(options: GatewayOptions, port: number, logDir: string) {
 async function waitReady(port: number, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the gateway exited (${child.exitCode}) while starting:\n${output().slice(-4000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`the gateway exited (${child.exitCode}) while starting:\n${output().slice(-4000)}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
       if (res.status === 200) return;
@@ -155,7 +156,12 @@ async function waitReady(port: number, child: ChildProcess, output: () => string
   throw new Error(`the gateway did not become ready in 180 s:\n${output().slice(-4000)}`);
 }
 
-function turn(runtime: OpenClawRuntime, env: NodeJS.ProcessEnv, sessionId: string, model?: string): Promise<TurnResult> {
+function turn(
+  runtime: OpenClawRuntime,
+  env: NodeJS.ProcessEnv,
+  sessionId: string,
+  model?: string,
+): Promise<TurnResult> {
   const args = [runtime.entry, 'agent', '--agent', 'main', '--session-id', sessionId, '--json', '--timeout', '300'];
   if (model) args.push('--model', model);
   args.push('--message', 'Say something short.');

@@ -12,8 +12,7 @@
  * directly, as well as under vitest.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export const ANSWERS = [
   'ok',

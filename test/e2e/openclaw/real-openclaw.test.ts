@@ -158,8 +158,10 @@ describe.each(OPENCLAW_VERSIONS)('the real OpenClaw %s', (version: OpenClawVersi
     const records = transcriptRecords(gateway.stateDir);
     const expected: Record<string, number> = {};
     for (const record of records) expected[record.dep] = (expected[record.dep] ?? 0) + 1;
-    expected.mockauth = 1;
-    await until(async () => (await history()).turns.turns >= records.length + 1, 30_000, 'the turns');
+    // 2026.9 disables a key for about a minute after a 401 and refuses the next turn itself; 2026.7 asks again.
+    const refused = turns.filter((turn) => /temporarily disabled/.test(turn.output)).length;
+    if (refused > 0) expected.mockauth = refused;
+    await until(async () => (await history()).turns.turns >= records.length + refused, 30_000, 'the turns');
     const summary = await history();
     const byDep = Object.fromEntries(
       Object.entries(summary.turns.byDependency).map(([dep, counts]) => [
@@ -168,17 +170,21 @@ describe.each(OPENCLAW_VERSIONS)('the real OpenClaw %s', (version: OpenClawVersi
       ]),
     );
     expect(byDep).toEqual(expected);
-    expect(summary.turns.byDependency.mockauth?.refused).toBe(1);
+    expect(summary.turns.byDependency.mockauth?.refused ?? 0).toBe(refused);
+    if (version === '2026.9.6') expect(refused).toBe(1);
   });
 
   it('reads every source without an error, and takes a 429 storm out of closed within a second', async () => {
     const api = readFileSync(join(home, 'api-url'), 'utf8').trim();
     const token = readFileSync(join(home, 'api-token'), 'utf8').trim();
-    const status = (await (await fetch(`${api}/api/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    const status = (await (
+      await fetch(`${api}/api/status`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
       sources: Array<{ kind: string; lastError: string | null; inputs: number }>;
     };
     for (const source of status.sources) {
-      if (source.inputs > 0) expect({ kind: source.kind, lastError: source.lastError }).toEqual({ kind: source.kind, lastError: null });
+      if (source.inputs > 0)
+        expect({ kind: source.kind, lastError: source.lastError }).toEqual({ kind: source.kind, lastError: null });
     }
     const firstRateLimit = mock.requests.find((request) => request.answer === 'rate_limit');
     const db = new Database(join(home, 'breakerbar.sqlite'), { readonly: true });
@@ -236,7 +242,9 @@ function transcriptRecords(stateDir: string): RecordSeen[] {
   if (existsSync(database)) {
     const db = new Database(database, { readonly: true });
     try {
-      const rows = db.prepare('SELECT event_json AS json, event_zstd AS zstd FROM transcript_events ORDER BY rowid').all() as Array<{
+      const rows = db
+        .prepare('SELECT event_json AS json, event_zstd AS zstd FROM transcript_events ORDER BY rowid')
+        .all() as Array<{
         json: string | null;
         zstd: Buffer | null;
       }>;
@@ -249,7 +257,11 @@ function transcriptRecords(stateDir: string): RecordSeen[] {
   if (existsSync(sessions)) {
     for (const name of readdirSync(sessions)) {
       if (!name.endsWith('.jsonl') || name.includes('.trajectory')) continue;
-      lines.push(...readFileSync(join(sessions, name), 'utf8').split('\n').filter((line) => line.trim() !== ''));
+      lines.push(
+        ...readFileSync(join(sessions, name), 'utf8')
+          .split('\n')
+          .filter((line) => line.trim() !== ''),
+      );
     }
   }
   const records: RecordSeen[] = [];
@@ -269,11 +281,17 @@ function captureFixtures(version: string, gateway: RealGateway, mock: MockProvid
   const logLines: string[] = [];
   for (const name of readdirSync(gateway.logDir).sort()) {
     for (const line of readFileSync(join(gateway.logDir, name), 'utf8').split('\n')) {
-      if (line.startsWith('{"0":"{') && wanted.test(line.slice(0, 200)) && !line.includes('tool-search')) logLines.push(line);
+      if (line.startsWith('{"0":"{') && wanted.test(line.slice(0, 200)) && !line.includes('tool-search'))
+        logLines.push(line);
     }
   }
   writeFileSync(join(dir, 'gateway.log'), `${logLines.join('\n')}\n`);
-  writeFileSync(join(dir, 'records.jsonl'), `${transcriptRecords(gateway.stateDir).map((r) => r.json).join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'records.jsonl'),
+    `${transcriptRecords(gateway.stateDir)
+      .map((r) => r.json)
+      .join('\n')}\n`,
+  );
   writeFileSync(
     join(dir, 'requests.json'),
     `${JSON.stringify(

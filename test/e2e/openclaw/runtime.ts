@@ -77,7 +77,10 @@ async function ensureNode24(cache: string): Promise<string> {
 
 async function npm(args: string[]): Promise<void> {
   try {
-    await run('npm', args, { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    await run('npm', args, {
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr?.slice(-2000) ?? (error as Error).message;
     throw new Error(`npm ${args.join(' ')} failed:\n${detail}`);
