@@ -9,6 +9,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Io } from '../../main/cli/command.js';
 import { COMMANDS, main } from '../../main/cli/main.js';
 import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/classify.js';
+import type { TurnOutcome } from '../../main/core/events.js';
 import { isLocked } from '../../main/core/lock.js';
 import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
 import { sleep, until } from '../helpers/transcripts.js';
@@ -179,6 +180,13 @@ function writeStateDir(): void {
 /** All eleven outcomes, zero unless given. */
 const outcomes = (counts: Partial<Record<Outcome, number>>) => ({ ...emptyOutcomeCounts(), ...counts });
 
+/** A turn's outcomes: the eleven, then refused (OpenClaw refused the turn itself), zero unless given. */
+const turnOutcomes = (counts: Partial<Record<TurnOutcome, number>>) => ({
+  ...emptyOutcomeCounts(),
+  refused: 0,
+  ...counts,
+});
+
 const EXPECTED_BY_DEPENDENCY = {
   'deepseek/deepseek-v4-pro': outcomes({ ok: 1 }),
   'openai/gpt-5.5': outcomes({ timeout: 1, aborted: 1 }),
@@ -320,6 +328,7 @@ describe('scan', () => {
       'outcomes',
       'byDependency',
       'tokens',
+      'turns',
       'bySource',
     ]);
     expect(result).toEqual({
@@ -331,6 +340,17 @@ describe('scan', () => {
       outcomes: outcomes({ ok: 2, rate_limited: 3, timeout: 1, aborted: 1 }),
       byDependency: EXPECTED_BY_DEPENDENCY,
       tokens: 1500,
+      // Every assistant record is a turn; with no gateway log each is also the call it reports.
+      turns: {
+        turns: 7,
+        outcomes: turnOutcomes({ ok: 2, rate_limited: 3, timeout: 1, aborted: 1 }),
+        byDependency: {
+          'deepseek/deepseek-v4-pro': turnOutcomes({ ok: 1 }),
+          'openai/gpt-5.5': turnOutcomes({ timeout: 1, aborted: 1 }),
+          'zhipu/glm-5.1': turnOutcomes({ ok: 1, rate_limited: 3 }),
+        },
+        tokens: 1500,
+      },
       bySource: {
         jsonl: { files: 2, calls: 7, outcomes: outcomes({ ok: 2, rate_limited: 3, timeout: 1, aborted: 1 }) },
         sqlite: { databases: 0, calls: 0, outcomes: outcomes({}) },
@@ -343,6 +363,7 @@ describe('scan', () => {
           fallbackDecisions: {},
           stalls: 0,
           runTimeouts: 0,
+          attemptLines: 0,
           calls: 0,
           outcomes: outcomes({}),
         },
@@ -350,6 +371,10 @@ describe('scan', () => {
     });
     for (const counts of [result.outcomes, ...Object.values(result.byDependency as object)]) {
       expect(Object.keys(counts as object)).toEqual([...OUTCOMES]);
+    }
+    const turns = result.turns as { outcomes: object; byDependency: object };
+    for (const counts of [turns.outcomes, ...Object.values(turns.byDependency)]) {
+      expect(Object.keys(counts as object)).toEqual([...OUTCOMES, 'refused']);
     }
   });
 
@@ -583,6 +608,13 @@ describe('daemon', () => {
       outcomes: outcomes({ ok: 1, rate_limited: 1 }),
       byDependency: { 'zhipu/glm-5.1': outcomes({ ok: 1, rate_limited: 1 }) },
       tokens: 10,
+      // Both records are turns too; with no gateway log the failed one is its own call.
+      turns: {
+        turns: 2,
+        outcomes: turnOutcomes({ ok: 1, rate_limited: 1 }),
+        byDependency: { 'zhipu/glm-5.1': turnOutcomes({ ok: 1, rate_limited: 1 }) },
+        tokens: 10,
+      },
     });
     // What the daemon stored is what scan finds on disk.
     const {

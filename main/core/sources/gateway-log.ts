@@ -158,10 +158,12 @@ export interface GatewayLogStatus {
 }
 
 /**
- * How long a failed fetch waits for the run-end that describes it. Measured on the
- * real gateway: 10–400 ms apart; the hold only delays storing, never drops.
+ * How long a failed fetch waits for the run-end that describes it (with the provider's
+ * Retry-After). Measured on the real gateway: 10–400 ms apart. The hold delays what the
+ * breakers see, so it is short; a run-end later than this only loses its text — the
+ * request is counted once either way.
  */
-const HOLD_MS = 2000;
+const HOLD_MS = 600;
 
 export class GatewayLogSource implements Source {
   readonly kind = 'gatewaylog' as const;

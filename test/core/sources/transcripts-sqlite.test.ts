@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Outcome } from '../../../main/core/classify.js';
 import type { CallEvent } from '../../../main/core/events.js';
 import { type Logger, silentLogger } from '../../../main/core/log.js';
 import { scan } from '../../../main/core/scan.js';
 import type { IngestSink } from '../../../main/core/sources/source.js';
 import { SqliteTranscriptSource } from '../../../main/core/sources/transcripts-sqlite.js';
 import { Store } from '../../../main/core/store/db.js';
+import type { CallSummary, TurnSummary } from '../../../main/core/summary.js';
 import { agentDatabasePath, OpenClawAgentDb } from '../../../main/rehearse/openclaw-db.js';
 import type { DbWriterCommand, DbWriterReply } from '../../../main/rehearse/openclaw-db-writer.js';
 import { seededRandom } from '../../../main/rehearse/records.js';
@@ -98,6 +100,21 @@ function writeSessions(agentId: string, sessions: number, turns: number, schemaV
 
 const storedCalls = () => store.summary().calls;
 
+/**
+ * The turns a summary of transcript records alone has: every record is a turn, and
+ * with no gateway log every record is also a call, so the turns repeat the calls
+ * (none refused: only the gateway log reports refused turns).
+ */
+function recordsAsTurns(calls: Pick<CallSummary, 'calls' | 'outcomes' | 'byDependency' | 'tokens'>): TurnSummary {
+  const withRefused = (counts: Record<Outcome, number>) => ({ ...counts, refused: 0 });
+  return {
+    turns: calls.calls,
+    outcomes: withRefused(calls.outcomes),
+    byDependency: Object.fromEntries(Object.entries(calls.byDependency).map(([dep, c]) => [dep, withRefused(c)])),
+    tokens: calls.tokens,
+  };
+}
+
 /** The real 2026.9.6 database as agent `agentId`'s, optionally changed first by `alter` (a writable connection). */
 function installFixture(agentId = 'main', alter?: (db: Database.Database) => void): string {
   const path = agentDatabasePath(stateDir, agentId);
@@ -151,7 +168,9 @@ describe('SqliteTranscriptSource', () => {
     const ledger = reply.ledger as NonNullable<DbWriterReply['ledger']>;
 
     await until(() => storedCalls() === ledger.calls, 15_000);
-    expect(store.summary()).toEqual(ledger);
+    // The writer's ledger counts the calls it wrote; each of its records is a turn as well.
+    expect(ledger.calls).toBeGreaterThan(0);
+    expect(store.summary()).toEqual({ ...ledger, turns: recordsAsTurns(ledger) });
     // Re-reading after the VACUUM and the replacement found only calls already stored, and said so as a replay.
     expect(store.counter('ingest.duplicates')).toBe(0);
     expect(replays).toEqual(expect.arrayContaining([expect.stringMatching(/renumbered|replaced/)]));
@@ -250,8 +269,9 @@ describe('SqliteTranscriptSource', () => {
     startSource();
     const expected = scan([stateDir]);
     await until(() => storedCalls() === expected.calls);
-    const { calls, outcomes, byDependency, tokens } = expected;
-    expect(store.summary()).toEqual({ calls, outcomes, byDependency, tokens });
+    const { calls, outcomes, byDependency, tokens, turns } = expected;
+    expect(store.summary()).toEqual({ calls, outcomes, byDependency, tokens, turns });
+    expect(turns).toEqual(recordsAsTurns(expected));
     expect(expected.bySource.sqlite.databases).toBe(2);
   });
 

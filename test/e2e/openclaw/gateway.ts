@@ -57,7 +57,7 @@ function openclawTempPaths(): string[] {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<RealGateway> {
-  const { runtime, root, mock } = options;
+  const { runtime, root } = options;
   const leftAlone = new Set(openclawTempPaths().filter((path) => existsSync(path)));
   const home = join(root, 'home');
   const stateDir = join(root, 'state');
