@@ -7,7 +7,11 @@ import { CallTally, TURN_OUTCOMES, TurnTally } from '../../main/core/summary.js'
 const outcomes = (counts: Partial<Record<Outcome, number>>) => ({ ...emptyOutcomeCounts(), ...counts });
 
 /** The turn outcome counts: a call's eleven, then 'refused', only the given ones non-zero. */
-const turnOutcomes = (counts: Partial<Record<TurnOutcome, number>>) => ({ ...emptyOutcomeCounts(), refused: 0, ...counts });
+const turnOutcomes = (counts: Partial<Record<TurnOutcome, number>>) => ({
+  ...emptyOutcomeCounts(),
+  refused: 0,
+  ...counts,
+});
 
 /** The turns of a tally given none. */
 const noTurns = () => ({ turns: 0, outcomes: turnOutcomes({}), byDependency: {}, tokens: 0 });
