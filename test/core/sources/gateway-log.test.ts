@@ -3,7 +3,9 @@
  * exactly once across the daily file change, size rotation and a line split
  * across a rotation; unknown and malformed lines counted; fallback decisions
  * stored as calls only where no transcript covers the agent; a restart re-reads
- * nothing. And `scanGatewayLogs`, which counts the same lines offline.
+ * nothing; a failed upstream answer held for its run-end is stored once, its
+ * line never behind the cursor while held. And `scanGatewayLogs`, which counts
+ * the same lines offline.
  */
 import {
   appendFileSync,
@@ -45,7 +47,7 @@ import {
   signalsOf,
   unknownLines,
 } from '../../helpers/gateway-log.js';
-import { until } from '../../helpers/transcripts.js';
+import { sleep, until } from '../../helpers/transcripts.js';
 
 /** 2026-11-29 23:50 in Berlin (UTC+1): ten minutes before the gateway starts a new file. */
 const EVENING = Date.parse('2026-11-29T22:50:00.000Z');
@@ -513,6 +515,146 @@ describe('GatewayLogSource with a real store', () => {
     appendLog(join(logDir, logName(DAY1)), lines);
     await caughtUp(source, lines.length);
     expectStoredExactly(lines);
+  });
+
+  describe('upstream requests ([model-fetch] and embedded_run_agent_end lines)', () => {
+    const FETCH_AT = Date.parse('2026-11-29T22:55:00.000Z');
+    const TRACE = 'f68a0c3e9b1d4f7a8e6c5b4a3d2e1f09';
+    const SPAN = 'dff580b86c8bf778';
+    const RUN = 'f3f30537-5b1e-4c55-9d0e-2a8c1b7e4d10';
+
+    /** One tslog line of `subsystem`, on the run's trace and the attempt's span. */
+    function tslog(subsystem: string, ts: number, args: Record<string, unknown>): string {
+      const date = new Date(ts).toISOString();
+      return JSON.stringify({
+        '0': JSON.stringify({ subsystem }),
+        ...args,
+        _meta: { runtime: 'node', name: JSON.stringify({ subsystem }), date, logLevelId: 3, logLevelName: 'INFO' },
+        time: date,
+        traceId: TRACE,
+        spanId: SPAN,
+      });
+    }
+
+    /** The provider answered 429 (printed at the default level since 2026.9). */
+    const fetch429 = `${tslog('provider-transport-fetch', FETCH_AT, {
+      '1': '[model-fetch] response provider=mock api=openai-completions model=alpha status=429 elapsedMs=11',
+    })}\n`;
+    /** The run's end a moment later, with the provider's text (and its Retry-After) and OpenClaw's reason. */
+    const runEnd429 = `${tslog('agent/embedded', FETCH_AT + 10, {
+      '1': {
+        event: 'embedded_run_agent_end',
+        runId: RUN,
+        isError: true,
+        error: '⚠️ API rate limit reached. Please try again later.',
+        failoverReason: 'rate_limit',
+        provider: 'mock',
+        model: 'alpha',
+        rawErrorPreview: '429 Rate limit reached for requests.; Retry-After: 1 seconds',
+      },
+      '2': 'embedded run agent end',
+    })}\n`;
+
+    const attemptRows = () =>
+      store.db
+        .prepare(
+          `SELECT event_key AS key, dep, outcome, phase, http_status AS httpStatus, retry_after_ms AS retryAfterMs,
+             role, run_id AS runId FROM calls`,
+        )
+        .all();
+    const cursorOf = (path: string) => store.cursors('gatewaylog').find((cursor) => cursor.path === path);
+
+    it('holds a failed answer for its run-end: stored once as one attempt, the cursor never past the held line', async () => {
+      const path = join(logDir, logName(DAY1));
+      appendFileSync(path, fetch429);
+      const stored: CallEvent[] = [];
+      // The clock stands at the answer's time: the hold never runs out by itself here.
+      const source = startSource({ now: () => FETCH_AT, onStored: (calls) => stored.push(...calls) });
+      await until(() => source.status().lines === 1 && cursorOf(path) !== undefined, 5000, 'the answer to be read');
+      await sleep(1000);
+      expect(source.caughtUp).toBe(false);
+      expect(store.summary().calls).toBe(0);
+      // Read to its end, committed only up to the held line: a crash now reads it again.
+      expect(cursorOf(path)).toMatchObject({ position: 0, detail: JSON.stringify({ readTo: fetch429.length }) });
+
+      appendFileSync(path, runEnd429);
+      await caughtUp(source, 2);
+      const key = stored[0]?.key;
+      expect(key).toMatch(/^gatewaylog\/.+@0$/);
+      expect(attemptRows()).toEqual([
+        {
+          key,
+          dep: 'mock/alpha',
+          outcome: 'rate_limited',
+          phase: 'before_output',
+          httpStatus: 429,
+          retryAfterMs: 1000,
+          role: 'attempt',
+          runId: RUN,
+        },
+      ]);
+      expect(stored).toHaveLength(1);
+      const end = fetch429.length + Buffer.byteLength(runEnd429);
+      expect(cursorOf(path)).toMatchObject({ position: end, detail: JSON.stringify({ readTo: end }) });
+      expect(source.gatewayStatus()).toMatchObject({ lines: 2, unknown: 0, malformed: 0, attemptLines: 2 });
+      expect(source.status()).toMatchObject({ calls: 1, stored: 1, duplicates: 0 });
+      // An upstream request is a call, not a turn: the run's transcript record is the turn.
+      expect(store.summary().turns.turns).toBe(0);
+    });
+
+    it('a restart while an answer is held reads its line again: the request is stored once, not lost', async () => {
+      const path = join(logDir, logName(DAY1));
+      appendFileSync(path, fetch429);
+      const first = startSource({ now: () => FETCH_AT });
+      await until(() => first.status().lines === 1 && cursorOf(path) !== undefined, 5000, 'the answer to be read');
+      await first.stop();
+
+      store.close();
+      store = Store.open(dbPath);
+      appendFileSync(path, runEnd429);
+      const second = startSource({ now: () => FETCH_AT });
+      await caughtUp(second, 2);
+      // The answer's line (offset 0) joined with its run-end: a run-end read alone would be a mid-stream call of its own.
+      expect(attemptRows()).toEqual([
+        expect.objectContaining({
+          key: expect.stringMatching(/@0$/),
+          outcome: 'rate_limited',
+          phase: 'before_output',
+          httpStatus: 429,
+          retryAfterMs: 1000,
+          runId: RUN,
+        }),
+      ]);
+      expect(second.status()).toMatchObject({ calls: 1, stored: 1, duplicates: 0 });
+      expect(store.counter('ingest.duplicates')).toBe(0);
+    });
+
+    it('an answer whose run-end does not come in time is stored when the hold runs out; the late run-end adds nothing', async () => {
+      const path = join(logDir, logName(DAY1));
+      appendFileSync(path, fetch429);
+      // The clock is well past the answer: the hold's timer releases it the first time it looks.
+      const source = startSource({ now: () => FETCH_AT + 60_000 });
+      await until(() => store.summary().calls === 1, 5000, 'the held answer to be stored');
+      await until(() => source.caughtUp, 5000, 'nothing to be held');
+      // The status alone says rate_limited; Retry-After and the run id would have come with the run-end.
+      expect(attemptRows()).toEqual([
+        expect.objectContaining({
+          key: expect.stringMatching(/@0$/),
+          outcome: 'rate_limited',
+          phase: 'before_output',
+          httpStatus: 429,
+          retryAfterMs: null,
+          role: 'attempt',
+          runId: null,
+        }),
+      ]);
+      expect(cursorOf(path)).toMatchObject({ position: fetch429.length });
+
+      appendFileSync(path, runEnd429);
+      await caughtUp(source, 2);
+      expect(store.summary().calls).toBe(1);
+      expect(source.status()).toMatchObject({ calls: 1, stored: 1, duplicates: 0 });
+    });
   });
 });
 
