@@ -40,6 +40,22 @@ export function gatewayLogPattern(profile: string | null): RegExp {
   return new RegExp(`^${prefix}-\\d{4}-\\d{2}-\\d{2}\\.log(?:\\.[1-5])?$`);
 }
 
+/**
+ * Oldest first: by day, then a day's rotations `.5` … `.1`, then its live file.
+ * Lines of one request can straddle a rotation, and attempts are assembled in
+ * the order lines were written.
+ */
+export function compareGatewayLogNames(a: string, b: string): number {
+  const key = (name: string) => {
+    const match = /^(.*\.log)(?:\.(\d+))?$/.exec(name);
+    return { stem: match?.[1] ?? name, age: match?.[2] === undefined ? 0 : Number(match[2]) };
+  };
+  const ka = key(basename(a));
+  const kb = key(basename(b));
+  if (ka.stem !== kb.stem) return ka.stem < kb.stem ? -1 : 1;
+  return kb.age - ka.age;
+}
+
 /** How a path in the log directory is treated (see FileRole). */
 export function gatewayLogRole(path: string, pattern: RegExp): FileRole {
   return pattern.test(basename(path)) ? 'follow' : 'ignore';
@@ -195,6 +211,7 @@ export class GatewayLogSource implements Source {
       // The gateway writes every log file straight into its directory.
       depth: 0,
       roleOf: (path) => gatewayLogRole(path, pattern),
+      compareNames: compareGatewayLogNames,
       initialPositions: options.sink.cursors('gatewaylog'),
       consume: (batch) => this.consume(batch),
       forget: (key) => options.sink.commit({ events: [], forget: [{ source: 'gatewaylog', key }] }),
@@ -273,13 +290,9 @@ export class GatewayLogSource implements Source {
     const turns = read
       .map(refusedTurn)
       .filter((turn): turn is TurnEvent => turn !== null && turn.ts >= this.options.cutoff);
-    const result = this.commit(
-      calls,
-      signals,
-      turns,
-      [batch.key],
-      batch.toOffset <= (this.replayTo.get(batch.key) ?? -1),
-    );
+    // Attempts released here may have begun in another file (the day's previous one): its cursor moves too.
+    const keys = [...new Set([batch.key, ...calls.map((call) => lineOf(call).fileKey)])];
+    const result = this.commit(calls, signals, turns, keys);
     // Counted only once committed: a failed commit is retried and must not count twice.
     this.counted(counts, read, calls.length, result);
     if (signals.length > 0) this.options.onSignals?.(signals);
@@ -296,9 +309,15 @@ export class GatewayLogSource implements Source {
     signals: GatewaySignal[],
     turns: TurnEvent[],
     fileKeys: string[],
-    replay = false,
   ): { inserted: number; duplicates: number } {
     const events = calls.filter((call) => call.ts >= this.options.cutoff);
+    // Lines an earlier run already read (it stopped while they were held) come again: expected, not duplicates.
+    const replay =
+      events.length > 0 &&
+      events.every((call) => {
+        const line = lineOf(call);
+        return line.offset < (this.replayTo.get(line.fileKey) ?? -1);
+      });
     let result = { inserted: 0, duplicates: 0 };
     fileKeys.forEach((key, i) => {
       const file = this.files.get(key);
@@ -331,7 +350,7 @@ export class GatewayLogSource implements Source {
       this.flushTimer = null;
       const calls = this.assembler.flush(this.options.now() - HOLD_MS);
       if (calls.length > 0) {
-        const keys = [...new Set(calls.map((call) => call.key.slice('gatewaylog/'.length, call.key.lastIndexOf('@'))))];
+        const keys = [...new Set(calls.map((call) => lineOf(call).fileKey))];
         const result = this.commit(calls, [], [], keys);
         this.counts.calls += calls.length;
         this.counts.stored += result.inserted;
@@ -371,6 +390,12 @@ export class GatewayLogSource implements Source {
       if (this.lastEventAt === null || signal.ts > this.lastEventAt) this.lastEventAt = signal.ts;
     }
   }
+}
+
+/** The file and byte offset of the line a log call was read from (its key is `gatewaylog/<file key>@<offset>`). */
+function lineOf(call: CallEvent): { fileKey: string; offset: number } {
+  const at = call.key.lastIndexOf('@');
+  return { fileKey: call.key.slice('gatewaylog/'.length, at), offset: Number(call.key.slice(at + 1)) };
 }
 
 /** `{"readTo": N}` from a stored cursor's detail, or null. */
@@ -446,7 +471,8 @@ export function scanGatewayLogs(dirs: readonly string[], options: GatewayLogScan
   // The same file reached twice (a directory and its `logs/`, a symlink) is read once.
   const seen = new Set<string>();
   let files = 0;
-  for (const path of [...new Set(dirs.flatMap((dir) => findGatewayLogs(dir, pattern, errors)))].sort()) {
+  const paths = [...new Set(dirs.flatMap((dir) => findGatewayLogs(dir, pattern, errors)))];
+  for (const path of paths.sort((a, b) => compareGatewayLogNames(a, b) || (a < b ? -1 : a > b ? 1 : 0))) {
     if (scanFile(path, { maxLineBytes, seen, counts, handlers, errors })) files++;
   }
   // Offline there is no writer to finish a run: what is still held is complete.

@@ -49,6 +49,11 @@ export interface TailerOptions {
   /** Directory levels below each root to look into (files at depth 0 are in the root). */
   depth: number;
   roleOf(path: string): FileRole;
+  /**
+   * The order files of one directory are first looked at, when it matters (a log
+   * read oldest first, so lines are consumed in the order they were written).
+   */
+  compareNames?: (a: string, b: string) => number;
   /** Positions committed earlier (from the store), matched to files by identity. */
   initialPositions: readonly StoredPosition[];
   consume(batch: LineBatch): void;
@@ -200,6 +205,10 @@ export class FileTailer {
       // A root that does not exist yet is normal (OpenClaw not installed, no agent yet).
       if (!isMissing(error)) this.options.onError(error as Error, dir);
       return false;
+    }
+    if (this.options.compareNames) {
+      const compare = this.options.compareNames;
+      entries.sort((a, b) => compare(a.name, b.name));
     }
     // Archives matter only while a followed file may have been renamed into one.
     const lookForRenames = this.orphans.size > 0 || this.remembered.size > 0;

@@ -16,6 +16,7 @@ import {
   renameSync,
   rmSync,
   unlinkSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,7 +48,7 @@ import {
   signalsOf,
   unknownLines,
 } from '../../helpers/gateway-log.js';
-import { sleep, until } from '../../helpers/transcripts.js';
+import { until } from '../../helpers/transcripts.js';
 
 /** 2026-11-29 23:50 in Berlin (UTC+1): ten minutes before the gateway starts a new file. */
 const EVENING = Date.parse('2026-11-29T22:50:00.000Z');
@@ -571,7 +572,6 @@ describe('GatewayLogSource with a real store', () => {
       // The clock stands at the answer's time: the hold never runs out by itself here.
       const source = startSource({ now: () => FETCH_AT, onStored: (calls) => stored.push(...calls) });
       await until(() => source.status().lines === 1 && cursorOf(path) !== undefined, 5000, 'the answer to be read');
-      await sleep(1000);
       expect(source.caughtUp).toBe(false);
       expect(store.summary().calls).toBe(0);
       // Read to its end, committed only up to the held line: a crash now reads it again.
@@ -600,6 +600,30 @@ describe('GatewayLogSource with a real store', () => {
       expect(source.status()).toMatchObject({ calls: 1, stored: 1, duplicates: 0 });
       // An upstream request is a call, not a turn: the run's transcript record is the turn.
       expect(store.summary().turns.turns).toBe(0);
+    });
+
+    it("an answer whose run-end lands in the next day's file: one call, and both files' cursors move past it", async () => {
+      const day1 = join(logDir, logName(DAY1));
+      const day2 = join(logDir, logName(DAY2));
+      appendFileSync(day1, fetch429);
+      const source = startSource({ now: () => FETCH_AT });
+      await until(() => source.status().lines === 1 && cursorOf(day1) !== undefined, 5000, 'the answer to be read');
+      appendFileSync(day2, runEnd429);
+      await caughtUp(source, 2);
+      expect(attemptRows()).toEqual([
+        expect.objectContaining({ key: expect.stringMatching(/@0$/), retryAfterMs: 1000 }),
+      ]);
+      expect(cursorOf(day1)).toMatchObject({ position: fetch429.length });
+      expect(cursorOf(day2)).toMatchObject({ position: Buffer.byteLength(runEnd429) });
+    });
+
+    it("scan reads a day's rotations oldest first: an answer and its run-end across a size rotation are one call", () => {
+      writeFileSync(join(logDir, `${logName(DAY1)}.1`), fetch429);
+      writeFileSync(join(logDir, logName(DAY1)), runEnd429);
+      const { attempts } = scanGatewayLogs([logDir], { profile: null });
+      expect(attempts.map((a) => [a.outcome, a.phase, a.retryAfterMs])).toEqual([
+        ['rate_limited', 'before_output', 1000],
+      ]);
     });
 
     it('a restart while an answer is held reads its line again: the request is stored once, not lost', async () => {
