@@ -126,7 +126,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     }
 
     const store = this.store;
+    const turnsBefore = store.lastTurnId();
     this.metrics = new BreakerbarMetrics({
+      turns: () => store.turnsStoredAfter(turnsBefore),
       snapshots: () => this.breakerService?.snapshots() ?? [],
       sources: () => this.sources.map((source) => source.status()),
       stalledSessions: () => this.breakerService?.stalledSessions() ?? [],

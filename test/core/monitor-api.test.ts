@@ -125,6 +125,11 @@ describe('Monitor with its local API', () => {
     expect(value(METRIC_NAMES.calls, { dep: 'zhipu/glm-5.1', outcome: 'rate_limited' })).toBe(6);
     expect(value(METRIC_NAMES.calls, { dep: 'zhipu/glm-5.1', outcome: 'billing' })).toBe(0);
     expect(value(METRIC_NAMES.tokens, { dep: 'deepseek/deepseek-v4-pro', agent: 'main' })).toBe(3000);
+    // Without a gateway log every transcript record is a call and a turn.
+    expect(value(METRIC_NAMES.turns, { dep: 'zhipu/glm-5.1', outcome: 'rate_limited' })).toBe(6);
+    expect(value(METRIC_NAMES.turns, { dep: 'deepseek/deepseek-v4-pro', outcome: 'ok' })).toBe(6);
+    const last = (await status()).lastDay;
+    expect({ calls: last.calls, turns: last.turns.turns }).toEqual({ calls: 12, turns: 12 });
     expect(value(METRIC_NAMES.breakerOpenMinDuration, { dep: 'zhipu/glm-5.1' })).toBe(30);
     // No session or message ids in any label.
     for (const sample of samples) expect(Object.values(sample.labels).join(' ')).not.toMatch(/\bs1\b|z\d|d\d/);

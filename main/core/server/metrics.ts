@@ -20,6 +20,7 @@ export const METRIC_NAMES = {
   breakerRetryAfterSkips: 'breaker_retry_after_skips_total',
   breakerOpenMinDuration: 'breaker_open_min_duration_seconds',
   calls: 'breakerbar_calls_total',
+  turns: 'breakerbar_turns_total',
   tokens: 'breakerbar_tokens_total',
   tokenBudgetExceeded: 'breakerbar_token_budget_exceeded_total',
   eventsIngested: 'breakerbar_events_ingested_total',
@@ -66,6 +67,8 @@ export interface MetricsSources {
   stalledSessions(): Array<{ dep: string; sessions: number }>;
   /** Absent when no watchdog runs (e.g. the scan command). */
   watchdog?(): WatchdogGauges | null;
+  /** Turns stored since BreakerBar started, by dependency and outcome (absent: no store). */
+  turns?(): Array<{ dep: string; outcome: string; n: number }>;
 }
 
 export class BreakerbarMetrics {
@@ -200,6 +203,16 @@ export class BreakerbarMetrics {
       collect() {
         this.reset();
         for (const status of sources.sources()) this.inc({ source: status.kind }, status.stored);
+      },
+    });
+    new Counter({
+      name: METRIC_NAMES.turns,
+      help: 'Turns (run outcomes: transcript records, and turns OpenClaw refused itself) stored since BreakerBar started, by dependency and outcome.',
+      labelNames: ['dep', 'outcome'],
+      registers,
+      collect() {
+        this.reset();
+        for (const row of sources.turns?.() ?? []) this.inc({ dep: row.dep, outcome: row.outcome }, row.n);
       },
     });
     new Counter({

@@ -333,6 +333,18 @@ export class Store {
     return tally.summary(turns.summary());
   }
 
+  /** The newest turn's row id (0 when none): turns stored later have larger ids. */
+  lastTurnId(): number {
+    return (this.db.prepare('SELECT coalesce(max(id), 0) FROM turns').pluck().get() as number) ?? 0;
+  }
+
+  /** Turns stored after row `id`, by dependency and outcome (the metrics' since-start count). */
+  turnsStoredAfter(id: number): Array<{ dep: string; outcome: TurnOutcome; n: number }> {
+    return this.db
+      .prepare('SELECT dep, outcome, count(*) AS n FROM turns WHERE id > ? GROUP BY dep, outcome ORDER BY dep, outcome')
+      .all(id) as Array<{ dep: string; outcome: TurnOutcome; n: number }>;
+  }
+
   /** Turns per dependency and outcome. */
   turnCounts(range: TimeRange = {}): Array<{ dep: string; outcome: TurnOutcome; n: number; tokens: number }> {
     return this.db
