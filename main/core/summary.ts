@@ -2,7 +2,7 @@
  * The call counts `scan` and `history` both print, built in one place so the two
  * can be compared field by field: what BreakerBar stored against what is on disk.
  */
-import { emptyOutcomeCounts, OUTCOMES, type Outcome } from './classify.js';
+import { OUTCOMES, type Outcome } from './classify.js';
 import type { TurnOutcome } from './events.js';
 
 /** Turn outcomes in report order: a call's, then refused by OpenClaw itself. */
@@ -27,68 +27,78 @@ export interface CallSummary {
   turns: TurnSummary;
 }
 
-function emptyTurnCounts(): Record<TurnOutcome, number> {
-  return Object.fromEntries(TURN_OUTCOMES.map((outcome) => [outcome, 0])) as Record<TurnOutcome, number>;
-}
+/** Counts by outcome, overall and per dependency, with tokens: the shape calls and turns share. */
+class OutcomeTally<O extends string> {
+  protected total = 0;
+  protected tokens = 0;
+  private readonly outcomes: Record<O, number>;
+  private readonly byDependency = new Map<string, Record<O, number>>();
 
-export class TurnTally {
-  private turns = 0;
-  private tokens = 0;
-  private readonly outcomes = emptyTurnCounts();
-  private readonly byDependency = new Map<string, Record<TurnOutcome, number>>();
+  constructor(private readonly order: readonly O[]) {
+    this.outcomes = this.zeros();
+  }
 
-  add(dep: string, outcome: TurnOutcome, tokens: number, count = 1): void {
-    this.turns += count;
+  add(dep: string, outcome: O, tokens: number, count = 1): void {
+    this.total += count;
     this.tokens += tokens;
     this.outcomes[outcome] += count;
     let perDep = this.byDependency.get(dep);
     if (!perDep) {
-      perDep = emptyTurnCounts();
-      this.byDependency.set(dep, perDep);
-    }
-    perDep[outcome] += count;
-  }
-
-  summary(): TurnSummary {
-    const byDependency: Record<string, Record<TurnOutcome, number>> = {};
-    for (const dep of [...this.byDependency.keys()].sort()) {
-      byDependency[dep] = { ...(this.byDependency.get(dep) as Record<TurnOutcome, number>) };
-    }
-    return { turns: this.turns, outcomes: { ...this.outcomes }, byDependency, tokens: this.tokens };
-  }
-}
-
-export class CallTally {
-  private calls = 0;
-  private tokens = 0;
-  private readonly outcomes = emptyOutcomeCounts();
-  private readonly byDependency = new Map<string, Record<Outcome, number>>();
-
-  add(dep: string, outcome: Outcome, totalTokens: number, count = 1): void {
-    this.calls += count;
-    this.tokens += totalTokens;
-    this.outcomes[outcome] += count;
-    let perDep = this.byDependency.get(dep);
-    if (!perDep) {
-      perDep = emptyOutcomeCounts();
+      perDep = this.zeros();
       this.byDependency.set(dep, perDep);
     }
     perDep[outcome] += count;
   }
 
   get size(): number {
-    return this.calls;
+    return this.total;
   }
 
-  outcomeCounts(): Record<Outcome, number> {
+  outcomeCounts(): Record<O, number> {
     return { ...this.outcomes };
   }
 
-  summary(turns: TurnSummary = new TurnTally().summary()): CallSummary {
-    const byDependency: Record<string, Record<Outcome, number>> = {};
+  /** Copies, dependencies sorted. */
+  protected dependencies(): Record<string, Record<O, number>> {
+    const byDependency: Record<string, Record<O, number>> = {};
     for (const dep of [...this.byDependency.keys()].sort()) {
-      byDependency[dep] = { ...(this.byDependency.get(dep) as Record<Outcome, number>) };
+      byDependency[dep] = { ...(this.byDependency.get(dep) as Record<O, number>) };
     }
-    return { calls: this.calls, outcomes: this.outcomeCounts(), byDependency, tokens: this.tokens, turns };
+    return byDependency;
+  }
+
+  private zeros(): Record<O, number> {
+    return Object.fromEntries(this.order.map((outcome) => [outcome, 0])) as Record<O, number>;
+  }
+}
+
+export class TurnTally extends OutcomeTally<TurnOutcome> {
+  constructor() {
+    super(TURN_OUTCOMES);
+  }
+
+  summary(): TurnSummary {
+    return {
+      turns: this.total,
+      outcomes: this.outcomeCounts(),
+      byDependency: this.dependencies(),
+      tokens: this.tokens,
+    };
+  }
+}
+
+export class CallTally extends OutcomeTally<Outcome> {
+  constructor() {
+    super(OUTCOMES);
+  }
+
+  summary(turns: TurnSummary = new TurnTally().summary()): CallSummary {
+    return {
+      calls: this.total,
+      outcomes: this.outcomeCounts(),
+      byDependency: this.dependencies(),
+      tokens: this.tokens,
+      turns,
+    };
   }
 }

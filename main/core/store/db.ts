@@ -314,23 +314,32 @@ export class Store {
   }
 
   summary(range: TimeRange = {}): CallSummary {
-    const rows = this.db
+    const calls = new CallTally();
+    for (const row of this.countsByOutcome<Outcome>('calls', range)) calls.add(row.dep, row.outcome, row.tokens, row.n);
+    const turns = new TurnTally();
+    for (const row of this.countsByOutcome<TurnOutcome>('turns', range)) {
+      turns.add(row.dep, row.outcome, row.tokens, row.n);
+    }
+    // Calls carry tokens only where a record is the call; turns carry every record's.
+    return calls.summary(turns.summary());
+  }
+
+  /** Rows of `table` in the range, per dependency and outcome, with their tokens. */
+  private countsByOutcome<O extends string>(
+    table: 'calls' | 'turns',
+    range: TimeRange,
+  ): Array<{ dep: string; outcome: O; n: number; tokens: number }> {
+    return this.db
       .prepare(
-        `SELECT dep, outcome, count(*) AS n, coalesce(sum(tokens_total), 0) AS tokens FROM calls
+        `SELECT dep, outcome, count(*) AS n, coalesce(sum(tokens_total), 0) AS tokens FROM ${table}
          WHERE ts >= ? AND ts < ? GROUP BY dep, outcome`,
       )
       .all(range.since ?? Number.MIN_SAFE_INTEGER, range.until ?? Number.MAX_SAFE_INTEGER) as Array<{
       dep: string;
-      outcome: Outcome;
+      outcome: O;
       n: number;
       tokens: number;
     }>;
-    const tally = new CallTally();
-    for (const row of rows) tally.add(row.dep, row.outcome, row.tokens, row.n);
-    const turns = new TurnTally();
-    for (const row of this.turnCounts(range)) turns.add(row.dep, row.outcome, row.tokens, row.n);
-    // Calls carry tokens only where a record is the call; turns carry every record's.
-    return tally.summary(turns.summary());
   }
 
   /** The newest turn's row id (0 when none): turns stored later have larger ids. */
@@ -343,21 +352,6 @@ export class Store {
     return this.db
       .prepare('SELECT dep, outcome, count(*) AS n FROM turns WHERE id > ? GROUP BY dep, outcome ORDER BY dep, outcome')
       .all(id) as Array<{ dep: string; outcome: TurnOutcome; n: number }>;
-  }
-
-  /** Turns per dependency and outcome. */
-  turnCounts(range: TimeRange = {}): Array<{ dep: string; outcome: TurnOutcome; n: number; tokens: number }> {
-    return this.db
-      .prepare(
-        `SELECT dep, outcome, count(*) AS n, coalesce(sum(tokens_total), 0) AS tokens FROM turns
-         WHERE ts >= ? AND ts < ? GROUP BY dep, outcome`,
-      )
-      .all(range.since ?? Number.MIN_SAFE_INTEGER, range.until ?? Number.MAX_SAFE_INTEGER) as Array<{
-      dep: string;
-      outcome: TurnOutcome;
-      n: number;
-      tokens: number;
-    }>;
   }
 
   /** Calls per minute, dependency and outcome: the dashboard's timeline. */

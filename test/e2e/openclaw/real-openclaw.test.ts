@@ -83,7 +83,9 @@ describe.each(OPENCLAW_VERSIONS)('the real OpenClaw %s', (version: OpenClawVersi
     const runtime = await ensureOpenClaw(version);
     root = mkdtempSync(join(tmpdir(), `bb-openclaw-${version}-`));
     mock = await startMockProvider();
-    mock.retryAfterSeconds = 1;
+    // Long enough that a 429's Retry-After is still in force when BreakerBar reads it (the breaker goes
+    // `throttled` on it at once); short enough that OpenClaw's retries keep the suite quick.
+    mock.retryAfterSeconds = 5;
     for (const [model, answers] of Object.entries(SCRIPTS)) mock.script(model, answers);
     mock.steady('primary', 'payment_required');
     gateway = await startGateway({
