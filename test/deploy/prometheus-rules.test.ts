@@ -4,7 +4,7 @@
  * file and runs the rules' unit tests (`deploy/prometheus/tests/*.yml`: input series → expected
  * alerts, firing and not firing). Beside promtool: every expression uses only metrics BreakerBar
  * exports (`METRIC_NAMES`), so a renamed metric breaks the build here; every alert carries a
- * severity, a summary, a description and a runbook link to a heading the README really has.
+ * severity, a summary, a description and a runbook link to a heading the docs really have.
  *
  * No YAML parser is a dependency, so the rule file is read by a small reader for the subset it
  * is written in (it throws on anything else); a round trip proves it reads what Prometheus reads:
@@ -29,7 +29,7 @@ const unitTestFiles = readdirSync(join(deployDir, 'tests'))
   .filter((name) => name.endsWith('.yml'))
   .sort()
   .map((name) => `tests/${name}`);
-const RUNBOOK_BASE = 'https://github.com/OWNER/breakerbar/blob/main/README.md#';
+const RUNBOOK_BASE = 'https://github.com/OWNER/breakerbar/blob/main/';
 
 interface PromtoolResult {
   status: number;
@@ -232,13 +232,13 @@ const EXPORTED = new Set<string>([
 ]);
 
 // ---------------------------------------------------------------------------------------------
-// README headings, as GitHub turns them into anchors.
+// The headings of a document of this repository, as GitHub turns them into anchors.
 
-function readmeAnchors(): Set<string> {
+function headingAnchors(file: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   let fenced = false;
-  for (const line of readFileSync(join(projectDir, 'README.md'), 'utf8').split('\n')) {
+  for (const line of readFileSync(join(projectDir, file), 'utf8').split('\n')) {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     const heading = fenced ? null : /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
@@ -348,8 +348,7 @@ describe('deploy/prometheus/breakerbar.rules.yml', () => {
     }
   });
 
-  it('gives every alert a for, a severity, a summary, a description and a runbook link into the README', () => {
-    const anchors = readmeAnchors();
+  it('gives every alert a for, a severity, a summary, a description and a runbook link into the docs', () => {
     const names = new Set<string>();
     for (const alert of alerts) {
       expect(names.has(alert.name), `${alert.name} is defined twice`).toBe(false);
@@ -371,8 +370,10 @@ describe('deploy/prometheus/breakerbar.rules.yml', () => {
         expect(description, `${alert.name}: description names the dependency`).toContain('{{ $labels.dep }}');
       }
       expect(runbook.startsWith(RUNBOOK_BASE), `${alert.name}: runbook_url ${runbook}`).toBe(true);
-      const anchor = runbook.slice(RUNBOOK_BASE.length);
-      expect(anchors.has(anchor), `${alert.name}: README.md has no heading with anchor #${anchor}`).toBe(true);
+      const [file = '', anchor = ''] = runbook.slice(RUNBOOK_BASE.length).split('#');
+      expect(headingAnchors(file).has(anchor), `${alert.name}: ${file} has no heading with anchor #${anchor}`).toBe(
+        true,
+      );
     }
   });
 });

@@ -11,7 +11,7 @@ export class ConfigError extends Error {
 export interface Field<T> {
   readonly kind: 'field';
   readonly default: T;
-  /** One line for the README and `--help`: what the key does. */
+  /** One line for docs/configuration.md and `--help`: what the key does. */
   readonly doc: string;
   /** What the field accepts, in words ("an integer from 0 to 3650"). */
   readonly expected: string;

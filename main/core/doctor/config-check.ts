@@ -44,7 +44,7 @@ export function checkConfig(configFile: string | undefined, environment: Environ
           'error',
           'the config cannot be used',
           message,
-          'correct the file (the README lists every key with its type and default), or pass --config with another file; the daemon refuses to start until then',
+          'correct the file (docs/configuration.md lists every key with its type and default), or pass --config with another file; the daemon refuses to start until then',
         ),
         finding('config', 'info', 'the checks below use the default settings instead'),
       ],
