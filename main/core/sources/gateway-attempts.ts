@@ -40,8 +40,8 @@ const MAX_REMEMBERED = 10_000;
 
 export class AttemptAssembler {
   private readonly held = new Map<string, HeldAttempt>();
-  /** The latest fetch line per span, and whether a run-end already described it. */
-  private readonly spans = new Map<string, { kind: AttemptLine['kind']; held: boolean }>();
+  /** The kind of the latest fetch line per span. */
+  private readonly spans = new Map<string, AttemptLine['kind']>();
   /** Per run (trace): outcome by `dep|status`, and its run id. */
   private readonly traces = new Map<string, { runId: string | null; verdicts: Map<string, Classification> }>();
 
@@ -49,7 +49,9 @@ export class AttemptAssembler {
 
   /** One line, in file order; returns the attempts that are now complete. */
   push(line: AttemptLine, offset: number): CallEvent[] {
-    const done = this.flush(line.ts - this.holdMs);
+    // Only the run's own lines tell that its held attempt will get no run-end: other runs' lines
+    // come at any pace (a busy gateway writes a run-end up to seconds after its fetch line).
+    const done = this.flush(line.ts - this.holdMs, line.traceId);
     const trace = line.traceId === null ? null : this.trace(line.traceId);
     if (trace && line.runId !== null) trace.runId = line.runId;
     const spanKey = line.spanId === null ? null : `${line.traceId}/${line.spanId}`;
@@ -57,11 +59,13 @@ export class AttemptAssembler {
       const held = spanKey === null ? undefined : this.held.get(spanKey);
       if (held) {
         this.held.delete(spanKey as string);
-        this.remember(spanKey as string, { kind: 'fetch_failed', held: false });
+        this.remember(spanKey as string, 'fetch_failed');
         done.push(this.emit(mergeLines(held.line, line)));
-      } else if (spanKey === null || this.spans.get(spanKey)?.kind !== 'fetch_failed') {
-        // After a 2xx answer (or none printed): the failure came mid-stream.
-        done.push(this.emit(line, true));
+      } else {
+        const before = spanKey === null ? undefined : this.spans.get(spanKey);
+        // After a 2xx answer (or none printed, 2026.9) the failure came mid-stream; after a bare
+        // `start`, before any answer.
+        if (before !== 'fetch_failed') done.push(this.emit(line, before !== 'fetch_start'));
       }
       // Otherwise the fetch failure it describes was already emitted (its hold ran out).
       return done;
@@ -72,7 +76,7 @@ export class AttemptAssembler {
         this.held.delete(spanKey);
         done.push(this.emit(previous.line));
       }
-      this.remember(spanKey, { kind: line.kind, held: line.kind === 'fetch_failed' });
+      this.remember(spanKey, line.kind);
     }
     if (line.kind === 'fetch_failed') {
       if (spanKey === null) done.push(this.emit(line));
@@ -81,11 +85,14 @@ export class AttemptAssembler {
     return done;
   }
 
-  /** Emits every attempt held since before `before` (line time or the clock minus the hold). */
-  flush(before = Number.POSITIVE_INFINITY): CallEvent[] {
+  /**
+   * Emits every attempt held since before `before` (line time or the clock minus the
+   * hold), of one run (trace) when `traceId` is given.
+   */
+  flush(before = Number.POSITIVE_INFINITY, traceId?: string | null): CallEvent[] {
     const done: CallEvent[] = [];
     for (const [span, held] of this.held) {
-      if (held.line.ts > before) continue;
+      if (held.line.ts > before || (traceId !== undefined && held.line.traceId !== traceId)) continue;
       this.held.delete(span);
       done.push(this.emit(held.line));
     }
@@ -150,9 +157,9 @@ export class AttemptAssembler {
     return trace;
   }
 
-  private remember(span: string, state: { kind: AttemptLine['kind']; held: boolean }): void {
+  private remember(span: string, kind: AttemptLine['kind']): void {
     this.spans.delete(span);
-    this.spans.set(span, state);
+    this.spans.set(span, kind);
     if (this.spans.size > MAX_REMEMBERED) this.spans.delete(this.spans.keys().next().value as string);
   }
 }

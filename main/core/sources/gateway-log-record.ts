@@ -38,8 +38,11 @@ type Scalar = string | number | boolean;
  * `gateway-attempts.ts` assembles them into calls.
  */
 export interface AttemptLine {
-  /** `fetch_failed`: a non-2xx answer or a transport error; `fetch_ok`: a 2xx answer; `run_end`: a failed attempt's end. */
-  kind: 'fetch_failed' | 'fetch_ok' | 'run_end';
+  /**
+   * `fetch_start`: a request sent (2026.7 prints it); `fetch_failed`: a non-2xx answer or a transport
+   * error; `fetch_ok`: a 2xx answer; `run_end`: a failed attempt's end.
+   */
+  kind: 'fetch_start' | 'fetch_failed' | 'fetch_ok' | 'run_end';
   /** `<file key>@<byte offset>`: unique, and the same on a re-read. */
   key: string;
   ts: number;
@@ -136,19 +139,25 @@ function attemptLine(root: JsonObject, line: TslogLine, text: string, key: strin
 function fetchAttempt(text: string): Omit<AttemptLine, 'key' | 'ts' | 'traceId' | 'spanId'> | null {
   const rest = text.slice(FETCH_PREFIX.length);
   const verb = rest.slice(0, rest.indexOf(' '));
-  if (verb !== 'response' && verb !== 'error') return null;
+  if (verb !== 'response' && verb !== 'error' && verb !== 'start') return null;
   // `message=` is last and unquoted: everything after it is the error text.
   const messageAt = verb === 'error' ? rest.indexOf(' message=') : -1;
   const pairs = parseKeyValues(messageAt < 0 ? rest : rest.slice(0, messageAt));
   const f = new Fields(pairs, null);
   const status = f.httpStatus('status');
   if (verb === 'response' && status === null) return null;
+  const kind =
+    verb === 'start'
+      ? 'fetch_start'
+      : verb === 'response' && status !== null && status < 300
+        ? 'fetch_ok'
+        : 'fetch_failed';
   // Transport codes are upper-case constants (`ECONNRESET`, `UND_ERR_SOCKET`); 2026.7 also prints
   // `code=undefined` and `code=number`, which are not codes.
   const code =
     [f.str('causeCode'), f.str('code')].find((value) => value !== null && /^[A-Z][A-Z0-9_]*$/.test(value)) ?? null;
   return {
-    kind: verb === 'response' && status !== null && status < 300 ? 'fetch_ok' : 'fetch_failed',
+    kind,
     runId: null,
     provider: f.str('provider'),
     model: f.str('model'),
@@ -168,7 +177,7 @@ export function readGatewayLogLine(buf: Buffer, start: number, end: number, key:
   let line = tslogParts(value);
   if (line === null || !SUBSYSTEMS.has(line.subsystem)) return IGNORED;
   if (line.subsystem === FETCH_SUBSYSTEM && typeof line.text === 'string' && !line.text.startsWith(FETCH_PREFIX)) {
-    // Most transport lines are `[model-fetch] start …`; skip them without a second parse.
+    // Other transport lines (connection pool, proxy) are not about one request.
     return IGNORED;
   }
   if (hasElided(line)) {

@@ -174,12 +174,14 @@ export interface GatewayLogStatus {
 }
 
 /**
- * How long a failed fetch waits for the run-end that describes it (with the provider's
- * Retry-After). Measured on the real gateway: 10–400 ms apart. The hold delays what the
- * breakers see, so it is short; a run-end later than this only loses its text — the
- * request is counted once either way.
+ * How long a failed fetch may wait for the run-end that describes it (the provider's text,
+ * with its Retry-After: what makes a breaker go `throttled` at once, and what tells a 400's
+ * context overflow from another 400). Measured on the real gateway: 10–400 ms apart when
+ * idle, over a second while ten runs start at once. The run-end, the request's next line
+ * on its span, or another line of its run past the hold releases it sooner; only a fetch
+ * that never gets one (a hung request) waits the whole hold.
  */
-const HOLD_MS = 600;
+const HOLD_MS = 5000;
 
 export class GatewayLogSource implements Source {
   readonly kind = 'gatewaylog' as const;

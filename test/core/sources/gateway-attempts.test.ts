@@ -175,7 +175,7 @@ describe('2026.7: one span holds several attempts, 2xx answers are printed', () 
     expect(assembler.flush()).toEqual([]);
   });
 
-  it('an idle timeout with no run-end: a timeout once the hold has passed in line time, not before', () => {
+  it('an idle timeout with no run-end: a timeout once its own run has moved on past the hold, not before', () => {
     const assembler = new AttemptAssembler(2000);
     const idle = fetchLine(10, {
       ...S7,
@@ -184,12 +184,15 @@ describe('2026.7: one span holds several attempts, 2xx answers are printed', () 
       errorText: 'LLM idle timeout (10s): no response from model',
     });
     expect(assembler.push(idle, 10)).toEqual([]);
-    // A line elsewhere 1999 ms later: still held.
+    // Another run's lines, however much later, say nothing about this one: a busy gateway writes run-ends late.
     const other = { traceId: 'ffff0000ffff0000ffff0000ffff0000', spanId: 'ffff0000ffff0000' };
-    expect(assembler.push(fetchLine(20, { ...other, ts: T + 1999, status: 200 }), 20)).toEqual([]);
+    expect(assembler.push(fetchLine(20, { ...other, ts: T + 60_000, status: 200 }), 20)).toEqual([]);
+    // A line of the same run 1999 ms later: still held.
+    const sameRun = { traceId: S7.traceId, spanId: 'eeee0000eeee0000' };
+    expect(assembler.push(fetchLine(30, { ...sameRun, ts: T + 1999, status: 200 }), 30)).toEqual([]);
     expect(assembler.heldFrom(FILE)).toBe(10);
     // 2000 ms later: released.
-    expect(assembler.push(fetchLine(30, { ...other, ts: T + 2000, status: 200 }), 30)).toEqual([
+    expect(assembler.push(fetchLine(40, { ...sameRun, ts: T + 2000, status: 200 }), 40)).toEqual([
       expected({ key: `gatewaylog/${FILE}@10`, ts: T, dep: 'mock/hang', model: 'hang', outcome: 'timeout' }),
     ]);
     expect(assembler.heldFrom(FILE)).toBeNull();
@@ -512,15 +515,14 @@ describe('real lines through readGatewayLogLine', () => {
     });
   });
 
-  it('[model-fetch] start lines are ignored', () => {
-    expect(
-      read(
-        fetchJson(
-          '[model-fetch] start provider=mock api=openai-completions model=alpha url=http://127.0.0.1:4010/v1/chat/completions',
-        ),
-        10,
+  it('[model-fetch] start lines (2026.7) are read as the start of a request on their span', () => {
+    const record = read(
+      fetchJson(
+        '[model-fetch] start provider=mock api=openai-completions model=alpha url=http://127.0.0.1:4010/v1/chat/completions',
       ),
-    ).toEqual({ kind: 'ignored' });
+      10,
+    );
+    expect(record).toMatchObject({ kind: 'attempt', line: { kind: 'fetch_start', provider: 'mock', model: 'alpha' } });
   });
 
   it('an embedded_run_agent_end with isError: false is ignored', () => {

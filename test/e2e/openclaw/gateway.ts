@@ -113,8 +113,9 @@ function openclawConfig(options: GatewayOptions, port: number, logDir: string) {
       baseUrl: options.mock.baseUrlFor(provider.id),
       apiKey: 'sk-e2e-dummy',
       api: 'openai-completions',
-      // Short, so a hung request ends in seconds, not minutes (it bounds the idle timeout too).
-      timeoutSeconds: 6,
+      // Short, so a hung request ends in seconds, not minutes (it bounds the idle timeout too), yet longer
+      // than the mock's Retry-After: 2026.7 writes an idle-timeout record when a wait outlasts it.
+      timeoutSeconds: 12,
       models: provider.models.map((id) => ({
         id,
         name: id,
