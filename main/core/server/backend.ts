@@ -15,6 +15,7 @@ import type { Notifier } from '../notify/notifier.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { Store } from '../store/db.js';
 import { type GatewayHistory, type NotificationRow, probeRow, type RestartRow } from '../store/gateway-history.js';
+import type { CallSummary } from '../summary.js';
 import { version } from '../version.js';
 import type { WatchdogRunner } from '../watchdog/runner.js';
 import type {
@@ -32,6 +33,7 @@ import type {
 import type { BreakerbarMetrics } from './metrics.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const LAST_DAY_REFRESH_MS = 10_000;
 
 export interface BackendParts {
   store: Store;
@@ -59,6 +61,17 @@ const MAX_PROBES = 5000;
 const MAX_ROWS = 1000;
 
 export function createBackend(parts: BackendParts): ApiBackend {
+  // The day's counts are a scan of a day of calls, and every open dashboard asks for the status every
+  // few seconds: they are computed again only when something was stored, or the window moved a while.
+  let lastDay: { at: number; stamp: string; summary: CallSummary } | null = null;
+  const lastDaySummary = (): CallSummary => {
+    const now = parts.clock();
+    const stamp = parts.store.changeStamp();
+    if (lastDay === null || lastDay.stamp !== stamp || Math.abs(now - lastDay.at) >= LAST_DAY_REFRESH_MS) {
+      lastDay = { at: now, stamp, summary: parts.store.summary({ since: now - DAY_MS }) };
+    }
+    return lastDay.summary;
+  };
   return {
     status(): ApiStatus {
       return {
@@ -70,7 +83,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
         gateway: parts.gateway?.health.health() ?? null,
         watchdog: parts.gateway?.watchdog.status() ?? null,
         notifications: parts.gateway?.notifier.channels() ?? [],
-        lastDay: parts.store.summary({ since: parts.clock() - DAY_MS }),
+        lastDay: lastDaySummary(),
         fleet: parts.breakers.fleet?.status() ?? null,
       };
     },

@@ -342,6 +342,16 @@ export class Store {
     }>;
   }
 
+  /** Changes whenever a call or a turn is stored (their newest row ids): a cheap "anything new?". */
+  changeStamp(): string {
+    return String(
+      this.db
+        .prepare("SELECT (SELECT coalesce(max(id), 0) FROM calls) || '/' || (SELECT coalesce(max(id), 0) FROM turns)")
+        .pluck()
+        .get(),
+    );
+  }
+
   /** The newest turn's row id (0 when none): turns stored later have larger ids. */
   lastTurnId(): number {
     return (this.db.prepare('SELECT coalesce(max(id), 0) FROM turns').pluck().get() as number) ?? 0;
