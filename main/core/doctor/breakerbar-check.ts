@@ -5,12 +5,15 @@
  * Whether a daemon runs is asked of its lock without taking it (`lockState`):
  * nothing is created, nothing is held.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/index.js';
 import { httpGet } from '../gateway/probe.js';
 import { lockState } from '../lock.js';
+import { formatSpan } from '../notify/coalesce.js';
 import { API_URL_FILE, readApiUrl } from '../server/api-address.js';
+import { API_TOKEN_FILE } from '../server/api-token.js';
+import type { SourceStatus } from '../sources/source.js';
 import { version } from '../version.js';
 import { humanSize, permissionFix, statOrCode } from './fs-util.js';
 import type { ProbeTimeouts } from './gateway-check.js';
@@ -112,6 +115,7 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
     findings.push(
       finding('breakerbar', 'ok', `API answers at ${url}`, `${source}; /healthz in ${Math.round(answer.latencyMs)} ms`),
     );
+    findings.push(...(await liveSources(url, dataDir)));
   } else {
     const what = answer.kind === 'answered' ? `HTTP ${answer.status}` : `${answer.kind}: ${answer.message}`;
     findings.push(
@@ -129,6 +133,46 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
     );
   }
   return findings;
+}
+
+/**
+ * What each of the running daemon's sources is doing: reading (inputs, calls stored, the newest
+ * record's age) or stuck (its last error). A stuck reader is a failure: data is not coming in.
+ */
+async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
+  let sources: SourceStatus[];
+  try {
+    const token = readFileSync(join(dataDir, API_TOKEN_FILE), 'utf8').trim();
+    const response = await fetch(new URL('/api/status', url), {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    sources = ((await response.json()) as { sources: SourceStatus[] }).sources;
+  } catch (error) {
+    return [finding('breakerbar', 'warn', 'cannot ask the daemon how its sources read', (error as Error).message)];
+  }
+  return sources.map((source) => {
+    if (source.lastError !== null) {
+      return finding(
+        'breakerbar',
+        'error',
+        `${source.kind} reader has a problem: ${source.lastError}`,
+        `${source.inputs} input(s), ${source.stored} call(s) stored since the daemon started`,
+        "see the Sources findings above and the daemon's log; it retries by itself once the cause is gone",
+      );
+    }
+    const newest =
+      source.lastEventAt === null
+        ? 'nothing read yet'
+        : `newest record ${formatSpan(Date.now() - source.lastEventAt)} ago`;
+    return finding(
+      'breakerbar',
+      'ok',
+      `${source.kind} reader live: ${source.inputs} input(s), ${source.stored} call(s) stored`,
+      `${newest}; ${source.pending} pending`,
+    );
+  });
 }
 
 function isOk(body: string): boolean {

@@ -555,6 +555,48 @@ describe('BreakerBar itself', () => {
     expect(find(down, /API does not answer/)).toMatchObject({ level: 'error' });
   });
 
+  it("with a daemon running: each of its readers, live or stuck (a stuck one fails the doctor)", async () => {
+    mkdirSync(dataDir);
+    writeFileSync(join(dataDir, 'breakerbar.sqlite'), '');
+    writeFileSync(join(dataDir, 'api-token'), `${'a'.repeat(64)}\n`);
+    const lock = lockDataDir(dataDir, 4242);
+    cleanups.push(() => lock.release());
+    const source = (kind: string, lastError: string | null) => ({
+      kind,
+      roots: [],
+      inputs: 1,
+      lines: 10,
+      malformed: 0,
+      calls: 4,
+      stored: 4,
+      duplicates: 0,
+      pending: 0,
+      lastEventAt: Date.now() - 30_000,
+      lastError,
+    });
+    const authorizations: Array<string | undefined> = [];
+    const api: Server = createServer((req, res) => {
+      if (req.url === '/api/status') authorizations.push(req.headers.authorization);
+      res.writeHead(req.url === '/healthz' || req.url === '/api/status' ? 200 : 404, {
+        'content-type': 'application/json',
+      });
+      const body =
+        req.url === '/api/status'
+          ? { sources: [source('gatewaylog', null), source('sqlite', 'main.sqlite: row 47 cannot be decoded')] }
+          : { ok: req.url === '/healthz' };
+      res.end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => api.close(resolve)));
+    writeApiUrl(dataDir, `http://127.0.0.1:${(api.address() as AddressInfo).port}`);
+
+    const report = await doctor();
+    expect(authorizations).toEqual([`Bearer ${'a'.repeat(64)}`]);
+    expect(find(report, /gatewaylog reader live/)).toMatchObject({ level: 'ok' });
+    expect(find(report, /gatewaylog reader live/).detail).toMatch(/^newest record 30 s ago/);
+    expect(find(report, /sqlite reader has a problem/)).toMatchObject({ level: 'error' });
+  });
+
   it('without an api-url file, tries server.host and server.port', async () => {
     mkdirSync(dataDir);
     const lock = lockDataDir(dataDir);
