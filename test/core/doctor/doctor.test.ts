@@ -555,7 +555,7 @@ describe('BreakerBar itself', () => {
     expect(find(down, /API does not answer/)).toMatchObject({ level: 'error' });
   });
 
-  it("with a daemon running: each of its readers, live or stuck (a stuck one fails the doctor)", async () => {
+  it('with a daemon running: each of its readers, live or stuck (a stuck one fails the doctor)', async () => {
     mkdirSync(dataDir);
     writeFileSync(join(dataDir, 'breakerbar.sqlite'), '');
     writeFileSync(join(dataDir, 'api-token'), `${'a'.repeat(64)}\n`);
