@@ -9,7 +9,7 @@ export const historyCommand: Command = {
   help: `Usage: breakerbar history [--json] [--since TIME] [--until TIME] [--config FILE]
 
 Counts the model calls BreakerBar has stored, by outcome and dependency, in the
-same JSON shape as \`breakerbar scan\` (calls, outcomes, byDependency, tokens), so
+same JSON shape as \`breakerbar scan\` (calls, outcomes, byDependency, tokens, turns), so
 what was recorded can be held against what is on disk. Opens the database
 read-only; the daemon may keep running.
 

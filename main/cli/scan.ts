@@ -18,7 +18,7 @@ directory, or one file. Never touches BreakerBar's own database.
 
 Options:
   --json               Print one JSON object (files, lines, malformed, duplicates,
-                       calls, outcomes, byDependency, tokens, bySource)
+                       calls, outcomes, byDependency, tokens, turns, bySource)
   --include-archives   Also read *.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak files
   --since TIME         Count only calls at or after TIME (ISO 8601, or 24h, 7d ...)
   --gateway-logs DIR   Also read gateway logs (openclaw-YYYY-MM-DD.log) in DIR;
