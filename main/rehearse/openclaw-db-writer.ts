@@ -6,7 +6,7 @@
  * neither missed nor double-counted anything and never made the writer wait.
  */
 import { renameSync, rmSync } from 'node:fs';
-import { CallTally } from '../core/summary.js';
+import { CallTally, TurnTally } from '../core/summary.js';
 import { OpenClawAgentDb } from './openclaw-db.js';
 import { seededRandom } from './records.js';
 import { SessionScript } from './workload.js';
@@ -39,6 +39,8 @@ class Writer {
   private random = seededRandom(1);
   private readonly sessions: SessionScript[] = [];
   private readonly ledger = new CallTally();
+  /** Every record written is a turn too (no gateway log here: each is also a call). */
+  private readonly turnLedger = new TurnTally();
   private clock = Date.now() - 3600_000;
   maxWriteMs = 0;
 
@@ -65,7 +67,10 @@ class Writer {
     const script = this.sessions[Math.floor(this.random() * this.sessions.length)] as SessionScript;
     this.clock += 1000;
     const turn = script.turn(this.clock);
-    for (const call of turn.calls) this.ledger.add(call.dep, call.outcome, call.totalTokens);
+    for (const call of turn.calls) {
+      this.ledger.add(call.dep, call.outcome, call.totalTokens);
+      this.turnLedger.add(call.dep, call.outcome, call.totalTokens);
+    }
     this.timed(() => this.database.append(script.sessionId, this.agentId, turn.lines));
   }
 
@@ -115,7 +120,7 @@ class Writer {
   }
 
   summary() {
-    return this.ledger.summary();
+    return this.ledger.summary(this.turnLedger.summary());
   }
 
   private timed(write: () => void): void {
