@@ -6,13 +6,14 @@
  * passes to `flush`), so the live source and `scan` assemble alike.
  *
  * Joining: the run-end of a failed attempt follows its fetch line on the same
- * span within milliseconds and brings what the fetch line lacks (the provider's
- * error text with its `Retry-After`, OpenClaw's reason). A fetch failure is
- * therefore held until its run-end arrives, another attempt starts on the same
- * span (2026.7 reuses one span for a run's retries), or `holdMs` of line time
- * passes. A run-end with no held failure before it on its span is an attempt of
- * its own: the request was answered 2xx (not printed at the default level since
- * 2026.9) and then failed, a stream cut mid-way.
+ * span, usually within milliseconds, and brings what the fetch line lacks (the
+ * provider's error text with its `Retry-After`, OpenClaw's reason). A fetch
+ * failure is therefore held until its run-end arrives, another line arrives on
+ * the same span (2026.7 reuses one span for a run's retries), a line of the same
+ * run comes `holdMs` later, or the caller's clock says `holdMs` passed. A run-end
+ * with no held failure before it on its span is an attempt of its own: the
+ * request was answered 2xx (not printed at the default level since 2026.9) and
+ * then failed, a stream cut mid-way.
  *
  * Some attempts carry a status and no text (2026.7's compaction retries log
  * `status=400` only): they take the outcome the same run last gave the same
@@ -64,10 +65,10 @@ export class AttemptAssembler {
       } else {
         const before = spanKey === null ? undefined : this.spans.get(spanKey);
         // After a 2xx answer (or none printed, 2026.9) the failure came mid-stream; after a bare
-        // `start`, before any answer.
+        // `start`, before any answer. After a failed fetch already emitted (its hold ran out), the
+        // request is counted: the run-end adds nothing.
         if (before !== 'fetch_failed') done.push(this.emit(line, before !== 'fetch_start'));
       }
-      // Otherwise the fetch failure it describes was already emitted (its hold ran out).
       return done;
     }
     if (spanKey !== null) {
