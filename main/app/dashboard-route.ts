@@ -16,6 +16,7 @@ const VIEW_OF: Record<NoticeKind, DashboardView> = {
   restart_deferred: 'logs',
   restart_budget_exhausted: 'logs',
   restart_would_run: 'logs',
+  watchdog_blocked: 'doctor',
   breaker_opened: 'errors',
   breaker_throttled: 'errors',
   breaker_closed: 'errors',

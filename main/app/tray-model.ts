@@ -106,7 +106,10 @@ export function assess(status: ApiStatus, now: number): Assessment {
       down.push(`restart budget exhausted (${w.maxRestartsPerHour} per hour)`);
     }
     if (w.restartInFlight || w.recovering) degraded.push('gateway restarting');
-    if (w.deferral) degraded.push(`restart deferred for ${w.deferral.dep} (Retry-After)`);
+    if (w.deferral)
+      degraded.push(
+        `restart deferred for ${w.deferral.dep} (${w.deferral.cause === 'cooldown' ? 'OpenClaw cooldown' : 'Retry-After'})`,
+      );
     if (w.paused) degraded.push('watchdog paused');
     if (w.enabled && w.dryRun) degraded.push('watchdog in dry run');
     if (w.diverging) degraded.push('probes green while a breaker stays open');

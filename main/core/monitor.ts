@@ -25,6 +25,7 @@ import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import { Store } from './store/db.js';
 import { version } from './version.js';
+import { steadyClock } from './steady-clock.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -57,7 +58,10 @@ export interface MonitorEvents {
 
 export interface MonitorOptions {
   log: Logger;
+  /** Wall clock; injected by tests and the rehearsal, which then also drives the watchdog's durations with it. */
   clock?: () => number;
+  /** Monotonic clock for the watchdog's durations; defaults to `clock` when one is given, else a steady clock. */
+  monotonic?: () => number;
   environment?: Environment;
   /** How often backfill progress is logged while there is a backlog. */
   progressIntervalMs?: number;
@@ -162,6 +166,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         metrics: this.metrics,
         log: this.log,
         clock: this.clock,
+        monotonic: this.options.monotonic ?? (this.options.clock ? this.options.clock : steadyClock()),
         desktop: this.options.desktop,
       });
       this.gatewaySide.start();

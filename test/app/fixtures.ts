@@ -76,6 +76,7 @@ export function restartRow(overrides: Partial<RestartRow> = {}): RestartRow {
     output: null,
     recoveryMs: 48_000,
     detail: null,
+    evidence: 'storm',
     ...overrides,
   };
 }
@@ -95,6 +96,9 @@ export function watchdog(overrides: Partial<WatchdogStatus> = {}): WatchdogStatu
     restartInFlight: null,
     recovering: null,
     deferral: null,
+    storm: null,
+    seenHealthy: true,
+    verified: { runnable: true, problem: null, service: 'running' },
     diverging: false,
     lastDecision: null,
     lastRestart: null,

@@ -23,6 +23,7 @@ function restart(ts: number, result = 'recovered'): RestartRow {
     output: null,
     recoveryMs: null,
     detail: null,
+    evidence: 'storm',
   };
 }
 

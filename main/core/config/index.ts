@@ -180,6 +180,18 @@ export const configSchema = group({
       1000,
       'Consecutive dead probes (refused, timeouts, reset, 5xx) that restart the gateway; starting and draining never count.',
     ),
+    deadAfterSec: int(
+      20,
+      0,
+      DAY_SEC,
+      "Least time the dead probes must span before the gateway counts as dead (OpenClaw's own in-process restart refuses connections for 5–10 s).",
+    ),
+    hungAfterSec: int(
+      300,
+      1,
+      DAY_SEC,
+      'The gateway answers its probes, but its log reports stalled sessions and no upstream attempt has been made for this long: it is hung.',
+    ),
     startupGraceSec: int(
       300,
       1,
@@ -207,7 +219,7 @@ export const configSchema = group({
       600,
       1,
       DAY_SEC,
-      "Longest a 429-triggered restart waits for an upstream Retry-After to run out (a restart cannot clear a provider's limit).",
+      "Longest a 429-triggered restart waits for an upstream Retry-After or OpenClaw's own cooldown to run out (a restart cannot clear a provider's limit, and OpenClaw keeps its cooldowns across restarts).",
     ),
     divergenceSec: int(
       180,
@@ -221,7 +233,11 @@ export const configSchema = group({
       'openclaw CLI restart flavour for a manual restart (drains work first).',
     ),
     healthRestart: oneOf('force', RESTART_FLAVOURS, 'openclaw CLI restart flavour when the gateway is dead or hung.'),
-    stormRestart: oneOf('wait', RESTART_FLAVOURS, 'openclaw CLI restart flavour after a 429 storm (bounded drain).'),
+    stormRestart: oneOf(
+      'safe',
+      RESTART_FLAVOURS,
+      "openclaw CLI restart flavour after a 429 storm (safe: drains work first and never counts toward OpenClaw's crash-loop guard).",
+    ),
     stormWaitSec: int(30, 1, 3600, 'Drain bound for the storm flavour (openclaw gateway restart --wait).'),
   }),
   notifications: group({

@@ -17,6 +17,7 @@ export const NOTICE_KINDS = [
   'token_budget',
   'fallback_answering',
   'restart_would_run',
+  'watchdog_blocked',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
@@ -60,6 +61,8 @@ const SEVERITY: Record<NoticeKind, Severity> = {
   fallback_answering: 'warning',
   // Dry run: what the watchdog would have done.
   restart_would_run: 'warning',
+  // The watchdog cannot heal the gateway until someone fixes what it found.
+  watchdog_blocked: 'critical',
 };
 
 export function severityOf(kind: NoticeKind): Severity {

@@ -34,8 +34,10 @@ export interface RestartRow {
   /** manual, health, storm */
   trigger: string;
   reason: string;
-  /** running, recovered, started, not_recovered, failed, dry_run */
+  /** running, pending (OpenClaw will restart once drained), recovering, recovered, started, not_recovered, failed, dry_run */
   result: string;
+  /** What justified an automatic restart: dead, unloaded, hung, storm; manual for the user's (null before it was stored). */
+  evidence: string | null;
   /** How long the restart command ran. */
   durationMs: number | null;
   strategy: string | null;
@@ -43,7 +45,7 @@ export interface RestartRow {
   exitCode: number | null;
   /** Tail of the command's output (the openclaw CLI's JSON, systemctl's complaint, …). */
   output: string | null;
-  /** Restart start → gateway started and calls succeeding again. */
+  /** Restart start → the restarted gateway reported started and answered its probes. */
   recoveryMs: number | null;
   detail: string | null;
 }
@@ -76,7 +78,7 @@ export interface StormEvidence {
   byDep: Array<{ dep: string; count: number; agents: string[] }>;
 }
 
-export type RestartUpdate = Partial<Omit<RestartRow, 'id' | 'ts' | 'trigger'>>;
+export type RestartUpdate = Partial<Omit<RestartRow, 'id' | 'ts' | 'trigger' | 'evidence'>>;
 
 const RESTART_COLUMNS: Record<keyof RestartUpdate, string> = {
   reason: 'reason',
@@ -103,6 +105,7 @@ interface RawRestart {
   output: string | null;
   recovery_ms: number | null;
   detail: string | null;
+  evidence: string | null;
 }
 
 function restartFrom(raw: RawRestart): RestartRow {
@@ -119,6 +122,7 @@ function restartFrom(raw: RawRestart): RestartRow {
     output: raw.output,
     recoveryMs: raw.recovery_ms,
     detail: raw.detail,
+    evidence: raw.evidence,
   };
 }
 
@@ -154,10 +158,10 @@ export class GatewayHistory {
   }
 
   /** Opens a restart record (result `running`); returns its id for `updateRestart`. */
-  startRestart(row: { ts: number; trigger: string; reason: string; result?: string }): number {
+  startRestart(row: { ts: number; trigger: string; reason: string; result?: string; evidence?: string }): number {
     const info = this.db
-      .prepare('INSERT INTO restarts (ts, trigger, reason, result) VALUES (?, ?, ?, ?)')
-      .run(row.ts, row.trigger, row.reason, row.result ?? 'running');
+      .prepare('INSERT INTO restarts (ts, trigger, reason, result, evidence) VALUES (?, ?, ?, ?, ?)')
+      .run(row.ts, row.trigger, row.reason, row.result ?? 'running', row.evidence ?? null);
     return Number(info.lastInsertRowid);
   }
 
@@ -249,12 +253,9 @@ export class GatewayHistory {
     return rows.map((row) => row.dep);
   }
 
-  /** A successful call recorded at or after `since` (recovery proof after a restart). */
-  successSince(since: number): number | null {
-    const row = this.db.prepare("SELECT min(ts) AS ts FROM calls WHERE ts >= ? AND outcome = 'ok'").get(since) as {
-      ts: number | null;
-    };
-    return row.ts;
+  /** The time of the newest upstream attempt stored (any outcome): the gateway's last sign of progress. */
+  lastCallTs(): number | null {
+    return (this.db.prepare('SELECT max(ts) AS ts FROM calls').get() as { ts: number | null }).ts;
   }
 
   recordNotification(row: NotificationRow): void {

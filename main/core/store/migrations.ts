@@ -223,6 +223,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX turns_by_dep ON turns (dep, ts);
     `,
   },
+  {
+    version: 8,
+    description: 'restarts say which evidence justified them',
+    sql: `
+      -- dead, unloaded, hung, storm (automatic) or manual.
+      ALTER TABLE restarts ADD COLUMN evidence TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

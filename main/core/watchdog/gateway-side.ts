@@ -33,6 +33,8 @@ export interface GatewaySideOptions {
   metrics: BreakerbarMetrics;
   log: Logger;
   clock: () => number;
+  /** Monotonic clock for the watchdog's durations (defaults to `clock`, which tests and the rehearsal control). */
+  monotonic?: () => number;
   /** The Electron app passes its native channel; undefined means node-notifier when enabled; null none. */
   desktop?: DesktopChannel | null;
 }
@@ -116,6 +118,8 @@ export class GatewaySide {
         windowMs: w.windowSec * SEC,
         threshold: w.threshold,
         healthFailuresBeforeRestart: w.healthFailuresBeforeRestart,
+        deadAfterMs: w.deadAfterSec * SEC,
+        hungAfterMs: w.hungAfterSec * SEC,
         startupGraceMs: w.startupGraceSec * SEC,
         maxRestartsPerHour: w.maxRestartsPerHour,
         restartSpacingMs: w.restartSpacingSec * SEC,
@@ -128,12 +132,21 @@ export class GatewaySide {
       history: this.history,
       restarter: this.restarter,
       breakers: () => breakers.snapshots(),
+      stalled: () =>
+        breakers
+          .breakers()
+          .flatMap((b) => (b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.since }] : [])),
+      verifyStrategy: async () => {
+        const { problem } = this.restarter.plan({ trigger: 'health' });
+        return { runnable: problem === null, problem, service: 'unknown' };
+      },
       breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
       notify: (notice) => this.notifier.notify(notice),
       fastProbes: (on) => this.health.setFast(on),
       metrics,
       log,
       clock,
+      monotonic: options.monotonic,
     });
   }
 

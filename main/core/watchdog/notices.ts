@@ -23,6 +23,7 @@ export function alertNotice(alert: Alert, ts: number): NoticeInput {
     divergence: 'Health checks green, but a provider is down',
     fallback_answering: `${alert.dep ?? 'A provider'} is rate limited; fallbacks are answering`,
     restart_would_run: 'Dry run: the watchdog would restart the gateway',
+    watchdog_blocked: 'The watchdog will not restart the gateway',
   };
   return { kind: alert.kind, dep: alert.dep, title: titles[alert.kind], body: alert.message, ts };
 }

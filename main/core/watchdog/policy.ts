@@ -1,30 +1,46 @@
 /**
- * The watchdog's decisions, and nothing else: no timers, no I/O, time only as
- * the `now` each call is given. The runner feeds it checks, probes and the
- * outcome of restarts, and performs what it returns.
+ * The watchdog's decisions, and nothing else: no timers, no I/O. Time comes
+ * only as the `now` each call is given, on a monotonic clock (the runner
+ * converts every wall time it hands in), so a wall-clock step in either
+ * direction neither blocks nor multiplies restarts.
  *
- * Rules (defaults reproduce the cron watchdog this replaces, made safe):
- * - Storm: every check that finds new rate_limited calls in the window counts
- *   one; a check without them resets the count; at `threshold` the gateway is
- *   restarted and the count reset.
- * - Health: `healthFailuresBeforeRestart` dead probes in a row restart it;
- *   `starting` and `draining` are not dead.
- * - After a restart nothing triggers another until the gateway reports
- *   `started` or `startupGraceMs` has passed (OpenClaw can take minutes).
- * - Budget: at most `maxRestartsPerHour` automatic restarts in a rolling hour,
- *   spaced `restartSpacingMs` × 2^(n−1) apart; when spent, alert once and wait
- *   for the budget to refill or for the user to act (resume or restart).
- * - Retry-After is binding: a storm restart waits while an upstream
- *   Retry-After for an affected dependency is in force, at most
- *   `maxDeferralMs`; where a fallback is answering, it says so instead.
- * - Divergence: probes green while a breaker has been open or throttled for
- *   `divergenceMs` raises an alarm once per episode.
- * - Pause (until a time, or until resumed) and dry run hold automatic
- *   restarts; a manual restart goes through the same path and ignores them,
- *   but never runs while another restart is in flight.
+ * Every automatic restart rests on one kind of evidence, named in its decision:
+ * - dead: `healthFailuresBeforeRestart` dead probes in a row, spanning at least
+ *   `deadAfterMs` (OpenClaw's own in-process restart refuses connections for
+ *   5–10 s; that is not a death). A probe BreakerBar could not run on time is
+ *   `unknown` and counts for nothing.
+ * - unloaded: the same dead probes while the service manager says the
+ *   gateway's service is not loaded or its respawn is parked.
+ * - hung: probes answer, but sessions are reported stalled by the gateway and
+ *   no upstream attempt has been made for `hungAfterMs`.
+ * - storm: new rate_limited calls in `threshold` consecutive checks, no
+ *   fallback answering, and every Retry-After and OpenClaw cooldown in force
+ *   for the affected dependencies over (a restart cannot lift a provider's
+ *   limit, and OpenClaw's cooldowns survive restarts). While one holds, the
+ *   storm is shown with its end and alerted once, at most `maxDeferralMs`.
+ *
+ * Nothing is restarted automatically until BreakerBar has seen this gateway
+ * healthy since its own start and the restart strategy has been verified
+ * runnable; until then it alerts once with why. An answer that is not an
+ * OpenClaw gateway is a configuration error, never a dead gateway.
+ *
+ * A restart in flight (BreakerBar's own, one OpenClaw scheduled for later, or
+ * one the gateway did by itself) is a restart, not a death: nothing triggers
+ * another until the gateway reports `started` with a process newer than the
+ * restart, or `startupGraceMs` has passed. Then budget: at most
+ * `maxRestartsPerHour` automatic restarts in a rolling hour, spaced
+ * `restartSpacingMs` × 2^(n−1) apart; when spent, alert once and wait for the
+ * budget to refill or for the user to act. Divergence (probes green while a
+ * breaker has been open or throttled for `divergenceMs`) is alarmed once per
+ * episode. Pause and dry run hold automatic restarts; a manual restart goes
+ * through the same path and ignores them, but never runs while another
+ * restart is in flight.
  */
 
 export type RestartTrigger = 'manual' | 'health' | 'storm';
+
+/** Why an automatic restart was ordered (a manual one is the user's call). */
+export type Evidence = 'dead' | 'unloaded' | 'hung' | 'storm' | 'manual';
 
 export interface WatchdogSettings {
   /** false: decide nothing automatically (manual restarts still work). */
@@ -32,6 +48,10 @@ export interface WatchdogSettings {
   windowMs: number;
   threshold: number;
   healthFailuresBeforeRestart: number;
+  /** Least time from the first dead probe of a streak before the gateway counts as dead. */
+  deadAfterMs: number;
+  /** Stalled sessions and no upstream attempt for this long: the gateway is hung. */
+  hungAfterMs: number;
   startupGraceMs: number;
   maxRestartsPerHour: number;
   restartSpacingMs: number;
@@ -40,31 +60,50 @@ export interface WatchdogSettings {
   dryRun: boolean;
 }
 
-/** What a check found: new rate_limited calls in the window, per dependency. */
+/** What a check found. Times are on the policy's (monotonic) clock. */
 export interface CheckInput {
+  /** New rate_limited calls in the window, per dependency. */
   deps: Array<{
     dep: string;
     count: number;
     /** The dependency's Retry-After deadline in force (breaker `retryAfterUntil`), if any. */
     retryAfterUntil: number | null;
+    /** OpenClaw's own cooldown of the dependency (per model or auth profile), if any. */
+    cooldownUntil?: number | null;
     /** Other dependencies answering successfully for the same agents in the window. */
     workingFallbacks: string[];
   }>;
+  /** Sessions the gateway reports stalled while no upstream attempt has been made since `since`. */
+  stalled?: { sessions: number; deps: string[]; since: number } | null;
 }
 
 export interface ProbeInput {
-  /** The probe class: ok, refused, read_timeout, connect_timeout, reset, starting, draining, http_<n>, error. */
+  /**
+   * The probe class: ok, refused, read_timeout, connect_timeout, reset, starting, draining, http_<n>,
+   * error; `unknown` (BreakerBar could not run it on time), `not_openclaw` (something else answers).
+   */
   class: string;
   dead: boolean;
   /** /startupz: started, starting, draining, unknown (an older gateway without it). */
   startup: 'started' | 'starting' | 'draining' | 'unknown';
   detail: string;
+  /** The gateway process's uptime from /readyz, when it says. */
+  uptimeMs?: number | null;
 }
 
 export interface BreakerInput {
   dep: string;
   state: 'closed' | 'half_open' | 'open' | 'throttled';
   since: number;
+}
+
+/** What the restart strategy check found (see Restarter.verify). */
+export interface StrategyCheck {
+  runnable: boolean;
+  /** Why not runnable, or what is wrong with the service even if it is. */
+  problem: string | null;
+  /** The service manager's view of the gateway's service, when one owns it. */
+  service: 'running' | 'stopped' | 'unloaded' | 'parked' | 'none' | 'unknown';
 }
 
 export type AlertKind =
@@ -74,7 +113,8 @@ export type AlertKind =
   | 'gateway_up'
   | 'divergence'
   | 'fallback_answering'
-  | 'restart_would_run';
+  | 'restart_would_run'
+  | 'watchdog_blocked';
 
 export interface Alert {
   kind: AlertKind;
@@ -84,8 +124,9 @@ export interface Alert {
 
 export interface RestartOrder {
   trigger: RestartTrigger;
+  evidence: Evidence;
   reason: string;
-  /** The dependencies a storm restart is about (empty for health and manual). */
+  /** The dependencies a storm restart is about (empty otherwise). */
   deps: string[];
   /** What the probe saw (a hung gateway wants a forced restart). */
   probeClass: string | null;
@@ -99,6 +140,9 @@ export type DecisionKind =
   | 'quiet'
   | 'healthy'
   | 'dead'
+  | 'unknown'
+  | 'not_openclaw'
+  | 'unverified'
   | 'starting'
   | 'deferred'
   | 'fallback_answering'
@@ -107,6 +151,8 @@ export type DecisionKind =
   | 'paused'
   | 'recovering'
   | 'in_flight'
+  | 'pending'
+  | 'gateway_restarted'
   | 'disabled'
   | 'recovered'
   | 'started_unconfirmed'
@@ -119,36 +165,55 @@ export interface Decision {
   reason: string;
   dep: string | null;
   restart: RestartOrder | null;
+  /** A dry run's restart that did not run. */
+  wouldRestart?: RestartOrder;
   alerts: Alert[];
 }
 
-/** Where a restart stands after its command ran. */
-export type RestartOutcome = 'done' | 'still_starting' | 'failed';
+/** Where a restart stands after its command ran; `pending`: OpenClaw scheduled or deferred it. */
+export type RestartOutcome = 'done' | 'still_starting' | 'pending' | 'failed';
 
 export interface Recovery {
   /** When the restart began. */
   since: number;
-  trigger: RestartTrigger;
-  /** When /startupz said started (or /healthz ok on a gateway without /startupz). */
+  trigger: RestartTrigger | 'gateway';
+  /** When /startupz said started (or /healthz ok on a gateway without /startupz) after the restart. */
   startedAt: number | null;
+  /** The gateway has been seen going down or coming up since the restart began (the old process is gone). */
+  seen: boolean;
+  /** OpenClaw accepted the restart to do later (`--safe` scheduled/deferred): nothing has happened yet. */
+  pending: boolean;
 }
 
 export interface WatchdogState {
   consecutiveChecks: number;
+  /** When the current storm's first counting check ran. */
+  stormSince: number | null;
   healthFailures: number;
+  /** When the current streak of dead probes began. */
+  deadSince: number | null;
   /** The gateway was reported down (alerted) and has not come back yet. */
   down: boolean;
   lastProbeGreen: boolean | null;
+  /** A healthy probe has been seen since BreakerBar started: its dead probes mean something. */
+  seenHealthy: boolean;
+  /** The last restart strategy check; null until the first. */
+  strategy: StrategyCheck | null;
+  /** "Will not restart" was alerted; cleared once automatic restarts are possible. */
+  blockedAlerted: boolean;
   /** The last probe said starting or draining: the gateway is busy coming up or going down. */
   gatewayBusy: string | null;
+  /** The last known process start (from /readyz uptime), to see restarts nobody announced. */
+  processStart: number | null;
   /** Automatic restarts (time, trigger) in the last hour, for the budget and spacing. */
   restarts: Array<{ ts: number; trigger: RestartTrigger }>;
   inFlight: { since: number; trigger: RestartTrigger } | null;
   recovering: Recovery | null;
   /** Automatic restarts held until this time; Infinity = until resumed. */
   pausedUntil: number | null;
-  /** A storm restart waiting for a Retry-After, since when and until when at most. */
-  deferral: { since: number; until: number; dep: string } | null;
+  /** A storm restart held for a Retry-After or an OpenClaw cooldown, since when and until when at most. */
+  deferral: { since: number; until: number; dep: string; cause: 'retry_after' | 'cooldown' } | null;
+  deferralAlerted: boolean;
   budgetAlerted: boolean;
   /** Divergence episode: alerted once until it clears. */
   divergenceSince: number | null;
@@ -156,30 +221,42 @@ export interface WatchdogState {
 }
 
 const HOUR_MS = 3_600_000;
+/** A process start this much older than a restart's beginning cannot be the restarted process. */
+const PROCESS_START_SLACK_MS = 2000;
 
 export function initialState(): WatchdogState {
   return {
     consecutiveChecks: 0,
+    stormSince: null,
     healthFailures: 0,
+    deadSince: null,
     down: false,
     lastProbeGreen: null,
+    seenHealthy: false,
+    strategy: null,
+    blockedAlerted: false,
     gatewayBusy: null,
+    processStart: null,
     restarts: [],
     inFlight: null,
     recovering: null,
     pausedUntil: null,
     deferral: null,
+    deferralAlerted: false,
     budgetAlerted: false,
     divergenceSince: null,
     divergenceAlerted: false,
   };
 }
 
-function seconds(ms: number): string {
+/** A duration in the unit a human would say it in. */
+export function durationWords(ms: number): string {
   if (ms >= 90 * 60_000) return `${Math.round(ms / 3_600_000)} h`;
   if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
   return `${Math.max(0, Math.round(ms / 1000))} s`;
 }
+
+const seconds = durationWords;
 
 export class WatchdogPolicy {
   private s: WatchdogState;
@@ -215,7 +292,12 @@ export class WatchdogPolicy {
    * still being verified: its grace holds every trigger as if nothing happened.
    */
   rememberRecovery(since: number, trigger: RestartTrigger): void {
-    this.s.recovering = { since, trigger, startedAt: null };
+    this.s.recovering = { since, trigger, startedAt: null, seen: false, pending: false };
+  }
+
+  /** The restart strategy was checked (at start, then now and then): whether restarts can run, and how the service is. */
+  strategyChecked(check: StrategyCheck): void {
+    this.s.strategy = { ...check };
   }
 
   pause(now: number, untilMs: number | null): Decision {
@@ -229,36 +311,37 @@ export class WatchdogPolicy {
     this.s.pausedUntil = null;
     this.s.restarts = [];
     this.s.budgetAlerted = false;
-    this.s.consecutiveChecks = 0;
-    this.s.healthFailures = 0;
-    this.s.deferral = null;
+    this.resetStorm();
+    this.resetDead();
     return this.decision('manual', 'quiet', 'watchdog resumed; restart budget reset');
   }
 
-  /** One rate-limit check (every `checkIntervalSec`). */
+  /** One check (every `checkIntervalSec`): the rate-limit storm rule, then the hung-gateway rule. */
   check(now: number, input: CheckInput): Decision {
     const affected = input.deps.filter((d) => d.count > 0);
-    const total = affected.reduce((sum, d) => sum + d.count, 0);
-    if (total === 0) {
+    if (affected.length === 0) {
       const was = this.s.consecutiveChecks;
-      this.s.consecutiveChecks = 0;
-      this.s.deferral = null;
+      this.resetStorm();
+      const hung = this.hung(now, input.stalled ?? null);
+      if (hung) return hung;
       return this.decision(
         'check',
         'quiet',
         was > 0 ? 'no new rate-limited calls: count reset' : 'no new rate-limited calls',
       );
     }
+    const total = affected.reduce((sum, d) => sum + d.count, 0);
     const top = affected[0]?.dep ?? null;
     if (!this.settings.enabled)
       return this.decision('check', 'disabled', `${total} new rate-limited calls; watchdog disabled`, top);
     this.s.consecutiveChecks += 1;
+    this.s.stormSince ??= now;
     const counted = `${total} new rate-limited call${total === 1 ? '' : 's'} (${affected.map((d) => `${d.dep} ${d.count}`).join(', ')}), check ${this.s.consecutiveChecks} of ${this.settings.threshold}`;
     if (this.s.consecutiveChecks < this.settings.threshold) return this.decision('check', 'counting', counted, top);
 
     // Threshold reached. A storm the gateway's fallbacks are absorbing is not a stalled gateway.
     if (affected.every((d) => d.workingFallbacks.length > 0)) {
-      this.s.consecutiveChecks = 0;
+      this.resetStorm();
       const detail = affected.map((d) => `${d.dep} → ${d.workingFallbacks.join(', ')}`).join('; ');
       return this.decision(
         'check',
@@ -275,50 +358,82 @@ export class WatchdogPolicy {
         ],
       );
     }
+    const hold = this.upstreamHold(now, affected);
+    if (hold) return hold;
     const gate = this.gate(now, 'storm');
     if (gate) return { ...gate, source: 'check', dep: top };
 
-    const waiting = this.retryAfterHold(now, affected);
-    if (waiting) return waiting;
-
-    this.s.consecutiveChecks = 0;
-    this.s.deferral = null;
-    const reason = `429 storm: new rate-limited calls in ${this.settings.threshold} consecutive checks (${affected
-      .map((d) => d.dep)
-      .join(', ')})`;
-    return this.order(now, 'check', { trigger: 'storm', reason, deps: affected.map((d) => d.dep), probeClass: null });
+    const stormFor = seconds(now - (this.s.stormSince ?? now));
+    const stillHeld = affected.some((d) => (d.retryAfterUntil ?? 0) > now || (d.cooldownUntil ?? 0) > now);
+    const upstream = stillHeld
+      ? `held the longest allowed (${seconds(this.settings.maxDeferralMs)}) for Retry-After or cooldown`
+      : this.s.deferral !== null
+        ? 'Retry-After and cooldowns over'
+        : 'no Retry-After or cooldown in force';
+    const reason = `429 storm on ${affected.map((d) => d.dep).join(', ')} for ${stormFor}, ${upstream}, no fallback answering: restarting`;
+    this.resetStorm();
+    return this.order(now, 'check', {
+      trigger: 'storm',
+      evidence: 'storm',
+      reason,
+      deps: affected.map((d) => d.dep),
+      probeClass: null,
+    });
   }
 
   /** One health probe result. */
   probe(now: number, result: ProbeInput): Decision {
+    if (result.class === 'unknown') {
+      // BreakerBar's own event loop was too late to judge: neither a failure nor a success.
+      return this.decision('probe', 'unknown', result.detail);
+    }
+    if (result.class === 'not_openclaw') {
+      this.resetDead();
+      this.s.lastProbeGreen = null;
+      return this.blocked(
+        'probe',
+        `the gateway address answers, but not as an OpenClaw gateway (${result.detail}); check gatewayUrl. Nothing is restarted for it`,
+        'not_openclaw',
+      );
+    }
     const alerts: Alert[] = [];
     const green = !result.dead && result.class === 'ok';
     this.s.lastProbeGreen = green;
     this.s.gatewayBusy = !result.dead && !green ? result.class : null;
+    const restartedItself = this.noticeProcessStart(now, result);
     const rec = this.s.recovering;
+    if (rec && !green) rec.seen = true;
     if (rec && rec.startedAt === null && green && (result.startup === 'started' || result.startup === 'unknown')) {
-      rec.startedAt = now;
+      // A green answer from the process that was to be restarted is not a recovery.
+      const newer = this.processNewerThan(rec.since);
+      if (newer ?? rec.seen) {
+        rec.seen = true;
+        rec.startedAt = now;
+      }
     }
     if (green) {
-      this.s.healthFailures = 0;
+      this.s.seenHealthy = true;
+      this.resetDead();
       if (this.s.down) {
         this.s.down = false;
         alerts.push({ kind: 'gateway_up', dep: null, message: 'The gateway answers its health probes again.' });
       }
+      if (restartedItself) return { ...restartedItself, alerts };
       return this.decision('probe', 'healthy', result.detail, null, null, alerts);
     }
     if (!result.dead) {
       // starting / draining: alive and busy; never a reason to restart, and not a failure streak either.
-      this.s.healthFailures = 0;
-      return this.decision('probe', 'starting', result.detail);
+      this.resetDead();
+      return restartedItself ?? this.decision('probe', 'starting', result.detail);
     }
     this.s.healthFailures += 1;
-    const streak = `${result.detail} (dead probe ${this.s.healthFailures} of ${this.settings.healthFailuresBeforeRestart})`;
-    if (this.s.healthFailures < this.settings.healthFailuresBeforeRestart)
+    this.s.deadSince ??= now;
+    const deadFor = now - this.s.deadSince;
+    const streak = `${result.detail} (dead probe ${this.s.healthFailures} of ${this.settings.healthFailuresBeforeRestart}, for ${seconds(deadFor)} of ${seconds(this.settings.deadAfterMs)})`;
+    if (this.s.healthFailures < this.settings.healthFailuresBeforeRestart || deadFor < this.settings.deadAfterMs)
       return this.decision('probe', 'dead', streak);
-    // Down during a restart of our own is expected, not news: the restart's own notices say it.
-    const restarting = this.s.inFlight !== null || (rec !== null && rec.startedAt === null);
-    if (!this.s.down && !restarting) {
+    // Down during a restart in flight is expected, not news: the restart's own notices say it.
+    if (!this.s.down && !this.restarting() && this.s.seenHealthy) {
       this.s.down = true;
       alerts.push({ kind: 'gateway_down', dep: null, message: `The gateway is down: ${result.detail}.` });
     }
@@ -326,75 +441,119 @@ export class WatchdogPolicy {
       return this.decision('probe', 'disabled', `${streak}; watchdog disabled`, null, null, alerts);
     const gate = this.gate(now, 'health');
     if (gate) return { ...gate, source: 'probe', alerts: [...alerts, ...gate.alerts] };
-    this.s.healthFailures = 0;
+    const service = this.s.strategy?.service;
+    const unloaded = service === 'unloaded' || service === 'parked';
+    this.resetDead();
     const order = this.order(now, 'probe', {
       trigger: 'health',
-      reason: `gateway dead: ${result.detail}`,
+      evidence: unloaded ? 'unloaded' : 'dead',
+      reason: unloaded
+        ? `gateway dead (${result.detail}) and its service is ${service === 'parked' ? "parked: the service manager stopped respawning it" : 'not loaded'}`
+        : `gateway dead for ${seconds(deadFor)}: ${result.detail}`,
       deps: [],
       probeClass: result.class,
     });
     return { ...order, alerts: [...alerts, ...order.alerts] };
   }
 
+  /**
+   * The gateway announced a restart of its own (its log says it is restarting, or the operator ran one):
+   * a restart in flight, not a death.
+   */
+  gatewayRestarting(now: number, detail: string): Decision {
+    const rec = this.s.recovering;
+    if (rec && rec.startedAt === null) {
+      rec.seen = true;
+      rec.pending = false;
+      return this.decision('probe', 'gateway_restarted', `${detail}; counted toward the restart in progress`);
+    }
+    if (this.s.inFlight) {
+      return this.decision('probe', 'gateway_restarted', `${detail}; the restart command is still running`);
+    }
+    this.s.recovering = { since: now, trigger: 'gateway', startedAt: null, seen: true, pending: false };
+    this.resetDead();
+    return this.decision('probe', 'gateway_restarted', `${detail}; waiting for it to start`);
+  }
+
   /** The user asked for a restart: same path, recorded as manual; only an in-flight restart stops it. */
   manual(now: number, reason = 'restart requested by the user'): Decision {
-    if (this.s.inFlight) {
+    const flight = this.s.inFlight;
+    if (flight) {
       return this.decision(
         'manual',
         'in_flight',
-        `a ${this.s.inFlight.trigger} restart is already running (since ${seconds(now - this.s.inFlight.since)})`,
+        `a ${flight.trigger} restart is already running (since ${seconds(now - flight.since)})`,
+      );
+    }
+    const rec = this.s.recovering;
+    if (rec?.pending) {
+      return this.decision(
+        'manual',
+        'pending',
+        `the gateway has a restart pending since ${seconds(now - rec.since)} ago (OpenClaw is draining work first)`,
       );
     }
     // The user acting resets a spent budget: automation starts afresh after their restart.
     this.s.restarts = [];
     this.s.budgetAlerted = false;
-    this.s.consecutiveChecks = 0;
-    this.s.healthFailures = 0;
-    this.s.deferral = null;
+    this.resetStorm();
+    this.resetDead();
     this.s.inFlight = { since: now, trigger: 'manual' };
-    return this.decision('manual', 'restart', reason, null, { trigger: 'manual', reason, deps: [], probeClass: null });
+    return this.decision('manual', 'restart', reason, null, {
+      trigger: 'manual',
+      evidence: 'manual',
+      reason,
+      deps: [],
+      probeClass: null,
+    });
   }
 
   /** The restart command finished. */
-  restartFinished(now: number, outcome: RestartOutcome): void {
+  restartFinished(_now: number, outcome: RestartOutcome): void {
     const flight = this.s.inFlight;
     this.s.inFlight = null;
     if (!flight || outcome === 'failed') {
       this.s.recovering = null;
       return;
     }
-    // Only probes after the command count: one taken while it ran may have met the old gateway.
-    this.s.recovering = { since: flight.since, trigger: flight.trigger, startedAt: null };
-    void now;
+    // Only probes after the command count: one taken while it ran may have met the old gateway. A command that
+    // returned `done` or `still starting` has restarted it; a pending one has only been accepted.
+    this.s.recovering = {
+      since: flight.since,
+      trigger: flight.trigger,
+      startedAt: null,
+      seen: outcome !== 'pending',
+      pending: outcome === 'pending',
+    };
   }
 
-  /**
-   * Recovery bookkeeping and the divergence alarm; call on every probe and
-   * check. `succeededAt`: the first successful call since the restart began.
-   */
-  tick(now: number, breakers: readonly BreakerInput[], succeededAt: number | null): Decision[] {
+  /** Recovery bookkeeping, pause and budget expiry, and the divergence alarm; call on every probe and check. */
+  tick(now: number, breakers: readonly BreakerInput[]): Decision[] {
     const out: Decision[] = [];
     const rec = this.s.recovering;
     if (rec) {
-      if (rec.startedAt !== null && succeededAt !== null && succeededAt >= rec.startedAt) {
+      if (rec.startedAt !== null) {
         this.s.recovering = null;
         out.push(
           this.decision(
             'tick',
-            'recovered',
-            `gateway started and calls succeed again after ${seconds(succeededAt - rec.since)}`,
+            rec.trigger === 'gateway' ? 'quiet' : 'recovered',
+            `gateway started and answers its probes ${seconds(rec.startedAt - rec.since)} after ${rec.trigger === 'gateway' ? 'its own restart' : 'the restart'}`,
           ),
         );
       } else if (now - rec.since >= this.settings.startupGraceMs) {
         this.s.recovering = null;
+        const grace = seconds(this.settings.startupGraceMs);
         out.push(
-          rec.startedAt === null
-            ? this.decision(
+          rec.trigger === 'gateway'
+            ? this.decision('tick', 'quiet', `the gateway's own restart did not finish within ${grace}`)
+            : this.decision(
                 'tick',
                 'not_recovered',
-                `the gateway did not report started within ${seconds(this.settings.startupGraceMs)} of the restart`,
-              )
-            : this.decision('tick', 'started_unconfirmed', 'gateway started; no successful call since to confirm it'),
+                rec.pending
+                  ? `OpenClaw accepted the restart but had not done it ${grace} later`
+                  : `the gateway did not report started within ${grace} of the restart`,
+              ),
         );
       }
     }
@@ -428,6 +587,25 @@ export class WatchdogPolicy {
     return out;
   }
 
+  /** Live, but sessions stalled and no upstream attempt for `hungAfterMs`: restart (forced, it will not drain). */
+  private hung(now: number, stalled: CheckInput['stalled']): Decision | null {
+    if (!stalled || stalled.sessions === 0 || this.s.lastProbeGreen !== true) return null;
+    const quietFor = now - stalled.since;
+    const what = `${stalled.sessions} session${stalled.sessions === 1 ? '' : 's'} stalled (${stalled.deps.join(', ') || 'no dependency named'}) and no upstream attempt for ${seconds(quietFor)}`;
+    if (quietFor < this.settings.hungAfterMs)
+      return this.decision('check', 'counting', `${what} (hung after ${seconds(this.settings.hungAfterMs)})`);
+    if (!this.settings.enabled) return this.decision('check', 'disabled', `${what}; watchdog disabled`);
+    const gate = this.gate(now, 'health');
+    if (gate) return { ...gate, source: 'check' };
+    return this.order(now, 'check', {
+      trigger: 'health',
+      evidence: 'hung',
+      reason: `gateway hung: it answers its probes, but ${what}`,
+      deps: stalled.deps,
+      probeClass: 'hung',
+    });
+  }
+
   /** Why an automatic restart may not run now, or null when it may. */
   private gate(now: number, trigger: 'storm' | 'health'): Decision | null {
     const hold = (kind: DecisionKind, reason: string, alerts: Alert[] = []) =>
@@ -442,15 +620,25 @@ export class WatchdogPolicy {
       );
     }
     if (this.s.inFlight) return hold('in_flight', `a ${this.s.inFlight.trigger} restart is already running`);
-    if (this.s.gatewayBusy)
-      return hold('starting', `the gateway reports ${this.s.gatewayBusy}; never restarted while it is`);
     const rec = this.s.recovering;
-    if (rec && rec.startedAt === null && now - rec.since < this.settings.startupGraceMs) {
+    if (rec?.pending) {
       return hold(
-        'recovering',
-        `restarted ${seconds(now - rec.since)} ago; waiting for started (grace ${seconds(this.settings.startupGraceMs)})`,
+        'pending',
+        `OpenClaw accepted a restart ${seconds(now - rec.since)} ago and will do it once work has drained; not issuing another`,
       );
     }
+    if (this.s.gatewayBusy)
+      return hold('starting', `the gateway reports ${this.s.gatewayBusy}; never restarted while it is`);
+    if (rec && rec.startedAt === null && now - rec.since < this.settings.startupGraceMs) {
+      const whose = rec.trigger === 'gateway' ? 'the gateway restarted itself' : 'restarted';
+      return hold(
+        'recovering',
+        `${whose} ${seconds(now - rec.since)} ago; waiting for started (grace ${seconds(this.settings.startupGraceMs)})`,
+      );
+    }
+    const blocked = this.blockedReason();
+    if (blocked) return this.blocked('check', blocked, 'unverified');
+    this.s.blockedAlerted = false;
     const recent = this.recentRestarts(now);
     if (recent.length >= this.settings.maxRestartsPerHour) {
       const oldest = recent[0]?.ts ?? now;
@@ -469,54 +657,137 @@ export class WatchdogPolicy {
     const last = recent[recent.length - 1];
     if (last) {
       const spacing = this.settings.restartSpacingMs * 2 ** (recent.length - 1);
-      if (now - last.ts < spacing) {
+      // A restart "in the future" cannot happen on a monotonic clock; treat it as just now, never as a block.
+      const since = Math.max(0, now - last.ts);
+      if (since < spacing) {
         return hold(
           'spacing',
-          `last restart ${seconds(now - last.ts)} ago; restart ${recent.length + 1} this hour waits ${seconds(spacing)} after it`,
+          `last restart ${seconds(since)} ago; restart ${recent.length + 1} this hour waits ${seconds(spacing)} after it`,
         );
       }
     }
     return null;
   }
 
-  /** Holds a storm restart while an upstream Retry-After is in force, at most `maxDeferralMs`. */
-  private retryAfterHold(now: number, affected: CheckInput['deps']): Decision | null {
-    const binding = affected
-      .filter((d) => d.retryAfterUntil !== null && d.retryAfterUntil > now)
-      .sort((a, b) => (b.retryAfterUntil ?? 0) - (a.retryAfterUntil ?? 0))[0];
-    if (!binding || binding.retryAfterUntil === null) {
-      this.s.deferral = null;
+  /** Why automatic restarts cannot run at all yet, or null. */
+  private blockedReason(): string | null {
+    const strategy = this.s.strategy;
+    if (!this.s.seenHealthy) {
+      const how = strategy && !strategy.runnable && strategy.problem ? `; and ${strategy.problem}` : '';
+      return `not restarting: BreakerBar has not seen this gateway healthy since it started, so its failures may be BreakerBar's own wrong address or a gateway that was never installed${how}. Run \`breakerbar doctor\``;
+    }
+    if (strategy === null) return 'not restarting: the restart strategy has not been checked yet';
+    if (!strategy.runnable) return `not restarting: ${strategy.problem ?? 'no way to restart the gateway here'}`;
+    return null;
+  }
+
+  /** A hold that cannot lift by itself: alerted once until automatic restarts become possible. */
+  private blocked(source: Decision['source'], reason: string, kind: DecisionKind): Decision {
+    const alerts: Alert[] = [];
+    if (!this.s.blockedAlerted) {
+      this.s.blockedAlerted = true;
+      alerts.push({ kind: 'watchdog_blocked', dep: null, message: `${reason[0]?.toUpperCase()}${reason.slice(1)}.` });
+    }
+    return this.decision(source, kind, reason, null, null, alerts);
+  }
+
+  /**
+   * Holds a storm restart while a Retry-After or an OpenClaw cooldown is in force for an affected dependency,
+   * at most `maxDeferralMs` from when the hold began. Alerted once per storm.
+   */
+  private upstreamHold(now: number, affected: CheckInput['deps']): Decision | null {
+    let binding: { dep: string; until: number; cause: 'retry_after' | 'cooldown' } | null = null;
+    for (const d of affected) {
+      for (const [until, cause] of [
+        [d.retryAfterUntil, 'retry_after'],
+        [d.cooldownUntil ?? null, 'cooldown'],
+      ] as const) {
+        if (until !== null && until > now && (binding === null || until > binding.until))
+          binding = { dep: d.dep, until, cause };
+      }
+    }
+    if (binding === null) return null;
+    const since = this.s.deferral?.since ?? now;
+    const until = Math.min(binding.until, since + this.settings.maxDeferralMs);
+    if (now >= until) return null; // held as long as allowed: restart now
+    this.s.deferral = { since, until, dep: binding.dep, cause: binding.cause };
+    const what =
+      binding.cause === 'retry_after'
+        ? `${binding.dep} asked to retry after ${seconds(binding.until - now)}`
+        : `OpenClaw holds ${binding.dep} in cooldown for another ${seconds(binding.until - now)}`;
+    const reason = `429 storm on ${affected.map((d) => d.dep).join(', ')}: ${what}; restart held ${seconds(until - now)} (a restart cannot lift a provider's limit, and OpenClaw keeps its cooldowns across restarts)`;
+    const alerts: Alert[] = [];
+    if (!this.s.deferralAlerted) {
+      this.s.deferralAlerted = true;
+      alerts.push({ kind: 'restart_deferred', dep: binding.dep, message: reason });
+    }
+    return this.decision('check', 'deferred', reason, binding.dep, null, alerts);
+  }
+
+  /**
+   * Follows the gateway process's start time (from /readyz uptime). A start later than the one known means
+   * the gateway restarted since the last probe; returns the decision saying so when nobody announced it.
+   */
+  private noticeProcessStart(now: number, result: ProbeInput): Decision | null {
+    if (result.uptimeMs === null || result.uptimeMs === undefined) return null;
+    const start = now - result.uptimeMs;
+    const known = this.s.processStart;
+    this.s.processStart = start;
+    if (known === null || start <= known + PROCESS_START_SLACK_MS) return null;
+    const rec = this.s.recovering;
+    if (rec) {
+      rec.seen = true;
+      rec.pending = false;
       return null;
     }
-    const first = this.s.deferral === null;
-    const since = this.s.deferral?.since ?? now;
-    const until = Math.min(binding.retryAfterUntil, since + this.settings.maxDeferralMs);
-    if (now >= until) {
-      this.s.deferral = null;
-      return null; // deferred as long as allowed: restart now
-    }
-    this.s.deferral = { since, until, dep: binding.dep };
-    const reason = `${binding.dep} asked to retry after ${seconds(binding.retryAfterUntil - now)}; restart deferred ${seconds(until - now)} (a restart cannot lift a provider's limit)`;
+    if (this.s.inFlight) return null;
     return this.decision(
-      'check',
-      'deferred',
-      reason,
-      binding.dep,
-      null,
-      first ? [{ kind: 'restart_deferred', dep: binding.dep, message: reason }] : [],
+      'probe',
+      'gateway_restarted',
+      `the gateway restarted by itself ${seconds(result.uptimeMs)} ago (its uptime went back); not counted as an outage`,
     );
+  }
+
+  /** Whether the gateway process seen last started after `since`; null when its uptime is not known. */
+  private processNewerThan(since: number): boolean | null {
+    return this.s.processStart === null ? null : this.s.processStart >= since - PROCESS_START_SLACK_MS;
+  }
+
+  private restarting(): boolean {
+    const rec = this.s.recovering;
+    return this.s.inFlight !== null || (rec !== null && rec.startedAt === null);
+  }
+
+  private resetStorm(): void {
+    this.s.consecutiveChecks = 0;
+    this.s.stormSince = null;
+    this.s.deferral = null;
+    this.s.deferralAlerted = false;
+  }
+
+  private resetDead(): void {
+    this.s.healthFailures = 0;
+    this.s.deadSince = null;
   }
 
   private order(now: number, source: Decision['source'], order: RestartOrder): Decision {
     this.s.restarts.push({ ts: now, trigger: order.trigger });
     if (this.settings.dryRun) {
-      return this.decision(source, 'dry_run', `dry run: would restart (${order.reason})`, order.deps[0] ?? null, null, [
-        {
-          kind: 'restart_would_run',
-          dep: order.deps[0] ?? null,
-          message: `Dry run: would restart the gateway: ${order.reason}.`,
-        },
-      ]);
+      const decision = this.decision(
+        source,
+        'dry_run',
+        `dry run: would restart (${order.reason})`,
+        order.deps[0] ?? null,
+        null,
+        [
+          {
+            kind: 'restart_would_run',
+            dep: order.deps[0] ?? null,
+            message: `Dry run: would restart the gateway: ${order.reason}.`,
+          },
+        ],
+      );
+      return { ...decision, wouldRestart: order };
     }
     this.s.inFlight = { since: now, trigger: order.trigger };
     return this.decision(source, 'restart', order.reason, order.deps[0] ?? null, order);

@@ -1,8 +1,14 @@
 /**
  * The watchdog as the monitor runs it: feeds the pure policy with checks
- * (new rate_limited calls from the store), health probes and breaker states,
- * and performs what it decides — stores every decision, runs restarts one at a
- * time, verifies recovery, and hands alerts to the notifier.
+ * (new rate_limited calls from the store, stalled sessions), health probes,
+ * breaker states and the restart strategy's check, and performs what it
+ * decides — stores every decision, runs restarts one at a time, verifies
+ * recovery, and hands alerts to the notifier.
+ *
+ * The policy reasons on a monotonic clock; everything stored or shown is wall
+ * time. Wall times handed in (Retry-After deadlines, cooldowns, history, a
+ * pause) are converted at the moment they are read, so a wall-clock step moves
+ * neither a deadline already held nor the spacing between restarts.
  */
 import { EventEmitter } from 'node:events';
 import type { BreakerSnapshot } from '../breaker/types.js';
@@ -18,6 +24,7 @@ import {
   type Decision,
   type RestartOrder,
   type RestartTrigger,
+  type StrategyCheck,
   WatchdogPolicy,
   type WatchdogSettings,
 } from './policy.js';
@@ -29,7 +36,7 @@ const META_LAST_CALL = 'watchdog.lastCallId';
 /** How long stop() lets a restart command in flight finish before leaving it to itself. */
 const STOP_WAIT_MS = 2000;
 /** Restart records not final yet: the command was running, or recovery was being verified. */
-const UNFINISHED = ['running', 'recovering'];
+const UNFINISHED = ['running', 'recovering', 'pending'];
 
 export interface WatchdogRunnerOptions {
   settings: WatchdogSettings;
@@ -41,12 +48,21 @@ export interface WatchdogRunnerOptions {
   breakers(): BreakerSnapshot[];
   /** The breaker key of a call's dependency (model, provider or credential keyed). */
   breakerKey(dep: string): string;
+  /** OpenClaw's own cooldown of a dependency in force at `now` (wall ms), if any. */
+  cooldownUntil?(dep: string, now: number): number | null;
+  /** Sessions the gateway's log reports stalled, per dependency, since when (wall ms). */
+  stalled(): Array<{ dep: string; sessions: number; since: number }>;
+  /** Whether the restart strategy can run here, and how the gateway's service is. */
+  verifyStrategy(): Promise<StrategyCheck>;
   notify(notice: NoticeInput): void;
   /** Probe faster while a restart is verified. */
   fastProbes(on: boolean): void;
   metrics: BreakerbarMetrics;
   log: Logger;
+  /** Wall clock (stored and shown times). */
   clock: () => number;
+  /** Monotonic clock for every duration the policy judges; defaults to `clock`. */
+  monotonic?: () => number;
 }
 
 export interface WatchdogStatus {
@@ -62,8 +78,15 @@ export interface WatchdogStatus {
   budgetRemaining: number;
   maxRestartsPerHour: number;
   restartInFlight: { since: number; trigger: RestartTrigger } | null;
-  recovering: { since: number; trigger: RestartTrigger; startedAt: number | null } | null;
-  deferral: { since: number; until: number; dep: string } | null;
+  /** A restart being verified; `gateway`: one the gateway did by itself; `pending`: OpenClaw will do it once drained. */
+  recovering: { since: number; trigger: RestartTrigger | 'gateway'; startedAt: number | null; pending: boolean } | null;
+  deferral: { since: number; until: number; dep: string; cause: 'retry_after' | 'cooldown' } | null;
+  /** The current 429 storm: since when, and the dependencies of the last check that counted. */
+  storm: { since: number } | null;
+  /** A healthy probe has been seen since BreakerBar started (no automatic restart before). */
+  seenHealthy: boolean;
+  /** The last restart strategy check (null until the first has finished). */
+  verified: StrategyCheck | null;
   diverging: boolean;
   lastDecision: { ts: number; source: string; decision: string; reason: string; dep: string | null } | null;
   lastRestart: RestartRow | null;
@@ -83,34 +106,74 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   private restartId: number | null = null;
   private restartRunning: Promise<void> | null = null;
   private lastDecision: WatchdogStatus['lastDecision'] = null;
+  private readonly mono: () => number;
+  private verifying: Promise<void> | null = null;
+  private stopped = false;
 
   constructor(private readonly options: WatchdogRunnerOptions) {
     super();
     this.policy = new WatchdogPolicy(options.settings);
+    this.mono = options.monotonic ?? options.clock;
+  }
+
+  /** A wall time as the policy's monotonic time; never later than now (a past event cannot be in the future). */
+  private toMono(wall: number, capAtNow = false): number {
+    const m = this.mono() - (this.options.clock() - wall);
+    return capAtNow ? Math.min(m, this.mono()) : m;
+  }
+
+  private toWall(mono: number): number {
+    return this.options.clock() - (this.mono() - mono);
   }
 
   start(): void {
     const { store, history, clock, checkIntervalMs } = this.options;
     const now = clock();
-    // The budget and a pause outlive BreakerBar's own restarts.
-    for (const row of history.restarts(now - HOUR_MS, now + 1)) {
-      if (row.result !== 'dry_run') this.policy.rememberRestart(row.ts, row.trigger as RestartTrigger);
+    this.stopped = false;
+    // The budget and a pause outlive BreakerBar's own restarts. A restart stored "in the future" (the wall
+    // clock was stepped back since) counts as just now: it spaces the next one, it does not block for hours.
+    for (const row of history.restarts(now - HOUR_MS, Number.MAX_SAFE_INTEGER)) {
+      if (row.result !== 'dry_run') this.policy.rememberRestart(this.toMono(row.ts, true), row.trigger as RestartTrigger);
     }
     const last = history.lastRestart();
-    if (last && UNFINISHED.includes(last.result) && now - last.ts < this.options.settings.startupGraceMs) {
-      this.policy.rememberRecovery(last.ts, last.trigger as RestartTrigger);
+    if (last && UNFINISHED.includes(last.result) && Math.abs(now - last.ts) < this.options.settings.startupGraceMs) {
+      this.policy.rememberRecovery(this.toMono(last.ts, true), last.trigger as RestartTrigger);
       this.restartId = last.id;
       this.options.fastProbes(true);
     }
     const paused = store.getMeta(META_PAUSED);
     if (paused !== undefined) {
       const until = paused === 'forever' ? null : Number(paused);
-      if (until === null || until > now) this.policy.pause(now, until);
+      if (until === null || until > now) this.policy.pause(this.mono(), until === null ? null : this.toMono(until));
     }
     // The first check counts calls stored from now on; later starts continue where the last one stopped.
     this.lastCallId = Number(store.getOrInitMeta(META_LAST_CALL, String(history.lastCallId())));
-    this.timer = setInterval(() => this.check(), checkIntervalMs);
+    void this.verify();
+    this.timer = setInterval(() => {
+      this.check();
+      void this.verify();
+    }, checkIntervalMs);
     this.timer.unref?.();
+  }
+
+  /** Checks the restart strategy again (at start, every check interval, after each restart). */
+  verify(): Promise<void> {
+    this.verifying ??= this.options
+      .verifyStrategy()
+      .catch(
+        (error: unknown): StrategyCheck => ({
+          runnable: false,
+          problem: `could not check the restart strategy: ${(error as Error).message}`,
+          service: 'unknown',
+        }),
+      )
+      .then((check) => {
+        if (!this.stopped) this.policy.strategyChecked(check);
+      })
+      .finally(() => {
+        this.verifying = null;
+      });
+    return this.verifying;
   }
 
   /**
@@ -119,11 +182,12 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
    * next start picks the verification up (`rememberRecovery`).
    */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     let waited: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.restartRunning,
+      Promise.all([this.restartRunning, this.verifying]),
       new Promise<void>((resolve) => {
         waited = setTimeout(resolve, STOP_WAIT_MS);
       }),
@@ -134,60 +198,88 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   /** One rate-limit check (the timer calls it; tests and the rehearsal may too). */
   check(): Decision {
     const { history, settings, clock, store } = this.options;
-    const now = clock();
-    const evidence = history.stormEvidence(this.lastCallId, now - settings.windowMs);
+    const wall = clock();
+    const evidence = history.stormEvidence(this.lastCallId, wall - settings.windowMs);
     this.lastCallId = evidence.lastId;
     store.setMeta(META_LAST_CALL, String(evidence.lastId));
+    const mono = (until: number | null) => (until === null ? null : this.toMono(until));
     const input: CheckInput = {
       deps: evidence.byDep.map(({ dep, count, agents }) => ({
         dep,
         count,
-        retryAfterUntil: this.retryAfterUntil(dep, now),
-        workingFallbacks: history.workingFallbacks(dep, agents, now - settings.windowMs),
+        retryAfterUntil: mono(this.retryAfterUntil(dep, wall)),
+        cooldownUntil: mono(this.options.cooldownUntil?.(dep, wall) ?? null),
+        workingFallbacks: history.workingFallbacks(dep, agents, wall - settings.windowMs),
       })),
+      stalled: this.stalled(),
     };
-    const decision = this.policy.check(now, input);
-    this.perform(decision, now);
-    this.tick(now);
+    const decision = this.policy.check(this.mono(), input);
+    this.perform(decision);
+    this.tick();
     return decision;
+  }
+
+  /**
+   * Sessions the gateway reports stalled, while no upstream attempt has been made since the first report:
+   * the evidence of a hung gateway. Null when any call came after it (the gateway is making progress).
+   */
+  private stalled(): CheckInput['stalled'] {
+    let sessions = 0;
+    let since = Number.POSITIVE_INFINITY;
+    const deps: string[] = [];
+    for (const stall of this.options.stalled()) {
+      sessions += stall.sessions;
+      since = Math.min(since, stall.since);
+      deps.push(stall.dep);
+    }
+    if (sessions === 0) return null;
+    const lastCall = this.options.history.lastCallTs();
+    if (lastCall !== null && lastCall > since) since = lastCall;
+    return { sessions, deps, since: this.toMono(since, true) };
   }
 
   /** One health probe result (the health monitor's event). */
   probe(result: ProbeResult): Decision {
-    const now = this.options.clock();
-    const decision = this.policy.probe(now, {
+    const decision = this.policy.probe(this.mono(), {
       class: result.class,
       dead: result.dead,
       startup: result.startup,
       detail: result.detail,
+      uptimeMs: result.ready?.uptimeMs ?? null,
     });
-    this.perform(decision, now);
-    this.tick(now);
+    this.perform(decision);
+    this.tick();
+    return decision;
+  }
+
+  /** The gateway says it is restarting by itself (its log, or an operator's restart): not a death. */
+  gatewayRestarting(detail: string): Decision {
+    const decision = this.policy.gatewayRestarting(this.mono(), detail);
+    this.perform(decision);
+    if (this.policy.state().recovering) this.options.fastProbes(true);
     return decision;
   }
 
   /** "Restart now" from the menu, the CLI or the API; `force` skips the drain. */
   restartNow(reason = 'restart requested by the user', force = false): Decision {
-    const now = this.options.clock();
-    const decision = this.policy.manual(now, reason);
-    this.perform(decision, now, force);
+    const decision = this.policy.manual(this.mono(), reason);
+    this.perform(decision, force);
     return decision;
   }
 
   pause(durationMs: number | null, reason = 'paused by the user'): Decision {
-    const now = this.options.clock();
-    const until = durationMs === null ? null : now + durationMs;
-    this.options.store.setMeta(META_PAUSED, until === null ? 'forever' : String(until));
-    const decision = this.policy.pause(now, until);
-    this.perform({ ...decision, reason: `${decision.reason} (${reason})` }, now);
+    const wallUntil = durationMs === null ? null : this.options.clock() + durationMs;
+    this.options.store.setMeta(META_PAUSED, wallUntil === null ? 'forever' : String(wallUntil));
+    const now = this.mono();
+    const decision = this.policy.pause(now, durationMs === null ? null : now + durationMs);
+    this.perform({ ...decision, reason: `${decision.reason} (${reason})` });
     return decision;
   }
 
   resume(): Decision {
-    const now = this.options.clock();
     this.options.store.setMeta(META_PAUSED, '0');
-    const decision = this.policy.resume(now);
-    this.perform(decision, now);
+    const decision = this.policy.resume(this.mono());
+    this.perform(decision);
     return decision;
   }
 
@@ -197,25 +289,35 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   }
 
   status(): WatchdogStatus {
-    const { settings, history, clock, restarter } = this.options;
-    const now = clock();
+    const { settings, history, restarter } = this.options;
+    const now = this.mono();
     const state = this.policy.state();
     const paused = this.policy.paused(now);
     const { plan, problem } = restarter.plan({ trigger: 'manual' });
+    const wall = (t: number) => this.toWall(t);
+    const rec = state.recovering;
     return {
       enabled: settings.enabled,
       dryRun: settings.dryRun,
       paused,
-      pausedUntil: paused && Number.isFinite(state.pausedUntil) ? state.pausedUntil : null,
+      pausedUntil: paused && state.pausedUntil !== null && Number.isFinite(state.pausedUntil) ? wall(state.pausedUntil) : null,
       consecutiveChecks: state.consecutiveChecks,
       threshold: settings.threshold,
       healthFailures: state.healthFailures,
       healthFailuresBeforeRestart: settings.healthFailuresBeforeRestart,
       budgetRemaining: this.policy.budgetRemaining(now),
       maxRestartsPerHour: settings.maxRestartsPerHour,
-      restartInFlight: state.inFlight,
-      recovering: state.recovering,
-      deferral: state.deferral,
+      restartInFlight: state.inFlight && { since: wall(state.inFlight.since), trigger: state.inFlight.trigger },
+      recovering: rec && {
+        since: wall(rec.since),
+        trigger: rec.trigger,
+        startedAt: rec.startedAt === null ? null : wall(rec.startedAt),
+        pending: rec.pending,
+      },
+      deferral: state.deferral && { ...state.deferral, since: wall(state.deferral.since), until: wall(state.deferral.until) },
+      storm: state.stormSince === null ? null : { since: wall(state.stormSince) },
+      seenHealthy: state.seenHealthy,
+      verified: state.strategy,
       diverging: state.divergenceAlerted,
       lastDecision: this.lastDecision,
       lastRestart: history.lastRestart(),
@@ -224,37 +326,33 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   }
 
   /** Recovery bookkeeping and the divergence alarm. */
-  private tick(now: number): void {
+  private tick(): void {
+    const now = this.mono();
     const recovering = this.policy.state().recovering;
-    const succeededAt = recovering?.startedAt != null ? this.options.history.successSince(recovering.startedAt) : null;
-    const breakers = this.options.breakers().map((b) => ({ dep: b.dep, state: b.state, since: b.since }));
-    for (const decision of this.policy.tick(now, breakers, succeededAt)) {
-      this.perform(decision, now);
-      if (['recovered', 'started_unconfirmed', 'not_recovered'].includes(decision.kind)) {
-        this.finishRecovery(decision, now, recovering?.trigger ?? 'manual', recovering?.since ?? now, succeededAt);
+    const breakers = this.options
+      .breakers()
+      .map((b) => ({ dep: b.dep, state: b.state, since: this.toMono(b.since, true) }));
+    for (const decision of this.policy.tick(now, breakers)) {
+      this.perform(decision);
+      if (recovering && recovering.trigger !== 'gateway') {
+        if (decision.kind === 'recovered' || decision.kind === 'not_recovered') {
+          this.finishRecovery(decision, recovering.trigger, recovering.startedAt ?? now, recovering.since);
+        }
+      } else if (recovering && decision.kind === 'quiet') {
+        this.options.fastProbes(false);
       }
     }
   }
 
-  private finishRecovery(
-    decision: Decision,
-    now: number,
-    trigger: RestartTrigger,
-    since: number,
-    succeededAt: number | null,
-  ): void {
+  /** A restart's verification ended: recovered (started and answering) or not within the grace. */
+  private finishRecovery(decision: Decision, trigger: RestartTrigger, startedAt: number, since: number): void {
     this.options.fastProbes(false);
-    const recovered = decision.kind !== 'not_recovered';
-    const recoveryMs = decision.kind === 'recovered' && succeededAt !== null ? succeededAt - since : null;
+    const recovered = decision.kind === 'recovered';
+    const wall = this.options.clock();
     if (this.restartId !== null) {
       this.options.history.updateRestart(this.restartId, {
-        result:
-          decision.kind === 'recovered'
-            ? 'recovered'
-            : decision.kind === 'started_unconfirmed'
-              ? 'started'
-              : 'not_recovered',
-        recoveryMs,
+        result: recovered ? 'recovered' : 'not_recovered',
+        recoveryMs: recovered ? Math.max(0, Math.round(startedAt - since)) : null,
         detail: decision.reason,
       });
       this.announceRestart(this.restartId);
@@ -262,14 +360,15 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     }
     this.options.notify(
       recovered
-        ? restartSucceededNotice(trigger, `${decision.reason}.`, now)
-        : restartFailedNotice(trigger, `${decision.reason}. Check the gateway's logs; run \`breakerbar doctor\`.`, now),
+        ? restartSucceededNotice(trigger, `${decision.reason}.`, wall)
+        : restartFailedNotice(trigger, `${decision.reason}. Check the gateway's logs; run \`breakerbar doctor\`.`, wall),
     );
   }
 
   /** Stores, counts and logs a decision; sends its alerts; starts the restart it orders. */
-  private perform(decision: Decision, now: number, force = false): void {
+  private perform(decision: Decision, force = false): void {
     const { history, metrics, log } = this.options;
+    const now = this.options.clock();
     this.lastDecision = {
       ts: now,
       source: decision.source,
@@ -299,41 +398,45 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     });
     this.emit('decision', { ...decision, ts: now });
     for (const alert of decision.alerts) this.options.notify(alertNotice(alert, now));
-    if (decision.kind === 'dry_run') {
+    const would = decision.wouldRestart;
+    if (would) {
       const id = history.startRestart({
         ts: now,
-        trigger: triggerOf(decision),
+        trigger: would.trigger,
         reason: decision.reason,
         result: 'dry_run',
+        evidence: would.evidence,
       });
-      metrics.recordRestart(triggerOf(decision), 'dry_run');
+      metrics.recordRestart(would.trigger, 'dry_run');
       this.announceRestart(id);
     }
     if (decision.restart) {
       this.restartRunning = this.runRestart(decision.restart, now, force).catch((error: unknown) => {
         // Only the store can throw here (closed during shutdown); the restart itself never does.
         log.error('gateway restart bookkeeping failed', { error: (error as Error).message });
-        this.policy.restartFinished(this.options.clock(), 'failed');
+        this.policy.restartFinished(this.mono(), 'failed');
       });
     }
   }
 
   private async runRestart(order: RestartOrder, now: number, force: boolean): Promise<void> {
     const { history, restarter, metrics, log, clock } = this.options;
-    const id = history.startRestart({ ts: now, trigger: order.trigger, reason: order.reason });
+    const id = history.startRestart({ ts: now, trigger: order.trigger, reason: order.reason, evidence: order.evidence });
     this.restartId = id;
-    const { plan } = restarter.plan(order, force || order.probeClass === 'read_timeout');
+    // A gateway that does not answer or makes no progress will not drain: skip the drain.
+    force ||= order.probeClass === 'read_timeout' || order.evidence === 'hung';
+    const { plan } = restarter.plan(order, force);
     this.options.notify(
       restartStartedNotice(order.trigger, order.reason, plan ? plan.argv.join(' ') : '(no restart strategy)', now),
     );
     this.announceRestart(id);
     this.options.fastProbes(true);
-    const execution = await restarter.restart(order, force || order.probeClass === 'read_timeout');
+    const execution = await restarter.restart(order, force);
     const finished = clock();
     const result = execution.result;
     const output = result ? `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`.trim().slice(-4000) : null;
     history.updateRestart(id, {
-      result: execution.outcome === 'failed' ? 'failed' : 'recovering',
+      result: execution.outcome === 'failed' ? 'failed' : execution.outcome === 'pending' ? 'pending' : 'recovering',
       durationMs: execution.durationMs,
       strategy: execution.plan?.strategy ?? null,
       command: execution.plan?.argv ?? null,
@@ -342,7 +445,8 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       detail: execution.message,
     });
     metrics.recordRestart(order.trigger, execution.outcome);
-    this.policy.restartFinished(finished, execution.outcome);
+    this.policy.restartFinished(this.mono(), execution.outcome);
+    void this.verify();
     (execution.outcome === 'failed' ? log.error : log.info)('gateway restart command finished', {
       trigger: order.trigger,
       outcome: execution.outcome,
@@ -375,8 +479,4 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     }
     return until;
   }
-}
-
-function triggerOf(decision: Decision): RestartTrigger {
-  return decision.source === 'probe' ? 'health' : decision.source === 'manual' ? 'manual' : 'storm';
 }

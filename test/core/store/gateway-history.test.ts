@@ -54,12 +54,12 @@ describe('stormEvidence', () => {
 });
 
 describe('recovery and fallbacks', () => {
-  it('finds the first success since a time, and fallbacks answering for the same agents', () => {
+  it('knows the newest attempt, and fallbacks answering for the same agents', () => {
+    expect(history.lastCallTs()).toBeNull();
     stored(1000, 'rate_limited');
-    stored(1500, 'ok', 'deepseek/deepseek-v4-pro');
     stored(1600, 'ok', 'anthropic/claude', 'someone-else');
-    expect(history.successSince(1200)).toBe(1500);
-    expect(history.successSince(1700)).toBeNull();
+    stored(1500, 'ok', 'deepseek/deepseek-v4-pro');
+    expect(history.lastCallTs()).toBe(1600);
     expect(history.workingFallbacks('zhipu/glm-5.1', ['main'], 0)).toEqual(['deepseek/deepseek-v4-pro']);
     expect(history.workingFallbacks('zhipu/glm-5.1', ['main'], 1550)).toEqual([]);
     expect(history.workingFallbacks('zhipu/glm-5.1', [], 0)).toEqual([]);

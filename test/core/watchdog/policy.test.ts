@@ -3,6 +3,7 @@ import {
   type CheckInput,
   type Decision,
   type ProbeInput,
+  type StrategyCheck,
   WatchdogPolicy,
   type WatchdogSettings,
 } from '../../../main/core/watchdog/policy.js';
@@ -16,6 +17,8 @@ const DEFAULTS: WatchdogSettings = {
   windowMs: 2 * MIN,
   threshold: 3,
   healthFailuresBeforeRestart: 2,
+  deadAfterMs: 15 * SEC,
+  hungAfterMs: 5 * MIN,
   startupGraceMs: 5 * MIN,
   maxRestartsPerHour: 4,
   restartSpacingMs: MIN,
@@ -24,18 +27,30 @@ const DEFAULTS: WatchdogSettings = {
   dryRun: false,
 };
 
-const policy = (overrides: Partial<WatchdogSettings> = {}) => new WatchdogPolicy({ ...DEFAULTS, ...overrides });
+const RUNNABLE: StrategyCheck = { runnable: true, problem: null, service: 'running' };
+
+/** A policy as it stands once BreakerBar has seen the gateway healthy and checked how to restart it. */
+const policy = (overrides: Partial<WatchdogSettings> = {}) => {
+  const p = new WatchdogPolicy({ ...DEFAULTS, ...overrides });
+  p.strategyChecked(RUNNABLE);
+  p.probe(-HOUR, { class: 'ok', dead: false, startup: 'started', detail: 'ok' });
+  return p;
+};
+
+/** A policy just started, before it has seen anything. */
+const fresh = (overrides: Partial<WatchdogSettings> = {}) => new WatchdogPolicy({ ...DEFAULTS, ...overrides });
 
 const storm = (count = 5, extra: Partial<CheckInput['deps'][number]> = {}): CheckInput => ({
   deps: [{ dep: 'zhipu/glm-5.1', count, retryAfterUntil: null, workingFallbacks: [], ...extra }],
 });
 const calm: CheckInput = { deps: [] };
 
-const probe = (cls: string, startup: ProbeInput['startup'] = 'started'): ProbeInput => ({
+const probe = (cls: string, startup: ProbeInput['startup'] = 'started', uptimeMs?: number): ProbeInput => ({
   class: cls,
-  dead: !['ok', 'starting', 'draining'].includes(cls),
+  dead: !['ok', 'starting', 'draining', 'unknown', 'not_openclaw'].includes(cls),
   startup,
   detail: cls,
+  uptimeMs: uptimeMs ?? null,
 });
 
 const restarts = (decisions: Decision[]) => decisions.filter((d) => d.restart !== null);
@@ -178,10 +193,10 @@ describe('health rule', () => {
   });
 
   it('a restart remembered from before BreakerBar restarted still holds its grace', () => {
-    const p = policy({ healthFailuresBeforeRestart: 1, startupGraceMs: 5 * MIN });
+    const p = policy({ healthFailuresBeforeRestart: 1, deadAfterMs: 0, startupGraceMs: 5 * MIN });
     p.rememberRecovery(-MIN, 'storm');
     expect(p.probe(0, probe('refused')).kind).toBe('recovering');
-    expect(p.tick(4 * MIN, [], null).map((d) => d.kind)).toEqual(['not_recovered']);
+    expect(p.tick(4 * MIN, []).map((d) => d.kind)).toEqual(['not_recovered']);
   });
 
   it('a gateway that reports started ends the grace early', () => {
@@ -227,7 +242,7 @@ describe('never a restart loop', () => {
         times.push(t);
         p.restartFinished(t + 5 * SEC, 'done');
         p.probe(t + 30 * SEC, probe('ok'));
-        p.tick(t + 30 * SEC, [], null);
+        p.tick(t + 30 * SEC, []);
       }
     }
     for (const t of times) expect(times.filter((u) => u > t - HOUR && u <= t).length).toBeLessThanOrEqual(4);
@@ -305,7 +320,7 @@ describe('pause, dry run, manual', () => {
     p.pause(0, HOUR);
     expect(p.check(MIN, storm()).kind).toBe('paused');
     expect(p.paused(30 * MIN)).toBe(true);
-    const ticks = p.tick(HOUR + SEC, [], null);
+    const ticks = p.tick(HOUR + SEC, []);
     expect(ticks.map((d) => d.reason)).toContain('pause ended; watchdog active again');
     expect(p.check(HOUR + MIN, storm()).kind).toBe('restart');
   });
@@ -335,24 +350,24 @@ describe('pause, dry run, manual', () => {
   });
 
   it('does nothing automatically when disabled', () => {
-    const p = policy({ enabled: false, threshold: 1, healthFailuresBeforeRestart: 1 });
+    const p = policy({ enabled: false, threshold: 1, healthFailuresBeforeRestart: 1, deadAfterMs: 0 });
     expect(p.check(0, storm()).kind).toBe('disabled');
     expect(p.probe(0, probe('refused')).kind).toBe('disabled');
   });
 });
 
 describe('recovery', () => {
-  it('counts a restart recovered once started and a call succeeds', () => {
+  it('counts a restart recovered once the restarted gateway reports started and answers', () => {
     const p = policy({ threshold: 1 });
     p.check(0, storm());
     p.restartFinished(10 * SEC, 'done');
-    expect(p.tick(20 * SEC, [], null)).toEqual([]);
+    expect(p.tick(20 * SEC, [])).toEqual([]);
     p.probe(40 * SEC, probe('starting', 'starting'));
-    expect(p.tick(40 * SEC, [], 30 * SEC)).toEqual([]); // a success before started proves nothing
+    expect(p.tick(40 * SEC, [])).toEqual([]); // starting is not started
     p.probe(55 * SEC, probe('ok'));
-    const [done] = p.tick(70 * SEC, [], 62 * SEC);
+    const [done] = p.tick(55 * SEC, []);
     expect(done?.kind).toBe('recovered');
-    expect(done?.reason).toContain('62 s');
+    expect(done?.reason).toContain('55 s');
     expect(p.state().recovering).toBeNull();
   });
 
@@ -361,20 +376,24 @@ describe('recovery', () => {
     p.check(0, storm());
     p.restartFinished(10 * SEC, 'still_starting');
     p.probe(MIN, probe('starting', 'starting'));
-    expect(p.tick(4 * MIN, [], null)).toEqual([]);
-    expect(p.tick(5 * MIN, [], null).map((d) => d.kind)).toEqual(['not_recovered']);
+    expect(p.tick(4 * MIN, [])).toEqual([]);
+    expect(p.tick(5 * MIN, []).map((d) => d.kind)).toEqual(['not_recovered']);
   });
 
-  it('started but no calls by the end of the grace is reported as unconfirmed', () => {
+  it('a green answer from the old process (its uptime older than the restart) is not a recovery', () => {
     const p = policy({ threshold: 1 });
+    p.probe(-MIN, probe('ok', 'started', 10 * HOUR));
     p.check(0, storm());
-    p.restartFinished(SEC, 'done');
-    p.probe(20 * SEC, probe('ok', 'unknown')); // an older gateway without /startupz
-    expect(p.tick(5 * MIN, [], null).map((d) => d.kind)).toEqual(['started_unconfirmed']);
+    p.restartFinished(SEC, 'done'); // the CLI signalled the gateway and returned at once
+    p.probe(2 * SEC, probe('ok', 'started', 10 * HOUR + 2 * SEC));
+    expect(p.tick(2 * SEC, [])).toEqual([]);
+    p.probe(4 * SEC, probe('refused'));
+    p.probe(12 * SEC, probe('ok', 'started', 3 * SEC));
+    expect(p.tick(12 * SEC, []).map((d) => d.kind)).toEqual(['recovered']);
   });
 
   it('a failed restart command ends the recovery wait at once', () => {
-    const p = policy({ healthFailuresBeforeRestart: 1, restartSpacingMs: SEC });
+    const p = policy({ healthFailuresBeforeRestart: 1, deadAfterMs: 0, restartSpacingMs: SEC });
     p.probe(0, probe('refused'));
     p.restartFinished(SEC, 'failed');
     expect(p.state().recovering).toBeNull();
@@ -388,25 +407,248 @@ describe('divergence alarm', () => {
   it('fires once when probes are green while a breaker is open past the limit', () => {
     const p = policy();
     p.probe(0, probe('ok'));
-    expect(p.tick(2 * MIN, open(0), null)).toEqual([]);
-    const [alarm] = p.tick(3 * MIN, open(0), null);
+    expect(p.tick(2 * MIN, open(0))).toEqual([]);
+    const [alarm] = p.tick(3 * MIN, open(0));
     expect(alarm?.alerts[0]).toMatchObject({ kind: 'divergence', dep: 'zhipu/glm-5.1' });
     expect(alarm?.reason).toContain('health checks alone are lying');
-    expect(p.tick(4 * MIN, open(0), null)).toEqual([]);
+    expect(p.tick(4 * MIN, open(0))).toEqual([]);
     // cleared, then a new episode alarms again
-    p.tick(5 * MIN, [], null);
-    expect(p.tick(9 * MIN, open(5 * MIN), null).map((d) => d.kind)).toEqual(['divergence']);
+    p.tick(5 * MIN, []);
+    expect(p.tick(9 * MIN, open(5 * MIN)).map((d) => d.kind)).toEqual(['divergence']);
   });
 
   it('stays quiet when the probes are red too (nothing is hidden then)', () => {
     const p = policy();
     p.probe(0, probe('refused'));
-    expect(p.tick(10 * MIN, [{ dep: 'a/b', state: 'throttled', since: 0 }], null)).toEqual([]);
+    expect(p.tick(10 * MIN, [{ dep: 'a/b', state: 'throttled', since: 0 }])).toEqual([]);
   });
 
   it('ignores half-open and closed breakers', () => {
     const p = policy();
     p.probe(0, probe('ok'));
-    expect(p.tick(10 * MIN, [{ dep: 'a/b', state: 'half_open', since: 0 }], null)).toEqual([]);
+    expect(p.tick(10 * MIN, [{ dep: 'a/b', state: 'half_open', since: 0 }])).toEqual([]);
+  });
+});
+
+describe('evidence before action', () => {
+  it('names the evidence of every automatic restart', () => {
+    const stormy = policy({ threshold: 1 });
+    expect(stormy.check(0, storm()).restart).toMatchObject({ evidence: 'storm', trigger: 'storm' });
+    const dead = policy();
+    dead.probe(0, probe('refused'));
+    expect(dead.probe(15 * SEC, probe('refused')).restart).toMatchObject({ evidence: 'dead', trigger: 'health' });
+    expect(policy().manual(0).restart).toMatchObject({ evidence: 'manual' });
+  });
+
+  it('says how long the storm lasted and that nothing upstream holds it', () => {
+    const p = policy();
+    const ds = [p.check(0, storm()), p.check(MIN, storm()), p.check(6 * MIN, storm())];
+    expect(ds[2]?.reason).toBe(
+      '429 storm on zhipu/glm-5.1 for 6 min, no Retry-After or cooldown in force, no fallback answering: restarting',
+    );
+  });
+
+  it('a probe BreakerBar could not run on time is unknown: not dead, and it does not break a dead streak', () => {
+    const p = policy();
+    p.probe(0, probe('refused'));
+    const late = p.probe(15 * SEC, probe('unknown'));
+    expect(late.kind).toBe('unknown');
+    expect(late.restart).toBeNull();
+    expect(p.state().healthFailures).toBe(1);
+    expect(p.probe(30 * SEC, probe('refused')).kind).toBe('restart');
+    // …and any number of unknown probes restart nothing.
+    const q = policy();
+    const ds = Array.from({ length: 40 }, (_, i) => q.probe(i * 15 * SEC, probe('unknown')));
+    expect(restarts(ds)).toHaveLength(0);
+    expect(ds.flatMap((d) => d.alerts)).toEqual([]);
+  });
+
+  it('dead probes must span deadAfter: an in-process restart refusing for 10 s is not a death', () => {
+    const p = policy({ deadAfterMs: 20 * SEC });
+    const ds = [
+      p.probe(0, probe('refused')),
+      p.probe(5 * SEC, probe('refused')),
+      p.probe(10 * SEC, probe('refused')),
+      p.probe(15 * SEC, probe('ok')),
+    ];
+    expect(restarts(ds)).toHaveLength(0);
+    expect(ds.flatMap((d) => d.alerts)).toEqual([]);
+    const dead = [p.probe(20 * SEC, probe('refused')), p.probe(30 * SEC, probe('refused'))];
+    expect(dead.map((d) => d.kind)).toEqual(['dead', 'dead']);
+    expect(p.probe(40 * SEC, probe('refused')).restart).toMatchObject({ evidence: 'dead' });
+  });
+
+  it('dead probes while the service is not loaded (or its respawn parked) are "unloaded" evidence', () => {
+    for (const service of ['unloaded', 'parked'] as const) {
+      const p = policy();
+      p.strategyChecked({ runnable: true, problem: null, service });
+      p.probe(0, probe('refused'));
+      const d = p.probe(15 * SEC, probe('refused'));
+      expect(d.restart).toMatchObject({ evidence: 'unloaded', trigger: 'health' });
+      expect(d.reason).toContain(service === 'parked' ? 'parked' : 'not loaded');
+    }
+  });
+
+  it('a live gateway with stalled sessions and no attempt for hungAfter is hung: restarted once', () => {
+    const p = policy({ hungAfterMs: 5 * MIN });
+    p.probe(0, probe('ok'));
+    const stalled = (since: number): CheckInput => ({
+      deps: [],
+      stalled: { sessions: 3, deps: ['zhipu/glm-5.1'], since },
+    });
+    expect(p.check(MIN, stalled(0)).kind).toBe('counting');
+    const hung = p.check(5 * MIN, stalled(0));
+    expect(hung.restart).toMatchObject({ evidence: 'hung', trigger: 'health', deps: ['zhipu/glm-5.1'] });
+    expect(hung.reason).toContain('3 sessions stalled');
+    p.restartFinished(5 * MIN + SEC, 'done');
+    expect(p.check(6 * MIN, stalled(0)).kind).toBe('recovering');
+  });
+
+  it('stalled sessions while the probes are red are left to the health rule', () => {
+    const p = policy();
+    p.probe(0, probe('refused'));
+    expect(p.check(10 * MIN, { deps: [], stalled: { sessions: 1, deps: [], since: 0 } }).kind).toBe('quiet');
+  });
+});
+
+describe('never act on what it has not seen', () => {
+  it('no gateway, no CLI, no unit: no restart in 10 minutes of dead probes, one clear alert', () => {
+    const p = fresh();
+    p.strategyChecked({
+      runnable: false,
+      problem: 'no openclaw CLI on PATH and no openclaw-gateway.service unit',
+      service: 'none',
+    });
+    const ds: Decision[] = [];
+    for (let t = 0; t <= 10 * MIN; t += 5 * SEC) {
+      ds.push(p.probe(t, probe('refused')));
+      if (t % MIN === 0) ds.push(p.check(t, storm()), ...p.tick(t, []));
+    }
+    expect(restarts(ds)).toHaveLength(0);
+    expect(ds.filter((d) => d.kind === 'dry_run')).toHaveLength(0);
+    const alerts = ds.flatMap((d) => d.alerts);
+    expect(alerts.map((a) => a.kind)).toEqual(['watchdog_blocked']);
+    expect(alerts[0]?.message).toContain('has not seen this gateway healthy');
+    expect(alerts[0]?.message).toContain('no openclaw CLI on PATH');
+  });
+
+  it('once the gateway has been seen healthy, its death is acted on', () => {
+    const p = fresh();
+    p.strategyChecked(RUNNABLE);
+    p.probe(0, probe('refused'));
+    expect(p.probe(15 * SEC, probe('refused')).kind).toBe('unverified');
+    p.probe(30 * SEC, probe('ok'));
+    p.probe(45 * SEC, probe('refused'));
+    expect(p.probe(60 * SEC, probe('refused')).kind).toBe('restart');
+  });
+
+  it('a strategy that cannot run blocks automatic restarts, with its reason, until it can', () => {
+    const p = policy({ threshold: 1 });
+    p.strategyChecked({ runnable: false, problem: 'the LaunchAgent plist is missing', service: 'none' });
+    const blocked = p.check(0, storm());
+    expect(blocked.kind).toBe('unverified');
+    expect(blocked.alerts[0]?.message).toContain('the LaunchAgent plist is missing');
+    expect(p.check(MIN, storm()).alerts).toEqual([]);
+    p.strategyChecked(RUNNABLE);
+    expect(p.check(2 * MIN, storm()).kind).toBe('restart');
+  });
+
+  it('a strategy not checked yet holds, and a manual restart still runs', () => {
+    const p = fresh({ threshold: 1 });
+    p.probe(0, probe('ok'));
+    expect(p.check(0, storm()).kind).toBe('unverified');
+    expect(p.manual(SEC).kind).toBe('restart');
+  });
+
+  it('an address that answers as something else is a configuration error, never a dead gateway', () => {
+    const p = policy({ healthFailuresBeforeRestart: 1, deadAfterMs: 0 });
+    const ds = Array.from({ length: 20 }, (_, i) => p.probe(i * 15 * SEC, probe('not_openclaw')));
+    expect(restarts(ds)).toHaveLength(0);
+    expect(ds.every((d) => d.kind === 'not_openclaw')).toBe(true);
+    const alerts = ds.flatMap((d) => d.alerts);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ kind: 'watchdog_blocked' });
+    expect(alerts[0]?.message).toContain('not as an OpenClaw gateway');
+  });
+});
+
+describe("the gateway's own restarts", () => {
+  it('a restart the gateway announces is a restart in flight: its refused probes restart nothing', () => {
+    const p = policy({ deadAfterMs: 0 });
+    expect(p.gatewayRestarting(0, 'gateway log: restarting (SIGUSR2)').kind).toBe('gateway_restarted');
+    const ds = [p.probe(5 * SEC, probe('refused')), p.probe(10 * SEC, probe('refused'))];
+    expect(restarts(ds)).toHaveLength(0);
+    expect(ds[1]?.kind).toBe('recovering');
+    expect(ds.flatMap((d) => d.alerts)).toEqual([]);
+    p.probe(15 * SEC, probe('ok', 'started', 2 * SEC));
+    expect(p.tick(15 * SEC, []).map((d) => d.kind)).toEqual(['quiet']);
+    expect(p.state().recovering).toBeNull();
+  });
+
+  it('sees an unannounced restart by the uptime going back, and does not count it as an outage', () => {
+    const p = policy();
+    p.probe(0, probe('ok', 'started', HOUR));
+    p.probe(5 * SEC, probe('refused'));
+    const back = p.probe(15 * SEC, probe('ok', 'started', 3 * SEC));
+    expect(back.kind).toBe('gateway_restarted');
+    expect(back.reason).toContain('restarted by itself');
+    expect(p.probe(20 * SEC, probe('ok', 'started', 8 * SEC)).kind).toBe('healthy');
+  });
+
+  it('counts an announced restart during its own restart toward that restart', () => {
+    const p = policy({ threshold: 1 });
+    p.check(0, storm());
+    expect(p.gatewayRestarting(SEC, 'gateway log: restarting').reason).toContain('still running');
+    p.restartFinished(2 * SEC, 'done');
+    expect(p.gatewayRestarting(3 * SEC, 'gateway log: restarting').reason).toContain('restart in progress');
+  });
+
+  it('a pending (scheduled or deferred) restart is waited for, shown, and never doubled', () => {
+    const p = policy({ threshold: 1, startupGraceMs: 5 * MIN });
+    p.probe(-SEC, probe('ok', 'started', HOUR));
+    expect(p.check(0, storm()).kind).toBe('restart');
+    p.restartFinished(SEC, 'pending');
+    expect(p.state().recovering).toMatchObject({ pending: true, seen: false });
+    expect(p.check(MIN, storm()).kind).toBe('pending');
+    expect(p.manual(MIN).kind).toBe('pending');
+    // The old process still answering is not the restart having happened.
+    p.probe(90 * SEC, probe('ok', 'started', HOUR + 91 * SEC));
+    expect(p.tick(90 * SEC, [])).toEqual([]);
+    p.probe(2 * MIN, probe('draining', 'draining', HOUR + 2 * MIN));
+    p.probe(130 * SEC, probe('refused'));
+    p.probe(140 * SEC, probe('ok', 'started', 4 * SEC));
+    expect(p.tick(140 * SEC, []).map((d) => d.kind)).toEqual(['recovered']);
+  });
+
+  it('a pending restart that never happens ends the wait after the grace', () => {
+    const p = policy({ threshold: 1, startupGraceMs: 5 * MIN });
+    p.check(0, storm());
+    p.restartFinished(SEC, 'pending');
+    const [late] = p.tick(5 * MIN, []);
+    expect(late?.kind).toBe('not_recovered');
+    expect(late?.reason).toContain('accepted the restart');
+  });
+});
+
+describe("OpenClaw's cooldowns hold a storm restart", () => {
+  it('no restart while a cooldown holds, one alert, then one restart once it has passed and the storm goes on', () => {
+    const p = policy();
+    const cooling = storm(5, { cooldownUntil: 5 * MIN });
+    const ds = [p.check(0, cooling), p.check(MIN, cooling), p.check(2 * MIN, cooling), p.check(3 * MIN, cooling)];
+    expect(ds.map((d) => d.kind)).toEqual(['counting', 'counting', 'deferred', 'deferred']);
+    expect(p.state().deferral).toMatchObject({ cause: 'cooldown', until: 5 * MIN });
+    const alerts = ds.flatMap((d) => d.alerts);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]?.message).toContain('OpenClaw holds zhipu/glm-5.1 in cooldown');
+    const after = [p.check(4 * MIN, cooling), p.check(5 * MIN, cooling), p.check(6 * MIN, cooling)];
+    expect(after.map((d) => d.kind)).toEqual(['deferred', 'restart', 'counting']); // a new storm count after it
+    expect(after[1]?.reason).toContain('Retry-After and cooldowns over');
+  });
+
+  it('the later of a Retry-After and a cooldown binds', () => {
+    const p = policy({ threshold: 1 });
+    const d = p.check(0, storm(5, { retryAfterUntil: MIN, cooldownUntil: 3 * MIN }));
+    expect(d.kind).toBe('deferred');
+    expect(p.state().deferral).toMatchObject({ until: 3 * MIN, cause: 'cooldown' });
   });
 });
