@@ -187,8 +187,9 @@ export class GatewayHistory {
     return raw ? restartFrom(raw) : null;
   }
 
+  /** The newest restart by insertion: a wall clock stepped back must not make an older one look newer. */
   lastRestart(): RestartRow | null {
-    const raw = this.db.prepare('SELECT * FROM restarts ORDER BY ts DESC, id DESC LIMIT 1').get() as
+    const raw = this.db.prepare('SELECT * FROM restarts ORDER BY id DESC LIMIT 1').get() as
       | RawRestart
       | undefined;
     return raw ? restartFrom(raw) : null;

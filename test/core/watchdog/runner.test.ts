@@ -1,0 +1,208 @@
+/**
+ * The watchdog runner with a real SQLite store, a recording restarter and two
+ * injected clocks: the wall clock (what is stored and shown) is stepped back
+ * and forth while the monotonic clock only moves forward, as on a machine
+ * whose time is corrected under a running BreakerBar.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ProbeResult } from '../../../main/core/gateway/probe.js';
+import { silentLogger } from '../../../main/core/log.js';
+import type { NoticeInput } from '../../../main/core/notify/notifier.js';
+import { BreakerbarMetrics } from '../../../main/core/server/metrics.js';
+import { Store } from '../../../main/core/store/db.js';
+import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
+import type { RestartOrder, RestartOutcome, StrategyCheck, WatchdogSettings } from '../../../main/core/watchdog/policy.js';
+import type { Restarter, RestartExecution } from '../../../main/core/watchdog/restarter.js';
+import { WatchdogRunner } from '../../../main/core/watchdog/runner.js';
+
+const SEC = 1000;
+const MIN = 60 * SEC;
+const HOUR = 60 * MIN;
+const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
+
+const SETTINGS: WatchdogSettings = {
+  enabled: true,
+  windowMs: 2 * MIN,
+  threshold: 3,
+  healthFailuresBeforeRestart: 2,
+  deadAfterMs: 20 * SEC,
+  hungAfterMs: 5 * MIN,
+  startupGraceMs: 5 * MIN,
+  maxRestartsPerHour: 4,
+  restartSpacingMs: MIN,
+  maxDeferralMs: 10 * MIN,
+  divergenceMs: 3 * MIN,
+  dryRun: false,
+};
+
+let dir: string;
+let store: Store;
+let history: GatewayHistory;
+let runner: WatchdogRunner | null;
+/** Monotonic time since the test began. */
+let elapsed: number;
+/** What the wall clock has been stepped by. */
+let step: number;
+let orders: RestartOrder[];
+let outcome: RestartOutcome;
+let notices: NoticeInput[];
+let strategy: StrategyCheck;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bb-watchdog-runner-'));
+  store = Store.open(join(dir, 'breakerbar.db'));
+  history = new GatewayHistory(store.db);
+  runner = null;
+  elapsed = 0;
+  step = 0;
+  orders = [];
+  outcome = 'done';
+  notices = [];
+  strategy = { runnable: true, problem: null, service: 'running' };
+});
+
+afterEach(async () => {
+  await runner?.stop();
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const wall = () => T0 + elapsed + step;
+
+function fakeRestarter(): Restarter {
+  const plan = { strategy: 'command' as const, argv: ['restart-gateway'], description: 'restart command' };
+  return {
+    plan: () => ({ plan, problem: null }),
+    restart: async (order: RestartOrder): Promise<RestartExecution> => {
+      orders.push(order);
+      return { plan, outcome, message: `restart command: ${outcome}`, result: null, durationMs: 10 };
+    },
+  } as unknown as Restarter;
+}
+
+async function started(settings: Partial<WatchdogSettings> = {}): Promise<WatchdogRunner> {
+  runner = new WatchdogRunner({
+    settings: { ...SETTINGS, ...settings },
+    checkIntervalMs: HOUR, // the test calls check() itself
+    store,
+    history,
+    restarter: fakeRestarter(),
+    breakers: () => [],
+    breakerKey: (dep) => dep,
+    stalled: () => [],
+    verifyStrategy: async () => strategy,
+    notify: (notice) => notices.push(notice),
+    fastProbes: () => undefined,
+    metrics: new BreakerbarMetrics({
+      turns: () => [],
+      snapshots: () => [],
+      sources: () => [],
+      stalledSessions: () => [],
+      watchdog: () => null,
+    }),
+    log: silentLogger,
+    clock: wall,
+    monotonic: () => T0 + elapsed,
+  });
+  runner.start();
+  await runner.verify();
+  return runner;
+}
+
+function probe(cls: 'ok' | 'refused', uptimeMs: number | null = null): ProbeResult {
+  return {
+    ts: wall(),
+    class: cls,
+    dead: cls !== 'ok',
+    ok: cls === 'ok',
+    latencyMs: cls === 'ok' ? 5 : null,
+    startup: cls === 'ok' ? 'started' : 'unknown',
+    ready: uptimeMs === null ? null : { ready: true, failing: [], uptimeMs },
+    detail: cls,
+  };
+}
+
+/** Probes every 5 s for `ms`, letting any restart it orders finish; returns the kinds decided. */
+async function probing(r: WatchdogRunner, cls: 'ok' | 'refused', ms: number): Promise<string[]> {
+  const kinds: string[] = [];
+  for (let t = 0; t < ms; t += 5 * SEC) {
+    kinds.push(r.probe(probe(cls)).kind);
+    await r.settled();
+    elapsed += 5 * SEC;
+  }
+  return kinds;
+}
+
+describe('time that cannot fool it', () => {
+  it('a wall clock stepped back 2 h after a restart does not hold the next restart of a dead gateway', async () => {
+    const r = await started({ restartSpacingMs: MIN });
+    await probing(r, 'ok', 10 * SEC);
+    await probing(r, 'refused', 30 * SEC);
+    expect(orders).toHaveLength(1);
+    await probing(r, 'ok', 10 * SEC); // recovered
+    step = -2 * HOUR;
+    // Dead again: the second restart waits only its spacing (2 min after the first, on the monotonic clock).
+    await probing(r, 'refused', 3 * MIN);
+    expect(orders).toHaveLength(2);
+    expect(r.status().lastRestart?.ts).toBeLessThan(T0); // stored in wall time, as the machine shows it
+  });
+
+  it('a wall clock stepped forward 2 h neither refills the budget nor ends a grace early', async () => {
+    const r = await started({ maxRestartsPerHour: 1, restartSpacingMs: SEC });
+    await probing(r, 'ok', 10 * SEC);
+    await probing(r, 'refused', 30 * SEC);
+    expect(orders).toHaveLength(1);
+    await probing(r, 'ok', 10 * SEC);
+    step = 2 * HOUR;
+    const kinds = await probing(r, 'refused', 5 * MIN);
+    expect(orders).toHaveLength(1);
+    expect(kinds).toContain('budget_exhausted');
+    expect(r.status().budgetRemaining).toBe(0);
+  });
+
+  it('a restart stored "in the future" (clock stepped back across BreakerBar restarting) only spaces the next', async () => {
+    history.startRestart({ ts: T0 + 2 * HOUR, trigger: 'health', reason: 'before the step', result: 'recovered' });
+    const r = await started({ restartSpacingMs: MIN, maxRestartsPerHour: 4 });
+    expect(r.status().budgetRemaining).toBe(3);
+    await probing(r, 'ok', 10 * SEC);
+    await probing(r, 'refused', 2 * MIN);
+    expect(orders).toHaveLength(1);
+  });
+
+  it('status shows policy times as wall times', async () => {
+    const r = await started({ healthFailuresBeforeRestart: 1, deadAfterMs: 0 });
+    await probing(r, 'ok', 5 * SEC);
+    step = -2 * HOUR;
+    outcome = 'pending';
+    r.probe(probe('refused'));
+    await r.settled();
+    const status = r.status();
+    expect(status.recovering).toMatchObject({ pending: true, trigger: 'health', since: wall() });
+    expect(history.lastRestart()).toMatchObject({ result: 'pending', evidence: 'dead' });
+  });
+});
+
+describe('the runner acts only on what it has seen', () => {
+  it('no healthy probe yet: dead probes restart nothing and alert once', async () => {
+    strategy = { runnable: false, problem: 'no openclaw CLI on PATH and no systemd unit', service: 'none' };
+    const r = await started();
+    const kinds = await probing(r, 'refused', 10 * MIN);
+    expect(orders).toHaveLength(0);
+    expect(kinds).toContain('unverified');
+    expect(notices.map((n) => n.kind)).toEqual(['watchdog_blocked']);
+    expect(r.status()).toMatchObject({ seenHealthy: false, verified: { runnable: false } });
+  });
+
+  it('a strategy check that throws is a problem reported, not a crash', async () => {
+    const r = await started();
+    (r as unknown as { options: { verifyStrategy: () => Promise<StrategyCheck> } }).options.verifyStrategy =
+      async () => {
+        throw new Error('launchctl hung');
+      };
+    await r.verify();
+    expect(r.status().verified).toMatchObject({ runnable: false, problem: expect.stringContaining('launchctl hung') });
+  });
+});
