@@ -93,11 +93,19 @@ export interface TurnEvent {
 }
 
 /** What a gateway log line tells beyond the calls themselves. */
-export type SignalKind = 'fallback_decision' | 'failover_decision' | 'lane_error' | 'stall' | 'run_timeout';
+export type SignalKind =
+  | 'fallback_decision'
+  | 'failover_decision'
+  | 'lane_error'
+  | 'stall'
+  | 'run_timeout'
+  | 'gateway_restart';
 
 /**
  * A fact from the gateway's JSON log: a model fallback or failover decision, a
- * lane task error, a stalled session, an embedded run timeout. Signals are not
+ * lane task error, a stalled session, an embedded run timeout, the gateway
+ * restarting itself in-process (SIGUSR2: `openclaw gateway restart` against a
+ * gateway no service manager runs). Signals are not
  * calls; where no transcript is readable, fallback decisions stand in for them
  * (see the gateway-log source).
  */

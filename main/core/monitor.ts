@@ -23,9 +23,9 @@ import { GatewayMetricsSource, type MetricsStatus } from './sources/gateway-metr
 import type { IngestSink, Source, SourceStatus } from './sources/source.js';
 import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
+import { steadyClock } from './steady-clock.js';
 import { Store } from './store/db.js';
 import { version } from './version.js';
-import { steadyClock } from './steady-clock.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -104,7 +104,10 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.log = options.log;
     // Everything the sources store reaches the breakers (registered once, whatever the restarts).
     this.on('calls', (calls) => this.breakerService?.observe(calls));
-    this.on('signals', (signals) => this.breakerService?.signal(signals));
+    this.on('signals', (signals) => {
+      this.breakerService?.signal(signals);
+      this.gatewaySide?.gatewaySignals(signals);
+    });
   }
 
   async start(): Promise<void> {

@@ -136,6 +136,8 @@ export const SCALED_KEYS = {
   watchdog: [
     'checkIntervalSec',
     'windowSec',
+    'deadAfterSec',
+    'hungAfterSec',
     'startupGraceSec',
     'restartSpacingSec',
     'restartTimeoutSec',

@@ -63,7 +63,11 @@ describe('overall state', () => {
     ],
     [
       'a deferred restart',
-      apiStatus({ watchdog: watchdog({ deferral: { since: NOW - MIN, until: NOW + 5 * MIN, dep: 'zhipu/glm-5.1', cause: 'retry_after' } }) }),
+      apiStatus({
+        watchdog: watchdog({
+          deferral: { since: NOW - MIN, until: NOW + 5 * MIN, dep: 'zhipu/glm-5.1', cause: 'retry_after' },
+        }),
+      }),
       'restart deferred for zhipu/glm-5.1 (Retry-After)',
     ],
     ['a paused watchdog', apiStatus({ watchdog: watchdog({ paused: true, pausedUntil: null }) }), 'watchdog paused'],

@@ -112,6 +112,7 @@ process.exit(res.ok ? 0 : 1);
       windowSec: 2,
       threshold: 3,
       healthFailuresBeforeRestart: 2,
+      deadAfterSec: 1,
       startupGraceSec: 20,
       restartSpacingSec: 1,
       restartCommand: [process.execPath, script, 'from-breakerbar'],

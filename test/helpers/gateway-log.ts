@@ -267,6 +267,14 @@ export function stuckSession(
   return { line: tslogLine({ ...base, text: 'stuck session', fields }), signal: expected };
 }
 
+/** `gateway`: an in-process restart beginning (the message has no fields in either form). */
+export function gatewayRestart(ts: number): LogLine {
+  return {
+    line: tslogLine({ subsystem: 'gateway', ts, level: 'INFO', text: 'received SIGUSR2; restarting' }),
+    signal: expectSignal('gateway_restart', ts),
+  };
+}
+
 /** What a user wrote, quoted by a channel's log line: it talks about everything BreakerBar reads. */
 export const USER_TEXT =
   'why do I keep getting "API rate limit reached"? the log said model fallback decision: decision=candidate_failed ' +
@@ -411,6 +419,7 @@ export function generateGatewayLog(options: GenerateOptions): LogLine[] {
           classification: 'stalled_agent_run',
         }),
       () => stuckSession(ts, form, { sessionId: `s-${n}`, state: 'processing', age: '4m', ageMs: 240_000 }),
+      () => gatewayRestart(ts),
       () => pick(unknownLines(ts)),
       () => pick(unknownLines(ts)),
     ];
@@ -439,6 +448,7 @@ export function countByKind(lines: readonly LogLine[]): Record<SignalKind, numbe
     lane_error: 0,
     stall: 0,
     run_timeout: 0,
+    gateway_restart: 0,
   };
   for (const signal of signalsOf(lines)) counts[signal.kind]++;
   return counts;

@@ -89,6 +89,8 @@ const RULES: ReadonlyArray<{ subsystem: string; heads: readonly string[]; kind: 
   { subsystem: 'agent/embedded', heads: ['embedded run timeout'], kind: 'run_timeout' },
   { subsystem: 'diagnostic', heads: ['lane task error'], kind: 'lane_error' },
   { subsystem: 'diagnostic', heads: ['stalled session', 'stuck session'], kind: 'stall' },
+  // Written as the gateway begins an in-process restart; its port refuses connections for a few seconds after.
+  { subsystem: 'gateway', heads: ['received SIGUSR2; restarting'], kind: 'gateway_restart' },
 ];
 const FETCH_SUBSYSTEM = 'provider-transport-fetch';
 const FETCH_PREFIX = '[model-fetch] ';
@@ -474,6 +476,7 @@ const BUILDERS: Record<SignalKind, Builder> = {
     classification: f.str('classification') ?? f.str('state'),
     reason: f.str('reason'),
   }),
+  gateway_restart: (base) => base,
 };
 
 /**

@@ -116,6 +116,7 @@ export const SIGNAL_KINDS: readonly SignalKind[] = [
   'lane_error',
   'stall',
   'run_timeout',
+  'gateway_restart',
 ];
 
 /** Signals by kind, and fallback decisions by OpenClaw's reason (`unknown` when none is given). */

@@ -189,9 +189,7 @@ export class GatewayHistory {
 
   /** The newest restart by insertion: a wall clock stepped back must not make an older one look newer. */
   lastRestart(): RestartRow | null {
-    const raw = this.db.prepare('SELECT * FROM restarts ORDER BY id DESC LIMIT 1').get() as
-      | RawRestart
-      | undefined;
+    const raw = this.db.prepare('SELECT * FROM restarts ORDER BY id DESC LIMIT 1').get() as RawRestart | undefined;
     return raw ? restartFrom(raw) : null;
   }
 

@@ -9,6 +9,7 @@ import { breakerKeyOf } from '../breaker/runner.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
 import type { Environment, LoadedConfig } from '../config/index.js';
+import type { GatewaySignal } from '../events.js';
 import type { StrategyEnvironment } from '../gateway/control.js';
 import { HealthMonitor } from '../gateway/health.js';
 import type { Logger } from '../log.js';
@@ -24,6 +25,8 @@ import { Restarter } from './restarter.js';
 import { WatchdogRunner } from './runner.js';
 
 const SEC = 1000;
+/** A log line older than this when read is history (a backfill, a catch-up after sleep), not a live event. */
+const LIVE_SIGNAL_MS = 60 * SEC;
 
 export interface GatewaySideOptions {
   loaded: LoadedConfig;
@@ -178,6 +181,18 @@ export class GatewaySide {
     await this.health.stop();
     await this.watchdog.stop();
     await this.notifier.stop();
+  }
+
+  /**
+   * Gateway log signals as they are read. The gateway announcing its own in-process restart tells the
+   * watchdog before its port starts refusing: that restart is not a death. Lines read from history are not news.
+   */
+  gatewaySignals(signals: readonly GatewaySignal[]): void {
+    const now = this.options.clock();
+    for (const signal of signals) {
+      if (signal.kind !== 'gateway_restart' || now - signal.ts > LIVE_SIGNAL_MS) continue;
+      this.watchdog.gatewayRestarting('the gateway log says it is restarting itself (SIGUSR2)');
+    }
   }
 
   /** For the metrics gauges. */

@@ -448,7 +448,7 @@ export class WatchdogPolicy {
       trigger: 'health',
       evidence: unloaded ? 'unloaded' : 'dead',
       reason: unloaded
-        ? `gateway dead (${result.detail}) and its service is ${service === 'parked' ? "parked: the service manager stopped respawning it" : 'not loaded'}`
+        ? `gateway dead (${result.detail}) and its service is ${service === 'parked' ? 'parked: the service manager stopped respawning it' : 'not loaded'}`
         : `gateway dead for ${seconds(deadFor)}: ${result.detail}`,
       deps: [],
       probeClass: result.class,

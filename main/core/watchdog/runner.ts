@@ -133,7 +133,8 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     // The budget and a pause outlive BreakerBar's own restarts. A restart stored "in the future" (the wall
     // clock was stepped back since) counts as just now: it spaces the next one, it does not block for hours.
     for (const row of history.restarts(now - HOUR_MS, Number.MAX_SAFE_INTEGER)) {
-      if (row.result !== 'dry_run') this.policy.rememberRestart(this.toMono(row.ts, true), row.trigger as RestartTrigger);
+      if (row.result !== 'dry_run')
+        this.policy.rememberRestart(this.toMono(row.ts, true), row.trigger as RestartTrigger);
     }
     const last = history.lastRestart();
     if (last && UNFINISHED.includes(last.result) && Math.abs(now - last.ts) < this.options.settings.startupGraceMs) {
@@ -300,7 +301,8 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       enabled: settings.enabled,
       dryRun: settings.dryRun,
       paused,
-      pausedUntil: paused && state.pausedUntil !== null && Number.isFinite(state.pausedUntil) ? wall(state.pausedUntil) : null,
+      pausedUntil:
+        paused && state.pausedUntil !== null && Number.isFinite(state.pausedUntil) ? wall(state.pausedUntil) : null,
       consecutiveChecks: state.consecutiveChecks,
       threshold: settings.threshold,
       healthFailures: state.healthFailures,
@@ -314,7 +316,11 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
         startedAt: rec.startedAt === null ? null : wall(rec.startedAt),
         pending: rec.pending,
       },
-      deferral: state.deferral && { ...state.deferral, since: wall(state.deferral.since), until: wall(state.deferral.until) },
+      deferral: state.deferral && {
+        ...state.deferral,
+        since: wall(state.deferral.since),
+        until: wall(state.deferral.until),
+      },
       storm: state.stormSince === null ? null : { since: wall(state.stormSince) },
       seenHealthy: state.seenHealthy,
       verified: state.strategy,
@@ -361,7 +367,11 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     this.options.notify(
       recovered
         ? restartSucceededNotice(trigger, `${decision.reason}.`, wall)
-        : restartFailedNotice(trigger, `${decision.reason}. Check the gateway's logs; run \`breakerbar doctor\`.`, wall),
+        : restartFailedNotice(
+            trigger,
+            `${decision.reason}. Check the gateway's logs; run \`breakerbar doctor\`.`,
+            wall,
+          ),
     );
   }
 
@@ -421,7 +431,12 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
 
   private async runRestart(order: RestartOrder, now: number, force: boolean): Promise<void> {
     const { history, restarter, metrics, log, clock } = this.options;
-    const id = history.startRestart({ ts: now, trigger: order.trigger, reason: order.reason, evidence: order.evidence });
+    const id = history.startRestart({
+      ts: now,
+      trigger: order.trigger,
+      reason: order.reason,
+      evidence: order.evidence,
+    });
     this.restartId = id;
     // A gateway that does not answer or makes no progress will not drain: skip the drain.
     force ||= order.probeClass === 'read_timeout' || order.evidence === 'hung';

@@ -329,3 +329,38 @@ describe('fallbackAsCall', () => {
     expect(agentIdOfSessionKey(null)).toBeNull();
   });
 });
+
+describe("the gateway's own in-process restart", () => {
+  /** As OpenClaw 2026.9.6 writes it when `openclaw gateway restart` signals a gateway no service manager runs. */
+  const line = (message: string, subsystem = 'gateway') =>
+    JSON.stringify({
+      '0': JSON.stringify({ subsystem }),
+      '1': message,
+      _meta: {
+        runtime: 'node',
+        date: '2026-11-29T23:59:58.250Z',
+        logLevelId: 3,
+        logLevelName: 'INFO',
+        name: JSON.stringify({ subsystem }),
+        parentNames: ['openclaw'],
+      },
+      time: '2026-11-29T23:59:58.250+00:00',
+      message,
+    });
+
+  it('"received SIGUSR2; restarting" is a gateway_restart signal at the line\'s time', () => {
+    const record = read(line('received SIGUSR2; restarting'));
+    expect(record).toMatchObject({ kind: 'signal', signal: { kind: 'gateway_restart', ts: TS, key: KEY } });
+  });
+
+  it('the lines around it, and a plain stop, are not', () => {
+    for (const [message, subsystem] of [
+      ['received SIGTERM; shutting down', 'gateway'],
+      ['gateway ready', 'gateway'],
+      ['admission closed: restart (SIGUSR2: gateway.restart)', 'gateway/admission'],
+      ['received SIGUSR2; restarting', 'gateway/shutdown'],
+    ] as const) {
+      expect(read(line(message, subsystem)).kind).toBe('ignored');
+    }
+  });
+});

@@ -14,8 +14,13 @@ import type { NoticeInput } from '../../../main/core/notify/notifier.js';
 import { BreakerbarMetrics } from '../../../main/core/server/metrics.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
-import type { RestartOrder, RestartOutcome, StrategyCheck, WatchdogSettings } from '../../../main/core/watchdog/policy.js';
-import type { Restarter, RestartExecution } from '../../../main/core/watchdog/restarter.js';
+import type {
+  RestartOrder,
+  RestartOutcome,
+  StrategyCheck,
+  WatchdogSettings,
+} from '../../../main/core/watchdog/policy.js';
+import type { RestartExecution, Restarter } from '../../../main/core/watchdog/restarter.js';
 import { WatchdogRunner } from '../../../main/core/watchdog/runner.js';
 
 const SEC = 1000;
