@@ -113,8 +113,10 @@ export function assess(status: ApiStatus, now: number): Assessment {
     if (w.paused) degraded.push('watchdog paused');
     if (w.enabled && w.dryRun) degraded.push('watchdog in dry run');
     if (w.diverging) degraded.push('probes green while a breaker stays open');
-    if (w.enabled && w.strategy.problem !== null && w.strategy.argv === null) {
+    if (w.enabled && ((w.strategy.problem !== null && w.strategy.argv === null) || w.verified?.runnable === false)) {
       degraded.push('no way to restart the gateway');
+    } else if (w.enabled && !w.seenHealthy) {
+      degraded.push('watchdog waiting to see the gateway healthy');
     }
   }
   for (const source of status.sources) {

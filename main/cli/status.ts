@@ -57,14 +57,24 @@ export function renderStatus(status: ApiStatus, now: number): string {
         `           restart running (${w.restartInFlight.trigger}) since ${when(w.restartInFlight.since, now)}`,
       );
     if (w.recovering) {
+      const rec = w.recovering;
       lines.push(
-        `           verifying recovery since ${when(w.recovering.since, now)}: ${w.recovering.startedAt ? 'started, waiting for a successful call' : 'waiting for /startupz to say started'}`,
+        rec.pending
+          ? `           restart pending since ${when(rec.since, now)}: OpenClaw restarts once its work has drained`
+          : rec.trigger === 'gateway'
+            ? `           the gateway restarted itself ${when(rec.since, now)}: waiting for it to start`
+            : `           verifying recovery since ${when(rec.since, now)}: waiting for /startupz to say started`,
       );
     }
+    if (w.storm && !w.deferral) lines.push(`           429 storm since ${when(w.storm.since, now)}`);
     if (w.deferral)
       lines.push(
-        `           restart deferred for ${w.deferral.dep} until ${new Date(w.deferral.until).toLocaleTimeString()} (Retry-After)`,
+        `           429 storm${w.storm ? ` since ${when(w.storm.since, now)}` : ''}: restart held for ${w.deferral.dep} until ${new Date(w.deferral.until).toLocaleTimeString()} (${w.deferral.cause === 'cooldown' ? "OpenClaw's cooldown" : 'Retry-After'})`,
       );
+    if (w.enabled && !w.seenHealthy)
+      lines.push('           no automatic restart: the gateway has not been seen healthy since BreakerBar started');
+    else if (w.enabled && w.verified && !w.verified.runnable)
+      lines.push(`           no automatic restart: ${w.verified.problem ?? 'the restart strategy cannot run'}`);
     if (w.diverging) lines.push('           ALARM: health probes green while a breaker stays open');
     const r = w.lastRestart;
     if (r) {

@@ -359,7 +359,7 @@ describe('scan', () => {
           lines: 0,
           malformed: 0,
           unknown: 0,
-          signals: { fallback_decision: 0, failover_decision: 0, lane_error: 0, stall: 0, run_timeout: 0 },
+          signals: { fallback_decision: 0, failover_decision: 0, lane_error: 0, stall: 0, run_timeout: 0, gateway_restart: 0 },
           fallbackDecisions: {},
           stalls: 0,
           runTimeouts: 0,
