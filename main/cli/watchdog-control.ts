@@ -44,7 +44,9 @@ and the restart budget hold only automatic restarts, never this one.
 Options:
   --force          Skip the drain (openclaw gateway restart --force)
   --reason TEXT    Why, for the restart log and notifications
-  --wait           Wait until the restart is verified (started and calls succeeding) or has failed
+  --wait           Wait until the restart is verified (the restarted gateway reports started and
+                   answers its probes) or has failed; a restart OpenClaw scheduled for once its
+                   work has drained is waited for as well
   --json           Print the API's answer
   --config FILE    Config file naming the data directory
   -h, --help       Show this help
@@ -61,10 +63,15 @@ Options:
     if (answer.decision !== 'restart') return 1;
     if (!args.values.wait) return 0;
     // Poll the status (every second) until the restart record is final.
+    let toldPending = false;
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const status = await client.get<ApiStatus>('/api/status');
       const w = status.watchdog;
+      if (w?.recovering?.pending && !toldPending) {
+        toldPending = true;
+        io.out('restart pending: OpenClaw restarts once its active work has drained\n');
+      }
       if (w && !w.restartInFlight && !w.recovering) {
         const last = w.lastRestart;
         const recovery = last?.recoveryMs != null ? ` in ${duration(last.recoveryMs)}` : '';
