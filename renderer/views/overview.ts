@@ -269,21 +269,31 @@ export class OverviewView implements View {
         h('span', null, `${watchdog.restartInFlight.trigger}, for `, live('since', watchdog.restartInFlight.since)),
       ]);
     }
-    if (watchdog.recovering) {
-      rows.push([
-        'Recovering',
-        h(
-          'span',
-          null,
-          `after a ${watchdog.recovering.trigger} restart, for `,
-          live('since', watchdog.recovering.since),
-        ),
-      ]);
+    const rec = watchdog.recovering;
+    if (rec) {
+      const what = rec.pending
+        ? 'OpenClaw restarts once its work has drained; pending for '
+        : rec.trigger === 'gateway'
+          ? 'the gateway restarted itself; waiting for it to start, for '
+          : `after a ${rec.trigger} restart, for `;
+      rows.push([rec.pending ? 'Restart pending' : 'Recovering', h('span', null, what, live('since', rec.since))]);
     }
     if (watchdog.deferral) {
+      const holder =
+        watchdog.deferral.cause === 'cooldown'
+          ? `OpenClaw holds ${watchdog.deferral.dep} in cooldown`
+          : `${watchdog.deferral.dep} asked to wait`;
       rows.push([
-        'Deferred',
-        h('span', null, `${watchdog.deferral.dep} asked to wait; until `, live('countdown', watchdog.deferral.until)),
+        'Storm restart held',
+        h('span', null, `${holder}; until `, live('countdown', watchdog.deferral.until)),
+      ]);
+    }
+    if (watchdog.enabled && (!watchdog.seenHealthy || watchdog.verified?.runnable === false)) {
+      rows.push([
+        'Not restarting',
+        !watchdog.seenHealthy
+          ? 'the gateway has not been seen healthy since BreakerBar started'
+          : (watchdog.verified?.problem ?? 'the restart strategy cannot run here'),
       ]);
     }
     if (watchdog.lastDecision) {
@@ -301,7 +311,7 @@ export class OverviewView implements View {
           'span',
           null,
           live('ago', r.ts),
-          `, ${r.trigger}: ${r.result.replace(/_/g, ' ')}`,
+          `, ${r.trigger}${r.evidence && r.evidence !== 'manual' ? ` (${r.evidence})` : ''}: ${r.result.replace(/_/g, ' ')}`,
           r.recoveryMs === null ? '' : `, recovered in ${duration(r.recoveryMs)}`,
         ),
       ]);
