@@ -80,11 +80,18 @@ function serviceFinding(service: ServiceState, strategy: string | null): Finding
         service.manager === 'launchd'
           ? 'launchd stops honouring KeepAlive after a burst of crashes; a restart by BreakerBar kickstarts it'
           : 'systemd keeps restarting it; a restart by BreakerBar resets the unit first',
-        service.manager === 'launchd' ? `now: \`${kickstart}\`` : `now: \`systemctl --user reset-failed ${service.name}\``,
+        service.manager === 'launchd'
+          ? `now: \`${kickstart}\``
+          : `now: \`systemctl --user reset-failed ${service.name}\``,
       );
     case 'unloaded':
       // With the CLI, an unloaded service is normal for a gateway run in a terminal or by another supervisor.
-      return finding('restart', strategy === 'openclaw' ? 'info' : 'warn', service.summary, service.problem ?? undefined);
+      return finding(
+        'restart',
+        strategy === 'openclaw' ? 'info' : 'warn',
+        service.summary,
+        service.problem ?? undefined,
+      );
     default:
       return finding('restart', 'warn', service.summary, service.problem ?? undefined);
   }

@@ -197,12 +197,14 @@ export async function verifyRestartStrategy(
       };
     case 'launchd': {
       const { identity, problem: why } = launchdIdentity(env);
-      if (!identity) return { runnable: false, strategy: 'launchd', problem: why, program: null, checked: [], service: null };
+      if (!identity)
+        return { runnable: false, strategy: 'launchd', problem: why, program: null, checked: [], service: null };
       return verifyLaunchd(identity, env, steps);
     }
     case 'systemd': {
       const { identity, problem: why } = systemdIdentity(env);
-      if (!identity) return { runnable: false, strategy: 'systemd', problem: why, program: null, checked: [], service: null };
+      if (!identity)
+        return { runnable: false, strategy: 'systemd', problem: why, program: null, checked: [], service: null };
       return verifySystemd(identity, env, steps);
     }
   }

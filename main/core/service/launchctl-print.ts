@@ -117,7 +117,10 @@ export function parseLaunchctlDisabled(text: string, label: string): boolean | n
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (!line.startsWith(prefix)) continue;
-    const value = line.slice(prefix.length).replace(/^\s*=>\s*/, '').trim();
+    const value = line
+      .slice(prefix.length)
+      .replace(/^\s*=>\s*/, '')
+      .trim();
     if (value === 'disabled' || value === 'true') return true;
     if (value === 'enabled' || value === 'false') return false;
   }

@@ -20,7 +20,7 @@ import {
   verifyRestartStrategy,
 } from '../gateway/control.js';
 import { type CommandResult, runCommand } from '../gateway/run-command.js';
-import type { RestartOrder, RestartOutcome as PolicyRestartOutcome } from './policy.js';
+import type { RestartOutcome as PolicyRestartOutcome, RestartOrder } from './policy.js';
 
 type Flavour = (typeof RESTART_FLAVOURS)[number];
 

@@ -47,7 +47,10 @@ export function verifyCommand(plan: RestartPlan, env: StrategyEnvironment, extra
   };
 }
 
-export function interpretCommand(plan: RestartPlan, result: CommandResult): { outcome: RestartOutcome; message: string } {
+export function interpretCommand(
+  plan: RestartPlan,
+  result: CommandResult,
+): { outcome: RestartOutcome; message: string } {
   if (succeeded(result)) return { outcome: 'done', message: `${plan.description}: done` };
   return { outcome: 'failed', message: `${plan.description} ${failureOf(result)}` };
 }

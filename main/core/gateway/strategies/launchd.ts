@@ -23,7 +23,7 @@ import {
   readLaunchctlPrint,
 } from '../../service/launchctl-print.js';
 import { findExecutable, serviceNameOverride, serviceProfile } from './environment.js';
-import { combineSteps, failureOf, fileExists, pathFor, StepRunner, succeeded, tildeFor } from './steps.js';
+import { combineSteps, failureOf, fileExists, pathFor, StepRunner, shorten, succeeded, tildeFor } from './steps.js';
 import type {
   ExecutionContext,
   RestartAttempt,
@@ -53,7 +53,10 @@ export interface LaunchdIdentity {
 }
 
 /** The gateway's launchd job here, or why it cannot be addressed. */
-export function launchdIdentity(env: StrategyEnvironment): { identity: LaunchdIdentity | null; problem: string | null } {
+export function launchdIdentity(env: StrategyEnvironment): {
+  identity: LaunchdIdentity | null;
+  problem: string | null;
+} {
   if (env.uid === null) {
     return { identity: null, problem: 'the user id for launchctl (gui/<uid>) is unknown' };
   }
@@ -197,7 +200,11 @@ function attachOnlyNote(env: StrategyEnvironment): string {
 }
 
 /** Why nothing can be restarted for this job state, or null when something can. */
-export function launchdProblem(state: ServiceState, identity: LaunchdIdentity, env: StrategyEnvironment): string | null {
+export function launchdProblem(
+  state: ServiceState,
+  identity: LaunchdIdentity,
+  env: StrategyEnvironment,
+): string | null {
   switch (state.health) {
     case 'unknown':
       return state.problem ?? state.summary;
@@ -296,7 +303,7 @@ export async function restartLaunchd(plan: RestartPlan, ctx: ExecutionContext): 
           : '';
       return finish(
         'failed',
-        `LaunchAgent ${identity.label} was not loaded and \`launchctl bootstrap ${identity.domain} ${tildeFor(env, argv[3] ?? identity.plist)}\` ${failureOf(result)}${hint}`,
+        `LaunchAgent ${identity.label} was not loaded and \`launchctl bootstrap ${identity.domain} ${tildeFor(env, argv[3] ?? identity.plist)}\` ${failureOf(result, shorten(detail))}${hint}`,
         now,
         record,
       );
@@ -306,7 +313,8 @@ export async function restartLaunchd(plan: RestartPlan, ctx: ExecutionContext): 
 
   const after = await settle(identity, env, steps, ctx);
   if (after.health === 'running') {
-    const pids = before.pid !== null && before.pid !== after.pid ? `pid ${before.pid} → ${after.pid}` : `pid ${after.pid}`;
+    const pids =
+      before.pid !== null && before.pid !== after.pid ? `pid ${before.pid} → ${after.pid}` : `pid ${after.pid}`;
     return finish('done', `LaunchAgent ${identity.label}: ${why(before)}; running (${pids})`, after);
   }
   return finish(
@@ -329,5 +337,12 @@ export async function verifyLaunchd(
     `launchctl print ${identity.target}: ${state.summary}`,
   ];
   const problem = launchdProblem(state, identity, env);
-  return { runnable: problem === null, strategy: 'launchd', problem, program: identity.launchctl, checked, service: state };
+  return {
+    runnable: problem === null,
+    strategy: 'launchd',
+    problem,
+    program: identity.launchctl,
+    checked,
+    service: state,
+  };
 }

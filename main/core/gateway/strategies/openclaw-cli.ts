@@ -128,8 +128,7 @@ export function pendingFromJson(json: Json): PendingRestart | null {
     ? preflight.blockers.map((b) => (isRecord(b) ? str(b.message) : str(b))).filter((b): b is string => b !== null)
     : [];
   const summary = str(preflight.summary);
-  const reason =
-    blockers.length > 0 ? (summary?.replace(/^restart deferred:\s*/i, '') ?? blockers.join('; ')) : null;
+  const reason = blockers.length > 0 ? (summary?.replace(/^restart deferred:\s*/i, '') ?? blockers.join('; ')) : null;
   const delayMs = num(restart.delayMs);
   const bound = kind === 'scheduled' ? 0 : OPENCLAW_SAFE_RESTART_MAX_DEFERRAL_MS;
   return {
@@ -169,7 +168,11 @@ export function interpretOpenclaw(plan: RestartPlan, result: CommandResult): Cli
   const reason = reasonFromJson(result.stdout);
   if (succeeded(result)) {
     if (json?.ok === false) {
-      return { outcome: 'failed', message: `${plan.description} failed: ${reason ?? 'the CLI said ok: false'}`, pending: null };
+      return {
+        outcome: 'failed',
+        message: `${plan.description} failed: ${reason ?? 'the CLI said ok: false'}`,
+        pending: null,
+      };
     }
     const pending = json ? pendingFromJson(json) : null;
     if (pending) return { outcome: 'pending', message: pendingMessage(plan.description, pending), pending };

@@ -46,7 +46,10 @@ export function systemdUnitName(env: StrategyEnvironment): string {
 }
 
 /** The gateway's unit here, or why systemctl cannot be used. */
-export function systemdIdentity(env: StrategyEnvironment): { identity: SystemdIdentity | null; problem: string | null } {
+export function systemdIdentity(env: StrategyEnvironment): {
+  identity: SystemdIdentity | null;
+  problem: string | null;
+} {
   const systemctl = findExecutable('systemctl', env);
   if (systemctl === null) return { identity: null, problem: 'no systemctl on PATH' };
   const unit = systemdUnitName(env);
@@ -231,7 +234,8 @@ async function settle(
   const budget = Math.min(ctx.settleMs ?? DEFAULT_SETTLE_MS, Math.max(0, steps.remainingMs()));
   const polls = Math.max(1, Math.ceil(budget / SETTLE_POLL_MS));
   let state = await inspectSystemd(identity, env, steps);
-  const waiting = (s: ServiceState) => s.health === 'starting' || s.health === 'respawn_pending' || s.health === 'stopping';
+  const waiting = (s: ServiceState) =>
+    s.health === 'starting' || s.health === 'respawn_pending' || s.health === 'stopping';
   for (let i = 1; i < polls && waiting(state); i++) {
     await ctx.sleep(SETTLE_POLL_MS);
     state = await inspectSystemd(identity, env, steps);
@@ -317,5 +321,12 @@ export async function verifySystemd(
       ? `${state.problem}; fix ${state.file ? tildeFor(env, state.file) : 'the unit file'} and run \`systemctl --user daemon-reload\``
       : null;
   const problem = systemdProblem(state, identity) ?? broken;
-  return { runnable: problem === null, strategy: 'systemd', problem, program: identity.systemctl, checked, service: state };
+  return {
+    runnable: problem === null,
+    strategy: 'systemd',
+    problem,
+    program: identity.systemctl,
+    checked,
+    service: state,
+  };
 }
