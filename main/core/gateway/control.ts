@@ -68,7 +68,8 @@ export interface RestartOptions {
 export interface RestartInterpretation {
   outcome: RestartOutcome;
   message: string;
-  pending?: PendingRestart | null;
+  /** For 'pending': when and why the gateway restarts later; null otherwise. */
+  pending: PendingRestart | null;
 }
 
 const FIX_HINT = 'set watchdog.restartCommand';
@@ -100,7 +101,7 @@ export function chooseRestart(options: RestartOptions, env: StrategyEnvironment)
 /** What one restart command's exit means (the CLI's JSON for the openclaw strategy). */
 export function interpretRestart(plan: RestartPlan, result: CommandResult): RestartInterpretation {
   if (plan.strategy === 'openclaw') return interpretOpenclaw(plan, result);
-  return interpretCommand(plan, result);
+  return { ...interpretCommand(plan, result), pending: null };
 }
 
 /** Runs a single-command plan: the user's command or the openclaw CLI. */
@@ -111,7 +112,7 @@ async function restartWithOneCommand(plan: RestartPlan, ctx: ExecutionContext): 
   return {
     outcome,
     message,
-    pending: pending ?? null,
+    pending,
     steps: steps.records,
     result: combineSteps(steps.records) ?? result,
     service: null,
