@@ -1,8 +1,8 @@
 /**
  * Check 5: how the gateway would be restarted for each trigger, whether that
  * can work here, and how the gateway's service looks to launchd or systemd.
- * The answer comes from the same verification the watchdog uses before it
- * acts; only inspection commands run (`launchctl print`, `systemctl show`).
+ * The answer is the Restarter's own `verify()`; only inspection commands run
+ * (`launchctl print`, `systemctl show`).
  */
 import { isAbsolute } from 'node:path';
 import type { Environment, LoadedConfig } from '../config/index.js';
@@ -65,7 +65,7 @@ function blockedPlan(which: string, level: Level, plan: RestartPlan, verificatio
 
 /** The gateway's service as its manager sees it: fine, or why the watchdog may be needed. */
 function serviceFinding(service: ServiceState, strategy: string | null): Finding {
-  const kickstart = `launchctl kickstart -k gui/<uid>/${service.name}`;
+  const kickstart = `launchctl kickstart -k ${service.target}`;
   switch (service.health) {
     case 'running':
       return finding('restart', 'ok', service.summary);

@@ -163,7 +163,7 @@ describe('restart strategy', () => {
     );
     const parked = restart.find((f) => f.level === 'warn');
     expect(parked?.title).toContain('loaded but not running and launchd is not respawning it');
-    expect(parked?.fix).toBe(`now: \`launchctl kickstart -k gui/<uid>/${label}\``);
+    expect(parked?.fix).toBe(`now: \`launchctl kickstart -k gui/${uid}/${label}\``);
   });
 
   it('shows a disabled or dry-run watchdog as info; then only a manual restart problem is an error', async () => {

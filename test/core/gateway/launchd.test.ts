@@ -151,6 +151,22 @@ describe('launchd strategy', () => {
     expect(h.slept()).toBe(1500);
   });
 
+  it('a step whose turn comes after the restart budget is spent is not started', async () => {
+    plist();
+    const launchctl = fakeExecutable(h.bin, 'launchctl', {
+      [`print ${TARGET}`]: at('launchctl print parked'),
+      [`kickstart -k ${TARGET}`]: { exitCode: 0 },
+    });
+    // Every look at the clock finds 20 s more gone: the 60 s budget runs out after the kickstart.
+    let t = 0;
+    const attempt = await executeRestart(plan(), h.context(h.environment(), { now: () => (t += 20_000) }));
+    expect(launchctl.lines()).toEqual([`launchctl print ${TARGET}`, `launchctl kickstart -k ${TARGET}`]);
+    expect(attempt.steps).toHaveLength(3);
+    expect(attempt.steps[2]?.result.spawnError).toBe("the restart's 60.0 s were used up before it could run");
+    expect(attempt.outcome).toBe('failed');
+    expect(attempt.message).toContain('but launchd does not show it running');
+  });
+
   it('not installed (not loaded, no plist): nothing is run, and the problem says what is missing', async () => {
     const launchctl = fakeExecutable(h.bin, 'launchctl', {
       [`print ${TARGET}`]: at('launchctl print not loaded'),

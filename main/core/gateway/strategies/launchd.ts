@@ -123,6 +123,7 @@ export async function inspectLaunchd(
   const base = {
     manager: 'launchd' as const,
     name: identity.label,
+    target: identity.target,
     file: identity.plist,
     fileExists: plistPresent,
     searched: [identity.plist],

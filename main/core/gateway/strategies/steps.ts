@@ -30,10 +30,19 @@ export class StepRunner {
     return this.ctx.now() - this.started;
   }
 
-  /** Runs one command; `cap` bounds it further (inspections). */
+  /**
+   * Runs one command; `cap` bounds it further (inspections). A command whose
+   * turn comes after the budget is spent is not started at all.
+   */
   async run(argv: string[], cap = Number.POSITIVE_INFINITY): Promise<CommandResult> {
-    const timeoutMs = Math.max(MIN_STEP_MS, Math.min(cap, this.remainingMs()));
-    const result = await this.ctx.run(argv, { timeoutMs, env: this.ctx.commandEnv });
+    const remaining = this.remainingMs();
+    const result =
+      remaining <= 0
+        ? notRun(`the restart's ${(this.ctx.timeoutMs / 1000).toFixed(1)} s were used up before it could run`)
+        : await this.ctx.run(argv, {
+            timeoutMs: Math.max(MIN_STEP_MS, Math.min(cap, remaining)),
+            env: this.ctx.commandEnv,
+          });
     this.records.push({ argv, result });
     return result;
   }
@@ -41,6 +50,10 @@ export class StepRunner {
   inspect(argv: string[]): Promise<CommandResult> {
     return this.run(argv, INSPECT_TIMEOUT_MS);
   }
+}
+
+function notRun(why: string): CommandResult {
+  return { exitCode: null, signal: null, timedOut: false, spawnError: why, stdout: '', stderr: '', durationMs: 0 };
 }
 
 /** Whether a command ran and exited 0. */

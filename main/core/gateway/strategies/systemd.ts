@@ -136,6 +136,7 @@ export async function inspectSystemd(
   const base = {
     manager: 'systemd' as const,
     name: identity.unit,
+    target: identity.unit,
     file: found ?? identity.candidates[0] ?? null,
     fileExists: found !== null,
     searched: identity.candidates,

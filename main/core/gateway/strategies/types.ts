@@ -130,6 +130,8 @@ export interface ServiceState {
   manager: 'launchd' | 'systemd';
   /** The launchd label or systemd unit. */
   name: string;
+  /** What the manager's commands address: `gui/<uid>/<label>`, or the unit. */
+  target: string;
   /** The plist or unit file: where the manager loaded it from, else where it is expected. */
   file: string | null;
   fileExists: boolean;
