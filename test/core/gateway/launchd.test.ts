@@ -96,6 +96,35 @@ describe('launchd strategy', () => {
     );
   });
 
+  it('unloaded between the read and the kickstart: loaded again, then started', async () => {
+    const path = plist();
+    const launchctl = fakeExecutable(h.bin, 'launchctl', {
+      [`print ${TARGET}`]: [
+        at('launchctl print running'),
+        at('launchctl print not loaded'),
+        at('launchctl print running after kickstart'),
+      ],
+      [`kickstart -k ${TARGET}`]: at('launchctl kickstart not loaded'),
+      'print-disabled gui/501': at('launchctl print-disabled enabled'),
+      [`bootstrap gui/501 ${path}`]: { exitCode: 0 },
+      [`kickstart ${TARGET}`]: { exitCode: 0 },
+    });
+    const attempt = await executeRestart(plan(), h.context(h.environment()));
+    expect(launchctl.lines()).toEqual([
+      `launchctl print ${TARGET}`,
+      `launchctl kickstart -k ${TARGET}`,
+      `launchctl print ${TARGET}`,
+      'launchctl print-disabled gui/501',
+      `launchctl bootstrap gui/501 ${path}`,
+      `launchctl kickstart ${TARGET}`,
+      `launchctl print ${TARGET}`,
+    ]);
+    expect(attempt.outcome).toBe('done');
+    expect(attempt.message).toBe(
+      `LaunchAgent ${LABEL}: it was not loaded: bootstrapped it again; running (pid 48213 → 51877)`,
+    );
+  });
+
   it('throttled respawn (spawn scheduled) is kickstarted too, and the pid change is reported', async () => {
     plist();
     fakeExecutable(h.bin, 'launchctl', {

@@ -288,15 +288,20 @@ export async function restartLaunchd(plan: RestartPlan, ctx: ExecutionContext): 
   const blocked = launchdProblem(before, identity, env);
   if (blocked) return finish('failed', `${plan.description}: ${blocked}`, before);
 
-  for (const argv of launchdSteps(before, identity)) {
+  // The job can be unloaded under us (a stop, a failed restart by someone else): then kickstart
+  // answers "Could not find service", and the plist is loaded again once.
+  let todo = launchdSteps(before, identity);
+  let cause = before;
+  for (let i = 0; i < todo.length; i++) {
+    const argv = todo[i] ?? [];
     const result = await steps.run(argv);
     if (succeeded(result)) continue;
     const record = steps.records[steps.records.length - 1];
+    const detail = outputLine(result.stdout, result.stderr);
     if (argv[1] === 'bootstrap') {
       // Loaded meanwhile (a race with launchd or the app): the kickstart that follows still applies.
       const now = await inspectLaunchd(identity, env, steps);
       if (now.loaded === true) continue;
-      const detail = outputLine(result.stdout, result.stderr);
       const hint = /\b5\b|input\/output/i.test(detail)
         ? ' (launchd refuses a plist it cannot load: check it with `plutil -lint`, and that the job is not disabled)'
         : /\b125\b|domain/i.test(detail)
@@ -309,6 +314,14 @@ export async function restartLaunchd(plan: RestartPlan, ctx: ExecutionContext): 
         record,
       );
     }
+    if (cause.health !== 'unloaded' && /could not find service/i.test(detail)) {
+      const now = await inspectLaunchd(identity, env, steps);
+      if (now.health === 'unloaded' && launchdProblem(now, identity, env) === null) {
+        cause = now;
+        todo = [...todo.slice(0, i + 1), ...launchdSteps(now, identity)];
+        continue;
+      }
+    }
     return finish('failed', `\`${argv.slice(1).join(' ')}\` ${failureOf(result)}`, before, record);
   }
 
@@ -316,11 +329,11 @@ export async function restartLaunchd(plan: RestartPlan, ctx: ExecutionContext): 
   if (after.health === 'running') {
     const pids =
       before.pid !== null && before.pid !== after.pid ? `pid ${before.pid} → ${after.pid}` : `pid ${after.pid}`;
-    return finish('done', `LaunchAgent ${identity.label}: ${why(before)}; running (${pids})`, after);
+    return finish('done', `LaunchAgent ${identity.label}: ${why(cause)}; running (${pids})`, after);
   }
   return finish(
     'failed',
-    `LaunchAgent ${identity.label}: ${why(before)}, but launchd does not show it running: ${after.summary}`,
+    `LaunchAgent ${identity.label}: ${why(cause)}, but launchd does not show it running: ${after.summary}`,
     after,
   );
 }
