@@ -1,14 +1,15 @@
 /**
- * Check 5: how the gateway would be restarted for each trigger, and whether
- * that program exists here. Nothing is run.
+ * Check 5: how the gateway would be restarted for each trigger, whether that
+ * can work here, and how the gateway's service looks to launchd or systemd.
+ * The answer is the Restarter's own `verify()`; only inspection commands run
+ * (`launchctl print`, `systemctl show`).
  */
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type { Environment, LoadedConfig } from '../config/index.js';
-import type { RestartPlan, RestartTrigger } from '../gateway/control.js';
+import type { RestartPlan, RestartTrigger, ServiceState, StrategyVerification } from '../gateway/control.js';
+import { runCommand } from '../gateway/run-command.js';
 import { strategyEnvironment } from '../watchdog/gateway-side.js';
 import { Restarter } from '../watchdog/restarter.js';
-import { envValue, findOnPath, isExecutableFile } from './fs-util.js';
 import { type Finding, finding, type Level } from './types.js';
 
 const TRIGGERS: readonly RestartTrigger[] = ['manual', 'health', 'storm'];
@@ -22,55 +23,85 @@ const TRIGGER_WORDS: Record<RestartTrigger, string> = {
 const NO_PLAN_FIX =
   'set watchdog.restartCommand to the command that restarts your gateway (argv, absolute program path), or install the openclaw CLI';
 
-/**
- * Where the program of a plan is found the way the restarter runs it: an
- * absolute path as is; a bare name on PATH with Node's directory first (what
- * Restarter puts in the command's environment). Null when it is not there.
- */
-export function resolveProgram(program: string, env: NodeJS.ProcessEnv): string | null {
-  if (isAbsolute(program)) return isExecutableFile(program) ? program : null;
-  if (program.includes('/')) return isExecutableFile(program) ? program : null;
-  return findOnPath(program, env.PATH ?? env.Path, [dirname(process.execPath)]);
-}
-
-/**
- * Where the gateway's service file would be when the plan talks to launchd or
- * systemd directly (the openclaw CLI installs it with `openclaw gateway install`).
- * Null when the plan does not depend on one.
- */
-export function serviceFileCandidates(
-  plan: RestartPlan,
-  environment: Environment,
-  profile: string | null,
-): string[] | null {
-  if (plan.strategy === 'launchd') {
-    const label = profile ? `ai.openclaw.${profile}` : 'ai.openclaw.gateway';
-    return [join(environment.home, 'Library', 'LaunchAgents', `${label}.plist`)];
-  }
-  if (plan.strategy === 'systemd') {
-    const unit = profile ? `openclaw-gateway-${profile}.service` : 'openclaw-gateway.service';
-    const configHome = envValue(environment.env, 'XDG_CONFIG_HOME') ?? join(environment.home, '.config');
-    return [
-      join(configHome, 'systemd', 'user', unit),
-      join('/etc', 'systemd', 'user', unit),
-      join('/usr', 'lib', 'systemd', 'user', unit),
-      join('/usr', 'local', 'lib', 'systemd', 'user', unit),
-    ];
-  }
-  return null;
-}
+const INSTALL_FIX =
+  'install the service with `openclaw gateway install`, or set watchdog.restartCommand to how you run the gateway';
 
 function triggerList(triggers: RestartTrigger[]): string {
   if (triggers.length === TRIGGERS.length) return 'every restart (manual, health, storm)';
   return triggers.map((t) => TRIGGER_WORDS[t]).join(', ');
 }
 
-function serviceMissing(plan: RestartPlan, environment: Environment, profile: string | null): boolean {
-  const candidates = serviceFileCandidates(plan, environment, profile);
-  return candidates !== null && !candidates.some((path) => existsSync(path));
+/** A plan that cannot work here: the program is missing, or the service is not there to act on. */
+function blockedPlan(which: string, level: Level, plan: RestartPlan, verification: StrategyVerification): Finding {
+  const wouldRun = `would run: ${plan.argv.join(' ')}`;
+  if (plan.strategy === 'command') {
+    const program = plan.argv[0] ?? '';
+    return finding(
+      'restart',
+      level,
+      `${which}: ${program} not found`,
+      wouldRun,
+      `install ${program}, or fix watchdog.restartCommand (an absolute path is safest: services start with a minimal PATH)`,
+    );
+  }
+  const service = verification.service;
+  if (service && service.health === 'unloaded' && !service.fileExists && service.problem === null) {
+    return finding(
+      'restart',
+      level,
+      `${which}: ${plan.description}, but the gateway service is not installed`,
+      verification.problem ?? service.summary,
+      INSTALL_FIX,
+    );
+  }
+  return finding(
+    'restart',
+    level,
+    `${which}: ${plan.description} cannot work here`,
+    verification.problem ?? undefined,
+    service?.health === 'disabled' ? 'turn the service back on if BreakerBar should restart it' : NO_PLAN_FIX,
+  );
 }
 
-export function checkRestart(loaded: LoadedConfig, environment: Environment): Finding[] {
+/** The gateway's service as its manager sees it: fine, or why the watchdog may be needed. */
+function serviceFinding(service: ServiceState, strategy: string | null): Finding {
+  const kickstart = `launchctl kickstart -k ${service.target}`;
+  switch (service.health) {
+    case 'running':
+      return finding('restart', 'ok', service.summary);
+    case 'starting':
+      return finding('restart', 'info', service.summary);
+    case 'parked':
+    case 'respawn_pending':
+      return finding(
+        'restart',
+        'warn',
+        service.summary,
+        service.manager === 'launchd'
+          ? 'launchd stops honouring KeepAlive after a burst of crashes; a restart by BreakerBar kickstarts it'
+          : 'systemd keeps restarting it; a restart by BreakerBar resets the unit first',
+        service.manager === 'launchd'
+          ? `now: \`${kickstart}\``
+          : `now: \`systemctl --user reset-failed ${service.name}\``,
+      );
+    case 'unloaded':
+      // With the CLI, an unloaded service is normal for a gateway run in a terminal or by another supervisor.
+      return finding(
+        'restart',
+        strategy === 'openclaw' ? 'info' : 'warn',
+        service.summary,
+        service.problem ?? undefined,
+      );
+    default:
+      return finding('restart', 'warn', service.summary, service.problem ?? undefined);
+  }
+}
+
+export async function checkRestart(
+  loaded: LoadedConfig,
+  environment: Environment,
+  run: typeof runCommand = runCommand,
+): Promise<Finding[]> {
   const findings: Finding[] = [];
   const w = loaded.config.watchdog;
   if (!w.enabled) {
@@ -113,7 +144,9 @@ export function checkRestart(loaded: LoadedConfig, environment: Environment): Fi
       stormWaitSec: w.stormWaitSec,
     },
     strategyEnvironment(environment, loaded.config.profile),
+    run,
   );
+  const verification = await restarter.verify();
 
   // Triggers with the same plan (or the same problem) share one line.
   const groups = new Map<string, { triggers: RestartTrigger[]; plan: RestartPlan | null; problem: string | null }>();
@@ -136,19 +169,8 @@ export function checkRestart(loaded: LoadedConfig, environment: Environment): Fi
       continue;
     }
     const program = plan.argv[0] ?? '';
-    const found = resolveProgram(program, environment.env);
-    if (found === null) {
-      findings.push(
-        finding(
-          'restart',
-          level,
-          `${which}: ${program} not found`,
-          `would run: ${plan.argv.join(' ')}`,
-          plan.strategy === 'command'
-            ? `install ${program}, or fix watchdog.restartCommand (an absolute path is safest: services start with a minimal PATH)`
-            : NO_PLAN_FIX,
-        ),
-      );
+    if (!verification.runnable) {
+      findings.push(blockedPlan(which, level, plan, verification));
     } else if (!isAbsolute(program) && program.includes('/')) {
       findings.push(
         finding(
@@ -159,27 +181,18 @@ export function checkRestart(loaded: LoadedConfig, environment: Environment): Fi
           'use an absolute path in watchdog.restartCommand',
         ),
       );
-    } else if (serviceMissing(plan, environment, loaded.config.profile)) {
-      const candidates = serviceFileCandidates(plan, environment, loaded.config.profile) ?? [];
-      findings.push(
-        finding(
-          'restart',
-          level,
-          `${which}: ${plan.description}, but the gateway service is not installed`,
-          `no ${candidates[0] ?? 'service file'}${candidates.length > 1 ? ' (nor in the system-wide unit directories)' : ''}`,
-          'install the service with `openclaw gateway install`, or set watchdog.restartCommand to how you run the gateway',
-        ),
-      );
     } else {
+      const found = verification.program;
       findings.push(
         finding(
           'restart',
           'ok',
           `${which}: ${plan.description}`,
-          `would run: ${plan.argv.join(' ')}${found !== program ? ` (${program} is ${found})` : ''}`,
+          `would run: ${plan.argv.join(' ')}${found && found !== program ? ` (${program} is ${found})` : ''}`,
         ),
       );
     }
   }
+  if (verification.service) findings.push(serviceFinding(verification.service, verification.strategy));
   return findings;
 }

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { parseLaunchctlPrint as parseLaunchctlJob } from './launchctl-print.js';
 import { LAUNCHD_LABEL, launchAgentPlist, SYSTEMD_UNIT, systemdUserUnit } from './unit-files.js';
 
 export interface RunResult {
@@ -478,33 +479,10 @@ export interface LaunchctlInfo {
   lastExitCode: number | null;
 }
 
-/**
- * The top-level `state`, `pid` and `last exit code` of `launchctl print
- * gui/<uid>/<label>`. Nested blocks (arguments, environment, endpoints ...)
- * have keys of their own, some with the same names: only depth 1 counts.
- */
+/** The top-level `state`, `pid` and `last exit code` of `launchctl print gui/<uid>/<label>`. */
 export function parseLaunchctlPrint(text: string): LaunchctlInfo {
-  const info: LaunchctlInfo = { state: null, pid: null, lastExitCode: null };
-  let depth = 0;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '}') {
-      depth--;
-      continue;
-    }
-    const opens = line.endsWith('{');
-    if (depth === 1) {
-      const match = /^([a-z][a-z ]*?)\s*=\s*(.*)$/i.exec(line);
-      if (match && !opens) {
-        const [, key, value = ''] = match;
-        if (key === 'state') info.state = value;
-        else if (key === 'pid' && /^\d+$/.test(value)) info.pid = Number(value);
-        else if (key === 'last exit code' && /^-?\d+/.test(value)) info.lastExitCode = Number.parseInt(value, 10);
-      }
-    }
-    if (opens) depth++;
-  }
-  return info;
+  const { state, pid, lastExitCode } = parseLaunchctlJob(text);
+  return { state, pid, lastExitCode };
 }
 
 function lingers(ctx: ServiceContext): boolean | null {

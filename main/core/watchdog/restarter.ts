@@ -1,14 +1,26 @@
 /**
  * Performs one gateway restart: picks the strategy and the openclaw CLI
- * flavour that fit the trigger, runs the command without a shell under a
- * timeout, and reads what it says. Never throws: a strategy that cannot run is
- * a failed restart with a message, not a crash.
+ * flavour that fit the trigger, runs its commands without a shell under a
+ * timeout, and reads what they say. Never throws: a strategy that cannot run
+ * is a failed restart with a message, not a crash.
  */
 import { delimiter, dirname, isAbsolute } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { RESTART_FLAVOURS } from '../config/index.js';
-import { chooseRestart, interpretRestart, type RestartPlan, type StrategyEnvironment } from '../gateway/control.js';
+import {
+  chooseRestart,
+  executeRestart,
+  type PendingRestart,
+  type RestartOutcome,
+  type RestartPlan,
+  type ServiceState,
+  type StepRecord,
+  type StrategyEnvironment,
+  type StrategyVerification,
+  verifyRestartStrategy,
+} from '../gateway/control.js';
 import { type CommandResult, runCommand } from '../gateway/run-command.js';
-import type { RestartOrder, RestartOutcome } from './policy.js';
+import type { RestartOutcome as PolicyRestartOutcome, RestartOrder } from './policy.js';
 
 type Flavour = (typeof RESTART_FLAVOURS)[number];
 
@@ -23,11 +35,35 @@ export interface RestarterSettings {
 
 export interface RestartExecution {
   plan: RestartPlan | null;
+  /** 'pending': the gateway accepted the restart and performs it later (see `pending`). */
   outcome: RestartOutcome;
   message: string;
+  /** All commands as one result: the deciding exit, every step's output. */
   result: CommandResult | null;
   durationMs: number;
+  /** When and why a pending restart happens later; null otherwise. */
+  pending: PendingRestart | null;
+  /** Every command run, inspection included. */
+  steps: StepRecord[];
+  /** The gateway's service as launchd/systemd showed it last (service strategies). */
+  service: ServiceState | null;
 }
+
+/** A RestartExecution in the outcomes the watchdog policy knows today (no 'pending'). */
+export interface PolicyRestartExecution extends Omit<RestartExecution, 'outcome'> {
+  outcome: PolicyRestartOutcome;
+}
+
+/** Time and waiting, injectable so tests wait on nothing real. */
+export interface RestarterClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const realClock: RestarterClock = {
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 /** The flavour for a trigger; `force` (the menu's second choice) overrides a manual restart's. */
 export function flavourFor(order: Pick<RestartOrder, 'trigger'>, settings: RestarterSettings, force = false): Flavour {
@@ -40,6 +76,7 @@ export class Restarter {
     private readonly settings: RestarterSettings,
     private readonly environment: StrategyEnvironment,
     private readonly run: typeof runCommand = runCommand,
+    private readonly clock: RestarterClock = realClock,
   ) {}
 
   /** What would run for a trigger (doctor and status show it), or why nothing can. */
@@ -55,6 +92,26 @@ export class Restarter {
   }
 
   /**
+   * Whether the strategy has something real to act on here (the program, the
+   * CLI, the loaded service or its file), and how the gateway's service looks.
+   * Runs only inspection commands. The strategy is the same for every
+   * trigger; only the CLI's flavour differs.
+   */
+  verify(): Promise<StrategyVerification> {
+    const plan = this.plan({ trigger: 'manual' }).plan;
+    return verifyRestartStrategy(
+      { restartCommand: this.settings.restartCommand, flavour: this.settings.manualRestart, waitSec: 0 },
+      this.environment,
+      {
+        run: this.run,
+        commandEnv: plan ? this.commandEnv(plan) : this.environment.env,
+        now: this.clock.now,
+        extraDirs: [dirname(process.execPath)],
+      },
+    );
+  }
+
+  /**
    * launchd and systemd start BreakerBar with a tiny PATH: the openclaw CLI is a
    * `#!/usr/bin/env node` script, so its own directory and Node's go first.
    */
@@ -65,13 +122,48 @@ export class Restarter {
     return { ...env, PATH: [...new Set(dirs.filter((d): d is string => !!d))].join(delimiter) };
   }
 
-  async restart(order: RestartOrder, force = false): Promise<RestartExecution> {
+  /** Restarts the gateway; the outcome may be 'pending' (a restart the gateway performs later). */
+  async execute(order: RestartOrder, force = false): Promise<RestartExecution> {
     const { plan, problem } = this.plan(order, force);
     if (!plan) {
-      return { plan: null, outcome: 'failed', message: problem ?? 'no restart strategy', result: null, durationMs: 0 };
+      return {
+        plan: null,
+        outcome: 'failed',
+        message: problem ?? 'no restart strategy',
+        result: null,
+        durationMs: 0,
+        pending: null,
+        steps: [],
+        service: null,
+      };
     }
-    const result = await this.run(plan.argv, { timeoutMs: this.settings.restartTimeoutMs, env: this.commandEnv(plan) });
-    const { outcome, message } = interpretRestart(plan, result);
-    return { plan, outcome, message, result, durationMs: result.durationMs };
+    const attempt = await executeRestart(plan, {
+      environment: this.environment,
+      run: this.run,
+      commandEnv: this.commandEnv(plan),
+      timeoutMs: this.settings.restartTimeoutMs,
+      now: this.clock.now,
+      sleep: this.clock.sleep,
+    });
+    return {
+      plan,
+      outcome: attempt.outcome,
+      message: attempt.message,
+      result: attempt.result,
+      durationMs: attempt.durationMs,
+      pending: attempt.pending,
+      steps: attempt.steps,
+      service: attempt.service,
+    };
+  }
+
+  /**
+   * `execute` for a policy without 'pending': a pending restart is reported as
+   * still starting (the command succeeded, the new gateway is not there yet);
+   * `pending` and the message keep the difference.
+   */
+  async restart(order: RestartOrder, force = false): Promise<PolicyRestartExecution> {
+    const execution = await this.execute(order, force);
+    return { ...execution, outcome: execution.outcome === 'pending' ? 'still_starting' : execution.outcome };
   }
 }

@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Environment } from '../../../main/core/config/index.js';
 import { type DoctorReport, type Finding, runDoctor } from '../../../main/core/doctor/index.js';
+import { fakeExecutable } from '../gateway/fake-executable.js';
+import { fixture } from '../gateway/service-fixtures.js';
+
+const UNIT = 'openclaw-gateway.service';
 
 let tmp: string;
 let binDir: string;
@@ -101,18 +105,65 @@ describe('restart strategy', () => {
     expect(error?.title).toContain('no way to restart the gateway');
     expect(error?.fix).toContain('watchdog.restartCommand');
 
-    executable('systemctl');
+    const show = `--user show ${UNIT} --property=LoadState,LoadError,ActiveState,SubState,Result,MainPID,NRestarts,ExecMainStatus,UnitFileState,FragmentPath`;
+    const systemctl = fakeExecutable(binDir, 'systemctl', { [show]: fixture('systemctl show not found') });
     const noUnit = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
-    expect(noUnit.find((f) => f.level === 'error')?.title).toContain('the gateway service is not installed');
+    const notInstalled = noUnit.find((f) => f.level === 'error');
+    expect(notInstalled?.title).toBe(
+      `every restart (manual, health, storm): systemctl --user restart ${UNIT}, but the gateway service is not installed`,
+    );
+    expect(notInstalled?.detail).toContain(`no ${UNIT} in ${join(tmp, 'home', '.config', 'systemd', 'user', UNIT)}`);
+    expect(notInstalled?.fix).toContain('openclaw gateway install');
+    // The doctor only reads: nothing but `systemctl show` ran.
+    expect(systemctl.lines().every((line) => line.startsWith(`systemctl --user show ${UNIT}`))).toBe(true);
 
     const unitDir = join(tmp, 'home', '.config', 'systemd', 'user');
     mkdirSync(unitDir, { recursive: true });
-    writeFileSync(join(unitDir, 'openclaw-gateway.service'), '[Service]\n');
+    writeFileSync(join(unitDir, UNIT), '[Service]\n');
+    const failed = fixture('systemctl show failed start limit');
+    fakeExecutable(binDir, 'systemctl', {
+      [show]: { ...failed, stdout: failed.stdout.replaceAll('/home/ada', join(tmp, 'home')) },
+    });
     const withUnit = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
     expect(withUnit.filter((f) => f.level === 'error')).toEqual([]);
-    expect(withUnit.find((f) => f.level === 'ok')?.title).toContain(
-      'systemctl --user restart openclaw-gateway.service',
+    expect(withUnit.find((f) => f.level === 'ok')?.title).toContain(`systemctl --user restart ${UNIT}`);
+    // A unit stuck in its start limit is worth a warning, with what to do now.
+    const unitState = withUnit.find((f) => f.level === 'warn');
+    expect(unitState?.title).toBe(
+      `systemd unit ${UNIT}: failed (failed), result start-limit-hit, last exit status 1, 10 automatic restarts`,
     );
+  });
+
+  it('no user bus for systemctl: the plan cannot work, and the doctor says why', async () => {
+    const unitDir = join(tmp, 'home', '.config', 'systemd', 'user');
+    mkdirSync(unitDir, { recursive: true });
+    writeFileSync(join(unitDir, UNIT), '');
+    fakeExecutable(binDir, 'systemctl', {
+      [`--user show ${UNIT} --property=LoadState,LoadError,ActiveState,SubState,Result,MainPID,NRestarts,ExecMainStatus,UnitFileState,FragmentPath`]:
+        fixture('systemctl user bus unavailable'),
+    });
+    const restart = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
+    const error = restart.find((f) => f.level === 'error');
+    expect(error?.title).toBe(
+      `every restart (manual, health, storm): systemctl --user restart ${UNIT} cannot work here`,
+    );
+    expect(error?.detail).toContain('Failed to connect to bus: No medium found');
+  });
+
+  it('macOS without the CLI: a parked LaunchAgent is runnable and reported as a warning', async () => {
+    const label = 'ai.openclaw.gateway';
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 501;
+    fakeExecutable(binDir, 'launchctl', { [`print gui/${uid}/${label}`]: fixture('launchctl print parked') });
+    const restart = area(
+      await doctor(config({ watchdog: { restartCommand: null } }), environment({}, 'darwin')),
+      'restart',
+    );
+    expect(restart.find((f) => f.level === 'ok')?.title).toBe(
+      `every restart (manual, health, storm): launchctl kickstart -k ${label}`,
+    );
+    const parked = restart.find((f) => f.level === 'warn');
+    expect(parked?.title).toContain('loaded but not running and launchd is not respawning it');
+    expect(parked?.fix).toBe(`now: \`launchctl kickstart -k gui/${uid}/${label}\``);
   });
 
   it('shows a disabled or dry-run watchdog as info; then only a manual restart problem is an error', async () => {

@@ -201,6 +201,7 @@ describe('findExecutable', () => {
     for (const dir of [
       '/opt/homebrew/bin',
       '/usr/local/bin',
+      '.openclaw/bin',
       '.npm-global/bin',
       '.local/bin',
       '.volta/bin',
@@ -268,6 +269,7 @@ describe('interpretRestart', () => {
     expect(starting).toEqual({
       outcome: 'still_starting',
       message: 'openclaw gateway restart (force): gateway still starting: still-starting',
+      pending: null,
     });
     const failed = interpretRestart(
       openclawPlan,
@@ -280,6 +282,7 @@ describe('interpretRestart', () => {
     expect(failed).toEqual({
       outcome: 'failed',
       message: 'openclaw gateway restart (force) failed with exit code 1: gateway service not installed',
+      pending: null,
     });
   });
 
@@ -303,6 +306,7 @@ describe('interpretRestart', () => {
       outcome: 'failed',
       message:
         'systemctl --user restart openclaw-gateway.service failed with exit code 5: Unit openclaw-gateway.service not found.',
+      pending: null,
     });
   });
 
@@ -314,6 +318,7 @@ describe('interpretRestart', () => {
     expect(timedOut).toEqual({
       outcome: 'failed',
       message: 'openclaw gateway restart (force) still running after 300.0 s: stopped it (timeout)',
+      pending: null,
     });
     const spawn = interpretRestart(
       systemdPlan,
@@ -325,6 +330,7 @@ describe('interpretRestart', () => {
     expect(killed).toEqual({
       outcome: 'failed',
       message: 'systemctl --user restart openclaw-gateway.service was killed by SIGKILL',
+      pending: null,
     });
   });
 
