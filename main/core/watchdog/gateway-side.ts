@@ -4,13 +4,13 @@
  * the breakers and to the store. The monitor creates one and starts it after
  * the sources; the daemon, the app and the rehearsal get the same wiring.
  */
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { breakerKeyOf } from '../breaker/runner.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
 import type { Environment, LoadedConfig } from '../config/index.js';
 import type { GatewaySignal } from '../events.js';
-import type { StrategyEnvironment } from '../gateway/control.js';
+import type { ServiceHealth, StrategyEnvironment, StrategyVerification } from '../gateway/control.js';
 import { HealthMonitor } from '../gateway/health.js';
 import type { Logger } from '../log.js';
 import { createNodeNotifierChannel, type DesktopChannel } from '../notify/desktop.js';
@@ -21,6 +21,7 @@ import type { BreakerbarMetrics } from '../server/metrics.js';
 import type { Store } from '../store/db.js';
 import { GatewayHistory, probeRow } from '../store/gateway-history.js';
 import { budgetNotice, transitionNotice } from './notices.js';
+import type { StrategyCheck } from './policy.js';
 import { Restarter } from './restarter.js';
 import { WatchdogRunner } from './runner.js';
 
@@ -42,6 +43,29 @@ export interface GatewaySideOptions {
   desktop?: DesktopChannel | null;
 }
 
+/** The service manager's view of the gateway, as the watchdog policy weighs it. */
+const SERVICE_HEALTH: Record<ServiceHealth, StrategyCheck['service']> = {
+  running: 'running',
+  starting: 'running',
+  respawn_pending: 'parked',
+  parked: 'parked',
+  unloaded: 'unloaded',
+  stopped: 'stopped',
+  stopping: 'stopped',
+  failed: 'stopped',
+  disabled: 'stopped',
+  unknown: 'unknown',
+};
+
+/** A strategy verification as the policy takes it: can it run, why not, and how the service is. */
+export function strategyCheck(verification: StrategyVerification): StrategyCheck {
+  return {
+    runnable: verification.runnable,
+    problem: verification.problem,
+    service: verification.service === null ? 'none' : SERVICE_HEALTH[verification.service.health],
+  };
+}
+
 /** What the restart strategies need to know about this machine. */
 export function strategyEnvironment(environment: Environment, profile: string | null): StrategyEnvironment {
   return {
@@ -50,6 +74,7 @@ export function strategyEnvironment(environment: Environment, profile: string | 
     profile,
     env: environment.env,
     home: environment.home,
+    fileExists: existsSync,
     exists(path) {
       try {
         accessSync(path, constants.X_OK);
@@ -139,10 +164,7 @@ export class GatewaySide {
         breakers
           .breakers()
           .flatMap((b) => (b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.since }] : [])),
-      verifyStrategy: async () => {
-        const { problem } = this.restarter.plan({ trigger: 'health' });
-        return { runnable: problem === null, problem, service: 'unknown' };
-      },
+      verifyStrategy: async () => strategyCheck(await this.restarter.verify()),
       breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
       notify: (notice) => this.notifier.notify(notice),
       fastProbes: (on) => this.health.setFast(on),

@@ -37,6 +37,8 @@
  * restart is in flight.
  */
 
+import type { RestartOutcome } from '../gateway/control.js';
+
 export type RestartTrigger = 'manual' | 'health' | 'storm';
 
 /** Why an automatic restart was ordered (a manual one is the user's call). */
@@ -171,7 +173,7 @@ export interface Decision {
 }
 
 /** Where a restart stands after its command ran; `pending`: OpenClaw scheduled or deferred it. */
-export type RestartOutcome = 'done' | 'still_starting' | 'pending' | 'failed';
+export type { RestartOutcome } from '../gateway/control.js';
 
 export interface Recovery {
   /** When the restart began. */

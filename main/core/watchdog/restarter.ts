@@ -20,7 +20,7 @@ import {
   verifyRestartStrategy,
 } from '../gateway/control.js';
 import { type CommandResult, runCommand } from '../gateway/run-command.js';
-import type { RestartOutcome as PolicyRestartOutcome, RestartOrder } from './policy.js';
+import type { RestartOrder } from './policy.js';
 
 type Flavour = (typeof RESTART_FLAVOURS)[number];
 
@@ -47,11 +47,6 @@ export interface RestartExecution {
   steps: StepRecord[];
   /** The gateway's service as launchd/systemd showed it last (service strategies). */
   service: ServiceState | null;
-}
-
-/** A RestartExecution in the outcomes the watchdog policy knows today (no 'pending'). */
-export interface PolicyRestartExecution extends Omit<RestartExecution, 'outcome'> {
-  outcome: PolicyRestartOutcome;
 }
 
 /** Time and waiting, injectable so tests wait on nothing real. */
@@ -155,15 +150,5 @@ export class Restarter {
       steps: attempt.steps,
       service: attempt.service,
     };
-  }
-
-  /**
-   * `execute` for a policy without 'pending': a pending restart is reported as
-   * still starting (the command succeeded, the new gateway is not there yet);
-   * `pending` and the message keep the difference.
-   */
-  async restart(order: RestartOrder, force = false): Promise<PolicyRestartExecution> {
-    const execution = await this.execute(order, force);
-    return { ...execution, outcome: execution.outcome === 'pending' ? 'still_starting' : execution.outcome };
   }
 }

@@ -446,7 +446,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     );
     this.announceRestart(id);
     this.options.fastProbes(true);
-    const execution = await restarter.restart(order, force);
+    const execution = await restarter.execute(order, force);
     const finished = clock();
     const result = execution.result;
     const output = result ? `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`.trim().slice(-4000) : null;

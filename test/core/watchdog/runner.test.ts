@@ -81,9 +81,18 @@ function fakeRestarter(): Restarter {
   const plan = { strategy: 'command' as const, argv: ['restart-gateway'], description: 'restart command' };
   return {
     plan: () => ({ plan, problem: null }),
-    restart: async (order: RestartOrder): Promise<RestartExecution> => {
+    execute: async (order: RestartOrder): Promise<RestartExecution> => {
       orders.push(order);
-      return { plan, outcome, message: `restart command: ${outcome}`, result: null, durationMs: 10 };
+      return {
+        plan,
+        outcome,
+        message: `restart command: ${outcome}`,
+        result: null,
+        durationMs: 10,
+        pending: null,
+        steps: [],
+        service: null,
+      };
     },
   } as unknown as Restarter;
 }
