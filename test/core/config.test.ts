@@ -89,7 +89,7 @@ const DEFAULTS = {
     windowSec: 120,
     threshold: 3,
     healthFailuresBeforeRestart: 2,
-    deadAfterSec: 20,
+    deadAfterSec: 30,
     hungAfterSec: 300,
     startupGraceSec: 300,
     maxRestartsPerHour: 4,

@@ -181,7 +181,7 @@ export const configSchema = group({
       'Consecutive dead probes (refused, timeouts, reset, 5xx) that restart the gateway; starting and draining never count.',
     ),
     deadAfterSec: int(
-      20,
+      30,
       0,
       DAY_SEC,
       "Least time the dead probes must span before the gateway counts as dead (OpenClaw's own in-process restart refuses connections for 5–10 s).",

@@ -185,6 +185,8 @@ export interface Recovery {
   seen: boolean;
   /** OpenClaw accepted the restart to do later (`--safe` scheduled/deferred): nothing has happened yet. */
   pending: boolean;
+  /** How long after `since` the restart may take before it counts as not recovered. */
+  graceMs: number;
 }
 
 export interface WatchdogState {
@@ -294,7 +296,14 @@ export class WatchdogPolicy {
    * still being verified: its grace holds every trigger as if nothing happened.
    */
   rememberRecovery(since: number, trigger: RestartTrigger): void {
-    this.s.recovering = { since, trigger, startedAt: null, seen: false, pending: false };
+    this.s.recovering = {
+      since,
+      trigger,
+      startedAt: null,
+      seen: false,
+      pending: false,
+      graceMs: this.settings.startupGraceMs,
+    };
   }
 
   /** The restart strategy was checked (at start, then now and then): whether restarts can run, and how the service is. */
@@ -472,7 +481,14 @@ export class WatchdogPolicy {
     if (this.s.inFlight) {
       return this.decision('probe', 'gateway_restarted', `${detail}; the restart command is still running`);
     }
-    this.s.recovering = { since: now, trigger: 'gateway', startedAt: null, seen: true, pending: false };
+    this.s.recovering = {
+      since: now,
+      trigger: 'gateway',
+      startedAt: null,
+      seen: true,
+      pending: false,
+      graceMs: this.settings.startupGraceMs,
+    };
     this.resetDead();
     return this.decision('probe', 'gateway_restarted', `${detail}; waiting for it to start`);
   }
@@ -510,8 +526,11 @@ export class WatchdogPolicy {
     });
   }
 
-  /** The restart command finished. */
-  restartFinished(_now: number, outcome: RestartOutcome): void {
+  /**
+   * The restart command finished. `pendingMaxWaitMs`: how long OpenClaw may hold a pending restart back
+   * (it drains work first, then forces it); the wait for it is that plus the startup grace.
+   */
+  restartFinished(_now: number, outcome: RestartOutcome, pendingMaxWaitMs: number | null = null): void {
     const flight = this.s.inFlight;
     this.s.inFlight = null;
     if (!flight || outcome === 'failed') {
@@ -526,6 +545,7 @@ export class WatchdogPolicy {
       startedAt: null,
       seen: outcome !== 'pending',
       pending: outcome === 'pending',
+      graceMs: this.settings.startupGraceMs + (outcome === 'pending' ? Math.max(0, pendingMaxWaitMs ?? 0) : 0),
     };
   }
 
@@ -543,9 +563,9 @@ export class WatchdogPolicy {
             `gateway started and answers its probes ${seconds(rec.startedAt - rec.since)} after ${rec.trigger === 'gateway' ? 'its own restart' : 'the restart'}`,
           ),
         );
-      } else if (now - rec.since >= this.settings.startupGraceMs) {
+      } else if (now - rec.since >= rec.graceMs) {
         this.s.recovering = null;
-        const grace = seconds(this.settings.startupGraceMs);
+        const grace = seconds(rec.graceMs);
         out.push(
           rec.trigger === 'gateway'
             ? this.decision('tick', 'quiet', `the gateway's own restart did not finish within ${grace}`)
@@ -631,11 +651,11 @@ export class WatchdogPolicy {
     }
     if (this.s.gatewayBusy)
       return hold('starting', `the gateway reports ${this.s.gatewayBusy}; never restarted while it is`);
-    if (rec && rec.startedAt === null && now - rec.since < this.settings.startupGraceMs) {
+    if (rec && rec.startedAt === null && now - rec.since < rec.graceMs) {
       const whose = rec.trigger === 'gateway' ? 'the gateway restarted itself' : 'restarted';
       return hold(
         'recovering',
-        `${whose} ${seconds(now - rec.since)} ago; waiting for started (grace ${seconds(this.settings.startupGraceMs)})`,
+        `${whose} ${seconds(now - rec.since)} ago; waiting for started (grace ${seconds(rec.graceMs)})`,
       );
     }
     const blocked = this.blockedReason();

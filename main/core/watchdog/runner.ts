@@ -460,7 +460,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       detail: execution.message,
     });
     metrics.recordRestart(order.trigger, execution.outcome);
-    this.policy.restartFinished(this.mono(), execution.outcome);
+    this.policy.restartFinished(this.mono(), execution.outcome, execution.pending?.maxWaitMs ?? null);
     void this.verify();
     (execution.outcome === 'failed' ? log.error : log.info)('gateway restart command finished', {
       trigger: order.trigger,

@@ -628,6 +628,15 @@ describe("the gateway's own restarts", () => {
     expect(late?.kind).toBe('not_recovered');
     expect(late?.reason).toContain('accepted the restart');
   });
+
+  it('a deferred restart is waited for as long as OpenClaw may hold it back, plus the grace', () => {
+    const p = policy({ threshold: 1, startupGraceMs: 5 * MIN });
+    p.check(0, storm());
+    p.restartFinished(SEC, 'pending', 5 * MIN); // OpenClaw drains for up to 5 min, then forces it
+    expect(p.tick(9 * MIN, [])).toEqual([]);
+    expect(p.check(9 * MIN, storm()).kind).toBe('pending');
+    expect(p.tick(10 * MIN, []).map((d) => d.kind)).toEqual(['not_recovered']);
+  });
 });
 
 describe("OpenClaw's cooldowns hold a storm restart", () => {
