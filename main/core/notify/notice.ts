@@ -17,6 +17,7 @@ export const NOTICE_KINDS = [
   'token_budget',
   'fallback_answering',
   'restart_would_run',
+  'openclaw_cooldown_loop',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
@@ -60,6 +61,8 @@ const SEVERITY: Record<NoticeKind, Severity> = {
   fallback_answering: 'warning',
   // Dry run: what the watchdog would have done.
   restart_would_run: 'warning',
+  // OpenClaw will not use a dependency for long, and waiting or restarting will not change it (critical when disabled).
+  openclaw_cooldown_loop: 'warning',
 };
 
 export function severityOf(kind: NoticeKind): Severity {
