@@ -13,6 +13,7 @@ const breaker = (dep: string, overrides: Partial<ApiBreaker> = {}): ApiBreaker =
   soleDependents: [],
   stalled: null,
   elsewhere: [],
+  openclawCooldown: null,
   ...overrides,
 });
 

@@ -36,8 +36,8 @@ import Database from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { findAgentDatabases, isBusy } from '../sources/agent-database.js';
 import {
-  activeCooldowns,
   AuthStateError,
+  activeCooldowns,
   buildSnapshot,
   type CooldownSnapshot,
   cooldownUntil,
