@@ -157,10 +157,11 @@ export class Monitor extends EventEmitter<MonitorEvents> {
 
     this.sources = this.createSources(store);
     for (const source of this.sources) source.start();
-    // Read before the watchdog starts, so that its first check already knows OpenClaw's cooldowns.
+    // Read before the watchdog starts, so that its first check already knows OpenClaw's cooldowns; the
+    // loop detector first looks at the next poll, once the notifier is there to tell someone.
     this.cooldownReader = new OpenClawCooldowns({ stateDir: this.loaded.stateDir, log: this.log, clock: this.clock });
     this.cooldownLoops = new CooldownLoopDetector();
-    this.pollCooldowns();
+    this.cooldownReader.poll();
     this.every(this.options.cooldownPollMs ?? COOLDOWN_POLL_MS, () => this.pollCooldowns());
     this.log.info('following OpenClaw', {
       stateDir: this.loaded.stateDir,

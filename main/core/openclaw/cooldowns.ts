@@ -82,6 +82,8 @@ export interface OpenClawCooldownsOptions {
   clock: () => number;
   /** Re-read unchanged databases this often (default one minute). */
   maxAgeMs?: number;
+  /** Opens a database read-only (tests count the opens). */
+  openDatabase?: (path: string) => Database.Database;
 }
 
 interface DatabaseRead {
@@ -188,7 +190,7 @@ export class OpenClawCooldowns {
     const result: DatabaseRead = { stamp, readAt: now, usage: [], providers: new Map(), error: null };
     let db: Database.Database | null = null;
     try {
-      db = new Database(target.path, { readonly: true, fileMustExist: true });
+      db = (this.options.openDatabase ?? openReadOnly)(target.path);
       // Short: the next poll tries again rather than blocking the event loop.
       db.pragma('busy_timeout = 50');
       const query = target.kind === 'agent' ? AGENT_QUERIES : SHARED_QUERIES;
@@ -287,6 +289,10 @@ const SHARED_QUERIES: Queries = {
     WHERE store.state_key = ?`,
   storeKey: SHARED_STORE_KEY,
 };
+
+function openReadOnly(path: string): Database.Database {
+  return new Database(path, { readonly: true, fileMustExist: true });
+}
 
 /** Size, inode and nanosecond mtime of a database and its `-wal` (where WAL commits land); null when it is gone. */
 function stampOf(path: string): string | null {
