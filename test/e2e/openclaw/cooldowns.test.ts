@@ -6,8 +6,8 @@
  *
  * - `mockrl/storm` answers 429 until OpenClaw gives up: a model-scoped
  *   `rate_limit` cooldown on profile `mockrl:manual`;
- * - `mockbill/payment_required` answers 402: `mockbill:manual` disabled for
- *   billing (the whole profile);
+ * - `mockbill/no_credits` answers 402 "insufficient credits": `mockbill:manual`
+ *   disabled for billing (the whole profile);
  * - `mockauth/unauthorized` answers 401 on an API key written inline in
  *   `openclaw.json` (no profile): what OpenClaw records for it, if anything.
  *
@@ -72,24 +72,26 @@ describe.each(OPENCLAW_VERSIONS)("OpenClaw %s's cooldowns", (version: OpenClawVe
       mock,
       providers: [
         { id: 'mockrl', models: ['storm'] },
-        { id: 'mockbill', models: ['payment_required'] },
+        { id: 'mockbill', models: ['no_credits'] },
         { id: 'mockauth', models: ['unauthorized'] },
       ],
       primary: 'mockrl/storm',
       fallbacks: [],
     });
     for (const provider of ['mockrl', 'mockbill']) await pasteApiKey(runtime, gateway, provider);
+    // The storm takes longest (OpenClaw retries it): the other two are over by the time it ends.
     turns.push(
       ...(await Promise.all([
         gateway.turn('storm', 'mockrl/storm'),
-        gateway.turn('billing', 'mockbill/payment_required'),
+        gateway.turn('billing', 'mockbill/no_credits'),
+        gateway.turn('auth', 'mockauth/unauthorized'),
       ])),
     );
     stormEndedAt = Date.now();
     const reader = new OpenClawCooldowns({ stateDir: gateway.stateDir, log: silentLog, clock: Date.now });
     reader.poll();
     afterStorm = reader.cooldowns(Date.now());
-    turns.push(await gateway.turn('auth', 'mockauth/unauthorized'));
+    // At once: the storm's first window lasts 30 s.
     statusOutput = await modelsStatus(runtime, gateway);
     unusable = (JSON.parse(statusOutput) as { auth: { unusableProfiles: Unusable[] } }).auth.unusableProfiles;
   }, 900_000);
@@ -122,15 +124,17 @@ describe.each(OPENCLAW_VERSIONS)("OpenClaw %s's cooldowns", (version: OpenClawVe
   it('lists exactly what `openclaw models status` lists, at the instant OpenClaw evaluated it', () => {
     expect(unusable.length, statusOutput.slice(0, 2000)).toBeGreaterThan(0);
     const openclawNow = (unusable[0] as Unusable).until - (unusable[0] as Unusable).remainingMs;
+    // Kept as evidence first, whatever the checks below find.
+    if (process.env.BREAKERBAR_CAPTURE_FIXTURES === '1') captureFixtures(version, gateway, statusOutput, openclawNow);
     const reader = new OpenClawCooldowns({ stateDir: gateway.stateDir, log: silentLog, clock: () => openclawNow });
     reader.poll();
     expect(reader.status(openclawNow).databases.filter((db) => db.error !== null)).toEqual([]);
-    expect(byProfile(reader.cooldowns(openclawNow))).toEqual(fromOpenClaw(unusable));
-    const billing = reader.cooldowns(openclawNow).find((c) => c.profile === 'mockbill:manual');
-    expect(billing).toMatchObject({ dep: 'mockbill', kind: 'disabled', reason: 'billing' });
+    const seen = reader.cooldowns(openclawNow);
+    expect(byProfile(seen), JSON.stringify(reader.snapshot().usage)).toEqual(fromOpenClaw(unusable));
+    const billing = seen.find((c) => c.profile === 'mockbill:manual');
+    expect(billing, JSON.stringify(seen)).toMatchObject({ dep: 'mockbill', kind: 'disabled', reason: 'billing' });
     // The only profile of mockbill is out: OpenClaw will not call any of its models before then.
-    expect(reader.cooldownUntil('mockbill/payment_required', openclawNow)).toBe(billing?.until);
-    if (process.env.BREAKERBAR_CAPTURE_FIXTURES === '1') captureFixtures(version, gateway, statusOutput, openclawNow);
+    expect(reader.cooldownUntil('mockbill/no_credits', openclawNow)).toBe(billing?.until);
   });
 });
 
