@@ -97,7 +97,14 @@ describe('OpenClawCooldowns reading real captured state', () => {
       const cooldowns = reader(dir);
       cooldowns.poll();
       expect(cooldowns.status(now).databases.every((db) => db.error === null)).toBe(true);
-      expect(byProfile(cooldowns.cooldowns(now))).toEqual(
+      // 2026.7's status gives a reason for disables only (its disabledReason): reasons compare where it gives one.
+      const gives = new Map(captured.unusableProfiles.map((u) => [u.profileId, u.reason !== undefined]));
+      const mine = Object.entries(byProfile(cooldowns.cooldowns(now))).map(([profile, entry]) => [
+        profile,
+        gives.get(profile) === false ? { ...entry, reason: null } : entry,
+      ]);
+      expect(captured.unusableProfiles.map((u) => u.profileId).sort()).toEqual(['mockbill:manual', 'mockrl:manual']);
+      expect(Object.fromEntries(mine)).toEqual(
         Object.fromEntries(
           captured.unusableProfiles.map((u) => [
             u.profileId,
@@ -114,6 +121,22 @@ describe('OpenClawCooldowns reading real captured state', () => {
       expect(cooldowns.cooldownUntil('mockrl/storm', now)).not.toBeNull();
     });
   }
+
+  it('finds what 2026.9 records for an API key written inline in openclaw.json in the agent database', () => {
+    const dir = join(FIXTURES, 'openclaw-2026.9.6', 'cooldowns');
+    const cooldowns = reader(dir);
+    cooldowns.poll();
+    // The 401 of mockauth, whose key is inline (no profile): a 30 s auth cooldown, over by the time of the status.
+    const usage = cooldowns.snapshot().usage.find((u) => u.profile === 'inline-api-key:mockauth');
+    expect(usage).toMatchObject({ provider: 'mockauth', errorCount: 1, failureCounts: { auth: 1 } });
+    const during = (usage?.lastFailureAt ?? 0) + 1000;
+    expect(cooldowns.cooldowns(during).find((c) => c.provider === 'mockauth')).toMatchObject({
+      dep: 'mockauth',
+      kind: 'cooldown',
+      reason: 'auth',
+      until: (usage?.lastFailureAt ?? 0) + 30_000,
+    });
+  });
 });
 
 /** Per profile as OpenClaw's status says it: the latest deadline, disabled over cooldown, that window's reason. */
