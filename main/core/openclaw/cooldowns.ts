@@ -195,13 +195,10 @@ export class OpenClawCooldowns {
       db.pragma('busy_timeout = 50');
       const query = target.kind === 'agent' ? AGENT_QUERIES : SHARED_QUERIES;
       const tables = new Set(
-        (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]).filter((name) =>
-          query.tables.includes(name),
-        ),
+        db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[],
       );
-      const missing = query.tables.filter((name) => !tables.has(name));
-      // A database without the tables holds no auth state: an agent that never had a profile, or a 2026.7 state db.
-      if (missing.length > 0) return result;
+      // No state table, no auth state: a 2026.7 state database, or an agent database of another layout.
+      if (!tables.has(query.stateTable)) return result;
       const problems: string[] = [];
       const state = db.prepare(query.state).pluck().get(query.stateKey) as unknown;
       if (typeof state === 'string') {
@@ -215,6 +212,7 @@ export class OpenClawCooldowns {
         problems.push('auth state: not text');
       }
       try {
+        if (!tables.has(query.storeTable)) throw new Error(`no ${query.storeTable} table`);
         const rows = db.prepare(query.providers).all(query.storeKey) as Array<{ profile: unknown; provider: unknown }>;
         for (const { profile, provider } of rows) {
           if (typeof profile === 'string' && typeof provider === 'string' && provider.trim() !== '') {
@@ -260,9 +258,10 @@ export class OpenClawCooldowns {
   }
 }
 
-/** The queries for one kind of database: which tables it needs, the state row, the profiles' providers. */
+/** The queries for one kind of database: where the state row is, and the profiles' providers. */
 interface Queries {
-  tables: readonly string[];
+  stateTable: string;
+  storeTable: string;
   state: string;
   stateKey: string;
   providers: string;
@@ -270,7 +269,8 @@ interface Queries {
 }
 
 const AGENT_QUERIES: Queries = {
-  tables: ['auth_profile_state', 'auth_profile_store'],
+  stateTable: 'auth_profile_state',
+  storeTable: 'auth_profile_store',
   state: 'SELECT state_json FROM auth_profile_state WHERE state_key = ?',
   stateKey: PRIMARY_ROW,
   // Only each profile's id and provider leave SQLite: the rest of the store is credentials.
@@ -281,7 +281,8 @@ const AGENT_QUERIES: Queries = {
 };
 
 const SHARED_QUERIES: Queries = {
-  tables: ['config_machine_state'],
+  stateTable: 'config_machine_state',
+  storeTable: 'config_machine_state',
   state: 'SELECT value_json FROM config_machine_state WHERE state_key = ?',
   stateKey: SHARED_STATE_KEY,
   providers: `SELECT profile.key AS profile, json_extract(profile.value, '$.provider') AS provider

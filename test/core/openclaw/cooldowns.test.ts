@@ -275,6 +275,18 @@ describe('OpenClawCooldowns', () => {
     expect(cooldowns.status(NOW).databases[0]?.error).toMatch(/^profile store: /);
   });
 
+  it('reads the state of an agent database that has no profile store table, and says what is missing', () => {
+    mkdirSync(join(stateDir, 'agents', 'main', 'agent'), { recursive: true });
+    const db = new Database(join(stateDir, 'agents', 'main', 'agent', 'openclaw-agent.sqlite'));
+    db.exec('CREATE TABLE auth_profile_state (state_key TEXT PRIMARY KEY, state_json TEXT, updated_at INTEGER)');
+    db.prepare("INSERT INTO auth_profile_state VALUES ('primary', ?, 0)").run(JSON.stringify(rateLimited(NOW + MIN)));
+    db.close();
+    const cooldowns = reader();
+    cooldowns.poll();
+    expect(cooldowns.cooldowns(NOW).map((c) => c.dep)).toEqual(['zai/glm-5.1']);
+    expect(cooldowns.status(NOW).databases[0]?.error).toBe('profile store: no auth_profile_store table');
+  });
+
   it('never reads a credential: only ids and providers leave SQLite', () => {
     const shared = keep(sharedAuthDatabase(stateDir));
     shared.setStore(profileStore({ 'zai:default': 'zai' }));
