@@ -161,8 +161,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     // loop detector first looks at the next poll, once the notifier is there to tell someone.
     this.cooldownReader = new OpenClawCooldowns({ stateDir: this.loaded.stateDir, log: this.log, clock: this.clock });
     this.cooldownLoops = new CooldownLoopDetector();
-    this.cooldownReader.poll();
-    this.every(this.options.cooldownPollMs ?? COOLDOWN_POLL_MS, () => this.pollCooldowns());
+    this.pollCooldowns(false);
+    this.every(this.options.cooldownPollMs ?? COOLDOWN_POLL_MS, () => this.pollCooldowns(true));
     this.log.info('following OpenClaw', {
       stateDir: this.loaded.stateDir,
       gatewayLogs: this.loaded.gatewayLogDir,
@@ -383,14 +383,15 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.timers.push(timer);
   }
 
-  /** Reads OpenClaw's cooldown state if it changed, and tells a human about a cooldown that does not end. */
-  private pollCooldowns(): void {
+  /** Reads OpenClaw's cooldown state if it changed; with `announce`, tells a human about a cooldown that does not end. */
+  private pollCooldowns(announce: boolean): void {
     const reader = this.cooldownReader;
     if (!reader) return;
     try {
       reader.poll();
       const now = this.clock();
       for (const cooldown of reader.cooldowns(now)) this.cooldownDeps.add(cooldown.dep);
+      if (!announce) return;
       const notices = this.cooldownLoops.observe(reader.snapshot(), now);
       for (const notice of notices) {
         this.log.warn('OpenClaw cooldown does not end', { dep: notice.dep, title: notice.title });
