@@ -40,6 +40,24 @@ export function breakerWaits(breaker: ApiBreaker): { nextProbe: number | null; r
   };
 }
 
+/**
+ * OpenClaw's own cooldown on a dependency, as the card shows it ("OpenClaw cooldown: 4 min left
+ * (rate_limit)"), or null when there is none in force at `now`.
+ */
+export function openclawCooldownOf(
+  breaker: ApiBreaker,
+  now: number,
+): { label: string; until: number; reason: string; profile: string } | null {
+  const cooldown = breaker.openclawCooldown;
+  if (!cooldown || cooldown.until <= now) return null;
+  return {
+    label: `OpenClaw ${cooldown.kind}`,
+    until: cooldown.until,
+    reason: cooldown.reason ?? 'no reason given',
+    profile: cooldown.profile,
+  };
+}
+
 /** Token rates for one dependency, busiest agent first. */
 export function tokensOf(tokens: readonly TokenRate[], dep: string): TokenRate[] {
   return tokens.filter((rate) => rate.dep === dep).sort((a, b) => b.tokensPerMinute - a.tokensPerMinute);

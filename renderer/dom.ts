@@ -66,7 +66,11 @@ export function button(label: string, action: () => unknown, attributes: Attribu
  * Text that the 1 s ticker keeps current: a relative time ("3 min ago") or a
  * countdown ("in 45 s"), rendered by `ticking.ts` from the data attributes.
  */
-export function live(kind: 'ago' | 'countdown' | 'since', ts: number, attributes: Attributes = {}): HTMLElement {
+export function live(
+  kind: 'ago' | 'countdown' | 'since' | 'left',
+  ts: number,
+  attributes: Attributes = {},
+): HTMLElement {
   return h('span', { ...attributes, 'data-live': kind, 'data-ts': ts });
 }
 

@@ -70,6 +70,11 @@ export function countdown(until: number, now: number): string {
   return until <= now ? 'now' : `in ${duration(until - now)}`;
 }
 
+/** Time left until `until` as a remainder: "4 min left", or "over" once reached. */
+export function timeLeft(until: number, now: number): string {
+  return until <= now ? 'over' : `${duration(until - now)} left`;
+}
+
 /** Local wall-clock time; with the date once it is not today ("Mar 3, 14:05"). */
 export function clockTime(ts: number, now: number): string {
   const date = new Date(ts);

@@ -2,7 +2,7 @@
  * The 1 s ticker for countdowns and relative times, running only while the
  * page is visible: a hidden window or background tab costs no CPU.
  */
-import { countdown, duration, relativeTime } from './format.js';
+import { countdown, duration, relativeTime, timeLeft } from './format.js';
 
 /** Re-renders every `data-live` element under `root` for `now`. */
 export function renderLive(root: ParentNode, now = Date.now()): void {
@@ -11,7 +11,13 @@ export function renderLive(root: ParentNode, now = Date.now()): void {
     if (!Number.isFinite(ts)) continue;
     const kind = element.dataset.live;
     const value =
-      kind === 'countdown' ? countdown(ts, now) : kind === 'since' ? duration(now - ts) : relativeTime(ts, now);
+      kind === 'countdown'
+        ? countdown(ts, now)
+        : kind === 'left'
+          ? timeLeft(ts, now)
+          : kind === 'since'
+            ? duration(now - ts)
+            : relativeTime(ts, now);
     if (element.textContent !== value) element.textContent = value;
     if (kind !== 'since') element.title = new Date(ts).toLocaleString();
   }

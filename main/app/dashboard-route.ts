@@ -21,6 +21,7 @@ const VIEW_OF: Record<NoticeKind, DashboardView> = {
   breaker_throttled: 'errors',
   breaker_closed: 'errors',
   fallback_answering: 'errors',
+  openclaw_cooldown_loop: 'errors',
   gateway_down: 'overview',
   gateway_up: 'overview',
   divergence: 'overview',

@@ -7,6 +7,8 @@
  * States (issue #6): healthy; degraded = a breaker half-open or throttled, a
  * restart deferred or running, the watchdog paused or in dry run; down = the
  * gateway dead, a breaker open, the restart budget exhausted, or no core to ask.
+ * A dependency OpenClaw itself holds in cooldown (every auth profile of its
+ * provider out) is degraded too: OpenClaw will not call it until then.
  */
 import type { ApiBreaker, ApiStatus } from '../core/server/api-types.js';
 import { clockWords, durationWords, relativeWords } from './human-time.js';
@@ -99,6 +101,10 @@ export function assess(status: ApiStatus, now: number): Assessment {
     if (breaker.state === 'open') down.push(`${breaker.dep} open`);
     else if (breaker.state === 'throttled') degraded.push(`${breaker.dep} throttled`);
     else if (breaker.state === 'half_open') degraded.push(`${breaker.dep} half-open`);
+  }
+  for (const breaker of sortBreakers(status.breakers)) {
+    const cooldown = breaker.openclawCooldown;
+    if (cooldown && cooldown.until > now) degraded.push(`${breaker.dep} ${openclawCooldownWords(cooldown, now)}`);
   }
   const w = status.watchdog;
   if (w) {
@@ -335,7 +341,14 @@ export function dependencyLine(breaker: ApiBreaker, now: number): string {
   } else if (breaker.state === 'half_open') {
     parts.push(`trying (${breaker.trialSuccesses} ok)`);
   }
+  const cooldown = breaker.openclawCooldown;
+  if (cooldown && cooldown.until > now) parts.push(openclawCooldownWords(cooldown, now));
   return `${breaker.dep}: ${parts.join(', ')}`;
+}
+
+/** "OpenClaw cooldown: 4 min left (rate_limit)"; "OpenClaw disabled: 2 h left (billing)". */
+export function openclawCooldownWords(cooldown: NonNullable<ApiBreaker['openclawCooldown']>, now: number): string {
+  return `OpenClaw ${cooldown.kind}: ${durationWords(cooldown.until - now)} left (${cooldown.reason ?? 'no reason given'})`;
 }
 
 function dependencyLines(status: ApiStatus, now: number): MenuItemModel[] {

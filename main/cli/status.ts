@@ -11,7 +11,8 @@ export const statusCommand: Command = {
 
 Asks the running BreakerBar (daemon or app) through its local API: the
 gateway's last health probe, the watchdog's state (paused, dry run, checks
-counted, restart budget, last restart) and each dependency's breaker.
+counted, restart budget, last restart), each dependency's breaker, and the
+cooldowns OpenClaw itself keeps on auth profiles (read from its state).
 
 Options:
   --json           Print the API's status object
@@ -27,6 +28,26 @@ Options:
     return 0;
   },
 };
+
+/**
+ * OpenClaw's own cooldowns, one line per profile and window, and any database
+ * whose state could not be read: nothing at all when there is neither.
+ */
+export function cooldownLines(status: ApiStatus, now: number): string[] {
+  const state = status.openclawCooldowns;
+  if (!state) return [];
+  const lines: string[] = [];
+  for (const c of state.active) {
+    const why = c.reason ?? 'no reason recorded';
+    const counted =
+      c.errorCount !== null && c.errorCount > 0 ? `, ${c.errorCount} error${c.errorCount === 1 ? '' : 's'}` : '';
+    lines.push(`OpenClaw ${c.kind} ${c.dep}: ${duration(c.until - now)} left (${why}), profile ${c.profile}${counted}`);
+  }
+  for (const db of state.databases) {
+    if (db.error !== null) lines.push(`OpenClaw cooldown state ${db.path} not fully read: ${db.error}`);
+  }
+  return lines.length > 0 ? ['', ...lines] : [];
+}
 
 export function renderStatus(status: ApiStatus, now: number): string {
   const lines: string[] = [`BreakerBar ${status.version}`];
@@ -86,19 +107,27 @@ export function renderStatus(status: ApiStatus, now: number): string {
   if (status.breakers.length === 0) {
     lines.push('', 'No dependencies seen yet.');
   } else {
-    const rows: Array<Array<string | number>> = [['dependency', 'state', 'calls', 'failed', 'until']];
+    const held = status.breakers.some((b) => b.openclawCooldown !== null);
+    const rows: Array<Array<string | number>> = [
+      ['dependency', 'state', 'calls', 'failed', 'until', ...(held ? ['OpenClaw cooldown'] : [])],
+    ];
     for (const b of status.breakers) {
       const until = b.retryAfterUntil ?? b.openUntil;
+      const cooldown = b.openclawCooldown;
       rows.push([
         b.dep,
         b.forced ? `${b.state} (forced)` : b.state,
         b.window.calls,
         `${Math.round(b.window.failureRate * 100)}%`,
         b.state !== 'closed' && until ? `in ${duration(until - now)}` : '',
+        ...(held
+          ? [cooldown ? `${duration(cooldown.until - now)} left (${cooldown.reason ?? cooldown.kind})` : '']
+          : []),
       ]);
     }
     lines.push('', table(rows));
   }
+  lines.push(...cooldownLines(status, now));
   if (status.notifications.length > 0) {
     lines.push('', `Notifications: ${status.notifications.map((n) => `${n.name} (${n.target})`).join(', ')}`);
   }

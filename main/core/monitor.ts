@@ -12,6 +12,8 @@ import type { CallEvent, GatewaySignal } from './events.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
 import type { DesktopChannel } from './notify/desktop.js';
+import { CooldownLoopDetector } from './openclaw/cooldown-loop.js';
+import { OpenClawCooldowns } from './openclaw/cooldowns.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import { removeApiUrl, writeApiUrl } from './server/api-address.js';
 import { loadOrCreateApiToken } from './server/api-token.js';
@@ -32,6 +34,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 /** A dependency seen in transcripts this recently is theirs: gateway metrics do not count it again. */
 const TRANSCRIPT_TRUTH_MS = DAY_MS;
+/** How often OpenClaw's cooldown state is looked at: a stat per database, a query only when one changed. */
+const COOLDOWN_POLL_MS = 5000;
 
 export class ServeError extends Error {
   override name = 'ServeError';
@@ -69,6 +73,8 @@ export interface MonitorOptions {
   serve?: boolean;
   /** Probe the gateway, run the watchdog and send notifications (default true). */
   gateway?: boolean;
+  /** How often OpenClaw's cooldown state is polled (default 5 s). */
+  cooldownPollMs?: number;
   /** Desktop notifications: the Electron app passes its native channel; default node-notifier when enabled. */
   desktop?: DesktopChannel | null;
   /** The dashboard's built files, served at `/` by the local API (the daemon passes dist/renderer). */
@@ -89,6 +95,10 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private metrics: BreakerbarMetrics | null = null;
   private server: ApiServer | null = null;
   private gatewaySide: GatewaySide | null = null;
+  private cooldownReader: OpenClawCooldowns | null = null;
+  private cooldownLoops = new CooldownLoopDetector();
+  /** Dependencies OpenClaw had a cooldown on since start: their gauge stays (at 0) once it ends. */
+  private readonly cooldownDeps = new Set<string>();
   private startedAt = 0;
   private cutoff = 0;
   private wasCaughtUp = false;
@@ -140,6 +150,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       sources: () => this.sources.map((source) => source.status()),
       stalledSessions: () => this.breakerService?.stalledSessions() ?? [],
       watchdog: () => this.gatewaySide?.gauges() ?? null,
+      openclawCooldowns: () => this.cooldownGauges(),
     });
     this.breakerService = new BreakerService({
       config: this.loaded.config,
@@ -153,6 +164,12 @@ export class Monitor extends EventEmitter<MonitorEvents> {
 
     this.sources = this.createSources(store);
     for (const source of this.sources) source.start();
+    // Read before the watchdog starts, so that its first check already knows OpenClaw's cooldowns; the
+    // loop detector first looks at the next poll, once the notifier is there to tell someone.
+    this.cooldownReader = new OpenClawCooldowns({ stateDir: this.loaded.stateDir, log: this.log, clock: this.clock });
+    this.cooldownLoops = new CooldownLoopDetector();
+    this.pollCooldowns(false);
+    this.every(this.options.cooldownPollMs ?? COOLDOWN_POLL_MS, () => this.pollCooldowns(true));
     this.log.info('following OpenClaw', {
       stateDir: this.loaded.stateDir,
       gatewayLogs: this.loaded.gatewayLogDir,
@@ -170,6 +187,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         log: this.log,
         clock: this.clock,
         monotonic: this.options.monotonic ?? (this.options.clock ? this.options.clock : steadyClock()),
+        cooldownUntil: (dep, now) => this.cooldownReader?.cooldownUntil(dep, now) ?? null,
         desktop: this.options.desktop,
       });
       this.gatewaySide.start();
@@ -197,6 +215,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       breakers,
       metrics,
       sources: () => this.sources.map((source) => source.status()),
+      cooldowns: this.cooldownReader ?? undefined,
       gateway: this.gatewaySide ?? undefined,
       configFile: this.loaded.file ?? defaultConfigPath(environment),
       effectiveConfig: () => this.loaded.config as unknown as Record<string, unknown>,
@@ -319,6 +338,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.gatewaySide = null;
     this.breakerService?.stop();
     this.breakerService = null;
+    this.cooldownReader = null;
     await Promise.all(this.sources.map((source) => source.stop()));
     this.sources = [];
     this.transcriptSources = [];
@@ -333,6 +353,15 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   /** The breakers (null before start). */
   get breakers(): BreakerService | null {
     return this.breakerService;
+  }
+
+  /**
+   * OpenClaw's own cooldowns, read from its state (null before start):
+   * `cooldowns(now)` lists the windows in force, `cooldownUntil(dep, now)` says until when OpenClaw
+   * will not call a dependency.
+   */
+  get openclawCooldowns(): OpenClawCooldowns | null {
+    return this.cooldownReader;
   }
 
   /** The health probe, watchdog and notifier (null when started with `gateway: false`). */
@@ -361,6 +390,38 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     const timer = setInterval(action, ms);
     timer.unref?.();
     this.timers.push(timer);
+  }
+
+  /** Reads OpenClaw's cooldown state if it changed; with `announce`, tells a human about a cooldown that does not end. */
+  private pollCooldowns(announce: boolean): void {
+    const reader = this.cooldownReader;
+    if (!reader) return;
+    try {
+      reader.poll();
+      const now = this.clock();
+      for (const cooldown of reader.cooldowns(now)) this.cooldownDeps.add(cooldown.dep);
+      if (!announce) return;
+      const notices = this.cooldownLoops.observe(reader.snapshot(), now);
+      for (const notice of notices) {
+        this.log.warn('OpenClaw cooldown does not end', { dep: notice.dep, title: notice.title });
+        this.gatewaySide?.notifier.notify(notice);
+      }
+    } catch (error) {
+      this.log.warn('reading OpenClaw cooldowns failed; will retry', { error: (error as Error).message });
+    }
+  }
+
+  /** Seconds of OpenClaw cooldown left per dependency: every breaker's, and every one that had a cooldown. */
+  private cooldownGauges(): Array<{ dep: string; seconds: number }> {
+    const reader = this.cooldownReader;
+    if (!reader) return [];
+    const now = this.clock();
+    const deps = new Set(this.cooldownDeps);
+    for (const snapshot of this.breakerService?.snapshots() ?? []) deps.add(snapshot.dep);
+    return [...deps].sort().map((dep) => {
+      const until = reader.cooldownUntil(dep, now);
+      return { dep, seconds: until === null ? 0 : Math.max(0, (until - now) / 1000) };
+    });
   }
 
   private prune(): void {

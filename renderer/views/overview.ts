@@ -7,7 +7,14 @@ import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
 import { Cancelled } from '../api.js';
 import { healthSeries, marksOf } from '../chart-data.js';
 import { type Chart, healthChart } from '../charts.js';
-import { breakerWaits, byAttention, restartsInLastHour, tokensOf, watchdogMode } from '../describe.js';
+import {
+  breakerWaits,
+  byAttention,
+  openclawCooldownOf,
+  restartsInLastHour,
+  tokensOf,
+  watchdogMode,
+} from '../describe.js';
 import { button, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { describeFailure, failureBox } from '../errors-ui.js';
 import { compact, count, duration, inLast, integer, percent, stateLabel } from '../format.js';
@@ -172,6 +179,19 @@ export class OverviewView implements View {
     if (waits.retryAfter !== null && waits.retryAfter > Date.now()) {
       rows.push(['Retry-After ends', live('countdown', waits.retryAfter)]);
     }
+    // OpenClaw's own cooldown: it will not call this dependency before then, whatever the breaker says.
+    const cooldown = openclawCooldownOf(breaker, Date.now());
+    if (cooldown) {
+      rows.push([
+        cooldown.label,
+        h(
+          'span',
+          { 'data-testid': 'openclaw-cooldown' },
+          live('left', cooldown.until),
+          ` (${cooldown.reason}) · profile ${cooldown.profile}`,
+        ),
+      ]);
+    }
     rows.push(['Rejected while open', integer(breaker.rejections)]);
     if (breaker.lastEventAt !== null) rows.push(['Last call', live('ago', breaker.lastEventAt)]);
     if (breaker.soleDependents.length > 0) rows.push(['Stuck while down', breaker.soleDependents.join(', ')]);
@@ -196,6 +216,7 @@ export class OverviewView implements View {
         h('h3', null, breaker.dep),
         h('span', { class: `badge state-${state}` }, stateLabel(breaker.state)),
         breaker.forced ? h('span', { class: 'badge forced' }, `forced ${breaker.forced}`) : null,
+        cooldown ? h('span', { class: 'badge openclaw-cooldown' }, cooldown.label) : null,
       ),
       // A breaker that never changed state has no meaningful "since" (it is 0: the epoch).
       h(

@@ -33,6 +33,7 @@ export function breaker(dep: string, overrides: Partial<ApiBreaker> = {}): ApiBr
     lastEventAt: NOW - 5000,
     soleDependents: [],
     stalled: null,
+    openclawCooldown: null,
     ...overrides,
   };
 }
@@ -136,6 +137,7 @@ export function apiStatus(overrides: Partial<ApiStatus> = {}): ApiStatus {
     watchdog: watchdog(),
     notifications: [],
     fleet: null,
+    openclawCooldowns: null,
     ...overrides,
   };
 }

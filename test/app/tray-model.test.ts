@@ -285,3 +285,29 @@ describe('dependency line', () => {
     );
   });
 });
+
+describe("OpenClaw's own cooldown", () => {
+  const held = breaker('zhipu/glm-5.1', {
+    openclawCooldown: { until: NOW + 4 * MIN, reason: 'rate_limit', profile: 'zhipu:default', kind: 'cooldown' },
+  });
+
+  it('shows on the dependency line with the time left and the reason', () => {
+    expect(dependencyLine(held, NOW)).toBe('zhipu/glm-5.1: closed, OpenClaw cooldown: 4 min left (rate_limit)');
+    const disabled = breaker('moonshot/kimi', {
+      openclawCooldown: { until: NOW + 150 * MIN, reason: 'billing', profile: 'moonshot:default', kind: 'disabled' },
+    });
+    expect(dependencyLine(disabled, NOW)).toBe('moonshot/kimi: closed, OpenClaw disabled: 2 h 30 min left (billing)');
+    // Over (the status is a little old): nothing to say any more.
+    expect(dependencyLine(held, NOW + 4 * MIN)).toBe('zhipu/glm-5.1: closed');
+  });
+
+  it('makes the state degraded and says why in the tooltip', () => {
+    const model = trayModel(input(apiStatus({ breakers: [held, breaker('deepseek/deepseek-v4-pro')] })));
+    expect(model.state).toBe('degraded');
+    expect(model.reasons).toEqual(['zhipu/glm-5.1 OpenClaw cooldown: 4 min left (rate_limit)']);
+    expect(model.tooltip).toBe('BreakerBar: degraded: zhipu/glm-5.1 OpenClaw cooldown: 4 min left (rate_limit)');
+    expect(label(model.menu, 'dep:zhipu/glm-5.1')).toBe(
+      'zhipu/glm-5.1: closed, OpenClaw cooldown: 4 min left (rate_limit)',
+    );
+  });
+});

@@ -58,13 +58,16 @@ export class FakeBackend implements ApiBackend {
     version: '0.0.0-test',
     generatedAt: 1_700_000_000_000,
     lastDay: new CallTally().summary(),
-    breakers: [{ ...breakerSnapshot('openai/gpt-4o'), soleDependents: [], stalled: null, elsewhere: [] }],
+    breakers: [
+      { ...breakerSnapshot('openai/gpt-4o'), soleDependents: [], stalled: null, elsewhere: [], openclawCooldown: null },
+    ],
     tokens: [],
     sources: [],
     gateway: null,
     watchdog: null,
     notifications: [],
     fleet: null,
+    openclawCooldowns: null,
   };
   private readonly listeners = new Set<(event: ApiEvent) => void>();
 

@@ -21,6 +21,7 @@ import { Monitor } from '../../main/core/monitor.js';
 import type { ApiStatus } from '../../main/core/server/api-types.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+import { type AuthStateWriter, profileStore, sharedAuthDatabase } from '../helpers/openclaw-auth-state.js';
 import { appendLines, until } from '../helpers/transcripts.js';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -106,7 +107,26 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
   };
 
   const now = Date.now();
-  if (options.history !== false) write(generatedHour(now));
+  let auth: AuthStateWriter | null = null;
+  if (options.history !== false) {
+    write(generatedHour(now));
+    // OpenClaw's own cooldown after the 429s, where 2026.9 keeps it: zhipu's only profile, for glm-5.1.
+    auth = sharedAuthDatabase(stateDir);
+    auth.setStore(profileStore({ 'zhipu:default': 'zhipu' }));
+    auth.setState({
+      version: 1,
+      usageStats: {
+        'zhipu:default': {
+          cooldownUntil: now + 12 * MINUTE,
+          cooldownReason: 'rate_limit',
+          cooldownModel: 'glm-5.1',
+          errorCount: 6,
+          failureCounts: { rate_limit: 6 },
+          lastFailureAt: now - 7000,
+        },
+      },
+    });
+  }
 
   const configFile = join(root, 'home', 'config.json');
   mkdirSync(join(root, 'home'), { recursive: true });
@@ -163,6 +183,7 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
     write,
     async close() {
       await monitor.stop();
+      auth?.close();
       await gateway.close();
       for (const { server } of [accepting, failing]) {
         server.closeAllConnections();

@@ -87,6 +87,9 @@ describe('the dashboard served by a real daemon', () => {
       expect(zhipuText).toMatch(/Next probe\s+in 9 min/);
       // The storm's 429s while the breaker was open 25 to 15 minutes ago.
       expect(zhipuText).toMatch(/Rejected while open\s+[1-9]\d+/);
+      // OpenClaw's own cooldown on it, read from OpenClaw's state: a badge and a row with time left and why.
+      expect(zhipuText).toMatch(/OpenClaw cooldown\s+\d+ min left \(rate_limit\) · profile zhipu:default/);
+      expect(await zhipu.locator('.badge.openclaw-cooldown').textContent()).toBe('OpenClaw cooldown');
 
       const anthropic = page.locator('.card[data-dep="anthropic/claude-sonnet-4-5"]');
       expect(await anthropic.getAttribute('data-state')).toBe('open');

@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiBreaker } from '../../main/core/server/api-types.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
-import { breakerWaits, byAttention, restartsInLastHour, watchdogMode } from '../../renderer/describe.js';
+import {
+  breakerWaits,
+  byAttention,
+  openclawCooldownOf,
+  restartsInLastHour,
+  watchdogMode,
+} from '../../renderer/describe.js';
 import { watchdog } from '../app/fixtures.js';
 import { breakerSnapshot } from '../helpers/fake-backend.js';
 
@@ -13,6 +19,7 @@ const breaker = (dep: string, overrides: Partial<ApiBreaker> = {}): ApiBreaker =
   soleDependents: [],
   stalled: null,
   elsewhere: [],
+  openclawCooldown: null,
   ...overrides,
 });
 
@@ -61,5 +68,23 @@ describe('overview words', () => {
       breaker('d', { state: 'open' }),
     ]).map((b) => b.dep);
     expect(order).toEqual(['d', 'c', 'b', 'a', 'z']);
+  });
+
+  it("words OpenClaw's own cooldown for the card while it is in force", () => {
+    const held = breaker('zhipu/glm-5.1', {
+      openclawCooldown: { until: NOW + 240_000, reason: 'rate_limit', profile: 'zhipu:default', kind: 'cooldown' },
+    });
+    expect(openclawCooldownOf(held, NOW)).toEqual({
+      label: 'OpenClaw cooldown',
+      until: NOW + 240_000,
+      reason: 'rate_limit',
+      profile: 'zhipu:default',
+    });
+    expect(openclawCooldownOf(held, NOW + 240_000)).toBeNull();
+    expect(openclawCooldownOf(breaker('a'), NOW)).toBeNull();
+    const disabled = breaker('m', {
+      openclawCooldown: { until: NOW + 1, reason: null, profile: 'm:default', kind: 'disabled' },
+    });
+    expect(openclawCooldownOf(disabled, NOW)).toMatchObject({ label: 'OpenClaw disabled', reason: 'no reason given' });
   });
 });

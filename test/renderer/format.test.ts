@@ -9,6 +9,7 @@ import {
   percent,
   relativeTime,
   stateLabel,
+  timeLeft,
 } from '../../renderer/format.js';
 
 const NOW = 1_750_000_000_000;
@@ -59,5 +60,10 @@ describe('format', () => {
     expect(compact(100_000)).toBe('100k');
     expect(compact(3_200_000)).toBe('3.2M');
     expect(stateLabel('half_open')).toBe('half-open');
+  });
+
+  it('says the time left of a window as a remainder, and over once reached', () => {
+    expect(timeLeft(NOW + 240_000, NOW)).toBe('4 min left');
+    expect(timeLeft(NOW, NOW)).toBe('over');
   });
 });

@@ -231,7 +231,8 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     return this.runner.snapshots();
   }
 
-  breakers(): ApiBreaker[] {
+  /** The breakers as the API shows them, but for OpenClaw's cooldown, which the backend adds. */
+  breakers(): Array<Omit<ApiBreaker, 'openclawCooldown'>> {
     const now = this.options.clock();
     return this.runner.snapshots().map((snapshot) => ({
       ...snapshot,

@@ -18,6 +18,7 @@ export const NOTICE_KINDS = [
   'fallback_answering',
   'restart_would_run',
   'watchdog_blocked',
+  'openclaw_cooldown_loop',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
@@ -63,6 +64,8 @@ const SEVERITY: Record<NoticeKind, Severity> = {
   restart_would_run: 'warning',
   // The watchdog cannot heal the gateway until someone fixes what it found.
   watchdog_blocked: 'critical',
+  // OpenClaw will not use a dependency for long, and waiting or restarting will not change it (critical when disabled).
+  openclaw_cooldown_loop: 'warning',
 };
 
 export function severityOf(kind: NoticeKind): Severity {

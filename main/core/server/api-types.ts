@@ -8,6 +8,8 @@ import type { Outcome } from '../classify.js';
 import type { DoctorReport } from '../doctor/index.js';
 import type { GatewayHealth } from '../gateway/health.js';
 import type { Notice } from '../notify/notice.js';
+import type { DependencyCooldown } from '../openclaw/cooldown-state.js';
+import type { OpenClawCooldownsStatus } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
@@ -30,6 +32,12 @@ export interface ApiBreaker extends BreakerSnapshot {
   stalled: { sessions: number; since: number } | null;
   /** Other hosts of the fleet whose breaker for this dependency is not closed ("open elsewhere"). */
   elsewhere: Array<{ host: string; state: BreakerState; since: number; reason: string }>;
+  /**
+   * OpenClaw's own cooldown on this dependency: every auth profile of its provider is in a cooldown,
+   * disable or block that covers it, so OpenClaw will not call it before `until` (the soonest of those
+   * windows to end, with its reason and profile). Null when OpenClaw can use it, or nothing is known.
+   */
+  openclawCooldown: DependencyCooldown | null;
 }
 
 export interface ApiStatus {
@@ -50,6 +58,12 @@ export interface ApiStatus {
    * records and turns OpenClaw refused itself), each by outcome and dependency.
    */
   lastDay: CallSummary;
+  /**
+   * OpenClaw's cooldowns as read from its state: every window in force (one per profile and window,
+   * keyed `provider/model` or `provider`) and each database read with its error. Null when this
+   * instance does not read them.
+   */
+  openclawCooldowns: OpenClawCooldownsStatus | null;
 }
 
 export interface HistoryQuery {

@@ -12,6 +12,7 @@ import type { HealthMonitor } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { Notice } from '../notify/notice.js';
 import type { Notifier } from '../notify/notifier.js';
+import type { OpenClawCooldowns } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { Store } from '../store/db.js';
 import { type GatewayHistory, type NotificationRow, probeRow, type RestartRow } from '../store/gateway-history.js';
@@ -48,6 +49,8 @@ export interface BackendParts {
   effectiveConfig: () => Record<string, unknown>;
   /** What `breakerbar doctor` finds, for the first-run view. */
   doctor: () => Promise<DoctorReport>;
+  /** OpenClaw's cooldowns, when this instance reads them. */
+  cooldowns?: Pick<OpenClawCooldowns, 'forDependency' | 'status'>;
   /** The gateway side, when this instance probes and restarts the gateway. */
   gateway?: {
     history: GatewayHistory;
@@ -74,10 +77,15 @@ export function createBackend(parts: BackendParts): ApiBackend {
   };
   return {
     status(): ApiStatus {
+      const now = parts.clock();
+      const cooldowns = parts.cooldowns;
       return {
         version: version(),
-        generatedAt: parts.clock(),
-        breakers: parts.breakers.breakers(),
+        generatedAt: now,
+        breakers: parts.breakers.breakers().map((breaker) => ({
+          ...breaker,
+          openclawCooldown: cooldowns?.forDependency(breaker.dep, now) ?? null,
+        })),
         tokens: parts.breakers.tokenRates(),
         sources: parts.sources(),
         gateway: parts.gateway?.health.health() ?? null,
@@ -85,6 +93,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
         notifications: parts.gateway?.notifier.channels() ?? [],
         lastDay: lastDaySummary(),
         fleet: parts.breakers.fleet?.status() ?? null,
+        openclawCooldowns: cooldowns?.status(now) ?? null,
       };
     },
 

@@ -43,6 +43,7 @@ export const METRIC_NAMES = {
   fleetConnected: 'breakerbar_fleet_connected',
   fleetPeerTransitions: 'breakerbar_fleet_peer_transitions_total',
   fleetLeases: 'breakerbar_fleet_probe_leases_total',
+  openclawCooldown: 'breakerbar_openclaw_cooldown_seconds',
 } as const;
 
 /** The gateway dependency's name in `breaker_probe_latency_ms{dep}` (health probes feed it too). */
@@ -69,6 +70,11 @@ export interface MetricsSources {
   watchdog?(): WatchdogGauges | null;
   /** Turns stored since BreakerBar started, by dependency and outcome (absent: no store). */
   turns?(): Array<{ dep: string; outcome: string; n: number }>;
+  /**
+   * Seconds until OpenClaw uses each dependency again (0: it can now), for every dependency with a
+   * breaker or an OpenClaw cooldown seen since start (absent: OpenClaw's state is not read).
+   */
+  openclawCooldowns?(): Array<{ dep: string; seconds: number }>;
 }
 
 export class BreakerbarMetrics {
@@ -223,6 +229,16 @@ export class BreakerbarMetrics {
       collect() {
         this.reset();
         for (const status of sources.sources()) this.inc({ source: status.kind }, status.malformed);
+      },
+    });
+    new Gauge({
+      name: METRIC_NAMES.openclawCooldown,
+      help: "Seconds until OpenClaw's own cooldown lets it call the dependency again (every auth profile of its provider cooling down, disabled or blocked for it); 0 when none.",
+      labelNames: ['dep'],
+      registers,
+      collect() {
+        this.reset();
+        for (const row of sources.openclawCooldowns?.() ?? []) this.set({ dep: row.dep }, row.seconds);
       },
     });
     new Gauge({

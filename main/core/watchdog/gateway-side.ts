@@ -37,6 +37,8 @@ export interface GatewaySideOptions {
   metrics: BreakerbarMetrics;
   log: Logger;
   clock: () => number;
+  /** OpenClaw's own cooldown of a dependency in force at `now` (wall ms): a storm restart waits for it. */
+  cooldownUntil?(dep: string, now: number): number | null;
   /** Monotonic clock for the watchdog's durations (defaults to `clock`, which tests and the rehearsal control). */
   monotonic?: () => number;
   /** The Electron app passes its native channel; undefined means node-notifier when enabled; null none. */
@@ -172,6 +174,7 @@ export class GatewaySide {
       log,
       clock,
       monotonic: options.monotonic,
+      cooldownUntil: options.cooldownUntil ? (dep, now) => options.cooldownUntil?.(dep, now) ?? null : undefined,
     });
   }
 

@@ -714,30 +714,32 @@ export class WatchdogPolicy {
   }
 
   /**
-   * Holds a storm restart while a Retry-After or an OpenClaw cooldown is in force for an affected dependency,
-   * at most `maxDeferralMs` from when the hold began. Alerted once per storm.
+   * Holds a storm restart while a Retry-After or an OpenClaw cooldown is in force for an affected dependency.
+   * A Retry-After holds at most `maxDeferralMs` from when the hold began (a provider may ask for anything);
+   * OpenClaw's cooldown holds as long as it lasts: it is OpenClaw's own state, which a restart keeps, and a
+   * long one is alerted on by itself. Alerted once per storm.
    */
   private upstreamHold(now: number, affected: CheckInput['deps']): Decision | null {
-    let binding: { dep: string; until: number; cause: 'retry_after' | 'cooldown' } | null = null;
+    const since = this.s.deferral?.since ?? now;
+    let binding: { dep: string; until: number; asked: number; cause: 'retry_after' | 'cooldown' } | null = null;
     for (const d of affected) {
-      for (const [until, cause] of [
-        [d.retryAfterUntil, 'retry_after'],
-        [d.cooldownUntil ?? null, 'cooldown'],
+      const retryAfter =
+        d.retryAfterUntil === null ? null : Math.min(d.retryAfterUntil, since + this.settings.maxDeferralMs);
+      for (const [until, asked, cause] of [
+        [retryAfter, d.retryAfterUntil, 'retry_after'],
+        [d.cooldownUntil ?? null, d.cooldownUntil ?? null, 'cooldown'],
       ] as const) {
-        if (until !== null && until > now && (binding === null || until > binding.until))
-          binding = { dep: d.dep, until, cause };
+        if (until !== null && asked !== null && until > now && (binding === null || until > binding.until))
+          binding = { dep: d.dep, until, asked, cause };
       }
     }
     if (binding === null) return null;
-    const since = this.s.deferral?.since ?? now;
-    const until = Math.min(binding.until, since + this.settings.maxDeferralMs);
-    if (now >= until) return null; // held as long as allowed: restart now
-    this.s.deferral = { since, until, dep: binding.dep, cause: binding.cause };
+    this.s.deferral = { since, until: binding.until, dep: binding.dep, cause: binding.cause };
     const what =
       binding.cause === 'retry_after'
-        ? `${binding.dep} asked to retry after ${seconds(binding.until - now)}`
+        ? `${binding.dep} asked to retry after ${seconds(binding.asked - now)}`
         : `OpenClaw holds ${binding.dep} in cooldown for another ${seconds(binding.until - now)}`;
-    const reason = `429 storm on ${affected.map((d) => d.dep).join(', ')}: ${what}; restart held ${seconds(until - now)} (a restart cannot lift a provider's limit, and OpenClaw keeps its cooldowns across restarts)`;
+    const reason = `429 storm on ${affected.map((d) => d.dep).join(', ')}: ${what}; restart held ${seconds(binding.until - now)} (a restart cannot lift a provider's limit, and OpenClaw keeps its cooldowns across restarts)`;
     const alerts: Alert[] = [];
     if (!this.s.deferralAlerted) {
       this.s.deferralAlerted = true;

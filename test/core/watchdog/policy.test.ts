@@ -654,6 +654,14 @@ describe("OpenClaw's cooldowns hold a storm restart", () => {
     expect(after[1]?.reason).toContain('Retry-After and cooldowns over');
   });
 
+  it("OpenClaw's cooldown holds for as long as it lasts; only a Retry-After is capped", () => {
+    const p = policy({ threshold: 1, maxDeferralMs: 10 * MIN });
+    const cooling = storm(5, { cooldownUntil: HOUR, retryAfterUntil: 10 * HOUR });
+    for (let t = 0; t < HOUR; t += 5 * MIN) expect(p.check(t, cooling).kind).toBe('deferred');
+    expect(p.state().deferral).toMatchObject({ cause: 'cooldown', until: HOUR });
+    expect(p.check(HOUR, cooling).kind).toBe('restart'); // the Retry-After's cap passed long ago
+  });
+
   it('the later of a Retry-After and a cooldown binds', () => {
     const p = policy({ threshold: 1 });
     const d = p.check(0, storm(5, { retryAfterUntil: MIN, cooldownUntil: 3 * MIN }));

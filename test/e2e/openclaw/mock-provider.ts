@@ -1,8 +1,10 @@
 /**
  * A model provider for the real gateway to call: OpenAI chat completions on
  * 127.0.0.1, streaming (SSE) when asked, with every answer an upstream can
- * give — ok (short or ~4 KB), 429 with Retry-After, 529, 503, 500, 401, 402,
- * 400 context length, a TCP reset, a hang, a stream cut mid-way.
+ * give — ok (short or ~4 KB), 429 with Retry-After, 529, 503, 500, 401, 402
+ * (OpenAI's quota wording, which OpenClaw files as a rate limit, or plain
+ * "insufficient credits", which it files as billing), 400 context length, a
+ * TCP reset, a hang, a stream cut mid-way.
  *
  * What each request gets is chosen per model: a script of answers consumed in
  * order, then the model's steady answer. Every request is logged with the
@@ -23,6 +25,7 @@ export const ANSWERS = [
   'server_error',
   'unauthorized',
   'payment_required',
+  'no_credits',
   'context_length',
   'reset',
   'hang',
@@ -40,6 +43,7 @@ export const ANSWER_CLASS: Record<Answer, string> = {
   server_error: 'server_error',
   unauthorized: 'auth',
   payment_required: 'billing',
+  no_credits: 'billing',
   context_length: 'context_overflow',
   reset: 'connection_reset',
   hang: 'timeout',
@@ -95,6 +99,12 @@ const ERRORS: Partial<Record<Answer, { status: number; type: string; code: strin
     type: 'insufficient_quota',
     code: 'insufficient_quota',
     message: 'You exceeded your current quota, please check your plan and billing details.',
+  },
+  no_credits: {
+    status: 402,
+    type: 'insufficient_credits',
+    code: 'insufficient_credits',
+    message: 'Insufficient credits: your credit balance is too low to use this model.',
   },
   context_length: {
     status: 400,
