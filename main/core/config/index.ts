@@ -219,7 +219,7 @@ export const configSchema = group({
       600,
       1,
       DAY_SEC,
-      "Longest a 429-triggered restart waits for an upstream Retry-After or OpenClaw's own cooldown to run out (a restart cannot clear a provider's limit, and OpenClaw keeps its cooldowns across restarts).",
+      "Longest a 429-triggered restart waits for an upstream Retry-After to run out (a restart cannot clear a provider's limit); OpenClaw's own cooldown holds it as long as it lasts.",
     ),
     divergenceSec: int(
       180,
