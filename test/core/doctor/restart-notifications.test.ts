@@ -90,12 +90,20 @@ describe('restart strategy', () => {
 
   it('picks the openclaw CLI per trigger with its flavour', async () => {
     const openclaw = executable('openclaw');
-    const restart = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
+    const restart = area(
+      await doctor(config({ watchdog: { restartCommand: null, stormRestart: 'wait' } })),
+      'restart',
+    );
     expect(restart.filter((f) => f.level === 'ok').map((f) => f.title)).toEqual([
       'manual restart: openclaw gateway restart (safe)',
       'restart of a dead or hung gateway: openclaw gateway restart (force)',
       'restart after a 429 storm: openclaw gateway restart (wait 30s)',
     ]);
+    // By default a storm restarts as a manual one does (drained), and the doctor says so once.
+    const byDefault = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
+    expect(byDefault.filter((f) => f.level === 'ok').map((f) => f.title)).toContain(
+      'manual restart, restart after a 429 storm: openclaw gateway restart (safe)',
+    );
     expect(restart[1]?.detail).toBe(`would run: ${openclaw} gateway restart --json --safe`);
   });
 
