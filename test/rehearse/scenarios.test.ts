@@ -119,9 +119,12 @@ describe.sequential('built-in scenarios', () => {
 
   it('with durations on the wall clock, the step back holds the next restart for hours', async () => {
     const report = await runRehearsal(scenarioNamed('clock-step'), { timeScale: 75, durationsOnWallClock: true });
-    expect(failed(report)).toEqual(
-      expect.arrayContaining(['exactly 1 restart during phase 2', 'no watchdog decision spacing']),
+    expect(failed(report)).toContain('exactly 1 restart during phase 2');
+    // Held by the last restart seen "in the future": its spacing, or its recovery grace if that was still running.
+    const held = report.timeline.filter(
+      (e) => e.type === 'decision' && e.t > 120 && (e.decision === 'spacing' || e.decision === 'recovering'),
     );
+    expect(held.length).toBeGreaterThan(0);
   }, 30_000);
 
   it('with durations on the wall clock, the step forward forgets the budget and restarts once too often', async () => {
