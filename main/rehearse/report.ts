@@ -21,6 +21,14 @@ export interface EvaluateContext {
 
 const fmt = (n: number) => `${Math.round(n * 10) / 10} s`;
 
+/** `2 h`, `90 s`: a clock step's size in words. */
+export function stepWords(sec: number): string {
+  const abs = Math.abs(sec);
+  if (abs >= 3600 && abs % 360 === 0) return `${abs / 3600} h`;
+  if (abs >= 60 && abs % 60 === 0) return `${abs / 60} min`;
+  return `${abs} s`;
+}
+
 const inPhase = (phase: number | undefined) => (phase === undefined ? '' : ` during phase ${phase}`);
 
 export function describeExpectation(e: Expectation): string {
@@ -293,7 +301,7 @@ export function describeEvent(e: TimelineEvent): [string, string] {
     case 'clock_step':
       return [
         'clock',
-        `wall clock stepped ${e.stepSec < 0 ? 'back' : 'forward'} ${Math.abs(e.stepSec)} s (now ${e.offsetSec} s from monotonic)`,
+        `wall clock stepped ${e.stepSec < 0 ? 'back' : 'forward'} ${stepWords(e.stepSec)} (now ${e.offsetSec < 0 ? '-' : '+'}${stepWords(e.offsetSec)} from the monotonic clock)`,
       ];
     case 'restart_result':
       return ['restart', `#${e.id} ${e.result}${e.detail ? `: ${e.detail}` : ''}`];

@@ -32,7 +32,7 @@ import { fallbackDecisionLine, gatewayLogPath, gatewayRestartLine, stalledSessio
 import { agentDatabasePath, OpenClawAgentDb } from './openclaw-db.js';
 import { assistantMessage, seededRandom, sessionHeader, userMessage } from './records.js';
 import { type ReplayPlan, ReplayWriter } from './replay.js';
-import { evaluate } from './report.js';
+import { evaluate, stepWords } from './report.js';
 import type { DepFault, InjectedOutcome, Scenario } from './scenario.js';
 import { INJECTED_OUTCOMES } from './scenario.js';
 import {
@@ -795,14 +795,6 @@ function pickAgent(agents: AgentWriter[], r: number): AgentWriter {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
-
-/** `2 h`, `90 s`: a clock step's size in words. */
-export function stepWords(sec: number): string {
-  const abs = Math.abs(sec);
-  if (abs >= 3600 && abs % 360 === 0) return `${abs / 3600} h`;
-  if (abs >= 60 && abs % 60 === 0) return `${abs / 60} min`;
-  return `${abs} s`;
-}
 
 export function describePhase(phase: Scenario['phases'][number]): string {
   const parts = Object.entries(phase.deps ?? {}).map(([dep, fault]) => {

@@ -216,7 +216,7 @@ const RAW: Scenario[] = [
     name: 'in-process-restart',
     description:
       "The gateway restarts itself twice (OpenClaw's in-process restart): its port refuses connections for 10 s, it says starting for 2 s, then answers with its uptime reset; the first time its log says so first, the second time only the uptime tells. A restart, not a death: BreakerBar restarts nothing and reports no outage.",
-    durationSec: 180,
+    durationSec: 200,
     rate: 10,
     agents: [
       { id: 'main', deps: [ANTHROPIC, DEEPSEEK] },
@@ -225,15 +225,17 @@ const RAW: Scenario[] = [
     deps: [ANTHROPIC, DEEPSEEK],
     // Probes every 5 s, so several of them meet the refused port.
     config: { health: { intervalSec: 5 } },
+    // The two restarts far apart: the watchdog tells a new process by a start more than 2 s (wall, not
+    // compressed) after the last one known, which bounds how far this scenario can be compressed (about 50×).
     phases: [
       {
-        atSec: 40,
+        atSec: 20,
         durationSec: 40,
         label: 'in-process restart, logged',
         selfRestart: { refuseSec: 10, startingSec: 2, announce: true },
       },
       {
-        atSec: 110,
+        atSec: 150,
         durationSec: 40,
         label: 'in-process restart, not logged',
         selfRestart: { refuseSec: 10, startingSec: 2, announce: false },

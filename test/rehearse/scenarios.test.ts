@@ -25,7 +25,7 @@ const PLAN: Record<string, { scale: number; format: Format; coreGap?: { reason: 
   'slow-start': { scale: 75, format: 'sqlite' },
   'retry-after-defers': { scale: 52, format: 'jsonl' },
   'healthy-control': { scale: 36, format: 'all' },
-  'in-process-restart': { scale: 20, format: 'all' },
+  'in-process-restart': { scale: 22, format: 'all' },
   'clock-step': { scale: 75, format: 'jsonl' },
   'hung-gateway': {
     scale: 90,
@@ -106,7 +106,7 @@ describe.sequential('built-in scenarios', () => {
 
   it('without deadAfter, the in-process restart the log does not announce is taken for a death', async () => {
     const report = await runRehearsal(scenarioNamed('in-process-restart'), {
-      timeScale: 20,
+      timeScale: 22,
       configOverride: { watchdog: { deadAfterSec: 0 } },
     });
     expect(failed(report)).toEqual(

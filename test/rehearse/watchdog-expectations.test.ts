@@ -8,9 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { readGatewayLogLine } from '../../main/core/sources/gateway-log-record.js';
 import { gatewayRestartLine, stalledSessionLine } from '../../main/rehearse/gateway-log-lines.js';
-import { type EvaluateContext, evaluate, renderText } from '../../main/rehearse/report.js';
+import { type EvaluateContext, evaluate, renderText, stepWords } from '../../main/rehearse/report.js';
 import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/runner.js';
-import { describePhase, stepWords } from '../../main/rehearse/runner.js';
+import { describePhase } from '../../main/rehearse/runner.js';
 import { type Expectation, type Scenario, ScenarioError, validateScenario } from '../../main/rehearse/scenario.js';
 
 const DEP = 'anthropic/claude-sonnet-4-5';
@@ -245,7 +245,7 @@ describe('the report shows the watchdog', () => {
     };
     const text = renderText(report);
     expect(text).toContain('unverified: unverified for a reason [alert: watchdog_blocked]');
-    expect(text).toContain('wall clock stepped back 7200 s');
+    expect(text).toContain('wall clock stepped back 2 h (now -2 h from the monotonic clock)');
     expect(text).toContain('#1 health (evidence: hung)');
     expect(text).toMatch(
       /Restarts \(as stored\)\n#\s+trigger\s+evidence\s+result\s+reason\n1\s+health\s+hung\s+recovered/,
