@@ -254,7 +254,7 @@ const RAW: Scenario[] = [
     name: 'clock-step',
     description:
       "The gateway dies four times while the machine's wall clock is stepped back 2 h, then forward 2 h: restarts are neither held for hours (spacing) nor multiplied (budget of 3 an hour): exactly the three the policy makes without a step, then the budget alert.",
-    durationSec: 600,
+    durationSec: 620,
     rate: 10,
     restartSec: 5,
     agents: [
@@ -262,18 +262,20 @@ const RAW: Scenario[] = [
       { id: 'coder', deps: [DEEPSEEK] },
     ],
     deps: [ANTHROPIC, DEEPSEEK],
+    // The steps come a minute after the last restart was verified: OpenClaw's uptime follows the wall clock,
+    // so a step while a restart is being verified changes which process the watchdog believes answers.
     config: {
       watchdog: { maxRestartsPerHour: 3 },
       // Records written after the step back are older than the run's start: still live, not history.
       ingest: { backfillDays: 1 },
     },
     phases: [
-      { atSec: 30, durationSec: 60, label: 'gateway down #1', gateway: 'refuse' },
-      { atSec: 120, durationSec: 0, label: 'wall clock back 2 h', clockStepSec: -7200 },
-      { atSec: 150, durationSec: 60, label: 'gateway down #2 (clock 2 h behind)', gateway: 'refuse' },
-      { atSec: 240, durationSec: 0, label: 'wall clock forward 2 h', clockStepSec: 7200 },
-      { atSec: 330, durationSec: 60, label: 'gateway down #3', gateway: 'refuse' },
-      { atSec: 480, durationSec: 60, label: 'gateway down #4 (budget spent)', gateway: 'refuse' },
+      { atSec: 20, durationSec: 60, label: 'gateway down #1', gateway: 'refuse' },
+      { atSec: 140, durationSec: 0, label: 'wall clock back 2 h', clockStepSec: -7200 },
+      { atSec: 160, durationSec: 80, label: 'gateway down #2 (clock 2 h behind)', gateway: 'refuse' },
+      { atSec: 300, durationSec: 0, label: 'wall clock forward 2 h', clockStepSec: 7200 },
+      { atSec: 340, durationSec: 80, label: 'gateway down #3', gateway: 'refuse' },
+      { atSec: 500, durationSec: 60, label: 'gateway down #4 (budget spent)', gateway: 'refuse' },
     ],
     expectations: [
       { kind: 'restarts', count: 3 },

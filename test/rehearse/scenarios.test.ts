@@ -122,7 +122,7 @@ describe.sequential('built-in scenarios', () => {
     expect(failed(report)).toContain('exactly 1 restart during phase 2');
     // Held by the last restart seen "in the future": its spacing, or its recovery grace if that was still running.
     const held = report.timeline.filter(
-      (e) => e.type === 'decision' && e.t > 120 && (e.decision === 'spacing' || e.decision === 'recovering'),
+      (e) => e.type === 'decision' && e.t > 140 && (e.decision === 'spacing' || e.decision === 'recovering'),
     );
     expect(held.length).toBeGreaterThan(0);
   }, 30_000);
