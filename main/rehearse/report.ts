@@ -325,6 +325,8 @@ const SHOWN_DECISIONS = new Set([
   'gateway_restarted',
   'unverified',
   'not_openclaw',
+  // Once per dependency: a storm's first counted check, or stalled sessions counting toward a hung gateway.
+  'counting',
 ]);
 
 /** Decisions shown: the listed kinds, and any that raised an alert. */
