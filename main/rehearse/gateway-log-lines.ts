@@ -1,7 +1,9 @@
 /**
  * Lines of the OpenClaw gateway's JSON log (tslog objects, as its file
- * transport writes them) for the rehearsal's `gatewaylog` format: the model
- * fallback decisions the gateway logs for every candidate it tries.
+ * transport writes them) for the rehearsal: the model fallback decisions the
+ * gateway logs for every candidate it tries (the `gatewaylog` format), the
+ * diagnostics' stalled-session reports, and the line an in-process restart
+ * begins with.
  */
 import { join } from 'node:path';
 
@@ -30,6 +32,9 @@ export function isoWithOffset(ts: number, offsetMinutes: number): string {
   const mm = String(abs % 60).padStart(2, '0');
   return `${local}${sign}${hh}:${mm}`;
 }
+
+/** The gateway writes its local time: this machine's offset at that instant. */
+const localOffset = (ts: number) => -new Date(ts).getTimezoneOffset();
 
 /** One tslog line exactly as the gateway's file transport writes it. */
 export function tslogLine(options: TslogOptions): string {
@@ -111,8 +116,39 @@ export function fallbackDecisionLine(o: FallbackDecisionLine): string {
     text: 'model fallback decision',
     fields,
     level: o.decision === 'candidate_failed' ? 'WARN' : 'INFO',
-    // The gateway writes its local time: this machine's offset at that instant.
-    offsetMinutes: -new Date(o.ts).getTimezoneOffset(),
+    offsetMinutes: localOffset(o.ts),
+  });
+}
+
+export interface StalledSessionLine {
+  ts: number;
+  sessionId: string;
+  sessionKey: string;
+  /** Time since the session's last progress. */
+  ageMs: number;
+}
+
+/**
+ * `diagnostic`: `stalled session`, as OpenClaw's diagnostic heartbeat words it for an agent run that stopped
+ * making progress (a plain message with `key=value` pairs, logged at WARN).
+ */
+export function stalledSessionLine(o: StalledSessionLine): string {
+  const age = `${Math.round(o.ageMs / 1000)}s`;
+  const text =
+    `stalled session: sessionId=${o.sessionId} sessionKey=${o.sessionKey} state=processing age=${age} queueDepth=1 ` +
+    `reason=active_work_without_progress classification=stalled_agent_run activeWorkKind=model_call ` +
+    `lastProgress=model_call_started lastProgressAge=${age} recovery=none`;
+  return tslogLine({ subsystem: 'diagnostic', ts: o.ts, text, level: 'WARN', offsetMinutes: localOffset(o.ts) });
+}
+
+/** `gateway`: the first line of an in-process restart (the gateway received SIGUSR2). */
+export function gatewayRestartLine(ts: number): string {
+  return tslogLine({
+    subsystem: 'gateway',
+    ts,
+    text: 'received SIGUSR2; restarting',
+    level: 'INFO',
+    offsetMinutes: localOffset(ts),
   });
 }
 

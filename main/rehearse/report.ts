@@ -6,6 +6,8 @@
 import type { ExpectationResult, RehearsalReport, TimelineEvent } from './runner.js';
 import type { Expectation, Scenario } from './scenario.js';
 
+type StoredRestart = RehearsalReport['restarts'][number];
+
 export interface EvaluateContext {
   scale: number;
   /** Pipeline allowance in scenario seconds, added to "within" bounds. */
@@ -13,21 +15,33 @@ export interface EvaluateContext {
   /** Retry-After values the workload wrote (scenario seconds). */
   written: Array<{ t: number; dep: string; retryAfterSec: number }>;
   maxDeferralSec: number;
+  /** Every row of the restarts table at the end, dry runs included (default: none). */
+  restarts?: StoredRestart[];
 }
 
 const fmt = (n: number) => `${Math.round(n * 10) / 10} s`;
+
+/** `2 h`, `90 s`: a clock step's size in words. */
+export function stepWords(sec: number): string {
+  const abs = Math.abs(sec);
+  if (abs >= 3600 && abs % 360 === 0) return `${abs / 3600} h`;
+  if (abs >= 60 && abs % 60 === 0) return `${abs / 60} min`;
+  return `${abs} s`;
+}
+
+const inPhase = (phase: number | undefined) => (phase === undefined ? '' : ` during phase ${phase}`);
 
 export function describeExpectation(e: Expectation): string {
   switch (e.kind) {
     case 'breaker_state':
       return `${e.dep} breaker ${e.state === 'tripped' ? 'opens or throttles' : `goes ${e.state}`} within ${e.withinSec} s of phase ${e.afterPhase ?? 0}`;
     case 'restarts': {
-      if (e.count !== undefined) return `exactly ${e.count} restart${e.count === 1 ? '' : 's'}`;
+      if (e.count !== undefined) return `exactly ${e.count} restart${e.count === 1 ? '' : 's'}${inPhase(e.phase)}`;
       const parts = [
         e.min === undefined ? null : `at least ${e.min}`,
         e.max === undefined ? null : `at most ${e.max} (budget)`,
       ];
-      return `restarts: ${parts.filter(Boolean).join(', ')}`;
+      return `restarts${inPhase(e.phase)}: ${parts.filter(Boolean).join(', ')}`;
     }
     case 'restart_spacing':
       return `restarts at least ${e.minSec} s apart`;
@@ -37,14 +51,24 @@ export function describeExpectation(e: Expectation): string {
       return 'no restart while the gateway reports starting';
     case 'notification':
       return `notification ${e.notice}${e.dep ? ` for ${e.dep}` : ''}`;
+    case 'notification_count':
+      return `notification ${e.notice}${e.dep ? ` for ${e.dep}` : ''} raised exactly ${e.count === 1 ? 'once' : `${e.count} times`}`;
+    case 'no_notification':
+      return `no notification ${e.notice}${e.dep ? ` for ${e.dep}` : ''}`;
     case 'decision':
-      return `watchdog decision ${e.decision}`;
+      return `watchdog decision ${e.decision}${inPhase(e.phase)}`;
+    case 'no_decision':
+      return `no watchdog decision ${e.decision}${inPhase(e.phase)}`;
+    case 'restart_evidence':
+      return `every restart stored with evidence ${e.evidence}${e.count === undefined ? '' : ` (${e.count})`}`;
+    case 'restart_result':
+      return `every restart ends ${e.result}`;
     case 'stays_closed':
       return `${e.dep} breaker stays closed`;
     case 'no_notifications':
       return 'no notification';
     case 'no_restart':
-      return 'no restart';
+      return 'no restart (not even a dry run)';
   }
 }
 
@@ -52,9 +76,50 @@ function restartsOf(timeline: TimelineEvent[]) {
   return timeline.filter((e): e is Extract<TimelineEvent, { type: 'restart' }> => e.type === 'restart');
 }
 
+/** Scenario seconds from a phase's start to its end plus the pipeline allowance; null when it never started. */
+function phaseWindow(
+  index: number,
+  scenario: Scenario,
+  timeline: TimelineEvent[],
+  ctx: EvaluateContext,
+): { from: number; to: number } | null {
+  const start = timeline.find((x) => x.type === 'phase' && x.index === index);
+  const phase = scenario.phases[index];
+  if (!start || !phase) return null;
+  return { from: start.t, to: phase.atSec + phase.durationSec + ctx.slackSec };
+}
+
+/**
+ * How often a notice was raised: for a watchdog alert, each time the watchdog raised it (before coalescing);
+ * for any notice, the notices the notifier sent, a coalesced summary counting every notice it folds.
+ */
+function raised(kind: string, dep: string | undefined, timeline: TimelineEvent[]): { raised: number; sent: number } {
+  let alerts = 0;
+  let folded = 0;
+  let sent = 0;
+  for (const x of timeline) {
+    if (x.type === 'decision' && (dep === undefined || x.dep === dep)) {
+      alerts += x.alerts.filter((a) => a === kind).length;
+    }
+    if (x.type === 'notice' && x.notice === kind && (dep === undefined || x.dep === dep)) {
+      sent++;
+      folded += x.count;
+    }
+  }
+  return { raised: Math.max(alerts, folded), sent };
+}
+
+const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
+
 function check(e: Expectation, scenario: Scenario, timeline: TimelineEvent[], ctx: EvaluateContext): [boolean, string] {
   const restarts = restartsOf(timeline);
+  const stored = (ctx.restarts ?? []).filter((r) => r.result !== 'dry_run');
   const at = (list: Array<{ t: number }>) => list.map((r) => fmt(r.t)).join(', ') || 'none';
+  const windowed = <T extends { t: number }>(list: T[], phase: number | undefined): T[] | null => {
+    if (phase === undefined) return list;
+    const w = phaseWindow(phase, scenario, timeline, ctx);
+    return w === null ? null : list.filter((x) => x.t >= w.from && x.t <= w.to);
+  };
   switch (e.kind) {
     case 'breaker_state': {
       const index = e.afterPhase ?? scenario.phases.findIndex((p) => p.deps?.[e.dep] !== undefined);
@@ -72,12 +137,15 @@ function check(e: Expectation, scenario: Scenario, timeline: TimelineEvent[], ct
       ];
     }
     case 'restarts': {
-      const n = restarts.length;
+      const list = windowed(restarts, e.phase);
+      if (list === null) return [false, `phase ${e.phase} never started`];
+      const n = list.length;
       const ok =
         (e.count === undefined || n === e.count) &&
         (e.min === undefined || n >= e.min) &&
         (e.max === undefined || n <= e.max);
-      return [ok, `${n} restart${n === 1 ? '' : 's'} at ${at(restarts)}`];
+      const all = e.phase === undefined ? '' : ` (all restarts: ${at(restarts)})`;
+      return [ok, `${n} restart${n === 1 ? '' : 's'} at ${at(list)}${all}`];
     }
     case 'restart_spacing': {
       let closest = Number.POSITIVE_INFINITY;
@@ -123,9 +191,39 @@ function check(e: Expectation, scenario: Scenario, timeline: TimelineEvent[], ct
       );
       return hit ? [true, `at ${fmt(hit.t)}${hit.type === 'notice' ? `: ${hit.title}` : ''}`] : [false, 'never sent'];
     }
-    case 'decision': {
-      const hits = timeline.filter((x) => x.type === 'decision' && x.decision === e.decision);
-      return hits.length > 0 ? [true, `${hits.length}×, first at ${fmt(hits[0]?.t ?? 0)}`] : [false, 'never decided'];
+    case 'notification_count':
+    case 'no_notification': {
+      const want = e.kind === 'no_notification' ? 0 : e.count;
+      const n = raised(e.notice, e.dep, timeline);
+      const first = timeline.find((x) => x.type === 'notice' && x.notice === e.notice);
+      const detail =
+        n.raised === 0
+          ? 'never raised'
+          : `raised ${times(n.raised)}, sent as ${n.sent} notification${n.sent === 1 ? '' : 's'}${first?.type === 'notice' ? `, first at ${fmt(first.t)}: ${first.title}` : ''}`;
+      return [n.raised === want, detail];
+    }
+    case 'decision':
+    case 'no_decision': {
+      const list = windowed(
+        timeline.filter((x) => x.type === 'decision' && x.decision === e.decision),
+        e.phase,
+      );
+      if (list === null) return [false, `phase ${e.phase} never started`];
+      const first = list[0];
+      const detail =
+        first?.type === 'decision' ? `${list.length}×, first at ${fmt(first.t)}: ${first.reason}` : 'never decided';
+      return [e.kind === 'decision' ? list.length > 0 : list.length === 0, detail];
+    }
+    case 'restart_evidence': {
+      const matching = stored.filter((r) => r.evidence === e.evidence);
+      const other = stored.filter((r) => r.evidence !== e.evidence);
+      const list = stored.map((r) => `#${r.id} ${r.evidence ?? '(none)'}`).join(', ') || 'no restart';
+      const countOk = e.count === undefined ? matching.length > 0 : matching.length === e.count;
+      return [countOk && other.length === 0, `stored evidence: ${list}`];
+    }
+    case 'restart_result': {
+      const list = stored.map((r) => `#${r.id} ${r.result}`).join(', ') || 'no restart';
+      return [stored.length > 0 && stored.every((r) => r.result === e.result), `stored results: ${list}`];
     }
     case 'stays_closed': {
       const hit = timeline.find((x) => x.type === 'transition' && x.dep === e.dep);
@@ -142,8 +240,18 @@ function check(e: Expectation, scenario: Scenario, timeline: TimelineEvent[], ct
           : `${sent.length} sent: ${sent.map((x) => (x.type === 'notice' ? x.notice : '')).join(', ')}`,
       ];
     }
-    case 'no_restart':
-      return [restarts.length === 0, restarts.length === 0 ? 'none' : `${restarts.length} at ${at(restarts)}`];
+    case 'no_restart': {
+      const rows = ctx.restarts ?? [];
+      const dry = timeline.filter((x) => x.type === 'dry_run');
+      const none = restarts.length === 0 && dry.length === 0 && rows.length === 0;
+      if (none) return [true, 'none (no restart row stored)'];
+      const parts = [
+        restarts.length > 0 ? `${restarts.length} at ${at(restarts)}` : null,
+        dry.length > 0 ? `${dry.length} dry run${dry.length === 1 ? '' : 's'} at ${at(dry)}` : null,
+        `${rows.length} restart row${rows.length === 1 ? '' : 's'} stored (${rows.map((r) => `#${r.id} ${r.result}`).join(', ')})`,
+      ];
+      return [false, parts.filter(Boolean).join('; ')];
+    }
   }
 }
 
@@ -182,10 +290,19 @@ export function describeEvent(e: TimelineEvent): [string, string] {
       return ['gateway', e.state];
     case 'transition':
       return ['breaker', `${e.dep} ${e.from} → ${e.to} (${e.reason})`];
-    case 'decision':
-      return ['watchdog', `${e.decision}${e.dep ? ` ${e.dep}` : ''}: ${e.reason}`];
+    case 'decision': {
+      const alerts = e.alerts.length > 0 ? ` [alert: ${e.alerts.join(', ')}]` : '';
+      return ['watchdog', `${e.decision}${e.dep ? ` ${e.dep}` : ''}: ${e.reason}${alerts}`];
+    }
     case 'restart':
-      return ['restart', `#${e.id} ${e.trigger}: ${e.reason}`];
+      return ['restart', `#${e.id} ${e.trigger}${e.evidence ? ` (evidence: ${e.evidence})` : ''}: ${e.reason}`];
+    case 'dry_run':
+      return ['dry run', `#${e.id} ${e.trigger}${e.evidence ? ` (evidence: ${e.evidence})` : ''}: ${e.reason}`];
+    case 'clock_step':
+      return [
+        'clock',
+        `wall clock stepped ${e.stepSec < 0 ? 'back' : 'forward'} ${stepWords(e.stepSec)} (now ${e.offsetSec < 0 ? '-' : '+'}${stepWords(e.offsetSec)} from the monotonic clock)`,
+      ];
     case 'restart_result':
       return ['restart', `#${e.id} ${e.result}${e.detail ? `: ${e.detail}` : ''}`];
     case 'notice':
@@ -205,14 +322,23 @@ const SHOWN_DECISIONS = new Set([
   'not_recovered',
   'started_unconfirmed',
   'dry_run',
+  'gateway_restarted',
+  'unverified',
+  'not_openclaw',
+  // Once per dependency: a storm's first counted check, or stalled sessions counting toward a hung gateway.
+  'counting',
 ]);
+
+/** Decisions shown: the listed kinds, and any that raised an alert. */
+const shownDecision = (e: Extract<TimelineEvent, { type: 'decision' }>) =>
+  SHOWN_DECISIONS.has(e.decision) || e.alerts.length > 0;
 
 /** Whether an event belongs in the printed timeline (repetitive decisions are folded). */
 function shown(e: TimelineEvent, seen: Set<string>): boolean {
   if (e.type === 'decision') {
-    if (!SHOWN_DECISIONS.has(e.decision)) return false;
+    if (!shownDecision(e)) return false;
     const key = `${e.decision}:${e.dep}`;
-    if (seen.has(key) && e.decision !== 'restart') return false;
+    if (seen.has(key) && e.decision !== 'restart' && e.alerts.length === 0) return false;
     seen.add(key);
   }
   return true;
@@ -232,6 +358,10 @@ export function renderText(report: RehearsalReport, options: { maxEvents?: numbe
   const rows = events.slice(0, max).map((e) => [`${e.t.toFixed(1)} s`, ...describeEvent(e)].map((c) => clip(c, 120)));
   out.push('', 'Timeline (scenario time)', columns([['time', 'what', 'detail'], ...rows]));
   if (events.length > max) out.push(`… ${events.length - max} more in --json / --html`);
+  const restarts = restartRows(report);
+  if (restarts.length > 0) {
+    out.push('', 'Restarts (as stored)', columns([['#', 'trigger', 'evidence', 'result', 'reason'], ...restarts]));
+  }
   if (report.latencies.length > 0) {
     const lat = report.latencies.map((l) => [
       `${l.phase}`,
@@ -252,6 +382,11 @@ export function renderText(report: RehearsalReport, options: { maxEvents?: numbe
     columns(report.expectations.map((e) => [e.passed ? '✓' : '✗', e.expectation, clip(e.detail, 140)])),
   );
   return `${out.join('\n')}\n`;
+}
+
+/** The stored restarts as table rows: what ran, on what evidence, and how it ended. */
+function restartRows(report: RehearsalReport): string[][] {
+  return (report.restarts ?? []).map((r) => [`${r.id}`, r.trigger, r.evidence ?? '—', r.result, clip(r.reason, 100)]);
 }
 
 export function escapeHtml(text: string): string {
@@ -323,9 +458,14 @@ function svgTimeline(report: RehearsalReport): string {
     segment(duration);
   }
   for (const e of report.timeline) {
-    if (e.type === 'restart') {
+    if (e.type === 'restart' || e.type === 'dry_run') {
+      const what = e.type === 'dry_run' ? 'dry run' : 'restart';
       parts.push(
-        `<path d="M${x(e.t)} ${rowY('restarts') + 5} l6 8 l-6 8 l-6 -8 z" class="restart"><title>${escapeHtml(`restart #${e.id} (${e.trigger}) at ${e.t} s: ${e.reason}`)}</title></path>`,
+        `<path d="M${x(e.t)} ${rowY('restarts') + 5} l6 8 l-6 8 l-6 -8 z" class="${e.type === 'dry_run' ? 'dry' : 'restart'}"><title>${escapeHtml(`${what} #${e.id} (${e.trigger}${e.evidence ? `, evidence ${e.evidence}` : ''}) at ${e.t} s: ${e.reason}`)}</title></path>`,
+      );
+    } else if (e.type === 'clock_step') {
+      parts.push(
+        `<line x1="${x(e.t)}" y1="10" x2="${x(e.t)}" y2="${height - 24}" class="step"><title>${escapeHtml(`wall clock stepped ${e.stepSec} s at ${e.t} s`)}</title></line>`,
       );
     } else if (e.type === 'notice') {
       parts.push(
@@ -347,7 +487,7 @@ function niceStep(duration: number): number {
 export function renderHtml(reports: RehearsalReport[]): string {
   const sections = reports.map((r) => {
     const rows = r.timeline
-      .filter((e) => e.type !== 'decision' || SHOWN_DECISIONS.has(e.decision))
+      .filter((e) => e.type !== 'decision' || shownDecision(e))
       .map((e) => {
         const [what, detail] = describeEvent(e);
         return `<tr><td>${e.t.toFixed(1)} s</td><td>${escapeHtml(what)}</td><td>${escapeHtml(detail)}</td></tr>`;
@@ -365,11 +505,15 @@ export function renderHtml(reports: RehearsalReport[]): string {
           `<tr><td>${l.phase}</td><td>${escapeHtml(l.target)}</td><td>${l.faultAtSec} s</td><td>${l.transitionSec === null ? '—' : `${l.transitionSec} s (${l.transitionWallMs} ms)`}</td><td>${l.noticeSec === null ? '—' : `${l.noticeSec} s (${l.noticeWallMs} ms)`}</td></tr>`,
       )
       .join('');
+    const restarts = restartRows(r)
+      .map((row) => `<tr>${row.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`)
+      .join('');
     return `<section><h2>${escapeHtml(r.scenario.name)} <span class="${r.passed ? 'pass' : 'fail'}">${r.passed ? 'passed' : 'failed'}</span></h2>
 <p>${escapeHtml(r.scenario.description)}</p>
 <p class="meta">${r.scenario.durationSec} s at ${r.scenario.rate} calls/s · time scale ${r.timeScale} (${(r.wallMs / 1000).toFixed(1)} s wall) · format ${escapeHtml(r.format)} · ${r.calls.total} calls, ${r.calls.failed} failed · started ${escapeHtml(r.startedAt)}</p>
 ${svgTimeline(r)}
 <h3>Expectations</h3><table>${expectations}</table>
+${restarts ? `<h3>Restarts (as stored)</h3><table><tr><th>#</th><th>trigger</th><th>evidence</th><th>result</th><th>reason</th></tr>${restarts}</table>` : ''}
 ${latencies ? `<h3>Detection latency</h3><table><tr><th>phase</th><th>fault on</th><th>at</th><th>→ transition</th><th>→ notification</th></tr>${latencies}</table>` : ''}
 <h3>Timeline</h3><table><tr><th>time</th><th>what</th><th>detail</th></tr>${rows}</table></section>`;
   });
@@ -381,11 +525,12 @@ h1{font-size:20px}h2{font-size:17px;margin-top:32px}h3{font-size:14px}
 table{border-collapse:collapse;margin:6px 0 12px}td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
 .pass{color:#2e7d32}.fail{color:#c62828;font-weight:600}.meta{color:#666}
 .lbl,.tick{font-size:11px;fill:#444}.grid{stroke:#eee}.fault{fill:#f4c7c3}.restart{fill:#6a1b9a}
+.dry{fill:none;stroke:#6a1b9a}.step{stroke:#555;stroke-dasharray:4 3}
 .notice{fill:#1565c0}.notice.critical{fill:#c62828}.notice.info{fill:#2e7d32}
 @media (prefers-color-scheme:dark){body{background:#1e1e1e;color:#ddd}.lbl,.tick{fill:#bbb}.grid{stroke:#333}.meta{color:#999}}
 </style></head><body>
 <h1>BreakerBar rehearsal</h1>
-<p>${reports.filter((r) => r.passed).length} of ${reports.length} scenario(s) passed. Times are scenario seconds; breaker lanes: green closed, yellow half-open, orange throttled, red open; ◆ restarts, ● notifications.</p>
+<p>${reports.filter((r) => r.passed).length} of ${reports.length} scenario(s) passed. Times are scenario seconds; breaker lanes: green closed, yellow half-open, orange throttled, red open; ◆ restarts (◇ dry runs), ● notifications, dashed lines wall-clock steps.</p>
 ${sections.join('\n')}
 </body></html>
 `;

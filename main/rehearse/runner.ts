@@ -8,7 +8,12 @@
  * Time compression: scenario seconds are divided by `timeScale` for wall time,
  * and every policy time is divided by the same factor (see scaleConfig), so
  * the core takes the same decisions in seconds that it takes in minutes.
- * Records carry real wall-clock timestamps as they are written.
+ *
+ * Two clocks, as on a real machine: a monotonic one that only moves forward
+ * (scenario time is measured on it, and the core judges its durations on it),
+ * and the wall clock, which is the monotonic one plus the steps the scenario
+ * takes (`clockStepSec`). Records, log lines, stored times and the simulated
+ * gateway's uptime follow the wall clock.
  */
 import { randomUUID } from 'node:crypto';
 import { accessSync, appendFileSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -16,16 +21,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Outcome } from '../core/classify.js';
-import { type Config, configSchema, resolveDirectories } from '../core/config/index.js';
+import { type Config, configSchema, type Environment, resolveDirectories } from '../core/config/index.js';
 import { parseWith } from '../core/config/schema.js';
 import { silentLogger } from '../core/log.js';
 import { Monitor } from '../core/monitor.js';
-import { fallbackDecisionLine, gatewayLogPath } from './gateway-log-lines.js';
+import type { RestartRow } from '../core/store/gateway-history.js';
+import { fallbackDecisionLine, gatewayLogPath, gatewayRestartLine, stalledSessionLine } from './gateway-log-lines.js';
 import { agentDatabasePath, OpenClawAgentDb } from './openclaw-db.js';
 import { assistantMessage, seededRandom, sessionHeader, userMessage } from './records.js';
 import { type ReplayPlan, ReplayWriter } from './replay.js';
-import { evaluate } from './report.js';
+import { evaluate, stepWords } from './report.js';
 import type { DepFault, InjectedOutcome, Scenario } from './scenario.js';
 import { INJECTED_OUTCOMES } from './scenario.js';
 import {
@@ -56,6 +63,11 @@ export interface RehearsalOptions {
    * a deliberately broken policy `{ watchdog: { maxRestartsPerHour: 1000, restartSpacingSec: 1 } }`.
    */
   configOverride?: Record<string, unknown>;
+  /**
+   * Test hook: the watchdog judges its durations on the wall clock instead of the monotonic one (as
+   * before it had one), so a clock-step scenario can be shown to fail without it.
+   */
+  durationsOnWallClock?: boolean;
   /** Called about every 250 ms wall with the progress so far. */
   onProgress?: (progress: Progress) => void;
   /** Keep the temporary state directory (its path is in the report). */
@@ -81,9 +93,22 @@ export type TimelineEvent =
   | { t: number; type: 'phase_end'; index: number; label: string }
   | { t: number; type: 'gateway'; state: SimulatedGatewayState }
   | { t: number; type: 'transition'; dep: string; from: string; to: string; reason: string }
-  | { t: number; type: 'decision'; decision: string; source: string; dep: string | null; reason: string }
-  | { t: number; type: 'restart'; id: number; trigger: string; reason: string }
+  | {
+      t: number;
+      type: 'decision';
+      decision: string;
+      source: string;
+      dep: string | null;
+      reason: string;
+      /** The alerts the watchdog raised with it (notice kinds), before any coalescing. */
+      alerts: string[];
+    }
+  | { t: number; type: 'restart'; id: number; trigger: string; evidence: string | null; reason: string }
+  /** A dry run's restart: decided and stored, never run. */
+  | { t: number; type: 'dry_run'; id: number; trigger: string; evidence: string | null; reason: string }
   | { t: number; type: 'restart_result'; id: number; result: string; detail: string | null }
+  /** The wall clock was stepped (`stepSec`); `offsetSec`: how far it is from the monotonic clock now. */
+  | { t: number; type: 'clock_step'; stepSec: number; offsetSec: number }
   | { t: number; type: 'notice'; notice: string; dep: string | null; title: string; severity: string; count: number };
 
 export interface Latency {
@@ -122,9 +147,14 @@ export interface RehearsalReport {
     restartSpacingSec: number;
     startupGraceSec: number;
     maxDeferralSec: number;
+    deadAfterSec: number;
+    hungAfterSec: number;
+    healthIntervalSec: number;
     breakerCooldownMs: number;
   };
   timeline: TimelineEvent[];
+  /** Every row of the restarts table at the end (dry runs included), in insertion order. */
+  restarts: Array<Pick<RestartRow, 'id' | 'trigger' | 'evidence' | 'result' | 'reason' | 'detail'>>;
   latencies: Latency[];
   expectations: ExpectationResult[];
   passed: boolean;
@@ -234,6 +264,8 @@ interface AgentWriter {
   entry: number;
   last: string | null;
   started: boolean;
+  /** Scenario second of the agent's last request (its session's last progress). */
+  lastCallSec: number | null;
 }
 
 /** A control endpoint the restart command calls: restarts the simulation in every state, even while it refuses. */
@@ -282,6 +314,20 @@ export function restartCommandFor(url: string): string[] {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** OpenClaw's diagnostics report a processing session stalled once it has made no progress for this long… */
+const STALL_REPORT_AFTER_SEC = 120;
+/** …on their heartbeat, which runs this often. */
+const STALL_HEARTBEAT_SEC = 30;
+
+/** PATH and HOME for a `bare` scenario: empty directories, so no CLI, service manager or unit is found. */
+function bareEnvironment(root: string): Environment {
+  const path = join(root, 'bare', 'bin');
+  const home = join(root, 'bare', 'home');
+  mkdirSync(path, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  return { env: { PATH: path, HOME: home }, home, platform: process.platform };
+}
+
 export async function runRehearsal(scenario: Scenario, options: RehearsalOptions = {}): Promise<RehearsalReport> {
   const scale = options.timeScale ?? 1;
   if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError('timeScale must be a positive number');
@@ -295,7 +341,21 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
   mkdirSync(join(openclawDir, 'agents'), { recursive: true });
   mkdirSync(logDir, { recursive: true });
 
-  const simOptions: SimulatedGatewayOptions = { restartMs: wall(scenario.restartSec ?? 5), refuseMs: 50 };
+  // The monotonic clock (epoch-like ms, only forward) and the wall clock: the monotonic one plus the steps taken.
+  const wallOrigin = Date.now();
+  const perfOrigin = performance.now();
+  const mono = () => wallOrigin + (performance.now() - perfOrigin);
+  let stepMs = 0;
+  const wallNow = () => Math.floor(mono()) + stepMs;
+
+  // A phase at second 0 sets the gateway's state before BreakerBar starts: its first probe already meets it.
+  const initialState = scenario.phases.find((p) => p.atSec === 0 && p.gateway)?.gateway ?? 'up';
+  const simOptions: SimulatedGatewayOptions = {
+    restartMs: wall(scenario.restartSec ?? 5),
+    refuseMs: 50,
+    state: initialState,
+    clock: wallNow,
+  };
   const gateway = await startSimulatedGateway(simOptions);
   const hook = await startRestartHook(gateway);
   const restartCommand = restartCommandFor(hook.url);
@@ -324,15 +384,18 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
     platform: process.platform,
   });
 
+  const environment = scenario.environment === 'bare' ? bareEnvironment(root) : undefined;
+
   const timeline: TimelineEvent[] = [];
   const wallTimes = new WeakMap<TimelineEvent, number>();
-  let t0 = Date.now();
+  let t0 = mono();
   const push = (event: TimelineEvent) => {
-    wallTimes.set(event, Date.now() - t0);
+    wallTimes.set(event, mono() - t0);
     timeline.push(event);
   };
-  const now = () => ((Date.now() - t0) * scale) / 1000;
-  const written: Array<{ ts: number; dep: string; retryAfterMs: number }> = [];
+  /** Scenario seconds since the start, on the monotonic clock. */
+  const now = () => ((mono() - t0) * scale) / 1000;
+  const written: Array<{ t: number; dep: string; retryAfterMs: number }> = [];
   const calls = { total: 0, failed: 0, byDep: {} as Record<string, { calls: number; failed: number }> };
   const dbs = new Map<string, OpenClawAgentDb>();
   const timers: NodeJS.Timeout[] = [];
@@ -350,6 +413,7 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
     entry: 0,
     last: null,
     started: false,
+    lastCallSec: null,
   }));
   const activeFaults = (sec: number): Record<string, DepFault> => {
     const out: Record<string, DepFault> = {};
@@ -371,7 +435,8 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
 
   /** One agent request: the primary, then each fallback after a failure, as OpenClaw tries them. */
   const request = (agent: AgentWriter, faults: Record<string, DepFault>) => {
-    const ts = Date.now();
+    const ts = wallNow();
+    agent.lastCallSec = now();
     const lines: string[] = [];
     const logLines: string[] = [];
     const link = () => {
@@ -403,7 +468,7 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
         calls.failed++;
       }
       const retryAfterMs = outcome === 'rate_limited' && fault?.retryAfterSec ? wall(fault.retryAfterSec) : 0;
-      if (retryAfterMs > 0) written.push({ ts, dep, retryAfterMs });
+      if (retryAfterMs > 0) written.push({ t: now(), dep, retryAfterMs });
       const last = i === agent.deps.length - 1;
       if (agent.writer === 'gatewaylog') {
         logLines.push(
@@ -456,8 +521,44 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
       }
       db.append(agent.sessionId, agent.id, lines, ts);
     } else {
-      appendFileSync(gatewayLogPath(logDir, ts), `${logLines.join('\n')}\n`);
+      writeLog(ts, logLines);
     }
+  };
+
+  const writeLog = (ts: number, lines: string[]) => appendFileSync(gatewayLogPath(logDir, ts), `${lines.join('\n')}\n`);
+
+  /** A stalled phase in force: the gateway's restart count when it began (a restart ends it), the next heartbeat. */
+  let stall: { index: number; restartsAtStart: number; nextReportSec: number } | null = null;
+  const stallActive = (sec: number): boolean => {
+    if (stall === null) return false;
+    const phase = scenario.phases[stall.index];
+    const over = phase === undefined || sec >= phase.atSec + phase.durationSec;
+    if (over || gateway.restarts !== stall.restartsAtStart) {
+      stall = null;
+      return false;
+    }
+    return true;
+  };
+  /** The diagnostics heartbeat while stalled: every session in progress with no progress for long enough. */
+  const reportStalls = (sec: number) => {
+    if (stall === null || sec < stall.nextReportSec) return;
+    stall.nextReportSec += STALL_HEARTBEAT_SEC;
+    const ts = wallNow();
+    const lines = agents.flatMap((agent) => {
+      if (agent.lastCallSec === null) return [];
+      const ageSec = sec - agent.lastCallSec;
+      if (ageSec <= STALL_REPORT_AFTER_SEC) return [];
+      return [
+        stalledSessionLine({
+          ts,
+          sessionId: agent.sessionId,
+          sessionKey: `agent:${agent.id}:main`,
+          // On the same clock as the line's time: the wall milliseconds the session has been silent.
+          ageMs: Math.round((ageSec * 1000) / scale),
+        }),
+      ];
+    });
+    if (lines.length > 0) writeLog(ts, lines);
   };
 
   const restartIds = new Set<number>();
@@ -466,26 +567,45 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
   let transitions = 0;
   let report: RehearsalReport;
   try {
-    monitor = new Monitor(loaded, { log: silentLogger, desktop: null, serve: true, gateway: true });
+    monitor = new Monitor(loaded, {
+      log: silentLogger,
+      desktop: null,
+      serve: true,
+      gateway: true,
+      clock: wallNow,
+      monotonic: options.durationsOnWallClock ? wallNow : mono,
+      ...(environment ? { environment } : {}),
+    });
     await monitor.start();
     const side = monitor.gateway;
     const breakers = monitor.breakers;
     if (!side || !breakers) throw new Error('the monitor started without its gateway side or breakers');
-    t0 = Date.now();
+    t0 = mono();
     breakers.on('transition', (tr) => {
       transitions++;
       push({ t: now(), type: 'transition', dep: tr.dep, from: tr.from, to: tr.to, reason: tr.reason });
     });
     side.watchdog.on('decision', (d) => {
-      if (d.kind === 'quiet' || d.kind === 'healthy') return;
-      push({ t: now(), type: 'decision', decision: d.kind, source: d.source, dep: d.dep, reason: d.reason });
+      if ((d.kind === 'quiet' || d.kind === 'healthy') && d.alerts.length === 0) return;
+      push({
+        t: now(),
+        type: 'decision',
+        decision: d.kind,
+        source: d.source,
+        dep: d.dep,
+        reason: d.reason,
+        alerts: d.alerts.map((a) => a.kind),
+      });
     });
     side.watchdog.on('restart', (row) => {
-      if (row.result === 'dry_run') return;
-      if (!restartIds.has(row.id)) {
-        restartIds.add(row.id);
-        push({ t: now(), type: 'restart', id: row.id, trigger: row.trigger, reason: row.reason });
+      const seen = restartIds.has(row.id);
+      restartIds.add(row.id);
+      const fields = { id: row.id, trigger: row.trigger, evidence: row.evidence, reason: row.reason };
+      if (row.result === 'dry_run') {
+        if (!seen) push({ t: now(), type: 'dry_run', ...fields });
+        return;
       }
+      if (!seen) push({ t: now(), type: 'restart', ...fields });
       if (restartResults.get(row.id) !== row.result && row.result !== 'running') {
         restartResults.set(row.id, row.result);
         push({ t: now(), type: 'restart_result', id: row.id, result: row.result, detail: row.detail });
@@ -524,7 +644,21 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
             deps: Object.keys(phase.deps ?? {}),
             gateway: phase.gateway ?? null,
           });
+          if (phase.clockStepSec) {
+            stepMs += Math.round(phase.clockStepSec * 1000);
+            push({ t: now(), type: 'clock_step', stepSec: phase.clockStepSec, offsetSec: stepMs / 1000 });
+          }
           if (phase.gateway) gateway.state = phase.gateway;
+          if (phase.selfRestart) {
+            const { refuseSec, startingSec, announce } = phase.selfRestart;
+            // OpenClaw logs the signal first, then its port goes away.
+            if (announce) writeLog(wallNow(), [gatewayRestartLine(wallNow())]);
+            void gateway.restart({ refuseMs: wall(refuseSec), startingMs: wall(startingSec) });
+          }
+          if (phase.stalled) {
+            const sec = now();
+            stall = { index, restartsAtStart: gateway.restarts, nextReportSec: sec + STALL_HEARTBEAT_SEC };
+          }
         }, wall(phase.atSec)),
         setTimeout(
           () => {
@@ -533,8 +667,11 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
             const nextSetsGateway = scenario.phases.some(
               (p) => p !== phase && p.gateway && Math.abs(p.atSec - (phase.atSec + phase.durationSec)) < 1e-9,
             );
+            // A fault lasting to the scenario's end stays in force while the run is judged.
+            const toTheEnd = phase.atSec + phase.durationSec >= scenario.durationSec;
             if (
               phase.gateway &&
+              !toTheEnd &&
               !nextSetsGateway &&
               gateway.state === phase.gateway &&
               gateway.restarts === restartsAtStart
@@ -552,16 +689,22 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
     let done = 0;
     let lastState = gateway.state;
     let lastProgress = 0;
-    while (Date.now() - t0 < endWall) {
+    while (mono() - t0 < endWall) {
       const sec = now();
       const due = replay ? 0 : Math.floor(scenario.rate * sec) - done;
       const faults = activeFaults(sec);
       if (replay) {
-        replay.writeUntil(sec, t0);
+        // The replay's start on the wall clock as it reads now (a step moves it too).
+        replay.writeUntil(sec, wallNow() - (mono() - t0));
         calls.total = replay.calls;
       }
-      for (let i = 0; i < Math.min(due, 500); i++) {
-        request(pickAgent(agents, random()), faults);
+      if (stallActive(sec)) {
+        // A stuck gateway makes no upstream call; the requests it would have made are not made later either.
+        reportStalls(sec);
+      } else {
+        for (let i = 0; i < Math.min(due, 500); i++) {
+          request(pickAgent(agents, random()), faults);
+        }
       }
       done += Math.max(0, due);
       if (gateway.state !== lastState) {
@@ -576,7 +719,7 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
           durationSec: scenario.durationSec,
           calls: calls.total,
           transitions,
-          restarts: restartIds.size,
+          restarts: timeline.filter((e) => e.type === 'restart').length,
           notices,
           phase: currentPhase,
         });
@@ -585,24 +728,29 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
     }
     // Let the pipeline catch up with the last writes before judging.
     await sleep(slackMs);
-    const wallMs = Date.now() - t0;
+    const wallMs = Math.round(mono() - t0);
     const policy = {
       maxRestartsPerHour: unscaled.watchdog.maxRestartsPerHour,
       restartSpacingSec: unscaled.watchdog.restartSpacingSec,
       startupGraceSec: unscaled.watchdog.startupGraceSec,
       maxDeferralSec: unscaled.watchdog.maxDeferralSec,
+      deadAfterSec: unscaled.watchdog.deadAfterSec,
+      hungAfterSec: unscaled.watchdog.hungAfterSec,
+      healthIntervalSec: unscaled.health.intervalSec,
       breakerCooldownMs: unscaled.breakers.cooldownMs,
     };
+    // The restarts table is the record: by insertion, whatever the wall clock did to their times.
+    const restarts = side.history
+      .restarts(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 100_000)
+      .sort((a, b) => a.id - b.id)
+      .map(({ id, trigger, evidence, result, reason, detail }) => ({ id, trigger, evidence, result, reason, detail }));
     const latencies = measureLatencies(scenario, timeline, wallTimes);
     const expectations = evaluate(scenario, timeline, {
       scale,
       slackSec: (slackMs * scale) / 1000,
-      written: written.map((w) => ({
-        t: ((w.ts - t0) * scale) / 1000,
-        dep: w.dep,
-        retryAfterSec: (w.retryAfterMs * scale) / 1000,
-      })),
+      written: written.map((w) => ({ t: w.t, dep: w.dep, retryAfterSec: (w.retryAfterMs * scale) / 1000 })),
       maxDeferralSec: unscaled.watchdog.maxDeferralSec,
+      restarts,
     });
     report = {
       scenario: {
@@ -620,6 +768,7 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
       calls,
       policy,
       timeline: timeline.map((e) => ({ ...e, t: round(e.t) })),
+      restarts,
       latencies,
       expectations,
       passed: expectations.every((e) => e.passed),
@@ -655,6 +804,15 @@ export function describePhase(phase: Scenario['phases'][number]): string {
     return `${dep}: ${mix || 'healthy'}${fault.retryAfterSec ? ` (Retry-After ${fault.retryAfterSec} s)` : ''}`;
   });
   if (phase.gateway) parts.push(`gateway ${phase.gateway}`);
+  if (phase.selfRestart) {
+    const { refuseSec, startingSec, announce } = phase.selfRestart;
+    parts.push(
+      `gateway restarts itself (refuses ${refuseSec} s, starting ${startingSec} s${announce ? ', logged' : ', not logged'})`,
+    );
+  }
+  if (phase.stalled) parts.push('gateway stalled: no upstream calls, sessions reported stalled');
+  if (phase.clockStepSec)
+    parts.push(`wall clock stepped ${phase.clockStepSec < 0 ? 'back' : 'forward'} ${stepWords(phase.clockStepSec)}`);
   return parts.join('; ') || 'no faults';
 }
 
@@ -684,7 +842,7 @@ function measureLatencies(
         (e) => within(e) && e.type === 'notice' && (target === 'gateway' ? e.dep === null : e.dep === target),
       );
       const wallOf = (e: TimelineEvent | undefined) =>
-        e === undefined ? null : Math.max(0, (wallTimes.get(e) ?? 0) - startWall);
+        e === undefined ? null : Math.max(0, Math.round((wallTimes.get(e) ?? 0) - startWall));
       out.push({
         phase: index,
         label: phase.label ?? describePhase(phase),

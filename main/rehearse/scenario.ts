@@ -7,6 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import JSON5 from 'json5';
+import { NOTICE_KINDS, type NoticeKind } from '../core/notify/notice.js';
+import type { DecisionKind, Evidence } from '../core/watchdog/policy.js';
 import type { SimulatedGatewayState } from './simulated-gateway.js';
 
 /** Failure kinds a phase can inject per dependency; `aborted_mid_stream` is a call cut after tokens were delivered. */
@@ -38,6 +40,31 @@ export interface Phase {
   gateway?: SimulatedGatewayState;
   /** The simulated gateway's time spent starting after a restart, from this phase on. */
   restartSec?: number;
+  /**
+   * At the phase's start the gateway restarts itself, as OpenClaw's in-process restart (SIGUSR2) does: its
+   * port refuses connections for `refuseSec`, /startupz says starting for `startingSec`, then it answers
+   * with its uptime reset. `announce` (default true): its log first writes `received SIGUSR2; restarting`.
+   */
+  selfRestart?: SelfRestart;
+  /**
+   * The gateway is alive but stuck: its probes stay green, no agent makes an upstream call, and its log
+   * reports every agent's session stalled as OpenClaw's diagnostics do (first when the session has made no
+   * progress for 120 s, then every 30 s). Ends at the phase's end or when the gateway is restarted.
+   */
+  stalled?: boolean;
+  /**
+   * Steps the machine's wall clock by this many seconds at the phase's start (negative: back). Applied as is,
+   * not divided by the time scale: a step is a jump of the clock, not a duration, and what the core fixes in
+   * code (the restart budget's hour) must see it at its real size. Records and log lines follow the wall
+   * clock, as on a real machine; the monotonic clock the watchdog judges durations on does not move.
+   */
+  clockStepSec?: number;
+}
+
+export interface SelfRestart {
+  refuseSec: number;
+  startingSec: number;
+  announce: boolean;
 }
 
 export interface Agent {
@@ -50,14 +77,59 @@ export interface Agent {
 
 export type BreakerStateExpected = 'open' | 'throttled' | 'half_open' | 'closed' | 'tripped';
 
+/** Where a restart's stored record ended (the `result` column of the restarts table). */
+export const RESTART_RESULTS = ['recovered', 'not_recovered', 'failed', 'pending'] as const;
+export type RestartResult = (typeof RESTART_RESULTS)[number];
+
+export const EVIDENCE_KINDS = ['dead', 'unloaded', 'hung', 'storm', 'manual'] as const satisfies readonly Evidence[];
+
+/** Every watchdog decision (a compile error here when the policy gains or loses one). */
+const DECISIONS: Record<DecisionKind, true> = {
+  restart: true,
+  dry_run: true,
+  counting: true,
+  quiet: true,
+  healthy: true,
+  dead: true,
+  unknown: true,
+  not_openclaw: true,
+  unverified: true,
+  starting: true,
+  deferred: true,
+  fallback_answering: true,
+  budget_exhausted: true,
+  spacing: true,
+  paused: true,
+  recovering: true,
+  in_flight: true,
+  pending: true,
+  gateway_restarted: true,
+  disabled: true,
+  recovered: true,
+  started_unconfirmed: true,
+  not_recovered: true,
+  divergence: true,
+};
+export const DECISION_KINDS = Object.keys(DECISIONS) as DecisionKind[];
+
+/**
+ * `phase`: judge only what happened from that phase's start to its end (plus the pipeline allowance).
+ * Notifications are counted as raised: a watchdog alert each time the watchdog raises it, any notice
+ * each time the notifier is handed it (a coalesced summary counts every notice it folds).
+ */
 export type Expectation =
   | { kind: 'breaker_state'; dep: string; state: BreakerStateExpected; withinSec: number; afterPhase?: number }
-  | { kind: 'restarts'; count?: number; min?: number; max?: number }
+  | { kind: 'restarts'; count?: number; min?: number; max?: number; phase?: number }
   | { kind: 'restart_spacing'; minSec: number }
   | { kind: 'no_restart_while_retry_after' }
   | { kind: 'no_restart_while_starting' }
-  | { kind: 'notification'; notice: string; dep?: string }
-  | { kind: 'decision'; decision: string }
+  | { kind: 'notification'; notice: NoticeKind; dep?: string }
+  | { kind: 'notification_count'; notice: NoticeKind; count: number; dep?: string }
+  | { kind: 'no_notification'; notice: NoticeKind; dep?: string }
+  | { kind: 'decision'; decision: DecisionKind; phase?: number }
+  | { kind: 'no_decision'; decision: DecisionKind; phase?: number }
+  | { kind: 'restart_evidence'; evidence: Evidence; count?: number }
+  | { kind: 'restart_result'; result: RestartResult }
   | { kind: 'stays_closed'; dep: string }
   | { kind: 'no_notifications' }
   | { kind: 'no_restart' };
@@ -69,11 +141,20 @@ export const EXPECTATION_KINDS = [
   'no_restart_while_retry_after',
   'no_restart_while_starting',
   'notification',
+  'notification_count',
+  'no_notification',
   'decision',
+  'no_decision',
+  'restart_evidence',
+  'restart_result',
   'stays_closed',
   'no_notifications',
   'no_restart',
 ] as const;
+
+/** Where BreakerBar runs: `inherit` this process's PATH and HOME; `bare` an empty PATH directory and an empty HOME. */
+export const ENVIRONMENTS = ['inherit', 'bare'] as const;
+export type ScenarioEnvironment = (typeof ENVIRONMENTS)[number];
 
 export interface Scenario {
   name: string;
@@ -88,6 +169,11 @@ export interface Scenario {
   config?: Record<string, unknown>;
   /** The simulated gateway's time spent starting after a restart (default 5 s). */
   restartSec?: number;
+  /**
+   * `bare`: BreakerBar runs with PATH an empty directory and HOME an empty one: no openclaw CLI, no
+   * systemctl, no service unit, as on a machine where the gateway was never installed (default `inherit`).
+   */
+  environment?: ScenarioEnvironment;
   phases: Phase[];
   expectations: Expectation[];
 }
@@ -133,6 +219,15 @@ class Checker {
     }
     return value as T;
   }
+  int(value: unknown, path: string, min: number, max: number): number {
+    const n = this.num(value, path, min, max);
+    if (!Number.isInteger(n)) this.fail(path, `must be a whole number from ${min} to ${max}`);
+    return n;
+  }
+  bool(value: unknown, path: string): boolean {
+    if (typeof value !== 'boolean') this.fail(path, 'must be true or false');
+    return value;
+  }
   array(value: unknown, path: string, min = 0): unknown[] {
     if (!Array.isArray(value) || value.length < min)
       this.fail(path, `must be a list${min ? ` of at least ${min}` : ''}`);
@@ -141,6 +236,8 @@ class Checker {
 }
 
 const DEP = /^[^\s/]+\/\S+$/;
+/** The largest clock step a scenario may take (either way). */
+const YEAR_SEC = 366 * 86_400;
 
 /** Checks a parsed scenario document; throws ScenarioError naming the first bad key. */
 export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
@@ -156,6 +253,7 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
     'deps',
     'config',
     'restartSec',
+    'environment',
     'phases',
     'expectations',
   ]);
@@ -183,10 +281,21 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
     for (const key of Object.keys(config)) c.obj(config[key], `config.${key}`);
   }
   const restartSec = o.restartSec === undefined ? undefined : c.num(o.restartSec, 'restartSec', 0, 3600);
+  const environment = o.environment === undefined ? undefined : c.oneOf(o.environment, 'environment', ENVIRONMENTS);
   const phases = c.array(o.phases, 'phases').map((raw, i): Phase => {
     const path = `phases[${i}]`;
     const p = c.obj(raw, path);
-    c.keys(p, path, ['atSec', 'durationSec', 'label', 'deps', 'gateway', 'restartSec']);
+    c.keys(p, path, [
+      'atSec',
+      'durationSec',
+      'label',
+      'deps',
+      'gateway',
+      'restartSec',
+      'selfRestart',
+      'stalled',
+      'clockStepSec',
+    ]);
     const phase: Phase = {
       atSec: c.num(p.atSec, `${path}.atSec`, 0, durationSec),
       durationSec: c.num(p.durationSec, `${path}.durationSec`, 0, 86_400),
@@ -194,6 +303,21 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
     if (p.label !== undefined) phase.label = c.str(p.label, `${path}.label`);
     if (p.gateway !== undefined) phase.gateway = c.oneOf(p.gateway, `${path}.gateway`, GATEWAY_FAULTS);
     if (p.restartSec !== undefined) phase.restartSec = c.num(p.restartSec, `${path}.restartSec`, 0, 3600);
+    if (p.selfRestart !== undefined) {
+      const spath = `${path}.selfRestart`;
+      const r = c.obj(p.selfRestart, spath);
+      c.keys(r, spath, ['refuseSec', 'startingSec', 'announce']);
+      phase.selfRestart = {
+        refuseSec: c.num(r.refuseSec, `${spath}.refuseSec`, 0, 3600),
+        startingSec: c.num(r.startingSec, `${spath}.startingSec`, 0, 3600),
+        announce: r.announce === undefined ? true : c.bool(r.announce, `${spath}.announce`),
+      };
+      if (phase.gateway !== undefined) c.fail(spath, 'cannot be combined with gateway (the restart sets the state)');
+    }
+    if (p.stalled !== undefined) phase.stalled = c.bool(p.stalled, `${path}.stalled`);
+    if (p.clockStepSec !== undefined) {
+      phase.clockStepSec = c.num(p.clockStepSec, `${path}.clockStepSec`, -YEAR_SEC, YEAR_SEC);
+    }
     if (p.deps !== undefined) {
       const faults = c.obj(p.deps, `${path}.deps`);
       phase.deps = {};
@@ -230,6 +354,7 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
     deps,
     ...(config ? { config } : {}),
     ...(restartSec === undefined ? {} : { restartSec }),
+    ...(environment === undefined ? {} : { environment }),
     phases,
     expectations,
   };
@@ -243,6 +368,10 @@ function validateExpectation(c: Checker, raw: unknown, path: string, deps: strin
     if (!deps.includes(value)) c.fail(`${path}.${key}`, `unknown dependency (deps: ${deps.join(', ')})`);
     return value;
   };
+  const phaseIndex = (key: string): number => {
+    if (phases === 0) c.fail(`${path}.${key}`, 'the scenario has no phases');
+    return c.int(e[key], `${path}.${key}`, 0, phases - 1);
+  };
   switch (kind) {
     case 'breaker_state': {
       c.keys(e, path, ['kind', 'dep', 'state', 'withinSec', 'afterPhase']);
@@ -252,14 +381,11 @@ function validateExpectation(c: Checker, raw: unknown, path: string, deps: strin
         state: c.oneOf(e.state, `${path}.state`, ['open', 'throttled', 'half_open', 'closed', 'tripped'] as const),
         withinSec: c.num(e.withinSec, `${path}.withinSec`, 0, 86_400),
       };
-      if (e.afterPhase !== undefined)
-        out.afterPhase = c.num(e.afterPhase, `${path}.afterPhase`, 0, Math.max(0, phases - 1));
-      if (out.afterPhase !== undefined && !Number.isInteger(out.afterPhase))
-        c.fail(`${path}.afterPhase`, 'must be a phase index');
+      if (e.afterPhase !== undefined) out.afterPhase = phaseIndex('afterPhase');
       return out;
     }
     case 'restarts': {
-      c.keys(e, path, ['kind', 'count', 'min', 'max']);
+      c.keys(e, path, ['kind', 'count', 'min', 'max', 'phase']);
       const out: Expectation = { kind };
       for (const key of ['count', 'min', 'max'] as const) {
         if (e[key] !== undefined) out[key] = c.num(e[key], `${path}.${key}`, 0, 1000);
@@ -267,20 +393,43 @@ function validateExpectation(c: Checker, raw: unknown, path: string, deps: strin
       if (out.count === undefined && out.min === undefined && out.max === undefined) {
         c.fail(path, 'restarts needs count, min or max');
       }
+      if (e.phase !== undefined) out.phase = phaseIndex('phase');
       return out;
     }
     case 'restart_spacing':
       c.keys(e, path, ['kind', 'minSec']);
       return { kind, minSec: c.num(e.minSec, `${path}.minSec`, 0, 86_400) };
-    case 'notification': {
+    case 'notification':
+    case 'no_notification': {
       c.keys(e, path, ['kind', 'notice', 'dep']);
-      const out: Expectation = { kind, notice: c.str(e.notice, `${path}.notice`) };
+      const notice = c.oneOf(e.notice, `${path}.notice`, NOTICE_KINDS);
+      return e.dep === undefined ? { kind, notice } : { kind, notice, dep: dep() };
+    }
+    case 'notification_count': {
+      c.keys(e, path, ['kind', 'notice', 'count', 'dep']);
+      const out: Expectation = {
+        kind,
+        notice: c.oneOf(e.notice, `${path}.notice`, NOTICE_KINDS),
+        count: c.int(e.count, `${path}.count`, 0, 100_000),
+      };
       if (e.dep !== undefined) out.dep = dep();
       return out;
     }
     case 'decision':
-      c.keys(e, path, ['kind', 'decision']);
-      return { kind, decision: c.str(e.decision, `${path}.decision`) };
+    case 'no_decision': {
+      c.keys(e, path, ['kind', 'decision', 'phase']);
+      const decision = c.oneOf(e.decision, `${path}.decision`, DECISION_KINDS);
+      return e.phase === undefined ? { kind, decision } : { kind, decision, phase: phaseIndex('phase') };
+    }
+    case 'restart_evidence': {
+      c.keys(e, path, ['kind', 'evidence', 'count']);
+      const out: Expectation = { kind, evidence: c.oneOf(e.evidence, `${path}.evidence`, EVIDENCE_KINDS) };
+      if (e.count !== undefined) out.count = c.int(e.count, `${path}.count`, 1, 1000);
+      return out;
+    }
+    case 'restart_result':
+      c.keys(e, path, ['kind', 'result']);
+      return { kind, result: c.oneOf(e.result, `${path}.result`, RESTART_RESULTS) };
     case 'stays_closed':
       c.keys(e, path, ['kind', 'dep']);
       return { kind, dep: dep() };

@@ -212,6 +212,125 @@ const RAW: Scenario[] = [
       { kind: 'no_notifications' },
     ],
   },
+  {
+    name: 'in-process-restart',
+    description:
+      "The gateway restarts itself twice (OpenClaw's in-process restart): its port refuses connections for 10 s, it says starting for 2 s, then answers with its uptime reset; the first time its log says so first, the second time only the uptime tells. A restart, not a death: BreakerBar restarts nothing and reports no outage.",
+    durationSec: 200,
+    rate: 10,
+    agents: [
+      { id: 'main', deps: [ANTHROPIC, DEEPSEEK] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ANTHROPIC, DEEPSEEK],
+    // Probes every 5 s, so several of them meet the refused port.
+    config: { health: { intervalSec: 5 } },
+    // The two restarts far apart: the watchdog tells a new process by a start more than 2 s (wall, not
+    // compressed) after the last one known, which bounds how far this scenario can be compressed (about 50×).
+    phases: [
+      {
+        atSec: 20,
+        durationSec: 40,
+        label: 'in-process restart, logged',
+        selfRestart: { refuseSec: 10, startingSec: 2, announce: true },
+      },
+      {
+        atSec: 150,
+        durationSec: 40,
+        label: 'in-process restart, not logged',
+        selfRestart: { refuseSec: 10, startingSec: 2, announce: false },
+      },
+    ],
+    expectations: [
+      { kind: 'no_restart' },
+      { kind: 'no_notification', notice: 'gateway_down' },
+      { kind: 'decision', decision: 'dead', phase: 0 },
+      { kind: 'decision', decision: 'gateway_restarted', phase: 0 },
+      { kind: 'decision', decision: 'dead', phase: 1 },
+      { kind: 'decision', decision: 'gateway_restarted', phase: 1 },
+    ],
+  },
+  {
+    name: 'clock-step',
+    description:
+      "The gateway dies four times while the machine's wall clock is stepped back 2 h, then forward 2 h: restarts are neither held for hours (spacing) nor multiplied (budget of 3 an hour): exactly the three the policy makes without a step, then the budget alert.",
+    durationSec: 620,
+    rate: 10,
+    restartSec: 5,
+    agents: [
+      { id: 'main', deps: [ANTHROPIC, DEEPSEEK] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ANTHROPIC, DEEPSEEK],
+    // The steps come a minute after the last restart was verified: OpenClaw's uptime follows the wall clock,
+    // so a step while a restart is being verified changes which process the watchdog believes answers.
+    config: {
+      watchdog: { maxRestartsPerHour: 3 },
+      // Records written after the step back are older than the run's start: still live, not history.
+      ingest: { backfillDays: 1 },
+    },
+    phases: [
+      { atSec: 20, durationSec: 60, label: 'gateway down #1', gateway: 'refuse' },
+      { atSec: 140, durationSec: 0, label: 'wall clock back 2 h', clockStepSec: -7200 },
+      { atSec: 160, durationSec: 80, label: 'gateway down #2 (clock 2 h behind)', gateway: 'refuse' },
+      { atSec: 300, durationSec: 0, label: 'wall clock forward 2 h', clockStepSec: 7200 },
+      { atSec: 340, durationSec: 80, label: 'gateway down #3', gateway: 'refuse' },
+      { atSec: 500, durationSec: 60, label: 'gateway down #4 (budget spent)', gateway: 'refuse' },
+    ],
+    expectations: [
+      { kind: 'restarts', count: 3 },
+      { kind: 'restarts', phase: 0, count: 1 },
+      { kind: 'restarts', phase: 2, count: 1 },
+      { kind: 'restarts', phase: 4, count: 1 },
+      { kind: 'restarts', phase: 5, count: 0 },
+      { kind: 'no_decision', decision: 'spacing' },
+      { kind: 'decision', decision: 'budget_exhausted', phase: 5 },
+      { kind: 'notification_count', notice: 'restart_budget_exhausted', count: 1 },
+      { kind: 'restart_evidence', evidence: 'dead', count: 3 },
+      { kind: 'restart_result', result: 'recovered' },
+    ],
+  },
+  {
+    name: 'hung-gateway',
+    description:
+      'The gateway stops making progress while its probes stay green: no upstream call, and its log reports every session stalled (every 30 s once stuck for 2 min). After hungAfterSec it is hung: exactly one forced restart, stored with evidence hung; calls resume and the restart is verified recovered.',
+    durationSec: 720,
+    rate: 10,
+    restartSec: 5,
+    agents: [
+      { id: 'main', deps: [ANTHROPIC, DEEPSEEK] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ANTHROPIC, DEEPSEEK],
+    phases: [{ atSec: 60, durationSec: 660, label: 'gateway stalled', stalled: true }],
+    expectations: [
+      { kind: 'restarts', count: 1 },
+      { kind: 'restart_evidence', evidence: 'hung', count: 1 },
+      { kind: 'restart_result', result: 'recovered' },
+      { kind: 'notification', notice: 'restart_started' },
+      { kind: 'no_notification', notice: 'gateway_down' },
+      { kind: 'stays_closed', dep: ANTHROPIC },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+    ],
+  },
+  {
+    name: 'no-gateway',
+    description:
+      'Nothing listens at the gateway address from the start, and nothing could restart it (no restart command, no openclaw CLI, no service manager or unit): ten minutes of refused probes restart nothing, not even as a dry run, and the watchdog says once why it will not.',
+    durationSec: 600,
+    rate: 0,
+    environment: 'bare',
+    agents: [{ id: 'main', deps: [ANTHROPIC] }],
+    deps: [ANTHROPIC],
+    config: { watchdog: { restartCommand: null } },
+    phases: [{ atSec: 0, durationSec: 600, label: 'nothing listens', gateway: 'refuse' }],
+    expectations: [
+      { kind: 'no_restart' },
+      { kind: 'notification_count', notice: 'watchdog_blocked', count: 1 },
+      { kind: 'no_notification', notice: 'gateway_down' },
+      { kind: 'decision', decision: 'unverified' },
+    ],
+  },
 ];
 
 /** The built-in scenarios, validated. */

@@ -14,7 +14,10 @@
  * - `error500`: 500 on every endpoint.
  *
  * `restart()` behaves like a gateway restart: the listener goes away for `refuseMs`, comes back
- * `starting` for `restartMs`, then `up`.
+ * `starting` for `restartMs`, then `up` (both can be given per restart: OpenClaw's own in-process
+ * restart refuses for 4–9 s, then says starting for about 2 s). /readyz and /startupz report
+ * `uptimeMs` as OpenClaw computes it, the wall clock minus the process's start: reset by a restart,
+ * and moved by a wall-clock step (backwards too, below zero).
  *
  * Control endpoints, so another process — e.g. a `watchdog.restartCommand` like
  * `["node", "-e", "fetch('http://127.0.0.1:PORT/__sim/restart',{method:'POST'})"]` — can drive it:
@@ -52,7 +55,7 @@ export interface SimulatedGatewayOptions {
   state?: SimulatedGatewayState;
   /** An older gateway without /startup and /startupz (they answer 404). */
   withoutStartupz?: boolean;
-  /** Wall clock for /readyz's uptimeMs (default Date.now). */
+  /** Wall clock for /readyz's uptimeMs (default Date.now); the rehearsal's, which can be stepped. */
   clock?: () => number;
 }
 
@@ -67,13 +70,21 @@ export interface SimulatedGateway {
   readonly restarts: number;
   /** Requests received per path (a snapshot), answered or not; /__sim/ control requests excluded. */
   readonly requests: Record<string, number>;
-  /** Simulates a gateway restart: refuse briefly, then 'starting' for restartMs, then 'up'. Resolves once listening again. */
-  restart(): Promise<void>;
+  /**
+   * Simulates a gateway restart: refuse for `refuseMs`, then 'starting' for `startingMs`, then 'up' (defaults:
+   * the options' refuseMs and restartMs). Resolves once listening again.
+   */
+  restart(timing?: RestartTiming): Promise<void>;
   /** Why the listener could not be reopened on its port (taken meanwhile); null normally. */
   readonly listenError: string | null;
   /** Resolves once the listener matches the current state (listening unless 'refuse'). */
   settled(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface RestartTiming {
+  refuseMs?: number;
+  startingMs?: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -153,14 +164,14 @@ class Simulation implements SimulatedGateway {
     return this.transitions;
   }
 
-  async restart(): Promise<void> {
+  async restart(timing: RestartTiming = {}): Promise<void> {
     if (this.closed) return;
     this.restartCount++;
     const generation = ++this.generation;
     this.apply('refuse');
-    await this.sleep(this.options.refuseMs ?? 50);
+    await this.sleep(timing.refuseMs ?? this.options.refuseMs ?? 50);
     if (generation !== this.generation || this.closed) return;
-    const restartMs = this.options.restartMs ?? 0;
+    const restartMs = timing.startingMs ?? this.options.restartMs ?? 0;
     this.apply(restartMs > 0 ? 'starting' : 'up');
     await this.settled();
     this.bootedAt = this.clock();
@@ -295,8 +306,9 @@ class Simulation implements SimulatedGateway {
     }
   }
 
+  /** OpenClaw's `Date.now() - startedAt`: a wall clock stepped back past the start makes it negative. */
   private uptimeMs(): number {
-    return Math.max(0, this.clock() - this.bootedAt);
+    return this.clock() - this.bootedAt;
   }
 
   private control(path: string, req: IncomingMessage, res: ServerResponse): void {

@@ -211,6 +211,25 @@ describe('simulated restarts', () => {
     expect(await call(`${gw.baseUrl}/readyz`)).toMatchObject({ body: { ready: true, uptimeMs: 500 } });
   });
 
+  it('restart(timing) refuses and starts for the times given, not the defaults', async () => {
+    const gw = await start({ refuseMs: 5000, restartMs: 5000 });
+    const began = Date.now();
+    await gw.restart({ refuseMs: 20, startingMs: 100 });
+    expect(Date.now() - began).toBeLessThan(4000);
+    expect(gw.state).toBe('starting');
+    await waitFor(() => gw.state === 'up');
+    expect(Date.now() - began).toBeLessThan(4000);
+  });
+
+  it('uptime is the wall clock minus the start, as OpenClaw computes it: a step back makes it negative', async () => {
+    let now = 1_000_000;
+    const gw = await start({ clock: () => now });
+    now += 3000;
+    expect(await call(`${gw.baseUrl}/readyz`)).toMatchObject({ body: { uptimeMs: 3000 } });
+    now -= 7_200_000;
+    expect(await call(`${gw.baseUrl}/startupz`)).toMatchObject({ body: { status: 'started', uptimeMs: -7_197_000 } });
+  });
+
   it('a state set during a restart wins over the restart', async () => {
     const gw = await start({ refuseMs: 10, restartMs: 150 });
     await gw.restart();
