@@ -16,8 +16,9 @@
  * `restart()` behaves like a gateway restart: the listener goes away for `refuseMs`, comes back
  * `starting` for `restartMs`, then `up` (both can be given per restart: OpenClaw's own in-process
  * restart refuses for 4–9 s, then says starting for about 2 s). /readyz and /startupz report
- * `uptimeMs` as OpenClaw computes it, the wall clock minus the process's start: reset by a restart,
- * and moved by a wall-clock step (backwards too, below zero).
+ * `uptimeMs` as OpenClaw computes it, the wall clock minus the process's start: reset by a restart
+ * and when it listens again after `refuse` (a new process), and moved by a wall-clock step (backwards
+ * too, below zero).
  *
  * Control endpoints, so another process — e.g. a `watchdog.restartCommand` like
  * `["node", "-e", "fetch('http://127.0.0.1:PORT/__sim/restart',{method:'POST'})"]` — can drive it:
@@ -195,6 +196,8 @@ class Simulation implements SimulatedGateway {
   }
 
   private apply(next: SimulatedGatewayState): void {
+    // Nothing listening is a gateway process gone: whatever listens again is a new one, its uptime from zero.
+    if (this.current === 'refuse' && next !== 'refuse') this.bootedAt = this.clock();
     this.current = next;
     if (this.closed) return;
     // Closing happens at once, so a probe right after `state = 'refuse'` is refused; reopening is async.

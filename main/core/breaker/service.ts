@@ -195,12 +195,17 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     const { store, clock } = this.options;
     const lines = store.db
       .prepare(
-        `SELECT ts, session_id AS sessionId, dep FROM signals
+        `SELECT ts, session_id AS sessionId, dep, duration_ms AS ageMs FROM signals
          WHERE kind = 'stall' AND ts >= ? ORDER BY ts, id`,
       )
-      .all(clock() - STALL_FRESH_MS) as Array<{ ts: number; sessionId: string | null; dep: string | null }>;
+      .all(clock() - STALL_FRESH_MS) as Array<{
+      ts: number;
+      sessionId: string | null;
+      dep: string | null;
+      ageMs: number | null;
+    }>;
     for (const { sessionId } of lines) if (isTrackedSession(sessionId)) this.lookUpLastCall(sessionId);
-    for (const line of lines) this.stalls.reported(line.sessionId, line.ts, line.dep);
+    for (const line of lines) this.stalls.reported(line.sessionId, line.ts, line.dep, line.ageMs);
   }
 
   /**

@@ -29,7 +29,7 @@ export interface ApiBreaker extends BreakerSnapshot {
   /** Agents whose calls in the data seen go only to this dependency (no fallback): who is stuck while it is down. */
   soleDependents: string[];
   /** Sessions stalled on this dependency now (reported by the gateway log, or silent since a failed call). */
-  stalled: { sessions: number; since: number } | null;
+  stalled: { sessions: number; since: number; stuckSince: number } | null;
   /** Other hosts of the fleet whose breaker for this dependency is not closed ("open elsewhere"). */
   elsewhere: Array<{ host: string; state: BreakerState; since: number; reason: string }>;
   /**

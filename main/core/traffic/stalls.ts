@@ -42,13 +42,18 @@ interface LastCall {
 interface Report {
   /** Time of the latest line about the session. */
   ts: number;
+  /** When the session last made progress, by the lines' own ages (the earliest any line implies). */
+  stuckSince: number;
   /** The dependency a line named, used only when no call of the session is known. */
   dep: string | null;
 }
 
 export interface Stalled {
   sessions: number;
+  /** The oldest of the sessions' latest reports. */
   since: number;
+  /** Since when the longest-stuck session has made no progress (its first report's time minus its age). */
+  stuckSince: number;
 }
 
 export class StallTracker {
@@ -82,18 +87,26 @@ export class StallTracker {
    */
   signal(signal: GatewaySignal): string | null {
     if (signal.kind !== 'stall') return null;
-    return this.reported(signal.sessionId, signal.ts, signal.dep);
+    return this.reported(signal.sessionId, signal.ts, signal.dep, signal.durationMs);
   }
 
-  /** A stall line about `sessionId` at `ts` (`dep`: the dependency the line names, if any); as `signal`. */
-  reported(sessionId: string | null, ts: number, dep: string | null): string | null {
+  /**
+   * A stall line about `sessionId` at `ts` (`dep`: the dependency the line names, if any; `ageMs`: how long the
+   * line says the session has been without progress); as `signal`.
+   */
+  reported(sessionId: string | null, ts: number, dep: string | null, ageMs: number | null = null): string | null {
     if (!isTrackedSession(sessionId)) return null;
     const call = this.lastCalls.get(sessionId);
     // A line older than the session's latest call is already answered: the session made progress after it.
     if (!call || call.ts <= ts) {
       const previous = this.reports.get(sessionId);
       this.reports.delete(sessionId);
-      this.reports.set(sessionId, { ts: Math.max(ts, previous?.ts ?? ts), dep: dep ?? previous?.dep ?? null });
+      const stuckSince = Math.min(ts - Math.max(0, ageMs ?? 0), previous?.stuckSince ?? Number.POSITIVE_INFINITY);
+      this.reports.set(sessionId, {
+        ts: Math.max(ts, previous?.ts ?? ts),
+        stuckSince,
+        dep: dep ?? previous?.dep ?? null,
+      });
       if (this.reports.size > MAX_SESSIONS) this.reports.delete(this.reports.keys().next().value as string);
     }
     return this.reports.has(sessionId) ? this.depOf(sessionId) : null;
@@ -122,7 +135,8 @@ export class StallTracker {
       if (entry) {
         entry.sessions += 1;
         entry.since = Math.min(entry.since, report.ts);
-      } else result.set(dep, { sessions: 1, since: report.ts });
+        entry.stuckSince = Math.min(entry.stuckSince, report.stuckSince);
+      } else result.set(dep, { sessions: 1, since: report.ts, stuckSince: report.stuckSince });
     }
     return result;
   }

@@ -165,7 +165,9 @@ export class GatewaySide {
       stalled: () =>
         breakers
           .breakers()
-          .flatMap((b) => (b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.since }] : [])),
+          .flatMap((b) =>
+            b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.stuckSince }] : [],
+          ),
       verifyStrategy: async () => strategyCheck(await this.restarter.verify()),
       breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
       notify: (notice) => this.notifier.notify(notice),

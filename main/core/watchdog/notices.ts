@@ -6,11 +6,20 @@
 import type { Transition } from '../breaker/types.js';
 import type { NoticeInput } from '../notify/notifier.js';
 import type { TokenRate } from '../server/api-types.js';
-import type { Alert, RestartTrigger } from './policy.js';
+import type { Alert, Evidence, RestartTrigger } from './policy.js';
 
 const TRIGGER_WORDS: Record<RestartTrigger, string> = {
   storm: 'after a 429 storm',
-  health: 'because it stopped answering',
+  health: 'because it was dead or hung',
+  manual: 'on request',
+};
+
+/** Why a restart starts, as its notice's title says it. */
+const EVIDENCE_WORDS: Record<Evidence, string> = {
+  storm: 'after a 429 storm',
+  dead: 'because it stopped answering',
+  unloaded: 'because its service was unloaded',
+  hung: 'because it hangs: sessions stalled, no upstream call',
   manual: 'on request',
 };
 
@@ -28,16 +37,11 @@ export function alertNotice(alert: Alert, ts: number): NoticeInput {
   return { kind: alert.kind, dep: alert.dep, title: titles[alert.kind], body: alert.message, ts };
 }
 
-export function restartStartedNotice(
-  trigger: RestartTrigger,
-  reason: string,
-  command: string,
-  ts: number,
-): NoticeInput {
+export function restartStartedNotice(evidence: Evidence, reason: string, command: string, ts: number): NoticeInput {
   return {
     kind: 'restart_started',
     dep: null,
-    title: `Restarting the OpenClaw gateway ${TRIGGER_WORDS[trigger]}`,
+    title: `Restarting the OpenClaw gateway ${EVIDENCE_WORDS[evidence]}`,
     body: `${reason}. Running: ${command}.`,
     ts,
   };

@@ -207,8 +207,13 @@ export interface WatchdogState {
   blockedAlerted: boolean;
   /** The last probe said starting or draining: the gateway is busy coming up or going down. */
   gatewayBusy: string | null;
-  /** The last known process start (from /readyz uptime), to see restarts nobody announced. */
+  /**
+   * When the gateway process seen last started (from /readyz uptime); null when unknown, or when the uptime
+   * jumped (the gateway measures it on the wall clock, which was stepped).
+   */
   processStart: number | null;
+  /** The last uptime reported and when (to tell a restart from a wall-clock step). */
+  lastUptime: { at: number; uptimeMs: number } | null;
   /** Automatic restarts (time, trigger) in the last hour, for the budget and spacing. */
   restarts: Array<{ ts: number; trigger: RestartTrigger }>;
   inFlight: { since: number; trigger: RestartTrigger } | null;
@@ -241,6 +246,7 @@ export function initialState(): WatchdogState {
     blockedAlerted: false,
     gatewayBusy: null,
     processStart: null,
+    lastUptime: null,
     restarts: [],
     inFlight: null,
     recovering: null,
@@ -749,15 +755,28 @@ export class WatchdogPolicy {
   }
 
   /**
-   * Follows the gateway process's start time (from /readyz uptime). A start later than the one known means
-   * the gateway restarted since the last probe; returns the decision saying so when nobody announced it.
+   * Follows the gateway process's start time (from /readyz uptime). An uptime that went back to less than the
+   * time since the previous probe means the gateway restarted meanwhile; returns the decision saying so when
+   * nobody announced it. OpenClaw measures uptime on the wall clock, so any other jump is a clock step: the
+   * process is the same, and its start is unknown from then on rather than wrong.
    */
   private noticeProcessStart(now: number, result: ProbeInput): Decision | null {
-    if (result.uptimeMs === null || result.uptimeMs === undefined) return null;
-    const start = now - result.uptimeMs;
-    const known = this.s.processStart;
-    this.s.processStart = start;
-    if (known === null || start <= known + PROCESS_START_SLACK_MS) return null;
+    const uptime = result.uptimeMs;
+    if (uptime === null || uptime === undefined || uptime < 0) return null;
+    const last = this.s.lastUptime;
+    this.s.lastUptime = { at: now, uptimeMs: uptime };
+    if (last === null) {
+      this.s.processStart = now - uptime;
+      return null;
+    }
+    const elapsed = now - last.at;
+    const drift = uptime - (last.uptimeMs + elapsed);
+    if (Math.abs(drift) <= PROCESS_START_SLACK_MS) return null;
+    if (drift > 0 || uptime > elapsed + PROCESS_START_SLACK_MS) {
+      this.s.processStart = null;
+      return null;
+    }
+    this.s.processStart = now - uptime;
     const rec = this.s.recovering;
     if (rec) {
       rec.seen = true;
@@ -768,7 +787,7 @@ export class WatchdogPolicy {
     return this.decision(
       'probe',
       'gateway_restarted',
-      `the gateway restarted by itself ${seconds(result.uptimeMs)} ago (its uptime went back); not counted as an outage`,
+      `the gateway restarted by itself ${seconds(uptime)} ago (its uptime went back); not counted as an outage`,
     );
   }
 

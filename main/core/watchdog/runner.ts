@@ -442,7 +442,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     force ||= order.probeClass === 'read_timeout' || order.evidence === 'hung';
     const { plan } = restarter.plan(order, force);
     this.options.notify(
-      restartStartedNotice(order.trigger, order.reason, plan ? plan.argv.join(' ') : '(no restart strategy)', now),
+      restartStartedNotice(order.evidence, order.reason, plan ? plan.argv.join(' ') : '(no restart strategy)', now),
     );
     this.announceRestart(id);
     this.options.fastProbes(true);

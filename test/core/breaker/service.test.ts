@@ -233,7 +233,7 @@ describe('BreakerService: stalls', () => {
     const h = harness({}, s(60));
     observeEach(h, [call(0, { dep: CLAUDE }), call(10), call(11, { session: 's2', dep: CLAUDE })]);
     h.service.signal([stall('s1', 50)]);
-    expect(breaker(h, GLM)?.stalled).toEqual({ sessions: 1, since: s(50) });
+    expect(breaker(h, GLM)?.stalled).toMatchObject({ sessions: 1, since: s(50) });
     expect(breaker(h, CLAUDE)?.stalled).toBeNull();
     expect(h.service.stalledSessions()).toEqual([{ dep: GLM, sessions: 1 }]);
     expect(await sample(h, METRIC_NAMES.stalledSessions, { dep: GLM })).toBe(1);
@@ -286,14 +286,14 @@ describe('BreakerService: stalls', () => {
     const line = stall('s1', 3590);
     store.commit({ events: [], signals: [line] });
     h.service.signal([line]);
-    expect(breaker(h, GLM)?.stalled).toEqual({ sessions: 1, since: s(3590) });
+    expect(breaker(h, GLM)?.stalled).toMatchObject({ sessions: 1, since: s(3590) });
     expect(await sample(h, METRIC_NAMES.stalledSessions, { dep: GLM })).toBe(1);
 
     // A service started later over the same store finds the line and the session's last call there.
     h.service.stop();
     const again = harness({}, s(3700));
     again.service.start();
-    expect(breaker(again, GLM)?.stalled).toEqual({ sessions: 1, since: s(3590) });
+    expect(breaker(again, GLM)?.stalled).toMatchObject({ sessions: 1, since: s(3590) });
     expect(breaker(again, CLAUDE)?.stalled).toBeNull();
     // Ten minutes after the line, without another one, it no longer counts (after a restart as well).
     const late = harness({}, s(3590 + 601));
@@ -316,7 +316,7 @@ describe('BreakerService: stalls', () => {
     const h = harness({}, s(600));
     h.service.start();
     h.service.signal([stall('old', 590)]);
-    expect(breaker(h, CLAUDE)?.stalled).toEqual({ sessions: 1, since: s(590) });
+    expect(breaker(h, CLAUDE)?.stalled).toMatchObject({ sessions: 1, since: s(590) });
   });
 
   it('treats failed attempts the gateway log shows while a run retries as progress, not a stall', () => {

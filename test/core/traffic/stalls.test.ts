@@ -46,7 +46,7 @@ describe('StallTracker', () => {
       ['s1', GLM],
     ]);
     expect(stalls.signal(signal('s1', T0))).toBe(GLM);
-    expect(stalls.stalled(GLM, T0)).toEqual({ sessions: 1, since: T0 });
+    expect(stalls.stalled(GLM, T0)).toMatchObject({ sessions: 1, since: T0 });
     expect(stalls.stalled(CLAUDE, T0)).toBeNull();
   });
 
@@ -85,20 +85,20 @@ describe('StallTracker', () => {
     stalls.signal(signal('s1', T0));
     stalls.signal(signal('s1', T0 + MINUTE));
     stalls.signal(signal('s2', T0 + 2 * MINUTE));
-    expect(stalls.stalled(GLM, T0 + 2 * MINUTE)).toEqual({ sessions: 2, since: T0 + MINUTE });
+    expect(stalls.stalled(GLM, T0 + 2 * MINUTE)).toMatchObject({ sessions: 2, since: T0 + MINUTE });
   });
 
   it('keeps the latest report time when an older line arrives late', () => {
     const stalls = tracker([['s1', GLM]]);
     stalls.signal(signal('s1', T0 + 5 * MINUTE));
     stalls.signal(signal('s1', T0));
-    expect(stalls.stalled(GLM, T0 + 5 * MINUTE)).toEqual({ sessions: 1, since: T0 + 5 * MINUTE });
+    expect(stalls.stalled(GLM, T0 + 5 * MINUTE)).toMatchObject({ sessions: 1, since: T0 + 5 * MINUTE });
   });
 
   it('stops flagging a stall ten minutes after its last report', () => {
     const stalls = tracker([['s1', GLM]]);
     stalls.signal(signal('s1', T0));
-    expect(stalls.stalled(GLM, T0 + 10 * MINUTE)).toEqual({ sessions: 1, since: T0 });
+    expect(stalls.stalled(GLM, T0 + 10 * MINUTE)).toMatchObject({ sessions: 1, since: T0 });
     expect(stalls.stalled(GLM, T0 + 10 * MINUTE + 1)).toBeNull();
     expect(stalls.all(T0 + 10 * MINUTE + 1)).toEqual([]);
   });
@@ -120,7 +120,7 @@ describe('StallTracker', () => {
     stalls.signal(signal('s1', T0 + 2 * MINUTE));
     stalls.callSeen('s1', CLAUDE, T0 + MINUTE);
     // Still stalled, now on the dependency of its latest call (all before the line).
-    expect(stalls.stalled(CLAUDE, T0 + 2 * MINUTE)).toEqual({ sessions: 1, since: T0 + 2 * MINUTE });
+    expect(stalls.stalled(CLAUDE, T0 + 2 * MINUTE)).toMatchObject({ sessions: 1, since: T0 + 2 * MINUTE });
     expect(stalls.stalled(GLM, T0 + 2 * MINUTE)).toBeNull();
   });
 
@@ -134,7 +134,7 @@ describe('StallTracker', () => {
     for (const stalls of [lineFirst, callFirst]) expect(stalls.all(T0 + 2 * MINUTE)).toEqual([]);
     // A new line after the call stalls it again.
     expect(callFirst.signal(signal('s1', T0 + 3 * MINUTE))).toBe(GLM);
-    expect(callFirst.stalled(GLM, T0 + 3 * MINUTE)).toEqual({ sessions: 1, since: T0 + 3 * MINUTE });
+    expect(callFirst.stalled(GLM, T0 + 3 * MINUTE)).toMatchObject({ sessions: 1, since: T0 + 3 * MINUTE });
   });
 
   it('treats failed attempts while a run retries (calls from the gateway log) as progress', () => {
@@ -150,7 +150,7 @@ describe('StallTracker', () => {
     expect(stalls.signal(signal('s1', T0 + MINUTE))).toBeNull();
     expect(stalls.all(T0 + MINUTE)).toEqual([]);
     stalls.callSeen('s1', GLM, T0);
-    expect(stalls.stalled(GLM, T0 + MINUTE)).toEqual({ sessions: 1, since: T0 + MINUTE });
+    expect(stalls.stalled(GLM, T0 + MINUTE)).toMatchObject({ sessions: 1, since: T0 + MINUTE });
   });
 
   it('lists every dependency with fresh stalls and their session counts', () => {
@@ -196,7 +196,7 @@ describe('StallTracker: idle sessions are not stalled', () => {
     const stalls = new StallTracker();
     stalls.callSeen('s1', GLM, T0);
     expect(stalls.signal(signal('s1', T0 + 60 * MINUTE))).toBe(GLM);
-    expect(stalls.stalled(GLM, T0 + 61 * MINUTE)).toEqual({ sessions: 1, since: T0 + 60 * MINUTE });
+    expect(stalls.stalled(GLM, T0 + 61 * MINUTE)).toMatchObject({ sessions: 1, since: T0 + 60 * MINUTE });
     stalls.callSeen('s1', GLM, T0 + 62 * MINUTE);
     expect(stalls.stalled(GLM, T0 + 62 * MINUTE)).toBeNull();
   });
@@ -224,5 +224,21 @@ describe('StallTracker: idle sessions are not stalled', () => {
     for (let i = 0; i < 20_000; i++) stalls.callSeen(`filler-${i}`, CLAUDE, T0);
     expect(stalls.knows('old')).toBe(false);
     expect(stalls.signal(signal('old', T0 + MINUTE))).toBeNull();
+  });
+
+  it("dates how long sessions have made no progress from the lines' own ages, however often they repeat", () => {
+    const stalls = tracker([['s1', GLM]]);
+    // OpenClaw repeats the line every 30 s while the session stays stuck; its age grows with it.
+    for (let i = 0; i < 6; i++)
+      stalls.signal(signal('s1', T0 + 2 * MINUTE + i * 30_000, { durationMs: 120_000 + i * 30_000 }));
+    expect(stalls.stalled(GLM, T0 + 5 * MINUTE)).toEqual({
+      sessions: 1,
+      since: T0 + 4 * MINUTE + 30_000,
+      stuckSince: T0,
+    });
+    // A line without an age dates the stall by its own time.
+    const bare = tracker([['s2', GLM]]);
+    bare.signal(signal('s2', T0 + MINUTE, { durationMs: null }));
+    expect(bare.stalled(GLM, T0 + MINUTE)?.stuckSince).toBe(T0 + MINUTE);
   });
 });

@@ -385,7 +385,7 @@ describe('recovery', () => {
     p.probe(-MIN, probe('ok', 'started', 10 * HOUR));
     p.check(0, storm());
     p.restartFinished(SEC, 'done'); // the CLI signalled the gateway and returned at once
-    p.probe(2 * SEC, probe('ok', 'started', 10 * HOUR + 2 * SEC));
+    p.probe(2 * SEC, probe('ok', 'started', 10 * HOUR + MIN + 2 * SEC));
     expect(p.tick(2 * SEC, [])).toEqual([]);
     p.probe(4 * SEC, probe('refused'));
     p.probe(12 * SEC, probe('ok', 'started', 3 * SEC));
@@ -667,5 +667,28 @@ describe("OpenClaw's cooldowns hold a storm restart", () => {
     const d = p.check(0, storm(5, { retryAfterUntil: MIN, cooldownUntil: 3 * MIN }));
     expect(d.kind).toBe('deferred');
     expect(p.state().deferral).toMatchObject({ until: 3 * MIN, cause: 'cooldown' });
+  });
+});
+
+describe('uptime and wall-clock steps', () => {
+  it('a wall clock stepped forward during a restart does not hide the restarted process', () => {
+    const p = policy({ threshold: 1 });
+    p.probe(-MIN, probe('ok', 'started', HOUR));
+    p.check(0, storm());
+    p.restartFinished(SEC, 'done');
+    p.probe(5 * SEC, probe('refused'));
+    // OpenClaw's uptime follows the wall clock: stepped 2 h forward, the new process looks 2 h old.
+    p.probe(20 * SEC, probe('ok', 'started', 2 * HOUR + 5 * SEC));
+    expect(p.tick(20 * SEC, []).map((d) => d.kind)).toEqual(['recovered']);
+  });
+
+  it('a wall clock stepped back is not a restart, and a negative uptime is ignored', () => {
+    const p = policy();
+    p.probe(0, probe('ok', 'started', 5 * HOUR));
+    expect(p.probe(15 * SEC, probe('ok', 'started', 3 * HOUR + 15 * SEC)).kind).toBe('healthy');
+    const young = policy();
+    young.probe(0, probe('ok', 'started', 10 * MIN));
+    expect(young.probe(15 * SEC, probe('ok', 'started', 10 * MIN - 2 * HOUR)).kind).toBe('healthy');
+    expect(young.probe(30 * SEC, probe('ok', 'started', 10 * MIN - 2 * HOUR + 15 * SEC)).kind).toBe('healthy');
   });
 });
