@@ -26,8 +26,9 @@ export class StepRunner {
     return this.ctx.timeoutMs - (this.ctx.now() - this.started);
   }
 
+  /** Whole milliseconds: restart records keep durations as integers. */
   elapsedMs(): number {
-    return this.ctx.now() - this.started;
+    return Math.round(this.ctx.now() - this.started);
   }
 
   /**
