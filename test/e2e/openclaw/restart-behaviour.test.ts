@@ -99,7 +99,9 @@ describe.each(OPENCLAW_VERSIONS)('restarting the real OpenClaw %s', (version: Op
       root,
       mock,
       providers: [{ id: 'mock', models: ['ok', 'storm', 'held'] }],
-      primary: 'mock/ok',
+      // Runs resumed after a restart go to the agent's primary model, whatever model their turn asked for:
+      // the storm's model, so a resumed run meets the storm again as it would on a real gateway.
+      primary: 'mock/storm',
       fallbacks: [],
       // A held request must outlast the restart CLI's own start-up (seconds on a loaded machine).
       providerTimeoutSeconds: 90,
@@ -289,13 +291,12 @@ describe.each(OPENCLAW_VERSIONS)('restarting the real OpenClaw %s', (version: Op
       (entry) => entry.subsystem === 'main-session-restart-recovery' && /held-wait/.test(entry.message),
       120_000,
     );
+    const afterReady = () => mock.requests.filter((request) => request.at > cycle.readyAt);
     if (version === '2026.9.6')
-      await until(() => mock.heldCount('held') >= 1, 60_000, 'the resumed run to reach the provider');
+      await until(() => afterReady().length > 0, 60_000, 'the resumed run to reach the provider');
+    const firstAfter = afterReady()[0];
     mock.steady('storm', 'ok');
     mock.release('held');
-    const firstAfter = mock.requests
-      .filter((request) => request.at > cycle.readyAt)
-      .reduce((min, request) => Math.min(min, request.at), Number.POSITIVE_INFINITY);
     const boots = bootRecords(gateway.stateDir);
     expect(boots.filter((boot) => boot.completed_at_ms === null)).toEqual([boots.at(-1)]);
     expect(boots.at(-2)?.outcome).toBe('planned_restart');
@@ -314,6 +315,8 @@ describe.each(OPENCLAW_VERSIONS)('restarting the real OpenClaw %s', (version: Op
       ]);
       expect(heldCaller.output).toContain('gateway closed (1012): service restart');
       expect(recovered.message).toBe('started interrupted main session: agent:main:explicit:held-wait');
+      // The resumed run asked the primary model (the storm's), not the model its turn had named.
+      expect(firstAfter).toMatchObject({ model: 'storm', answer: 'rate_limit' });
       await waitForEntry(
         gateway,
         mark,
@@ -334,7 +337,7 @@ describe.each(OPENCLAW_VERSIONS)('restarting the real OpenClaw %s', (version: Op
     }
     console.log(
       `openclaw ${version}: --wait 2s in a storm: callers ${JSON.stringify(callers.map((c) => [c.sessionId, c.exitCode]))}; ` +
-        `${recovered.message}; first upstream request ${firstAfter - cycle.readyAt} ms after gateway ready`,
+        `${recovered.message}; first upstream request ${firstAfter ? `${firstAfter.at - cycle.readyAt} ms after gateway ready (${firstAfter.model}: ${firstAfter.answer})` : 'none'}`,
     );
     if (capturing()) {
       const dir = fixtureDir(version);
