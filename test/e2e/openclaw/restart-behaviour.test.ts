@@ -61,7 +61,7 @@ const FACTS: Record<OpenClawVersion, VersionFacts> = {
       ['gateway/admission', 'admission closed: restart-signal fence'],
       ['gateway/admission', 'admission closed: restart (SIGUSR2: gateway.restart.safe)'],
       ['gateway', 'received SIGUSR2; restarting'],
-      ["gateway/shutdown", /^shutdown completed (cleanly in \d+ms|in \d+ms with warnings: .+)$/],
+      ['gateway/shutdown', /^shutdown completed (cleanly in \d+ms|in \d+ms with warnings: .+)$/],
       ['gateway', /^restart mode: in-process restart \(.+\)$/],
       ['gateway', /^http server listening \(/],
       ['gateway', 'gateway ready'],
@@ -78,7 +78,7 @@ const FACTS: Record<OpenClawVersion, VersionFacts> = {
       ['gateway', 'signal SIGUSR1 received'],
       ['gateway', 'received SIGUSR1; restarting'],
       ['gateway/shutdown', 'shutdown started: gateway restarting'],
-      ["gateway/shutdown", /^shutdown completed (cleanly in \d+ms|in \d+ms with warnings: .+)$/],
+      ['gateway/shutdown', /^shutdown completed (cleanly in \d+ms|in \d+ms with warnings: .+)$/],
       ['gateway', /^restart mode: in-process restart \(.+\)$/],
       ['gateway', /^http server listening \(/],
       ['gateway', 'gateway ready'],
@@ -242,6 +242,12 @@ describe.each(OPENCLAW_VERSIONS)('restarting the real OpenClaw %s', (version: Op
         ['held-safe', 0],
         ['storm-safe', 0],
       ]);
+      // Both of the storm session's turns, the one admitted while the restart was pending included, got their
+      // answer from the gateway that was asked to restart: the restart waited for them.
+      const answeredBefore = mock.requests
+        .slice(stormed)
+        .filter((request) => request.model === 'storm' && request.answer === 'ok' && request.at < cycle.signalAt);
+      expect(answeredBefore.length).toBeGreaterThanOrEqual(2);
     }
     console.log(
       `openclaw ${version}: --safe in a storm: deferred, restart ${cycle.signalAt - stormEndedAt} ms after the storm ended ` +
