@@ -220,8 +220,9 @@ describe.each(OPENCLAW_VERSIONS)('restarting the real OpenClaw %s', (version: Op
     // Deferred: nothing restarts, the gateway still reads ready and still admits work.
     expect(restartSignals(gateway.logEntries().slice(mark), facts.signal)).toHaveLength(0);
     expect((await gateway.probe('/readyz')).status).toBe(200);
-    // A second message to the storm's session: queued behind its run, admitted although a restart is pending.
-    const admitted = ended(gateway.turn('storm-safe', 'mock/storm'));
+    // A new turn is still admitted and reaches the provider although a restart is pending.
+    const admitted = ended(gateway.turn('held-safe-late', 'mock/held'));
+    await until(() => mock.heldCount('held') >= 2, 120_000, 'the turn admitted during the deferral');
 
     const stormEndedAt = Date.now();
     mock.steady('storm', 'ok');
@@ -240,15 +241,16 @@ describe.each(OPENCLAW_VERSIONS)('restarting the real OpenClaw %s', (version: Op
       expect(results.map((result) => [result.sessionId, result.exitCode])).toEqual([
         ['storm-safe', 0],
         ['held-safe', 0],
-        ['storm-safe', 0],
+        ['held-safe-late', 0],
       ]);
-      // Both of the storm session's turns, the one admitted while the restart was pending included, got their
-      // answer from the gateway that was asked to restart: the restart waited for them.
+      // The storm's run got its answer from the gateway that was asked to restart: the restart waited for it.
       const answeredBefore = mock.requests
         .slice(stormed)
         .filter((request) => request.model === 'storm' && request.answer === 'ok' && request.at < cycle.signalAt);
-      expect(answeredBefore.length).toBeGreaterThanOrEqual(2);
+      expect(answeredBefore.length).toBeGreaterThanOrEqual(1);
     }
+    // The turn admitted during the deferral finished on the old gateway too (nothing was interrupted, above).
+    expect((results[2] as Ended).exitCode).toBe(0);
     console.log(
       `openclaw ${version}: --safe in a storm: deferred, restart ${cycle.signalAt - stormEndedAt} ms after the storm ended ` +
         `(${cycle.signalAt - lastRunEnd} ms after the last run's CLI exited); runs ${JSON.stringify(results.map((r) => [r.sessionId, r.exitCode]))}`,
