@@ -3,13 +3,15 @@
  * `OPENCLAW_STATE_DIR`, `OPENCLAW_CONFIG_PATH`), an `openclaw.json` whose models
  * all live on the mock provider, the JSON log moved into the test's directory
  * under OpenClaw's dated name, `openclaw gateway run` in the foreground, and
- * turns driven through it by the real CLI (`openclaw agent … --json`).
+ * turns driven through it by the real CLI (`openclaw agent … --json`), any other
+ * CLI command run against it (`cli`), its JSON log read back as entries, and its
+ * HTTP probes (`/healthz`, `/readyz`, `/startupz`) asked directly.
  *
  * OpenClaw creates `/tmp/openclaw` and `/tmp/openclaw-state-locks-<uid>` whatever
  * its config says; `stop()` removes the ones that were not there before.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +31,8 @@ export interface GatewayOptions {
   /** `provider/model` used when a turn names none. */
   primary: string;
   fallbacks: readonly string[];
+  /** The providers' request timeout, seconds (default 12); it bounds OpenClaw's idle timeout too. */
+  providerTimeoutSeconds?: number;
 }
 
 export interface TurnResult {
@@ -39,14 +43,53 @@ export interface TurnResult {
   output: string;
 }
 
+export interface CliResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time of the command, ms (the CLI's own start-up included). */
+  durationMs: number;
+}
+
+/** One line of the gateway's JSON file log, reduced to what a test reads. */
+export interface GatewayLogEntry {
+  /** Epoch ms of the line's `time`. */
+  at: number;
+  level: string;
+  /** The logger's `subsystem` (or `module`) binding; null when it has neither. */
+  subsystem: string | null;
+  /** The message text: the last string argument. */
+  message: string;
+  /** The line as written. */
+  raw: string;
+}
+
+export interface ProbeAnswer {
+  /** HTTP status, or null when no answer came (refused, reset, timed out). */
+  status: number | null;
+  body: string;
+  /** The transport error's code (`ECONNREFUSED`, …) when there was no answer. */
+  error: string | null;
+}
+
 export interface RealGateway {
   readonly port: number;
+  /** The `openclaw gateway run` process: an in-process restart keeps it. */
+  readonly pid: number;
   readonly stateDir: string;
   readonly logDir: string;
   readonly configPath: string;
   /** The environment a process needs to talk about this gateway (BreakerBar's daemon gets it too). */
   readonly env: NodeJS.ProcessEnv;
   turn(sessionId: string, model?: string): Promise<TurnResult>;
+  /** `openclaw <args>` with this gateway's environment. */
+  cli(args: readonly string[]): Promise<CliResult>;
+  /** Every line of the JSON file log so far, oldest first. */
+  logEntries(): GatewayLogEntry[];
+  /** GET a probe path on loopback (details included: the caller is local). */
+  probe(path: string, timeoutMs?: number): Promise<ProbeAnswer>;
+  /** Whether `gateway run` is still running. */
+  alive(): boolean;
   output(): string;
   stop(): Promise<void>;
 }
@@ -96,11 +139,16 @@ export async function startGateway(options: GatewayOptions): Promise<RealGateway
   }
   return {
     port,
+    pid: child.pid ?? -1,
     stateDir,
     logDir,
     configPath,
     env,
     turn: (sessionId, model) => turn(runtime, env, sessionId, model),
+    cli: (args) => cli(runtime, env, args),
+    logEntries: () => readLogEntries(logDir),
+    probe: (path, timeoutMs) => probe(port, path, timeoutMs),
+    alive: () => child.exitCode === null && child.signalCode === null,
     output: () => output,
     stop,
   };
@@ -115,7 +163,7 @@ function openclawConfig(options: GatewayOptions, port: number, logDir: string) {
       api: 'openai-completions',
       // Short, so a hung request ends in seconds, not minutes (it bounds the idle timeout too), yet longer
       // than the mock's Retry-After: 2026.7 writes an idle-timeout record when a wait outlasts it.
-      timeoutSeconds: 12,
+      timeoutSeconds: options.providerTimeoutSeconds ?? 12,
       models: provider.models.map((id) => ({
         id,
         name: id,
@@ -173,6 +221,79 @@ function turn(
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.on('exit', (exitCode) => resolve({ sessionId, model: model ?? null, exitCode, output: output.slice(-4000) }));
   });
+}
+
+function cli(runtime: OpenClawRuntime, env: NodeJS.ProcessEnv, args: readonly string[]): Promise<CliResult> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(runtime.node, [runtime.entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('exit', (exitCode) => resolve({ exitCode, stdout, stderr, durationMs: Date.now() - started }));
+  });
+}
+
+/** The log files OpenClaw wrote (one per day under its dated name), read in name order. */
+function readLogEntries(logDir: string): GatewayLogEntry[] {
+  const entries: GatewayLogEntry[] = [];
+  if (!existsSync(logDir)) return entries;
+  for (const name of readdirSync(logDir).sort()) {
+    for (const raw of readFileSync(join(logDir, name), 'utf8').split('\n')) {
+      const entry = parseLogLine(raw);
+      if (entry) entries.push(entry);
+    }
+  }
+  return entries;
+}
+
+/**
+ * A tslog line: `"0"` is the logger's bindings as a JSON string, then either the
+ * message text or structured fields followed by it. A line still being written
+ * (no closing brace yet) is skipped; it is read whole on the next call.
+ */
+export function parseLogLine(raw: string): GatewayLogEntry | null {
+  let line: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+    line = parsed as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  let subsystem: string | null = null;
+  if (typeof line['0'] === 'string') {
+    try {
+      const bindings = JSON.parse(line['0']) as Record<string, unknown>;
+      const name = bindings.subsystem ?? bindings.module;
+      subsystem = typeof name === 'string' ? name : null;
+    } catch {
+      // A plain first argument (the CLI's own error lines): no subsystem.
+    }
+  }
+  const texts = Object.keys(line)
+    .filter((key) => /^[1-9]\d*$/.test(key) && typeof line[key] === 'string')
+    .sort((a, b) => Number(a) - Number(b));
+  const meta = line._meta as { logLevelName?: unknown } | undefined;
+  return {
+    at: typeof line.time === 'string' ? Date.parse(line.time) : Number.NaN,
+    level: typeof meta?.logLevelName === 'string' ? meta.logLevelName : '',
+    subsystem,
+    message: texts.length > 0 ? (line[texts[texts.length - 1] as string] as string) : '',
+    raw,
+  };
+}
+
+async function probe(port: number, path: string, timeoutMs = 2000): Promise<ProbeAnswer> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+    return { status: res.status, body: await res.text(), error: null };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    const code = typeof cause?.code === 'string' ? cause.code : (error as Error).name;
+    return { status: null, body: '', error: code };
+  }
 }
 
 async function stopGateway(child: ChildProcess, leftAlone: ReadonlySet<string>): Promise<void> {

@@ -7,7 +7,9 @@
  * TCP reset, a hang, a stream cut mid-way.
  *
  * What each request gets is chosen per model: a script of answers consumed in
- * order, then the model's steady answer. Every request is logged with the
+ * order, then the model's steady answer. A model can also be held: its requests
+ * wait, unanswered, until the test releases them (a run kept in flight for as
+ * long as the test needs, then let go). Every request is logged with the
  * answer it got: that log is the ground truth the suite holds BreakerBar to.
  *
  * Kept to erasable TypeScript so the exploration script can run it on Node 24
@@ -68,6 +70,15 @@ export interface MockProvider {
   script(model: string, answers: readonly Answer[]): void;
   /** The answer every request of `model` gets once its script is used up (default: the model's name when it is an answer, else `ok`). */
   steady(model: string, answer: Answer): void;
+  /** Keeps every new request of `model` open and unanswered until `release(model)`. */
+  hold(model: string): void;
+  /**
+   * Stops holding `model` and answers its held requests (script, then steady answer).
+   * A held request the gateway gave up on meanwhile is logged as `hang`: it never got an answer.
+   */
+  release(model: string): void;
+  /** How many requests of `model` are held right now (the gateway still waiting on them). */
+  heldCount(model: string): number;
   /** Seconds sent in Retry-After with 429 and 503 answers. */
   retryAfterSeconds: number;
   close(): Promise<void>;
@@ -121,6 +132,7 @@ export async function startMockProvider(): Promise<MockProvider> {
   const scripts = new Map<string, Answer[]>();
   const steadies = new Map<string, Answer>();
   const sockets = new Set<Socket>();
+  const held = new Map<string, HeldRequest[]>();
   const state = { retryAfterSeconds: 1 };
 
   // A model named after an answer gives that answer unless told otherwise: `mock/rate_limit`.
@@ -139,6 +151,11 @@ export async function startMockProvider(): Promise<MockProvider> {
         const model = typeof body.model === 'string' ? body.model : 'unknown';
         const answer = next(model);
         const provider = /^\/p\/([^/]+)\//.exec(req.url ?? '')?.[1] ?? 'unknown';
+        const parked = held.get(model);
+        if (parked) {
+          parked.push({ req, res, model, provider, at: Date.now(), stream: body.stream === true });
+          return;
+        }
         requests.push({ at: Date.now(), provider, model, answer, stream: body.stream === true });
         respond(req, res, answer, model, body.stream === true, state.retryAfterSeconds);
       },
@@ -157,6 +174,21 @@ export async function startMockProvider(): Promise<MockProvider> {
     requests,
     script: (model, answers) => scripts.set(model, [...(scripts.get(model) ?? []), ...answers]),
     steady: (model, answer) => steadies.set(model, answer),
+    hold: (model) => {
+      if (!held.has(model)) held.set(model, []);
+    },
+    release: (model) => {
+      const parked = held.get(model) ?? [];
+      held.delete(model);
+      for (const request of parked) {
+        const gone = request.req.socket.destroyed;
+        const answer: Answer = gone ? 'hang' : next(model);
+        const { provider, at, stream } = request;
+        requests.push({ at, provider, model, answer, stream });
+        if (!gone) respond(request.req, request.res, answer, model, stream, state.retryAfterSeconds);
+      }
+    },
+    heldCount: (model) => (held.get(model) ?? []).filter((request) => !request.req.socket.destroyed).length,
     get retryAfterSeconds() {
       return state.retryAfterSeconds;
     },
@@ -169,6 +201,15 @@ export async function startMockProvider(): Promise<MockProvider> {
         server.close(() => resolve());
       }),
   };
+}
+
+interface HeldRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  model: string;
+  provider: string;
+  at: number;
+  stream: boolean;
 }
 
 export function isAnswer(value: string): value is Answer {
