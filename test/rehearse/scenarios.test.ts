@@ -25,6 +25,9 @@ const PLAN: Record<string, { scale: number; format: Format }> = {
   'clock-step': { scale: 75, format: 'jsonl' },
   'hung-gateway': { scale: 90, format: 'jsonl' },
   'no-gateway': { scale: 75, format: 'jsonl' },
+  'safe-restart-deferred': { scale: 45, format: 'jsonl' },
+  'launchagent-unloaded': { scale: 25, format: 'jsonl' },
+  'storm-during-cooldown': { scale: 50, format: 'jsonl' },
 };
 
 function scenarioNamed(name: string): Scenario {

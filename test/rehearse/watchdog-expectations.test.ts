@@ -239,6 +239,7 @@ describe('the report shows the watchdog', () => {
         restart(7, 1, 'hung'),
       ],
       restarts: [row(1, 'hung', 'recovered')],
+      commands: [],
       latencies: [],
       expectations: [],
       passed: true,
