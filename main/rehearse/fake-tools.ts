@@ -98,7 +98,18 @@ export function launchctlPrintRunning(target: string, plist: string, pid: number
 `;
 }
 
-const header = () => `#!${process.execPath}\n'use strict';\n`;
+/** A POST with node:http (loads in milliseconds, where fetch takes up to a second on a busy machine). */
+const POST_FUNCTION = `function post(url, done) {
+  const req = require('node:http').request(url, { method: 'POST', agent: false }, (res) => {
+    res.resume();
+    res.on('end', () => done(res.statusCode >= 200 && res.statusCode < 300 ? null : new Error('restart hook answered ' + res.statusCode)));
+  });
+  req.on('error', done);
+  req.end();
+}
+`;
+
+const header = () => `#!${process.execPath}\n'use strict';\n${POST_FUNCTION}`;
 
 /** Appends the call to the log; shared by every fake. */
 function logCall(log: string, program: string): string {
@@ -131,12 +142,11 @@ export function writeFakeOpenclaw(root: string, restartUrl: string, afterMs: num
     `${header()}${logCall(tools.log, 'openclaw')}
 const args = process.argv.slice(2);
 if (args[0] === 'gateway' && args[1] === 'restart' && args.includes('--json')) {
-  fetch(${JSON.stringify(`${restartUrl}?afterMs=${Math.max(0, Math.round(afterMs))}`)}, { method: 'POST' }).then(
-    (res) => {
-      if (!res.ok) throw new Error('restart hook answered ' + res.status);
+  post(${JSON.stringify(`${restartUrl}?afterMs=${Math.max(0, Math.round(afterMs))}`)}, (error) => {
+    if (error === null) {
       process.stdout.write(${JSON.stringify(`${answer}\n`)});
-    },
-  ).catch((error) => {
+      return;
+    }
     process.stdout.write(JSON.stringify({ ok: false, error: String(error) }) + '\\n');
     process.exitCode = 1;
   });
@@ -185,7 +195,7 @@ switch (args[0]) {
   case 'kickstart': {
     const target = args[args.length - 1];
     if (target !== ${JSON.stringify(target)} || !loaded()) { fail(113, 'Could not find service "' + ${JSON.stringify(label)} + '" in domain for user gui: ' + ${JSON.stringify(uid)} + '\\n'); break; }
-    fetch(${JSON.stringify(restartUrl)}, { method: 'POST' }).then((res) => { if (!res.ok) fail(1, 'restart hook answered ' + res.status + '\\n'); }, (error) => fail(1, String(error) + '\\n'));
+    post(${JSON.stringify(restartUrl)}, (error) => { if (error !== null) fail(1, String(error) + '\\n'); });
     break;
   }
   default:
