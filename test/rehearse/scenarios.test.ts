@@ -4,7 +4,10 @@
  * and a deliberately broken rule makes each watchdog scenario fail, proving
  * the expectations can fail: a broken policy (flapping), no deadAfter
  * (in-process restart), durations on the wall clock (clock step, both ways),
- * the hung rule off (hung gateway), a gateway once seen healthy (no gateway).
+ * the hung rule off (hung gateway), a gateway once seen healthy (no gateway),
+ * a forced instead of a safe CLI restart (deferred restart), a job launchd
+ * kept loaded (LaunchAgent unloaded), no OpenClaw cooldown (storm during
+ * cooldown).
  * A scenario the core fails today (a gap the rehearsal found) is checked to
  * fail exactly as recorded in its plan. Run one after another: they measure timing.
  */
@@ -152,6 +155,46 @@ describe.sequential('built-in scenarios', () => {
     });
     expect(failed(report)).toEqual(
       expect.arrayContaining(['exactly 1 restart', 'every restart stored with evidence hung (1)']),
+    );
+  }, 30_000);
+
+  it('a storm restart through the openclaw CLI with --force instead of --safe fails the deferred-restart scenario', async () => {
+    const report = await runRehearsal(scenarioNamed('safe-restart-deferred'), {
+      timeScale: 45,
+      configOverride: { watchdog: { stormRestart: 'force' } },
+    });
+    expect(failed(report)).toEqual([
+      'openclaw called with "gateway restart --json --safe", and nothing else naming them',
+    ]);
+    expect(report.commands.map((c) => c.args.join(' '))).toEqual(['gateway restart --json --force']);
+  }, 30_000);
+
+  it('a gateway that dies while its LaunchAgent stays loaded is restarted as dead, with kickstart -k', async () => {
+    const unloaded = scenarioNamed('launchagent-unloaded');
+    const loaded: Scenario = {
+      ...unloaded,
+      phases: unloaded.phases.map(({ launchdUnloads, ...phase }) => phase),
+    };
+    const report = await runRehearsal(loaded, { timeScale: 25 });
+    expect(failed(report)).toEqual(
+      expect.arrayContaining([
+        'every restart stored with evidence unloaded (1)',
+        'launchctl called with "bootstrap gui/", then "kickstart gui/", and nothing else naming them',
+      ]),
+    );
+    expect(report.restarts.map((r) => r.evidence)).toEqual(['dead']);
+    expect(report.commands.some((c) => c.args[0] === 'kickstart' && c.args[1] === '-k')).toBe(true);
+  }, 30_000);
+
+  it("without OpenClaw's cooldown in its state, the storm restarts while it would have held", async () => {
+    const { cooldowns, ...withoutCooldown } = scenarioNamed('storm-during-cooldown');
+    const report = await runRehearsal(withoutCooldown, { timeScale: 50 });
+    expect(failed(report)).toEqual(
+      expect.arrayContaining([
+        'exactly 0 restarts during phase 0',
+        'watchdog decision deferred saying "OpenClaw holds" during phase 0',
+        'notification restart_deferred raised exactly once',
+      ]),
     );
   }, 30_000);
 
