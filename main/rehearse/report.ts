@@ -380,6 +380,15 @@ export function renderText(report: RehearsalReport, options: { maxEvents?: numbe
   if (restarts.length > 0) {
     out.push('', 'Restarts (as stored)', columns([['#', 'trigger', 'evidence', 'result', 'reason'], ...restarts]));
   }
+  // The faked programs' calls other than reads (launchctl print is polled on every check).
+  const acted = (report.commands ?? []).filter((c) => !(c.program === 'launchctl' && c.args[0]?.startsWith('print')));
+  if (acted.length > 0) {
+    out.push(
+      '',
+      'Commands run (faked programs, reads left out)',
+      ...acted.map((c) => clip(`${c.program} ${c.args.join(' ')}`, 140)),
+    );
+  }
   if (report.latencies.length > 0) {
     const lat = report.latencies.map((l) => [
       `${l.phase}`,
