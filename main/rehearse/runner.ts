@@ -661,8 +661,8 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
       gateway: true,
       clock: wallNow,
       monotonic: options.durationsOnWallClock ? wallNow : mono,
-      // OpenClaw's cooldown state is polled every 5 s: compressed like every other period.
-      cooldownPollMs: Math.max(50, Math.round(5000 / scale)),
+      // OpenClaw's cooldown state is polled every 5 s: compressed like every other period, when a scenario has one.
+      ...(scenario.cooldowns ? { cooldownPollMs: Math.max(50, Math.round(5000 / scale)) } : {}),
       ...(environment ? { environment } : {}),
     });
     await monitor.start();
