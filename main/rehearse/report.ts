@@ -3,6 +3,8 @@
  * recorded timeline, the report as a text table, and as one self-contained
  * HTML page (inline CSS, an inline SVG timeline drawn from the data).
  */
+
+import type { FakeCall } from './fake-tools.js';
 import type { ExpectationResult, RehearsalReport, TimelineEvent } from './runner.js';
 import type { Expectation, Scenario } from './scenario.js';
 
@@ -17,6 +19,8 @@ export interface EvaluateContext {
   maxDeferralSec: number;
   /** Every row of the restarts table at the end, dry runs included (default: none). */
   restarts?: StoredRestart[];
+  /** Every call of the faked programs, in order (default: none). */
+  commands?: FakeCall[];
 }
 
 const fmt = (n: number) => `${Math.round(n * 10) / 10} s`;
@@ -56,7 +60,7 @@ export function describeExpectation(e: Expectation): string {
     case 'no_notification':
       return `no notification ${e.notice}${e.dep ? ` for ${e.dep}` : ''}`;
     case 'decision':
-      return `watchdog decision ${e.decision}${inPhase(e.phase)}`;
+      return `watchdog decision ${e.decision}${e.reasonIncludes ? ` saying "${e.reasonIncludes}"` : ''}${inPhase(e.phase)}`;
     case 'no_decision':
       return `no watchdog decision ${e.decision}${inPhase(e.phase)}`;
     case 'restart_evidence':
@@ -69,6 +73,8 @@ export function describeExpectation(e: Expectation): string {
       return 'no notification';
     case 'no_restart':
       return 'no restart (not even a dry run)';
+    case 'commands':
+      return `${e.program} called with ${e.sequence.map((s) => `"${s}"`).join(', then ')}, and nothing else naming them`;
   }
 }
 
@@ -204,8 +210,12 @@ function check(e: Expectation, scenario: Scenario, timeline: TimelineEvent[], ct
     }
     case 'decision':
     case 'no_decision': {
+      const wanted = e.kind === 'decision' ? e.reasonIncludes : undefined;
       const list = windowed(
-        timeline.filter((x) => x.type === 'decision' && x.decision === e.decision),
+        timeline.filter(
+          (x) =>
+            x.type === 'decision' && x.decision === e.decision && (wanted === undefined || x.reason.includes(wanted)),
+        ),
         e.phase,
       );
       if (list === null) return [false, `phase ${e.phase} never started`];
@@ -239,6 +249,14 @@ function check(e: Expectation, scenario: Scenario, timeline: TimelineEvent[], ct
           ? 'none sent'
           : `${sent.length} sent: ${sent.map((x) => (x.type === 'notice' ? x.notice : '')).join(', ')}`,
       ];
+    }
+    case 'commands': {
+      const calls = (ctx.commands ?? []).filter((c) => c.program === e.program).map((c) => c.args.join(' '));
+      const relevant = calls.filter((line) => e.sequence.some((s) => line.includes(s)));
+      const ok =
+        relevant.length === e.sequence.length && relevant.every((line, i) => line.includes(e.sequence[i] as string));
+      const shown = relevant.map((line) => `"${line}"`).join(', ') || 'none';
+      return [ok, `${calls.length} call${calls.length === 1 ? '' : 's'} of ${e.program}; matching: ${shown}`];
     }
     case 'no_restart': {
       const rows = ctx.restarts ?? [];
@@ -361,6 +379,15 @@ export function renderText(report: RehearsalReport, options: { maxEvents?: numbe
   const restarts = restartRows(report);
   if (restarts.length > 0) {
     out.push('', 'Restarts (as stored)', columns([['#', 'trigger', 'evidence', 'result', 'reason'], ...restarts]));
+  }
+  // The faked programs' calls other than reads (launchctl print is polled on every check).
+  const acted = (report.commands ?? []).filter((c) => !(c.program === 'launchctl' && c.args[0]?.startsWith('print')));
+  if (acted.length > 0) {
+    out.push(
+      '',
+      'Commands run (faked programs, reads left out)',
+      ...acted.map((c) => clip(`${c.program} ${c.args.join(' ')}`, 140)),
+    );
   }
   if (report.latencies.length > 0) {
     const lat = report.latencies.map((l) => [

@@ -16,7 +16,7 @@
  * gateway's uptime follow the wall clock.
  */
 import { randomUUID } from 'node:crypto';
-import { accessSync, appendFileSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,16 @@ import { parseWith } from '../core/config/schema.js';
 import { silentLogger } from '../core/log.js';
 import { Monitor } from '../core/monitor.js';
 import type { RestartRow } from '../core/store/gateway-history.js';
+import {
+  type FakeCall,
+  type FakeTools,
+  readFakeCalls,
+  setLaunchdJob,
+  writeFakeLaunchctl,
+  writeFakeOpenclaw,
+} from './fake-tools.js';
 import { fallbackDecisionLine, gatewayLogPath, gatewayRestartLine, stalledSessionLine } from './gateway-log-lines.js';
+import { writeOpenClawCooldowns } from './openclaw-cooldown-writer.js';
 import { agentDatabasePath, OpenClawAgentDb } from './openclaw-db.js';
 import { assistantMessage, seededRandom, sessionHeader, userMessage } from './records.js';
 import { type ReplayPlan, ReplayWriter } from './replay.js';
@@ -155,6 +164,8 @@ export interface RehearsalReport {
   timeline: TimelineEvent[];
   /** Every row of the restarts table at the end (dry runs included), in insertion order. */
   restarts: Array<Pick<RestartRow, 'id' | 'trigger' | 'evidence' | 'result' | 'reason' | 'detail'>>;
+  /** Every call of the programs the scenario's environment fakes (openclaw, launchctl), in order. */
+  commands: FakeCall[];
   latencies: Latency[];
   expectations: ExpectationResult[];
   passed: boolean;
@@ -268,16 +279,33 @@ interface AgentWriter {
   lastCallSec: number | null;
 }
 
-/** A control endpoint the restart command calls: restarts the simulation in every state, even while it refuses. */
-async function startRestartHook(gateway: SimulatedGateway): Promise<{ server: Server; url: string }> {
+/**
+ * A control endpoint the restart command (or a faked program) calls: restarts the simulation in every state,
+ * even while it refuses; `?afterMs=N`: N wall milliseconds later (a restart the gateway performs once its
+ * work has drained), on a timer kept in `later` so that the run's end clears it.
+ */
+async function startRestartHook(
+  gateway: SimulatedGateway,
+  later: NodeJS.Timeout[],
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     req.resume();
-    if (req.method !== 'POST' || req.url !== '/restart' || req.headers.origin !== undefined) {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const afterMs = Number(url.searchParams.get('afterMs') ?? '0');
+    if (
+      req.method !== 'POST' ||
+      url.pathname !== '/restart' ||
+      req.headers.origin !== undefined ||
+      !(afterMs >= 0 && Number.isFinite(afterMs))
+    ) {
       res.writeHead(404).end();
       return;
     }
     res.writeHead(202, { 'content-type': 'application/json', connection: 'close' }).end('{"ok":true}');
-    res.once('finish', () => setImmediate(() => void gateway.restart()));
+    res.once('finish', () => {
+      if (afterMs > 0) later.push(setTimeout(() => void gateway.restart(), afterMs));
+      else setImmediate(() => void gateway.restart());
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/restart` };
@@ -328,6 +356,49 @@ function bareEnvironment(root: string): Environment {
   return { env: { PATH: path, HOME: home }, home, platform: process.platform };
 }
 
+/** The gateway's LaunchAgent label for the default profile (the fake launchctl knows only this job). */
+const LAUNCHD_LABEL = 'ai.openclaw.gateway';
+
+/**
+ * The environment of a scenario that fakes the programs the restart strategies run (see fake-tools.ts):
+ * PATH is the fakes' directory only, HOME an empty one (with the LaunchAgent's plist for `launchd`, whose
+ * platform is darwin).
+ */
+function fakedEnvironment(
+  root: string,
+  kind: 'openclaw-cli' | 'launchd',
+  restartUrl: string,
+  deferredRestartMs: number,
+): { environment: Environment; tools: FakeTools } {
+  const { env, home } = bareEnvironment(root);
+  if (kind === 'openclaw-cli') {
+    const tools = writeFakeOpenclaw(root, restartUrl, deferredRestartMs);
+    return { environment: { env: { ...env, PATH: tools.bin }, home, platform: process.platform }, tools };
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : null;
+  if (uid === null) throw new Error("environment 'launchd' needs a user id (gui/<uid>), which this platform has not");
+  const agents = join(home, 'Library', 'LaunchAgents');
+  mkdirSync(agents, { recursive: true });
+  const plist = join(agents, `${LAUNCHD_LABEL}.plist`);
+  writeFileSync(plist, launchAgentPlist(LAUNCHD_LABEL));
+  const tools = writeFakeLaunchctl(root, restartUrl, `gui/${uid}/${LAUNCHD_LABEL}`, plist);
+  return { environment: { env: { ...env, PATH: tools.bin }, home, platform: 'darwin' }, tools };
+}
+
+/** A LaunchAgent plist like the one `openclaw gateway install` writes (only its presence matters here). */
+function launchAgentPlist(label: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+  <key>Label</key><string>${label}</string>
+  <key>RunAtLoad</key><true/>
+  <key>KeepAlive</key><true/>
+</dict>
+</plist>
+`;
+}
+
 export async function runRehearsal(scenario: Scenario, options: RehearsalOptions = {}): Promise<RehearsalReport> {
   const scale = options.timeScale ?? 1;
   if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError('timeScale must be a positive number');
@@ -357,7 +428,8 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
     clock: wallNow,
   };
   const gateway = await startSimulatedGateway(simOptions);
-  const hook = await startRestartHook(gateway);
+  const timers: NodeJS.Timeout[] = [];
+  const hook = await startRestartHook(gateway, timers);
   const restartCommand = restartCommandFor(hook.url);
   const raw = deepMerge(
     deepMerge(
@@ -384,7 +456,23 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
     platform: process.platform,
   });
 
-  const environment = scenario.environment === 'bare' ? bareEnvironment(root) : undefined;
+  let environment: Environment | undefined;
+  let tools: FakeTools | null = null;
+  if (scenario.environment === 'bare') environment = bareEnvironment(root);
+  if (scenario.environment === 'openclaw-cli' || scenario.environment === 'launchd') {
+    const faked = fakedEnvironment(root, scenario.environment, hook.url, wall(scenario.deferredRestartSec ?? 30));
+    environment = faked.environment;
+    tools = faked.tools;
+  }
+  if (scenario.cooldowns && scenario.cooldowns.length > 0) {
+    // Written before BreakerBar starts, on the wall clock OpenClaw stores: its first check already knows them.
+    const start = wallNow();
+    writeOpenClawCooldowns(
+      openclawDir,
+      scenario.cooldowns.map((c) => ({ dep: c.dep, reason: c.reason, until: start + Math.round(wall(c.untilSec)) })),
+      start,
+    );
+  }
 
   const timeline: TimelineEvent[] = [];
   const wallTimes = new WeakMap<TimelineEvent, number>();
@@ -398,7 +486,6 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
   const written: Array<{ t: number; dep: string; retryAfterMs: number }> = [];
   const calls = { total: 0, failed: 0, byDep: {} as Record<string, { calls: number; failed: number }> };
   const dbs = new Map<string, OpenClawAgentDb>();
-  const timers: NodeJS.Timeout[] = [];
   let monitor: Monitor | null = null;
   const startedAt = new Date().toISOString();
 
@@ -574,6 +661,8 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
       gateway: true,
       clock: wallNow,
       monotonic: options.durationsOnWallClock ? wallNow : mono,
+      // OpenClaw's cooldown state is polled every 5 s: compressed like every other period, when a scenario has one.
+      ...(scenario.cooldowns ? { cooldownPollMs: Math.max(50, Math.round(5000 / scale)) } : {}),
       ...(environment ? { environment } : {}),
     });
     await monitor.start();
@@ -648,6 +737,7 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
             stepMs += Math.round(phase.clockStepSec * 1000);
             push({ t: now(), type: 'clock_step', stepSec: phase.clockStepSec, offsetSec: stepMs / 1000 });
           }
+          if (phase.launchdUnloads && tools) setLaunchdJob(tools, 'unloaded');
           if (phase.gateway) gateway.state = phase.gateway;
           if (phase.selfRestart) {
             const { refuseSec, startingSec, announce } = phase.selfRestart;
@@ -745,12 +835,14 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
       .sort((a, b) => a.id - b.id)
       .map(({ id, trigger, evidence, result, reason, detail }) => ({ id, trigger, evidence, result, reason, detail }));
     const latencies = measureLatencies(scenario, timeline, wallTimes);
+    const commands = tools ? readFakeCalls(tools) : [];
     const expectations = evaluate(scenario, timeline, {
       scale,
       slackSec: (slackMs * scale) / 1000,
       written: written.map((w) => ({ t: w.t, dep: w.dep, retryAfterSec: (w.retryAfterMs * scale) / 1000 })),
       maxDeferralSec: unscaled.watchdog.maxDeferralSec,
       restarts,
+      commands,
     });
     report = {
       scenario: {
@@ -769,6 +861,7 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
       policy,
       timeline: timeline.map((e) => ({ ...e, t: round(e.t) })),
       restarts,
+      commands,
       latencies,
       expectations,
       passed: expectations.every((e) => e.passed),

@@ -59,6 +59,12 @@ export interface Phase {
    * clock, as on a real machine; the monotonic clock the watchdog judges durations on does not move.
    */
   clockStepSec?: number;
+  /**
+   * launchd unloads the gateway's LaunchAgent at the phase's start (environment `launchd` only): from then on
+   * `launchctl print` answers "Could not find service" until the job is bootstrapped again. Combine with
+   * `gateway: 'refuse'`: an unloaded job has no process.
+   */
+  launchdUnloads?: boolean;
 }
 
 export interface SelfRestart {
@@ -126,13 +132,20 @@ export type Expectation =
   | { kind: 'notification'; notice: NoticeKind; dep?: string }
   | { kind: 'notification_count'; notice: NoticeKind; count: number; dep?: string }
   | { kind: 'no_notification'; notice: NoticeKind; dep?: string }
-  | { kind: 'decision'; decision: DecisionKind; phase?: number }
+  /** `reasonIncludes`: only decisions whose reason contains this text count. */
+  | { kind: 'decision'; decision: DecisionKind; phase?: number; reasonIncludes?: string }
   | { kind: 'no_decision'; decision: DecisionKind; phase?: number }
   | { kind: 'restart_evidence'; evidence: Evidence; count?: number }
   | { kind: 'restart_result'; result: RestartResult }
   | { kind: 'stays_closed'; dep: string }
   | { kind: 'no_notifications' }
-  | { kind: 'no_restart' };
+  | { kind: 'no_restart' }
+  /**
+   * The calls of one faked program (environments `openclaw-cli`, `launchd`) whose arguments (joined by
+   * spaces) contain one of `sequence`'s texts were exactly those, in that order: `['bootstrap', 'kickstart']`
+   * means one bootstrap, then one kickstart, and no other call naming either.
+   */
+  | { kind: 'commands'; program: FakeProgram; sequence: string[] };
 
 export const EXPECTATION_KINDS = [
   'breaker_state',
@@ -150,10 +163,20 @@ export const EXPECTATION_KINDS = [
   'stays_closed',
   'no_notifications',
   'no_restart',
+  'commands',
 ] as const;
 
-/** Where BreakerBar runs: `inherit` this process's PATH and HOME; `bare` an empty PATH directory and an empty HOME. */
-export const ENVIRONMENTS = ['inherit', 'bare'] as const;
+/** The programs a rehearsal fakes (see fake-tools.ts). */
+export const FAKE_PROGRAMS = ['openclaw', 'launchctl'] as const;
+export type FakeProgram = (typeof FAKE_PROGRAMS)[number];
+
+/**
+ * Where BreakerBar runs: `inherit` this process's PATH and HOME; `bare` an empty PATH directory and an empty
+ * HOME; `openclaw-cli` the same with a fake `openclaw` CLI on PATH (restarts go through the real openclaw
+ * strategy when no restart command is set); `launchd` macOS as the strategies see it: a fake `launchctl` on
+ * PATH, no openclaw CLI, and the gateway's LaunchAgent plist in HOME (see fake-tools.ts).
+ */
+export const ENVIRONMENTS = ['inherit', 'bare', 'openclaw-cli', 'launchd'] as const;
 export type ScenarioEnvironment = (typeof ENVIRONMENTS)[number];
 
 export interface Scenario {
@@ -174,8 +197,25 @@ export interface Scenario {
    * systemctl, no service unit, as on a machine where the gateway was never installed (default `inherit`).
    */
   environment?: ScenarioEnvironment;
+  /**
+   * `openclaw-cli`: scenario seconds after a `gateway restart` answered `deferred` until the gateway restarts
+   * (its active work drained). Default 30.
+   */
+  deferredRestartSec?: number;
+  /**
+   * OpenClaw's own cooldowns, written into its state database before BreakerBar starts, as OpenClaw 2026.9
+   * stores them: per dependency, the reason (`rate_limit`…) and the scenario second it ends.
+   */
+  cooldowns?: ScenarioCooldown[];
   phases: Phase[];
   expectations: Expectation[];
+}
+
+export interface ScenarioCooldown {
+  /** `provider/model`: a cooldown of that model on the provider's profile. */
+  dep: string;
+  reason: string;
+  untilSec: number;
 }
 
 export class ScenarioError extends Error {
@@ -254,6 +294,8 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
     'config',
     'restartSec',
     'environment',
+    'deferredRestartSec',
+    'cooldowns',
     'phases',
     'expectations',
   ]);
@@ -282,6 +324,26 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
   }
   const restartSec = o.restartSec === undefined ? undefined : c.num(o.restartSec, 'restartSec', 0, 3600);
   const environment = o.environment === undefined ? undefined : c.oneOf(o.environment, 'environment', ENVIRONMENTS);
+  let deferredRestartSec: number | undefined;
+  if (o.deferredRestartSec !== undefined) {
+    if (environment !== 'openclaw-cli') c.fail('deferredRestartSec', "applies to environment 'openclaw-cli' only");
+    deferredRestartSec = c.num(o.deferredRestartSec, 'deferredRestartSec', 0, 3600);
+  }
+  const cooldowns =
+    o.cooldowns === undefined
+      ? undefined
+      : c.array(o.cooldowns, 'cooldowns').map((raw, i): ScenarioCooldown => {
+          const path = `cooldowns[${i}]`;
+          const r = c.obj(raw, path);
+          c.keys(r, path, ['dep', 'reason', 'untilSec']);
+          const dep = c.str(r.dep, `${path}.dep`, DEP);
+          if (!deps.includes(dep)) c.fail(`${path}.dep`, `unknown dependency (deps: ${deps.join(', ')})`);
+          return {
+            dep,
+            reason: c.str(r.reason, `${path}.reason`, /^[a-z_]+$/),
+            untilSec: c.num(r.untilSec, `${path}.untilSec`, 0, durationSec),
+          };
+        });
   const phases = c.array(o.phases, 'phases').map((raw, i): Phase => {
     const path = `phases[${i}]`;
     const p = c.obj(raw, path);
@@ -295,6 +357,7 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
       'selfRestart',
       'stalled',
       'clockStepSec',
+      'launchdUnloads',
     ]);
     const phase: Phase = {
       atSec: c.num(p.atSec, `${path}.atSec`, 0, durationSec),
@@ -317,6 +380,10 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
     if (p.stalled !== undefined) phase.stalled = c.bool(p.stalled, `${path}.stalled`);
     if (p.clockStepSec !== undefined) {
       phase.clockStepSec = c.num(p.clockStepSec, `${path}.clockStepSec`, -YEAR_SEC, YEAR_SEC);
+    }
+    if (p.launchdUnloads !== undefined) {
+      if (environment !== 'launchd') c.fail(`${path}.launchdUnloads`, "applies to environment 'launchd' only");
+      phase.launchdUnloads = c.bool(p.launchdUnloads, `${path}.launchdUnloads`);
     }
     if (p.deps !== undefined) {
       const faults = c.obj(p.deps, `${path}.deps`);
@@ -355,6 +422,8 @@ export function validateScenario(doc: unknown, source = 'scenario'): Scenario {
     ...(config ? { config } : {}),
     ...(restartSec === undefined ? {} : { restartSec }),
     ...(environment === undefined ? {} : { environment }),
+    ...(deferredRestartSec === undefined ? {} : { deferredRestartSec }),
+    ...(cooldowns === undefined ? {} : { cooldowns }),
     phases,
     expectations,
   };
@@ -417,9 +486,14 @@ function validateExpectation(c: Checker, raw: unknown, path: string, deps: strin
     }
     case 'decision':
     case 'no_decision': {
-      c.keys(e, path, ['kind', 'decision', 'phase']);
+      c.keys(e, path, ['kind', 'decision', 'phase', ...(kind === 'decision' ? ['reasonIncludes'] : [])]);
       const decision = c.oneOf(e.decision, `${path}.decision`, DECISION_KINDS);
-      return e.phase === undefined ? { kind, decision } : { kind, decision, phase: phaseIndex('phase') };
+      const out: Expectation =
+        e.phase === undefined ? { kind, decision } : { kind, decision, phase: phaseIndex('phase') };
+      if (out.kind === 'decision' && e.reasonIncludes !== undefined) {
+        out.reasonIncludes = c.str(e.reasonIncludes, `${path}.reasonIncludes`);
+      }
+      return out;
     }
     case 'restart_evidence': {
       c.keys(e, path, ['kind', 'evidence', 'count']);
@@ -433,6 +507,13 @@ function validateExpectation(c: Checker, raw: unknown, path: string, deps: strin
     case 'stays_closed':
       c.keys(e, path, ['kind', 'dep']);
       return { kind, dep: dep() };
+    case 'commands':
+      c.keys(e, path, ['kind', 'program', 'sequence']);
+      return {
+        kind,
+        program: c.oneOf(e.program, `${path}.program`, FAKE_PROGRAMS),
+        sequence: c.array(e.sequence, `${path}.sequence`, 1).map((s, i) => c.str(s, `${path}.sequence[${i}]`)),
+      };
     default:
       c.keys(e, path, ['kind']);
       return { kind } as Expectation;

@@ -331,6 +331,83 @@ const RAW: Scenario[] = [
       { kind: 'decision', decision: 'unverified' },
     ],
   },
+  {
+    name: 'safe-restart-deferred',
+    description:
+      'A 429 storm on zhipu (no Retry-After, no fallback) with no restart command: the watchdog restarts through the openclaw CLI with --safe, OpenClaw answers that the restart is deferred until active work drains (exit 0), and the gateway restarts 120 s later. One restart, held as pending meanwhile (the storm reaching its threshold again issues none), that ends recovered.',
+    durationSec: 300,
+    rate: 10,
+    environment: 'openclaw-cli',
+    // Long enough for the storm to reach the threshold again while OpenClaw has not restarted yet.
+    deferredRestartSec: 120,
+    agents: [
+      { id: 'main', deps: [ZHIPU] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ZHIPU, DEEPSEEK],
+    // Checks every 30 s: the storm counts to its threshold (3) within the deferral, then stops before it could again.
+    config: { watchdog: { restartCommand: null, checkIntervalSec: 30 } },
+    phases: [{ atSec: 30, durationSec: 200, label: 'plain 429s on zhipu', deps: { [ZHIPU]: { rate_limited: 0.9 } } }],
+    expectations: [
+      { kind: 'restarts', count: 1 },
+      { kind: 'commands', program: 'openclaw', sequence: ['gateway restart --json --safe'] },
+      { kind: 'decision', decision: 'pending' },
+      { kind: 'restart_evidence', evidence: 'storm', count: 1 },
+      { kind: 'restart_result', result: 'recovered' },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+    ],
+  },
+  {
+    name: 'launchagent-unloaded',
+    description:
+      'macOS without the openclaw CLI: the gateway runs as a LaunchAgent, healthy, until launchd unloads its job (the process goes with it; the plist stays). The watchdog sees the job unloaded, restarts once with evidence unloaded by bootstrapping the plist again and kickstarting the job, and the gateway recovers.',
+    durationSec: 200,
+    rate: 10,
+    environment: 'launchd',
+    agents: [{ id: 'main', deps: [ANTHROPIC, DEEPSEEK] }],
+    deps: [ANTHROPIC, DEEPSEEK],
+    // The strategy (launchctl print) is read on every check: every 10 s, so the unload is seen before the death.
+    config: { watchdog: { restartCommand: null, checkIntervalSec: 10 } },
+    phases: [
+      { atSec: 60, durationSec: 140, label: 'launchd unloads the gateway', gateway: 'refuse', launchdUnloads: true },
+    ],
+    expectations: [
+      { kind: 'restarts', count: 1 },
+      { kind: 'restart_evidence', evidence: 'unloaded', count: 1 },
+      { kind: 'commands', program: 'launchctl', sequence: ['bootstrap gui/', 'kickstart gui/'] },
+      { kind: 'restart_result', result: 'recovered' },
+    ],
+  },
+  {
+    name: 'storm-during-cooldown',
+    description:
+      "A 429 storm on zhipu while OpenClaw's own rate-limit cooldown of it (in its state database) runs until second 270: no restart while it holds (OpenClaw keeps its cooldowns across restarts), one restart_deferred alert naming it, then, the storm going on, one storm restart.",
+    durationSec: 420,
+    rate: 10,
+    agents: [
+      { id: 'main', deps: [ZHIPU] },
+      { id: 'coder', deps: [DEEPSEEK] },
+    ],
+    deps: [ZHIPU, DEEPSEEK],
+    cooldowns: [{ dep: ZHIPU, reason: 'rate_limit', untilSec: 270 }],
+    phases: [
+      {
+        atSec: 30,
+        durationSec: 240,
+        label: "429s while OpenClaw's cooldown holds",
+        deps: { [ZHIPU]: { rate_limited: 0.9 } },
+      },
+      { atSec: 270, durationSec: 110, label: '429s after the cooldown', deps: { [ZHIPU]: { rate_limited: 0.9 } } },
+    ],
+    expectations: [
+      { kind: 'restarts', count: 0, phase: 0 },
+      { kind: 'restarts', count: 1 },
+      { kind: 'decision', decision: 'deferred', reasonIncludes: 'OpenClaw holds', phase: 0 },
+      { kind: 'notification_count', notice: 'restart_deferred', count: 1 },
+      { kind: 'restart_evidence', evidence: 'storm', count: 1 },
+      { kind: 'stays_closed', dep: DEEPSEEK },
+    ],
+  },
 ];
 
 /** The built-in scenarios, validated. */

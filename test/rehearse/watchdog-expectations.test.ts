@@ -26,6 +26,26 @@ const BASE = {
 };
 
 describe('watchdog scenario keys', () => {
+  it('accepts the faked environments, their keys and OpenClaw cooldowns', () => {
+    const cli = validateScenario({
+      ...BASE,
+      environment: 'openclaw-cli',
+      deferredRestartSec: 90,
+      cooldowns: [{ dep: DEP, reason: 'rate_limit', untilSec: 60 }],
+      expectations: [{ kind: 'commands', program: 'openclaw', sequence: ['gateway restart --json --safe'] }],
+    });
+    expect(cli).toMatchObject({
+      deferredRestartSec: 90,
+      cooldowns: [{ dep: DEP, reason: 'rate_limit', untilSec: 60 }],
+    });
+    const launchd = validateScenario({
+      ...BASE,
+      environment: 'launchd',
+      phases: [{ atSec: 10, durationSec: 20, gateway: 'refuse', launchdUnloads: true }],
+    });
+    expect(launchd.phases[0]?.launchdUnloads).toBe(true);
+  });
+
   it('accepts a self restart, a stall, a clock step and a bare environment', () => {
     const s = validateScenario({
       ...BASE,
@@ -53,7 +73,29 @@ describe('watchdog scenario keys', () => {
 
   const bad = (patch: Record<string, unknown>) => ({ ...BASE, ...patch });
   it.each([
-    [{ environment: 'chroot' }, /environment: must be one of inherit, bare/],
+    [{ environment: 'chroot' }, /environment: must be one of inherit, bare, openclaw-cli, launchd/],
+    [{ deferredRestartSec: 10 }, /deferredRestartSec: applies to environment 'openclaw-cli' only/],
+    [
+      { phases: [{ atSec: 1, durationSec: 2, launchdUnloads: true }] },
+      /phases\[0\]\.launchdUnloads: applies to environment 'launchd' only/,
+    ],
+    [
+      { cooldowns: [{ dep: 'zhipu/glm-5.1', reason: 'rate_limit', untilSec: 10 }] },
+      /cooldowns\[0\]\.dep: unknown dependency/,
+    ],
+    [{ cooldowns: [{ dep: DEP, reason: 'rate_limit', untilSec: 1000 }] }, /cooldowns\[0\]\.untilSec: must be a number/],
+    [
+      { expectations: [{ kind: 'commands', program: 'systemctl', sequence: ['restart'] }] },
+      /expectations\[0\]\.program: must be one of openclaw, launchctl/,
+    ],
+    [
+      { expectations: [{ kind: 'commands', program: 'launchctl', sequence: [] }] },
+      /expectations\[0\]\.sequence: must be a list of at least 1/,
+    ],
+    [
+      { expectations: [{ kind: 'no_decision', decision: 'deferred', reasonIncludes: 'x' }] },
+      /expectations\[0\]\.reasonIncludes: unknown key/,
+    ],
     [
       { phases: [{ atSec: 1, durationSec: 2, selfRestart: { refuseSec: 10 } }] },
       /phases\[0\]\.selfRestart\.startingSec: must be a number/,
@@ -200,6 +242,32 @@ describe('watchdog expectations', () => {
     expect(judge(recovered, phases, { restarts: [] })?.passed).toBe(false);
   });
 
+  it('commands: exactly the matching calls of that program, in order', () => {
+    const call = (program: string, ...args: string[]) => ({ program, args });
+    const e: Expectation = { kind: 'commands', program: 'launchctl', sequence: ['bootstrap', 'kickstart gui/'] };
+    const print = call('launchctl', 'print', 'gui/501/ai.openclaw.gateway');
+    const bootstrap = call('launchctl', 'bootstrap', 'gui/501', '/p.plist');
+    const kickstart = call('launchctl', 'kickstart', 'gui/501/ai.openclaw.gateway');
+    expect(judge(e, phases, { commands: [print, bootstrap, kickstart, print] })?.passed).toBe(true);
+    expect(judge(e, phases, { commands: [kickstart, bootstrap] })?.passed).toBe(false);
+    expect(judge(e, phases, { commands: [bootstrap, kickstart, kickstart] })?.passed).toBe(false);
+    expect(judge(e, phases, { commands: [call('launchctl', 'kickstart', '-k', 'gui/501/x')] })?.passed).toBe(false);
+    // Another program's calls do not count.
+    expect(
+      judge(e, phases, { commands: [call('openclaw', 'bootstrap'), call('openclaw', 'kickstart gui/')] }),
+    ).toMatchObject({ passed: false, detail: '0 calls of launchctl; matching: none' });
+  });
+
+  it('decision with reasonIncludes counts only decisions saying it', () => {
+    const timeline = [...phases, decision(20, 'deferred')];
+    expect(judge({ kind: 'decision', decision: 'deferred', reasonIncludes: 'for a reason' }, timeline)?.passed).toBe(
+      true,
+    );
+    expect(judge({ kind: 'decision', decision: 'deferred', reasonIncludes: 'OpenClaw holds' }, timeline)?.passed).toBe(
+      false,
+    );
+  });
+
   it('no_restart fails on a dry run, and on any stored restart row', () => {
     const e: Expectation = { kind: 'no_restart' };
     expect(judge(e, phases)?.passed).toBe(true);
@@ -239,6 +307,7 @@ describe('the report shows the watchdog', () => {
         restart(7, 1, 'hung'),
       ],
       restarts: [row(1, 'hung', 'recovered')],
+      commands: [],
       latencies: [],
       expectations: [],
       passed: true,
