@@ -23,6 +23,7 @@ export type ProbeClass =
   | 'starting'
   | 'draining'
   | `http_${number}`
+  | 'not_openclaw'
   | 'error';
 
 export type StartupState = 'started' | 'starting' | 'draining' | 'unknown';
@@ -181,10 +182,13 @@ export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpOutcome>
   });
 }
 
-/** What /startupz says; anything unexpected is 'unknown', never a verdict. */
+/**
+ * What /startupz says; anything unexpected is 'unknown', never a verdict. OpenClaw 2026.7 answers 200 with its
+ * Control UI page there (no /startupz yet): only its JSON saying `started` is started.
+ */
 export function startupFromAnswer(outcome: HttpOutcome): StartupState {
   if (outcome.kind !== 'answered') return 'unknown';
-  if (outcome.status === 200) return 'started';
+  if (outcome.status === 200) return jsonField(outcome.body, 'status') === 'started' ? 'started' : 'unknown';
   if (outcome.status === 503) {
     const status = jsonField(outcome.body, 'status');
     if (status === 'starting' || status === 'draining') return status;
@@ -207,11 +211,22 @@ export function readyFromAnswer(outcome: HttpOutcome): ReadyDetail | null {
 }
 
 /**
- * The verdict from what /healthz and /startupz said. Starting and draining win
- * over any /healthz status: a gateway that says so is alive, just busy.
+ * Whether a /healthz answer below 500 is an OpenClaw gateway's: its JSON names a `status` (`live`) or `ok`.
+ * Anything else (a web page, another service's 404) means the address is wrong, not that the gateway died.
  */
-export function classifyAnswers(healthStatus: number, startup: StartupState): ProbeClass {
+export function isOpenClawHealth(body: string): boolean {
+  const parsed = parseObject(body);
+  return parsed !== null && (typeof parsed.status === 'string' || typeof parsed.ok === 'boolean');
+}
+
+/**
+ * The verdict from what /healthz and /startupz said. Starting and draining win
+ * over any /healthz status: a gateway that says so is alive, just busy. A 5xx is
+ * a failing gateway; any other answer that is not OpenClaw's is `not_openclaw`.
+ */
+export function classifyAnswers(healthStatus: number, startup: StartupState, healthBody?: string): ProbeClass {
   if (startup === 'starting' || startup === 'draining') return startup;
+  if (healthStatus < 500 && healthBody !== undefined && !isOpenClawHealth(healthBody)) return 'not_openclaw';
   if (healthStatus === 200) return 'ok';
   return `http_${healthStatus}`;
 }
@@ -222,6 +237,7 @@ export function isDead(cls: ProbeClass): boolean {
     case 'ok':
     case 'starting':
     case 'draining':
+    case 'not_openclaw':
       return false;
     case 'refused':
     case 'connect_timeout':
@@ -264,7 +280,7 @@ export async function probeGateway(options: ProbeOptions): Promise<ProbeResult> 
   const readyAnswer = startupAnswer.kind === 'answered' ? await get('readyz') : null;
   const ready = readyAnswer ? readyFromAnswer(readyAnswer) : null;
 
-  const cls = classifyAnswers(health.status, startup);
+  const cls = classifyAnswers(health.status, startup, health.body);
   return {
     ts,
     class: cls,
@@ -321,6 +337,8 @@ function answeredDetail(
     else if (startupAnswer.kind === 'answered' && startupAnswer.status === 404)
       line = `${live}, no /startupz (older gateway)`;
     else line = `${live}, startup unknown (${startupStatus})`;
+  } else if (cls === 'not_openclaw') {
+    line = `/healthz answered HTTP ${health.status} without OpenClaw's JSON: something else listens there`;
   } else {
     line = `/healthz answered HTTP ${health.status}`;
   }

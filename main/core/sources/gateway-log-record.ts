@@ -89,8 +89,13 @@ const RULES: ReadonlyArray<{ subsystem: string; heads: readonly string[]; kind: 
   { subsystem: 'agent/embedded', heads: ['embedded run timeout'], kind: 'run_timeout' },
   { subsystem: 'diagnostic', heads: ['lane task error'], kind: 'lane_error' },
   { subsystem: 'diagnostic', heads: ['stalled session', 'stuck session'], kind: 'stall' },
-  // Written as the gateway begins an in-process restart; its port refuses connections for a few seconds after.
-  { subsystem: 'gateway', heads: ['received SIGUSR2; restarting'], kind: 'gateway_restart' },
+  // Written as the gateway begins an in-process restart (2026.9: SIGUSR2, 2026.7: SIGUSR1); its port refuses
+  // connections for a few seconds after.
+  {
+    subsystem: 'gateway',
+    heads: ['received SIGUSR2; restarting', 'received SIGUSR1; restarting'],
+    kind: 'gateway_restart',
+  },
 ];
 const FETCH_SUBSYSTEM = 'provider-transport-fetch';
 const FETCH_PREFIX = '[model-fetch] ';

@@ -25,7 +25,9 @@ const EVIDENCE_WORDS: Record<Evidence, string> = {
 
 export function alertNotice(alert: Alert, ts: number): NoticeInput {
   const titles: Record<Alert['kind'], string> = {
-    restart_deferred: `Restart deferred: ${alert.dep ?? 'upstream'} asked to retry later`,
+    restart_deferred: alert.message.includes('OpenClaw holds')
+      ? `Restart held: OpenClaw keeps ${alert.dep ?? 'a provider'} in cooldown`
+      : `Restart deferred: ${alert.dep ?? 'upstream'} asked to retry later`,
     restart_budget_exhausted: 'Restart budget spent: the watchdog stopped restarting',
     gateway_down: 'OpenClaw gateway is down',
     gateway_up: 'OpenClaw gateway is back',

@@ -3,6 +3,8 @@
  * (and ones built from the CLI's own code paths): a safe restart the gateway
  * performs later is 'pending', with its reason and how long it may take.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chooseRestart, executeRestart, interpretRestart } from '../../../main/core/gateway/control.js';
 import type { CommandResult } from '../../../main/core/gateway/run-command.js';
@@ -23,6 +25,30 @@ function ran(name: string): CommandResult {
 }
 
 describe('openclaw CLI results', () => {
+  it.each([
+    ['2026.9.6', 'stdout'],
+    ['2026.7.1', 'stderr'],
+  ] as const)(
+    'OpenClaw %s: a deferred safe restart captured from the real CLI (JSON on %s) is pending',
+    (version, stream) => {
+      const json = readFileSync(
+        join(__dirname, '..', '..', 'fixtures', `openclaw-${version}`, 'restart', 'restart-safe-deferred.json'),
+        'utf8',
+      );
+      const result = interpretRestart(SAFE, {
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        spawnError: null,
+        stdout: stream === 'stdout' ? json : '',
+        stderr: stream === 'stderr' ? json : 'Warning: legacy systemd metadata was not refreshed',
+        durationMs: 4500,
+      });
+      expect(result.outcome).toBe('pending');
+      expect(result.pending?.kind).toBe('deferred');
+    },
+  );
+
   it('safe restart scheduled (recorded): pending, restarts momentarily, pid of the gateway that will restart', () => {
     const result = interpretRestart(SAFE, ran('openclaw safe scheduled'));
     expect(result).toEqual({

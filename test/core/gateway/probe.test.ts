@@ -191,12 +191,24 @@ describe('probeGateway edge cases', () => {
     expect(result.dead).toBe(true);
   });
 
-  it('a 4xx from /healthz is classed but not dead', async () => {
-    const target = await serve({ '/startupz': json(200, { ok: true, status: 'started' }) });
+  it('something else at the address (a 404, a web page) is not an OpenClaw gateway, and not dead', async () => {
+    const missing = await serve({ '/startupz': json(200, { ok: true, status: 'started' }) });
+    const result = await probeGateway(fast(missing.baseUrl));
+    expect(result).toMatchObject({ class: 'not_openclaw', dead: false, ok: false });
+    expect(result.detail).toContain('something else listens there');
+    const page = await serve({
+      '/healthz': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>router login</html>');
+      },
+    });
+    expect((await probeGateway(fast(page.baseUrl))).class).toBe('not_openclaw');
+  });
+
+  it("a 4xx with OpenClaw's JSON is classed but not dead", async () => {
+    const target = await serve({ '/healthz': json(429, { ok: false, status: 'busy' }) });
     const result = await probeGateway(fast(target.baseUrl));
-    expect(result.class).toBe('http_404');
-    expect(result.dead).toBe(false);
-    expect(result.ok).toBe(false);
+    expect(result).toMatchObject({ class: 'http_429', dead: false, ok: false });
   });
 
   it('a /readyz that never answers leaves the probe ok, without ready detail', async () => {
@@ -226,6 +238,7 @@ describe('probeGateway edge cases', () => {
     const target = await serve({
       '/healthz': (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"ok":true,"status":"live"}');
         res.write(Buffer.alloc(100 * 1024, 0x20)); // more than the cap, and never ended
       },
       '/startupz': json(200, { ok: true, status: 'started' }),
@@ -348,7 +361,9 @@ describe('classification', () => {
 
   it('reads /startupz and /readyz tolerantly', () => {
     const answer = (status: number, body: string) => ({ kind: 'answered' as const, status, body, latencyMs: 1 });
-    expect(startupFromAnswer(answer(200, 'not json'))).toBe('started');
+    expect(startupFromAnswer(answer(200, '{"ok":true,"status":"started"}'))).toBe('started');
+    // OpenClaw 2026.7 serves its Control UI page there: no /startupz, not a verdict.
+    expect(startupFromAnswer(answer(200, '<!doctype html><html>'))).toBe('unknown');
     expect(startupFromAnswer(answer(503, '{"status":"draining"}'))).toBe('draining');
     expect(startupFromAnswer(answer(503, 'oops'))).toBe('unknown');
     expect(startupFromAnswer(answer(404, ''))).toBe('unknown');

@@ -4,6 +4,8 @@
  * malformed. A signal holds exactly the fields listed for its kind, never
  * message content.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GatewaySignal } from '../../../main/core/events.js';
 import {
@@ -362,5 +364,20 @@ describe("the gateway's own in-process restart", () => {
     ] as const) {
       expect(read(line(message, subsystem)).kind).toBe('ignored');
     }
+  });
+});
+
+describe('in-process restarts captured from the real gateway', () => {
+  it.each(['2026.9.6', '2026.7.1'])('OpenClaw %s: exactly one gateway_restart signal per restart', (version) => {
+    const text = readFileSync(
+      join(__dirname, '..', '..', 'fixtures', `openclaw-${version}`, 'restart', 'in-process-restart.log'),
+      'utf8',
+    );
+    const kinds = text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l, i) => read(l, `restart.log@${i}`))
+      .flatMap((r) => (r.kind === 'signal' ? [r.signal.kind] : []));
+    expect(kinds).toEqual(['gateway_restart']);
   });
 });

@@ -164,8 +164,10 @@ export interface CliInterpretation {
 }
 
 export function interpretOpenclaw(plan: RestartPlan, result: CommandResult): CliInterpretation {
-  const json = result.spawnError === null ? parseCliJson(result.stdout) : null;
-  const reason = reasonFromJson(result.stdout);
+  // OpenClaw 2026.7 prints `--safe --json`'s answer on stderr (stdout empty); 2026.9 on stdout.
+  const jsonText = parseCliJson(result.stdout) !== null || result.stdout.trim() !== '' ? result.stdout : result.stderr;
+  const json = result.spawnError === null ? parseCliJson(jsonText) : null;
+  const reason = reasonFromJson(jsonText);
   if (succeeded(result)) {
     if (json?.ok === false) {
       return {
