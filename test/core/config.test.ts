@@ -100,7 +100,7 @@ const DEFAULTS = {
     maxDeferralSec: 600,
     divergenceSec: 180,
     manualRestart: 'safe',
-    healthRestart: 'force',
+    healthRestart: 'wait',
     stormRestart: 'safe',
     stormWaitSec: 30,
   },

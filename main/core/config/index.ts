@@ -232,13 +232,17 @@ export const configSchema = group({
       RESTART_FLAVOURS,
       'openclaw CLI restart flavour for a manual restart (drains work first).',
     ),
-    healthRestart: oneOf('force', RESTART_FLAVOURS, 'openclaw CLI restart flavour when the gateway is dead or hung.'),
+    healthRestart: oneOf(
+      'wait',
+      RESTART_FLAVOURS,
+      'openclaw CLI restart flavour when the gateway is dead or hung (wait: stuck runs are cut short after stormWaitSec, and OpenClaw resumes them after the restart; force drains them for up to 5 min first).',
+    ),
     stormRestart: oneOf(
       'safe',
       RESTART_FLAVOURS,
       "openclaw CLI restart flavour after a 429 storm (safe: drains work first and never counts toward OpenClaw's crash-loop guard).",
     ),
-    stormWaitSec: int(30, 1, 3600, 'Drain bound for the storm flavour (openclaw gateway restart --wait).'),
+    stormWaitSec: int(30, 1, 3600, 'Drain bound of the wait flavour (openclaw gateway restart --wait).'),
   }),
   notifications: group({
     desktop: bool(true, 'Desktop notifications (node-notifier headless; the tray app uses native ones).'),

@@ -615,7 +615,7 @@ export class WatchdogPolicy {
     return out;
   }
 
-  /** Live, but sessions stalled and no upstream attempt for `hungAfterMs`: restart (forced, it will not drain). */
+  /** Live, but sessions stalled and no upstream attempt for `hungAfterMs`: restart (its stuck runs will not drain). */
   private hung(now: number, stalled: CheckInput['stalled']): Decision | null {
     if (!stalled || stalled.sessions === 0 || this.s.lastProbeGreen !== true) return null;
     const quietFor = now - stalled.since;
