@@ -17,7 +17,8 @@
  *   fallback answering, and every Retry-After and OpenClaw cooldown in force
  *   for the affected dependencies over (a restart cannot lift a provider's
  *   limit, and OpenClaw's cooldowns survive restarts). While one holds, the
- *   storm is shown with its end and alerted once, at most `maxDeferralMs`.
+ *   storm is shown with its end and alerted once; a Retry-After holds at most
+ *   `maxDeferralMs`, OpenClaw's cooldown as long as it lasts.
  *
  * Nothing is restarted automatically until BreakerBar has seen this gateway
  * healthy since its own start and the restart strategy has been verified

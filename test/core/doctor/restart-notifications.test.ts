@@ -90,7 +90,10 @@ describe('restart strategy', () => {
 
   it('picks the openclaw CLI per trigger with its flavour', async () => {
     const openclaw = executable('openclaw');
-    const restart = area(await doctor(config({ watchdog: { restartCommand: null, stormRestart: 'wait' } })), 'restart');
+    const restart = area(
+      await doctor(config({ watchdog: { restartCommand: null, healthRestart: 'force', stormRestart: 'wait' } })),
+      'restart',
+    );
     expect(restart.filter((f) => f.level === 'ok').map((f) => f.title)).toEqual([
       'manual restart: openclaw gateway restart (safe)',
       'restart of a dead or hung gateway: openclaw gateway restart (force)',
