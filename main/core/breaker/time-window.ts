@@ -1,20 +1,22 @@
 /**
- * The breaker's sliding window over event time: observations kept in time
- * order, with counts that stay exact, without walking the window, for the two
- * window ends a breaker asks about:
+ * The breaker's sliding window over event time, with counts that stay exact,
+ * without walking the window, for the two window ends a breaker asks about:
  *
  * - the latest event time seen (`add`'s `end`): what trips a closed breaker;
  * - the latest time of any kind seen (`at(t)` with the newest `t`, which a
  *   tick moves past the newest event): what a snapshot shows.
  *
- * Each end has its own head pointer that only ever moves forward, so every
- * entry is counted in and out of each window at most once: O(1) amortised per
- * observation, whatever the window size and however ticks interleave with
- * observations. An observation arriving in time order is appended; a late one
- * is placed by binary search and shifts only the entries newer than it. Only a
- * question about an end between those two walks the window (the breaker never
- * asks one); an end before the latest event time is not answered: the entries
- * that left the window then are gone.
+ * Observations arriving in time order (the usual case) are appended to a
+ * sorted array that each window leaves through its own head pointer, which
+ * only ever moves forward: O(1) amortised. Late ones (older than one already
+ * held: calls of one session read after another session's newer ones) go to a
+ * time-ordered heap per window instead of being inserted into the array (which
+ * would shift every newer entry): O(log late). So every entry enters and leaves
+ * each window once, whatever the window size, the arrival order, and however
+ * ticks interleave with observations. Only a question about an end between
+ * those two walks the window (the breaker never asks one); an end before the
+ * latest event time is not answered: the entries that left the window then are
+ * gone.
  */
 import type { Verdict } from './types.js';
 
@@ -47,30 +49,96 @@ function addTo(counts: WindowCounts, entry: WindowEntry, sign: 1 | -1): void {
   }
 }
 
+/** Entries by time, oldest on top; `steps` counts the entries moved past (the heap's share of the cost). */
+class TimeHeap {
+  private items: WindowEntry[] = [];
+  steps = 0;
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): WindowEntry | undefined {
+    return this.items[0];
+  }
+
+  push(entry: WindowEntry): void {
+    const items = this.items;
+    let i = items.length;
+    items.push(entry);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const above = items[parent] as WindowEntry;
+      if (above.ts <= entry.ts) break;
+      items[i] = above;
+      i = parent;
+      this.steps++;
+    }
+    items[i] = entry;
+  }
+
+  pop(): WindowEntry | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (top === undefined || last === undefined || items.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= items.length) break;
+      const right = left + 1;
+      const child =
+        right < items.length && (items[right] as WindowEntry).ts < (items[left] as WindowEntry).ts ? right : left;
+      const below = items[child] as WindowEntry;
+      if (below.ts >= last.ts) break;
+      items[i] = below;
+      i = child;
+      this.steps++;
+    }
+    items[i] = last;
+    return top;
+  }
+
+  values(): readonly WindowEntry[] {
+    return this.items;
+  }
+
+  clear(): void {
+    this.items = [];
+  }
+}
+
+/** One window end: where it leaves the in-order entries, its late entries, its counts. */
+interface End {
+  at: number;
+  head: number;
+  late: TimeHeap;
+  counts: WindowCounts;
+}
+
+function newEnd(): End {
+  return { at: Number.NEGATIVE_INFINITY, head: 0, late: new TimeHeap(), counts: emptyCounts() };
+}
+
 export class TimeWindow {
+  /** Entries that arrived in time order (sorted by ts); late ones are in each end's heap. */
   private entries: WindowEntry[] = [];
-  /** First entry in the window ending at `end` (earlier ones have left it). */
-  private head = 0;
-  private counts = emptyCounts();
-  /** The latest `end` given to `add`: the time `counts` is exact for. */
-  private end = Number.NEGATIVE_INFINITY;
-  /** First entry in the window ending at `latest` (never before `head`: `latest` ≥ `end`). */
-  private latestHead = 0;
-  private latestCounts = emptyCounts();
-  /** The latest time seen by `add` or `at`. */
-  private latest = Number.NEGATIVE_INFINITY;
-  /** Calls per session among the entries from `head` on: which sessions the window has seen. */
+  /** The window ending at the latest `end` given to `add`. */
+  private eventEnd = newEnd();
+  /** The window ending at the latest time seen by `add` or `at` (never before `eventEnd`). */
+  private latestEnd = newEnd();
+  /** Entries per session in the window ending at `eventEnd`: which sessions the window has seen. */
   private readonly sessions = new Map<string, number>();
   private visits = 0;
 
   constructor(private readonly spanMs: number) {}
 
   /**
-   * Entries looked at to keep or answer the counts, since the window was made: a cost measure that lets
-   * tests prove the bookkeeping stays O(1) amortised without timing anything.
+   * Entries looked at or moved to keep or answer the counts, since the window was made: a cost measure that
+   * lets tests prove the bookkeeping stays cheap without timing anything.
    */
   get entriesVisited(): number {
-    return this.visits;
+    return this.visits + this.eventEnd.late.steps + this.latestEnd.late.steps;
   }
 
   /**
@@ -78,54 +146,54 @@ export class TimeWindow {
    * that one: the window never slides back); false when the entry is already too old to count.
    */
   add(entry: WindowEntry, end: number): boolean {
-    this.slideEnd(end);
-    if (entry.ts <= this.end - this.spanMs) return false;
-    const index = this.insertionIndex(entry.ts);
-    if (index === this.entries.length) this.entries.push(entry);
-    else {
-      // A late entry shifts the newer ones: the cost of arriving out of order.
-      this.visits += this.entries.length - index;
-      this.entries.splice(index, 0, entry);
-    }
-    addTo(this.counts, entry, 1);
+    if (end > this.latestEnd.at) this.slide(this.latestEnd, end, false);
+    if (end > this.eventEnd.at) this.slide(this.eventEnd, end, true);
+    if (entry.ts <= this.eventEnd.at - this.spanMs) return false;
+    addTo(this.eventEnd.counts, entry, 1);
     this.sessions.set(entry.sessionId, (this.sessions.get(entry.sessionId) ?? 0) + 1);
-    // Entries before `index` are not newer than this one: if it is out of the latest window, so are they,
-    // and `latestHead` (at or after `index`) moves with the entries it pointed at.
-    if (entry.ts > this.latest - this.spanMs) addTo(this.latestCounts, entry, 1);
-    else this.latestHead++;
+    const inLatest = entry.ts > this.latestEnd.at - this.spanMs;
+    if (inLatest) addTo(this.latestEnd.counts, entry, 1);
+    const last = this.entries[this.entries.length - 1];
+    if (last === undefined || last.ts <= entry.ts) {
+      // Appended: if it is already out of the latest window, so is everything before it, and the latest
+      // window's head (then at the end of the array) steps over it.
+      this.entries.push(entry);
+      if (!inLatest) this.latestEnd.head = this.entries.length;
+    } else {
+      this.eventEnd.late.push(entry);
+      if (inLatest) this.latestEnd.late.push(entry);
+    }
+    this.compact();
     return true;
   }
 
   clear(): void {
     this.entries = [];
-    this.head = 0;
-    this.counts = emptyCounts();
-    this.end = Number.NEGATIVE_INFINITY;
-    this.latestHead = 0;
-    this.latestCounts = emptyCounts();
-    this.latest = Number.NEGATIVE_INFINITY;
+    this.eventEnd = newEnd();
+    this.latestEnd = newEnd();
     this.sessions.clear();
   }
 
   /** Counts for the window ending at the latest `end` given to `add`. */
   current(): Readonly<WindowCounts> {
-    return this.counts;
+    return this.eventEnd.counts;
   }
 
   /** Counts for the window `(at - span, at]`, for an `at` not before the latest `end` given to `add`. */
   at(at: number): WindowCounts {
-    if (at === this.end) return { ...this.counts };
-    if (at >= this.latest) {
-      this.slideLatest(at);
-      return { ...this.latestCounts };
+    if (at === this.eventEnd.at) return { ...this.eventEnd.counts };
+    if (at >= this.latestEnd.at) {
+      this.slide(this.latestEnd, at, false);
+      return { ...this.latestEnd.counts };
     }
     // An end between the latest event time and the latest time seen: never asked by the breaker, so walked.
     const counts = emptyCounts();
-    for (let i = this.head; i < this.entries.length; i++) {
-      const entry = this.entries[i] as WindowEntry;
+    const count = (entry: WindowEntry): void => {
       this.visits++;
       if (entry.ts > at - this.spanMs && entry.ts <= at) addTo(counts, entry, 1);
-    }
+    };
+    for (let i = this.eventEnd.head; i < this.entries.length; i++) count(this.entries[i] as WindowEntry);
+    for (const entry of this.eventEnd.late.values()) count(entry);
     return counts;
   }
 
@@ -136,57 +204,34 @@ export class TimeWindow {
     return this.sessions.size > present;
   }
 
-  private slideEnd(end: number): void {
-    if (end <= this.end) return;
-    this.end = end;
-    const from = end - this.spanMs;
-    for (let e = this.entries[this.head]; e !== undefined && e.ts <= from; e = this.entries[this.head]) {
-      this.visits++;
-      addTo(this.counts, e, -1);
-      const left = (this.sessions.get(e.sessionId) ?? 1) - 1;
-      if (left === 0) this.sessions.delete(e.sessionId);
-      else this.sessions.set(e.sessionId, left);
-      this.head++;
-    }
-    if (end > this.latest) {
-      // The latest window is this one now: its head can only be ahead of the new `head` if it was
-      // already further on, which an earlier `latest` cannot be.
-      this.latest = end;
-      this.latestHead = this.head;
-      this.latestCounts = { ...this.counts };
-    }
-    this.compact();
-  }
-
-  private slideLatest(at: number): void {
-    if (at === this.latest) return;
-    this.latest = at;
+  /** Moves `end` to `at` (later than it), letting out what is now too old. */
+  private slide(end: End, at: number, tracksSessions: boolean): void {
+    end.at = at;
     const from = at - this.spanMs;
-    for (let e = this.entries[this.latestHead]; e !== undefined && e.ts <= from; e = this.entries[this.latestHead]) {
+    const leave = (entry: WindowEntry): void => {
       this.visits++;
-      addTo(this.latestCounts, e, -1);
-      this.latestHead++;
+      addTo(end.counts, entry, -1);
+      if (!tracksSessions) return;
+      const left = (this.sessions.get(entry.sessionId) ?? 1) - 1;
+      if (left === 0) this.sessions.delete(entry.sessionId);
+      else this.sessions.set(entry.sessionId, left);
+    };
+    for (let e = this.entries[end.head]; e !== undefined && e.ts <= from; e = this.entries[end.head]) {
+      leave(e);
+      end.head++;
     }
-  }
-
-  /** After the last entry with the same or an earlier time, so equal times keep arrival order. */
-  private insertionIndex(ts: number): number {
-    const last = this.entries[this.entries.length - 1];
-    if (last === undefined || last.ts <= ts) return this.entries.length;
-    let lo = this.head;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.entries[mid] as WindowEntry).ts <= ts) lo = mid + 1;
-      else hi = mid;
+    for (let e = end.late.peek(); e !== undefined && e.ts <= from; e = end.late.peek()) {
+      end.late.pop();
+      leave(e);
     }
-    return lo;
   }
 
   private compact(): void {
-    if (this.head <= COMPACT_AFTER || this.head * 2 <= this.entries.length) return;
-    this.entries = this.entries.slice(this.head);
-    this.latestHead -= this.head;
-    this.head = 0;
+    const head = this.eventEnd.head;
+    if (head <= COMPACT_AFTER || head * 2 <= this.entries.length) return;
+    this.entries = this.entries.slice(head);
+    this.eventEnd.head = 0;
+    // The latest window starts no earlier than the event window.
+    this.latestEnd.head -= head;
   }
 }
