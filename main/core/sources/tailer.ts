@@ -2,9 +2,10 @@
  * Follows every matching file under a set of directories and hands complete
  * lines to a consumer, exactly once.
  *
- * Completeness does not rest on the file watcher: chokidar 4 coalesces `change`
- * events and drops the last one of a burst (measured: up to 49 of 1,000 fast
- * appends unread). So the watcher only makes us fast; correctness comes from
+ * Completeness does not rest on the file watcher: watchers coalesce `change`
+ * events and can drop the last one of a burst (measured with chokidar 4: up to
+ * 49 of 1,000 fast appends unread). So the watcher (dir-watcher.ts) only makes
+ * us fast; correctness comes from
  *  - a follow-up re-check shortly after every read that found new bytes (a file
  *    being appended to is re-checked until it is quiet, covering the dropped
  *    last event within `followUpMs`), and
@@ -19,7 +20,7 @@
  */
 import { closeSync, type Dirent, fstatSync, openSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import { directoryWatcher } from './dir-watcher.js';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 import { WorkQueue } from './work-queue.js';
@@ -65,7 +66,7 @@ export interface TailerOptions {
   /** Bytes read per step; larger lines grow the buffer up to `maxLineBytes`. */
   chunkBytes?: number;
   followUpMs?: number;
-  /** Injected for tests; defaults to chokidar. Return null to rely on reconciling alone. */
+  /** Injected for tests; defaults to one `fs.watch` per directory. Return null to rely on reconciling alone. */
   watcherFactory?: WatcherFactory;
 }
 
@@ -132,7 +133,7 @@ export class FileTailer {
   /** Discovers files and starts following; resolves once the first discovery has been queued. */
   start(): void {
     this.stopped = false;
-    const factory = this.options.watcherFactory ?? chokidarWatcher;
+    const factory = this.options.watcherFactory ?? directoryWatcher;
     this.watcher = factory({
       depth: this.options.depth,
       roleOf: this.options.roleOf,
@@ -374,20 +375,3 @@ function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
-
-/**
- * The default watcher: chokidar, given each root once it exists (the reconcile
- * tick notices roots that appear later). Files we ignore are not watched at all.
- */
-const chokidarWatcher: WatcherFactory = ({ depth, roleOf, onPath }) => {
-  const watcher: FSWatcher = watch([], {
-    ignoreInitial: true,
-    depth,
-    persistent: true,
-    ignored: (path, stats) => stats?.isFile() === true && roleOf(path) === 'ignore',
-  });
-  watcher.on('add', onPath).on('change', onPath).on('unlink', onPath);
-  // Errors (EMFILE, a root deleted) only cost speed: reconciling still finds every byte.
-  watcher.on('error', () => {});
-  return { add: (root) => watcher.add(root), close: () => watcher.close() };
-};

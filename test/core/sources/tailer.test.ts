@@ -106,7 +106,7 @@ afterEach(async () => {
 const MANUAL: Partial<TailerOptions> = { watcherFactory: () => null, reconcileIntervalMs: 3_600_000 };
 /** Tailing modes that must give the same results. */
 const LIVE_MODES: Array<[string, Partial<TailerOptions>]> = [
-  ['chokidar + reconcile', {}],
+  ['watcher + reconcile', {}],
   ['reconcile only', { watcherFactory: () => null }],
 ];
 
@@ -195,7 +195,7 @@ describe('FileTailer: exactly once, in order', () => {
   it('catches the end of a burst the watcher never reports through follow-ups, without any reconcile tick', async () => {
     const path = join(dir, 'burst.jsonl');
     appendAll(path, ['header']);
-    // Reconcile tick effectively off: after the first listing only chokidar and follow-ups are left.
+    // Reconcile tick effectively off: after the first listing only the watcher and follow-ups are left.
     const { rec } = startTailer({ reconcileIntervalMs: 3_600_000 });
     await until(() => rec.deliveries.length === 1, 5000, 'the header');
     const lines = range(0, 1000);
