@@ -19,8 +19,8 @@
  * BENCH_CPU_PROF=<dir>, the daemon also writes a V8 CPU profile there.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
@@ -34,6 +34,18 @@ import { generateCorpus } from './scan-corpus.js';
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
 const REPORTER = pathToFileURL(fileURLToPath(new URL('./loop-delay-reporter.js', import.meta.url))).href;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Kernel clock ticks per second (USER_HZ), the unit of utime/stime in /proc/<pid>/stat. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) a process has used, in seconds; NaN where /proc is not there. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 /** `/healthz` asked this often (one request at a time). */
 const HEALTHZ_EVERY_MS = 20;
@@ -53,6 +65,10 @@ export interface LoadOptions {
 type Dist = ReturnType<typeof distribution>;
 
 interface Watch {
+  /** CPU time the daemon used over the phase, s (all its threads). */
+  daemonCpu: number;
+  /** The machine's 1-minute load average at the end of the phase (other work shares the cores). */
+  loadAverage: number;
   healthz: Dist;
   healthzFailures: number;
   loopMaxMs: number;
@@ -209,9 +225,12 @@ function watched(
   healthz: { ms: number[]; failures: number },
   from: number,
   to: number,
+  daemonCpu: number,
 ): Watch {
   const seconds = daemon.loop.filter((r) => r.at > from && r.at <= to + 1000).map((r) => r.maxMs);
   return {
+    daemonCpu,
+    loadAverage: loadavg()[0] ?? Number.NaN,
     healthz: distribution(healthz.ms),
     healthzFailures: healthz.failures,
     loopMaxMs: Math.max(0, ...seconds),
@@ -244,7 +263,7 @@ function installation(root: string, gatewayUrl: string) {
     gatewayMetrics: { enabled: false },
     // Probes every second with the shortest timeouts allowed: the most chances for a late probe to look dead.
     health: { intervalSec: 1, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 2 },
-    watchdog: { enabled: true, dryRun: true, checkIntervalSec: 5 },
+    watchdog: { enabled: true, dryRun: true },
     notifications: { desktop: false },
   };
   writeFileSync(join(home, 'config.json'), JSON.stringify(config));
@@ -297,6 +316,7 @@ async function livePhase(gateway: GatewayProcess, options: LoadOptions): Promise
     const poller = setInterval(poll, POLL_EVERY_MS);
 
     const from = Date.now();
+    const cpuFrom = cpuSeconds(daemon.child.pid);
     process.stdout.write(
       `live: ${options.callsPerSecond} calls/s for ${options.durationSec} s over ${options.sessions} sessions\n`,
     );
@@ -312,10 +332,11 @@ async function livePhase(gateway: GatewayProcess, options: LoadOptions): Promise
     clearInterval(poller);
     poll();
     const to = Date.now();
+    const cpu = cpuSeconds(daemon.child.pid) - cpuFrom;
     const drainMs = to - writeEnd;
     const samples = await healthz.stop();
     await sleep(1500); // the last loop report
-    const watch = watched(db, daemon, samples, from, to);
+    const watch = watched(db, daemon, samples, from, to, cpu);
     db.close();
     const seconds = [...lagBySecond.entries()].sort((a, b) => a[0] - b[0]).map(([, ms]) => ms);
     return {
@@ -347,6 +368,7 @@ async function backfillPhase(gateway: GatewayProcess, options: LoadOptions): Pro
     );
     const spawned = Date.now();
     daemon = startDaemon(env);
+    const pid = daemon.child.pid;
     const api = await apiOf(daemon, dataDir);
     const healthz = sampleHealthz(api);
     const db = await openStore(dbPath);
@@ -363,11 +385,12 @@ async function backfillPhase(gateway: GatewayProcess, options: LoadOptions): Pro
       await sleep(100);
     }
     if (doneAt === 0) doneAt = Date.now();
+    const cpu = cpuSeconds(pid);
     const samples = await healthz.stop();
     await sleep(1500); // the last loop report
     // The first report covers the daemon's own start (modules, store): shown apart from the reading.
     const first = daemon.loop[0];
-    const watch = watched(db, daemon, samples, (first?.at ?? spawned) + 1, doneAt);
+    const watch = watched(db, daemon, samples, (first?.at ?? spawned) + 1, doneAt, cpu);
     db.close();
     return {
       ...watch,
@@ -417,6 +440,8 @@ lag as poll time − record time (an upper bound: up to ${POLL_EVERY_MS} ms of i
 | worst lag of any second of traffic | ${ms(Math.max(0, ...r.lagBySecond))} ms |
 | \`/healthz\` p50 / p99 / max (${r.healthz.n} requests, ${r.healthzFailures} failed) | **${ms(r.healthz.p50)} / ${ms(r.healthz.p99)} / ${ms(r.healthz.max)} ms** |
 | daemon event-loop delay, max / p99 of the per-second maxima | **${ms(r.loopMaxMs)}** / ${ms(r.loopSeconds.p99)} ms |
+| daemon CPU time (all threads), per call stored | ${r.daemonCpu.toFixed(1)} s, ${((1e6 * r.daemonCpu) / r.stored).toFixed(0)} µs |
+| machine load average (1 min) at the end | ${r.loadAverage.toFixed(1)} on ${cpus().length} cores |
 | gateway probes (class: count) | ${classes(r.probes)} |
 | watchdog decisions (kind: count) | ${classes(r.decisions)} |
 | watchdog decisions \`dead\` while the gateway answered | **${dead}** |
@@ -439,6 +464,8 @@ ${ms(r.startupLoopMs)} ms); \`/healthz\` asked every ${HEALTHZ_EVERY_MS} ms once
 | spawned → all stored | **${(r.doneMs / 1000).toFixed(1)} s** (${(r.mb / (r.doneMs / 1000)).toFixed(0)} MB/s, ${(r.stored / (r.doneMs / 1000)).toFixed(0)} calls/s) |
 | daemon event-loop delay, max / p99 of the per-second maxima | **${ms(r.loopMaxMs)}** / ${ms(r.loopSeconds.p99)} ms |
 | \`/healthz\` p50 / p99 / max (${r.healthz.n} requests, ${r.healthzFailures} failed) | ${ms(r.healthz.p50)} / ${ms(r.healthz.p99)} / ${ms(r.healthz.max)} ms |
+| daemon CPU time (all threads, start included), per call stored | ${r.daemonCpu.toFixed(1)} s, ${((1e6 * r.daemonCpu) / r.stored).toFixed(0)} µs |
+| machine load average (1 min) at the end | ${r.loadAverage.toFixed(1)} on ${cpus().length} cores |
 | gateway probes (class: count) | ${classes(r.probes)} |
 | watchdog decisions \`dead\` while the gateway answered | **${dead}** |
 

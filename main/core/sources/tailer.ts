@@ -65,6 +65,11 @@ export interface TailerOptions {
   maxLineBytes: number;
   /** Bytes read per step; larger lines grow the buffer up to `maxLineBytes`. */
   chunkBytes?: number;
+  /**
+   * Lines handed to `consume` per step at most: one step is one turn of the event loop, and what the
+   * consumer does per line (parse, store, decide) must leave room for everything else the process does.
+   */
+  maxLinesPerBatch?: number;
   followUpMs?: number;
   /** Injected for tests; defaults to one `fs.watch` per directory. Return null to rely on reconciling alone. */
   watcherFactory?: WatcherFactory;
@@ -98,7 +103,13 @@ interface Tracked {
   seenSize: number;
 }
 
-const DEFAULT_CHUNK = 4 * 1024 * 1024;
+/**
+ * A step's read: 1 MiB holds a few hundred of the largest usual lines (long answers) and more than
+ * DEFAULT_MAX_LINES of short ones, while re-reading what a step leaves for the next stays cheap.
+ */
+const DEFAULT_CHUNK = 1024 * 1024;
+/** A few milliseconds of parsing and storing per step, whatever the line lengths. */
+const DEFAULT_MAX_LINES = 256;
 
 export class FileTailer {
   private readonly byPath = new Map<string, Tracked>();
@@ -120,9 +131,11 @@ export class FileTailer {
   private reconciles = 0;
   private consumed = 0;
   private readonly chunkBytes: number;
+  private readonly maxLines: number;
 
   constructor(private readonly options: TailerOptions) {
     this.chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
+    this.maxLines = options.maxLinesPerBatch ?? DEFAULT_MAX_LINES;
     this.queue = new WorkQueue((path) => {
       this.safely(path, () => this.check(path));
       this.firstLookDone(path);
@@ -347,7 +360,15 @@ export class FileTailer {
 
   /** Reads the next batch of complete lines and hands it to the consumer, which commits it. */
   private readFrom(fd: number, tracked: Tracked, size: number): void {
-    const batch = readLineBatch(fd, tracked.offset, size, this.chunkBytes, this.options.maxLineBytes);
+    const batch = readLineBatch(
+      fd,
+      tracked.offset,
+      size,
+      this.chunkBytes,
+      this.options.maxLineBytes,
+      undefined,
+      this.maxLines,
+    );
     if (!batch) return;
     this.options.consume({ ...batch, path: tracked.path, key: tracked.key, identity: tracked.identity });
     this.advance(tracked, batch.toOffset, size);
