@@ -24,6 +24,7 @@ import type { IngestSink, Source, SourceStatus } from './sources/source.js';
 import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import { Store } from './store/db.js';
+import { IngestWriter } from './store/ingest-writer.js';
 import { version } from './version.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 
@@ -73,6 +74,8 @@ export interface MonitorOptions {
 
 export class Monitor extends EventEmitter<MonitorEvents> {
   private store: Store | null = null;
+  /** Stores the transcript batches off the event loop (see ingest-writer.ts). */
+  private writer: IngestWriter | null = null;
   private lock: DataDirLock | null = null;
   private sources: Source[] = [];
   private transcriptSources: Source[] = [];
@@ -113,6 +116,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       this.lock.release();
       throw error;
     }
+    this.writer = new IngestWriter({ store: this.store, dbPath, log: this.log });
     this.startedAt = this.clock();
     const { backfillDays } = this.loaded.config.ingest;
     const firstCutoff = backfillDays === 0 ? this.startedAt : this.startedAt - backfillDays * DAY_MS;
@@ -235,7 +239,12 @@ export class Monitor extends EventEmitter<MonitorEvents> {
 
   private createSources(store: Store): Source[] {
     const { config, stateDir, gatewayLogDir } = this.loaded;
-    const sink: IngestSink = { cursors: (kind) => store.cursors(kind), commit: (batch) => store.commit(batch) };
+    const writer = this.writer;
+    const sink: IngestSink = {
+      cursors: (kind) => store.cursors(kind),
+      commit: (batch) => store.commit(batch),
+      commitLater: writer ? (batch) => writer.commit(batch) : undefined,
+    };
     const common = { sink, cutoff: this.cutoff, reconcileIntervalMs: config.ingest.reconcileIntervalMs, log: this.log };
     const fromTranscripts = (calls: CallEvent[]) => {
       for (const call of calls)
@@ -313,6 +322,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.breakerService = null;
     await Promise.all(this.sources.map((source) => source.stop()));
     this.sources = [];
+    await this.writer?.close();
+    this.writer = null;
     this.transcriptSources = [];
     this.gatewayLog = null;
     this.gatewayMetrics = null;

@@ -17,6 +17,9 @@
  * results together with `batch.toOffset` atomically and throw if it cannot; only
  * then does the tailer advance. A crash between the two loses nothing (the lines
  * are read again) and duplicates nothing (their results were not stored).
+ * `consume` may also store later (return a promise): the tailer then advances
+ * when it resolves and reads nothing more of that file, under any name, until
+ * then, while other files are read meanwhile.
  */
 import { closeSync, type Dirent, fstatSync, openSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,7 +60,8 @@ export interface TailerOptions {
   compareNames?: (a: string, b: string) => number;
   /** Positions committed earlier (from the store), matched to files by identity. */
   initialPositions: readonly StoredPosition[];
-  consume(batch: LineBatch): void;
+  /** Stores a batch with its end offset, now or later (a promise); throws or rejects if it cannot. */
+  consume(batch: LineBatch): void | Promise<void>;
   /** A file we had a position for is gone for good (deleted): forget its cursor. */
   forget(key: string): void;
   onError(error: Error, path: string): void;
@@ -101,6 +105,8 @@ interface Tracked {
   offset: number;
   /** Size at the last look; lets a reconcile skip files that did not change. */
   seenSize: number;
+  /** A batch of it is being stored: its offset moves when that is done. */
+  committing: boolean;
 }
 
 /**
@@ -137,8 +143,9 @@ export class FileTailer {
     this.chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
     this.maxLines = options.maxLinesPerBatch ?? DEFAULT_MAX_LINES;
     this.queue = new WorkQueue((path) => {
-      this.safely(path, () => this.check(path));
+      const done = this.safely(path, () => this.check(path));
       this.firstLookDone(path);
+      return done;
     }, options.followUpMs ?? 100);
     for (const position of options.initialPositions) this.remembered.set(inodeOfKey(position.key), position);
   }
@@ -162,7 +169,8 @@ export class FileTailer {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
-    this.queue.stop();
+    // Batches being stored finish (or fail) first: their files' offsets are settled when this resolves.
+    await this.queue.stop();
     await this.watcher?.close();
     this.watcher = null;
   }
@@ -255,15 +263,18 @@ export class FileTailer {
     this.remembered.clear();
   }
 
-  private safely(path: string, action: () => void): void {
-    try {
-      action();
-    } catch (error) {
+  private safely(path: string, action: () => void | Promise<void>): void | Promise<void> {
+    const report = (error: unknown) =>
       this.options.onError(error instanceof Error ? error : new Error(String(error)), path);
+    try {
+      const done = action();
+      if (done instanceof Promise) return done.catch(report);
+    } catch (error) {
+      report(error);
     }
   }
 
-  private check(path: string): void {
+  private check(path: string): void | Promise<void> {
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -294,7 +305,8 @@ export class FileTailer {
       tracked ??= this.adopt(fd, path, stats);
       if (!tracked) return;
       tracked.seenSize = stats.size;
-      if (stats.size > tracked.offset) this.readFrom(fd, tracked, stats.size);
+      // The batch's bytes are read before the file is closed: storing them may take longer.
+      if (stats.size > tracked.offset) return this.readFrom(fd, tracked, stats.size);
     } finally {
       closeSync(fd);
     }
@@ -307,6 +319,11 @@ export class FileTailer {
     // The file may be one we know under another name: renamed while followed (whether or
     // not its old path has been looked at since), or remembered from an earlier run.
     const previous = this.byInode.get(inode) ?? this.orphans.get(inode)?.tracked;
+    if (previous?.committing) {
+      // Renamed while a batch of it is being stored: its offset is not known yet.
+      this.queue.later(path);
+      return undefined;
+    }
     const remembered = this.remembered.get(inode);
     if (role !== 'follow' && !previous && !remembered) return undefined;
     const identity = readIdentity(fd, stats.dev, stats.ino, stats.size);
@@ -333,7 +350,7 @@ export class FileTailer {
     }
     // Shorter than where we were: truncated and rewritten (same first line) meanwhile.
     if (offset > stats.size) offset = 0;
-    const tracked: Tracked = { path, key, identity, offset, seenSize: stats.size };
+    const tracked: Tracked = { path, key, identity, offset, seenSize: stats.size, committing: false };
     this.byPath.set(path, tracked);
     this.byInode.set(inode, tracked);
     return tracked;
@@ -359,7 +376,7 @@ export class FileTailer {
   }
 
   /** Reads the next batch of complete lines and hands it to the consumer, which commits it. */
-  private readFrom(fd: number, tracked: Tracked, size: number): void {
+  private readFrom(fd: number, tracked: Tracked, size: number): void | Promise<void> {
     const batch = readLineBatch(
       fd,
       tracked.offset,
@@ -370,8 +387,17 @@ export class FileTailer {
       this.maxLines,
     );
     if (!batch) return;
-    this.options.consume({ ...batch, path: tracked.path, key: tracked.key, identity: tracked.identity });
-    this.advance(tracked, batch.toOffset, size);
+    const stored = this.options.consume({ ...batch, path: tracked.path, key: tracked.key, identity: tracked.identity });
+    if (!(stored instanceof Promise)) {
+      this.advance(tracked, batch.toOffset, size);
+      return;
+    }
+    tracked.committing = true;
+    return stored
+      .then(() => this.advance(tracked, batch.toOffset, size))
+      .finally(() => {
+        tracked.committing = false;
+      });
   }
 
   private advance(tracked: Tracked, toOffset: number, size: number): void {

@@ -138,7 +138,7 @@ export class SqliteTranscriptSource implements Source {
     this.stopped = true;
     if (this.tick) clearInterval(this.tick);
     if (this.poll) clearInterval(this.poll);
-    this.queue.stop();
+    await this.queue.stop();
     for (const follower of this.followers.values()) {
       if (follower.retryTimer) clearTimeout(follower.retryTimer);
       follower.db?.close();

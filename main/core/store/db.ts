@@ -266,9 +266,13 @@ export class Store {
     return new Store(openDatabase(path, options));
   }
 
-  /** Stores events and the cursor that produced them atomically. */
+  /**
+   * Stores events and the cursor that produced them atomically. IMMEDIATE: the write lock is taken (or waited
+   * for) before the first read, so another connection writing meanwhile (the ingest writer's thread) makes
+   * this wait, never fail.
+   */
   commit(batch: Batch): CommitResult {
-    return this.commitTx(batch);
+    return this.commitTx.immediate(batch);
   }
 
   cursors(source: SourceKind): Cursor[] {

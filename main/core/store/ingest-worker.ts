@@ -1,0 +1,54 @@
+/**
+ * The ingest writer's thread: its own connection to BreakerBar's database,
+ * storing the groups of batches the main thread sends (see ingest-writer.ts),
+ * and checkpointing the WAL, so that neither the row inserts nor the page
+ * copying of checkpoints run on the event loop that answers the API and probes
+ * the gateway.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Batch } from './db.js';
+import { Store } from './db.js';
+import { commitGroup } from './ingest-group.js';
+
+export type WorkerRequest =
+  | { id: number; kind: 'commit'; batches: Batch[] }
+  | { id: number; kind: 'checkpoint' }
+  /** Close the connection and end the thread (after everything sent before it). */
+  | { id: number; kind: 'close' };
+
+export type WorkerReply =
+  | { id: number; kind: 'commit'; results: ReturnType<typeof commitGroup> }
+  | { id: number; kind: 'checkpoint'; error: string | null }
+  | { id: -1; kind: 'failed'; error: string };
+
+const { dbPath } = workerData as { dbPath: string };
+const port = parentPort;
+if (port) {
+  let store: Store | null = null;
+  try {
+    store = Store.open(dbPath);
+  } catch (error) {
+    port.postMessage({ id: -1, kind: 'failed', error: (error as Error).message } satisfies WorkerReply);
+  }
+  const opened = store;
+  if (opened) {
+    port.on('message', (request: WorkerRequest) => {
+      if (request.kind === 'commit') {
+        port.postMessage({ id: request.id, kind: 'commit', results: commitGroup(opened, request.batches) });
+        return;
+      }
+      if (request.kind === 'close') {
+        opened.close();
+        port.close();
+        return;
+      }
+      let error: string | null = null;
+      try {
+        opened.db.pragma('wal_checkpoint(PASSIVE)');
+      } catch (failure) {
+        error = (failure as Error).message;
+      }
+      port.postMessage({ id: request.id, kind: 'checkpoint', error } satisfies WorkerReply);
+    });
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * Stores the sources' batches off the event loop. Inserting a call costs SQLite
+ * tens of microseconds over several indexes; at thousands of calls a second
+ * that alone would keep the main thread busy and the local API, the health
+ * probes and the watchdog waiting. So transcript batches go to a worker thread
+ * with its own connection (ingest-worker.ts), which also does the WAL
+ * checkpoints (page copying and fsync): the main connection's automatic
+ * checkpoints are turned off while it runs.
+ *
+ * Batches queued while a group is being stored go together as the next group,
+ * one transaction (group commit, see ingest-group.ts): the busier the sources,
+ * the fewer the transactions. A group is kept small, because a write of the main
+ * thread (a probe result, a transition) waits for the group in progress: the
+ * main thread is also what sends the next group, so it never waits for more
+ * than one.
+ *
+ * Where a worker thread cannot run (a TypeScript test runner) or its thread
+ * fails to open the database, the same grouping runs on the main thread's
+ * store, a turn of the event loop later.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../log.js';
+import { type Batch, type CommitResult, type Store, StoreError } from './db.js';
+import { commitGroup, type GroupResult } from './ingest-group.js';
+import type { WorkerReply, WorkerRequest } from './ingest-worker.js';
+
+/** Events per group at most (a batch is never split): a few ms of inserts. */
+export const MAX_GROUP_EVENTS = 512;
+/** The thread checkpoints the WAL at least this often (after a quiet spell, too). */
+const CHECKPOINT_EVERY_MS = 10_000;
+/** SQLite's default, restored on the main connection when the thread is gone. */
+const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+
+/** Stores groups of batches, in a thread or in this one. */
+interface Executor {
+  readonly kind: 'worker' | 'thread';
+  commit(batches: Batch[]): Promise<GroupResult[]>;
+  checkpoint(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Pending {
+  batch: Batch;
+  resolve: (result: CommitResult) => void;
+  reject: (error: Error) => void;
+}
+
+export interface IngestWriterOptions {
+  store: Store;
+  /** The database file the thread opens; null keeps everything on this thread. */
+  dbPath: string | null;
+  log: Logger;
+}
+
+export class IngestWriter {
+  private readonly queue: Pending[] = [];
+  private executor: Executor;
+  private running: Promise<void> | null = null;
+  private closed = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly options: IngestWriterOptions) {
+    this.executor =
+      options.dbPath !== null && canRunWorkers()
+        ? new WorkerExecutor(options.dbPath, (reason) => this.fallBack(reason))
+        : new ThreadExecutor(options.store);
+    if (this.executor.kind === 'worker') options.store.db.pragma('wal_autocheckpoint = 0');
+    this.timer = setInterval(() => {
+      this.executor.checkpoint().catch((error: Error) => {
+        options.log.warn('WAL checkpoint failed; will retry', { error: error.message });
+      });
+    }, CHECKPOINT_EVERY_MS);
+    this.timer.unref?.();
+  }
+
+  /** Where batches are stored: `worker` (a thread of their own) or `thread` (the main thread). */
+  get mode(): 'worker' | 'thread' {
+    return this.executor.kind;
+  }
+
+  /** Stores `batch` (its events with its cursor, atomically); rejects if it could not be stored. */
+  commit(batch: Batch): Promise<CommitResult> {
+    if (this.closed) return Promise.reject(new StoreError('the ingest writer is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ batch, resolve, reject });
+      this.next();
+    });
+  }
+
+  /** Stores what is queued, then ends the thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    while (this.running) await this.running;
+    await this.executor.close();
+  }
+
+  private next(): void {
+    if (this.running || this.queue.length === 0) return;
+    const group: Pending[] = [];
+    let events = 0;
+    while (
+      this.queue.length > 0 &&
+      (group.length === 0 || events + (this.queue[0]?.batch.events.length ?? 0) <= MAX_GROUP_EVENTS)
+    ) {
+      const pending = this.queue.shift() as Pending;
+      group.push(pending);
+      events += pending.batch.events.length;
+    }
+    this.running = this.executor
+      .commit(group.map((pending) => pending.batch))
+      .then(
+        (results) => {
+          group.forEach((pending, i) => settle(pending, results[i]));
+        },
+        (error: Error) => {
+          for (const pending of group) pending.reject(error);
+        },
+      )
+      .finally(() => {
+        this.running = null;
+        this.next();
+      });
+  }
+
+  /** The thread is gone for good (it could not open the database, or died): store on this thread from now on. */
+  private fallBack(reason: string): void {
+    if (this.executor.kind === 'thread') return;
+    this.options.log.warn('ingest writer thread unavailable; storing on the main thread', { reason });
+    this.executor = new ThreadExecutor(this.options.store);
+    try {
+      this.options.store.db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    } catch {
+      // A closed store: nothing left to checkpoint.
+    }
+  }
+}
+
+function settle(pending: Pending, result: GroupResult | undefined): void {
+  if (result === undefined) {
+    pending.reject(new StoreError('the ingest writer returned no result for a batch'));
+  } else if (!result.ok) {
+    pending.reject(new StoreError(result.error));
+  } else {
+    const events = pending.batch.events;
+    pending.resolve({
+      inserted: result.inserted,
+      duplicates: result.duplicates,
+      stored: result.stored.map((i) => events[i] as (typeof events)[number]),
+      turns: result.turns,
+    });
+  }
+}
+
+/** Worker threads need the compiled module; under a TypeScript test runner the writer stays in-thread. */
+function canRunWorkers(): boolean {
+  return import.meta.url.endsWith('.js');
+}
+
+class ThreadExecutor implements Executor {
+  readonly kind = 'thread';
+
+  constructor(private readonly store: Store) {}
+
+  commit(batches: Batch[]): Promise<GroupResult[]> {
+    // A turn later, as a thread's answer would come: the caller never depends on it being synchronous.
+    return new Promise((resolve) => setImmediate(() => resolve(commitGroup(this.store, batches))));
+  }
+
+  async checkpoint(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
+
+class WorkerExecutor implements Executor {
+  readonly kind = 'worker';
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private gone: Error | null = null;
+  private readonly exited: Promise<void>;
+
+  constructor(dbPath: string, onGone: (reason: string) => void) {
+    this.worker = new Worker(new URL('./ingest-worker.js', import.meta.url), { workerData: { dbPath } });
+    this.worker.on('message', (reply: WorkerReply) => {
+      if (reply.kind === 'failed') {
+        this.fail(new StoreError(`ingest writer thread could not open the database: ${reply.error}`));
+        onGone(reply.error);
+        return;
+      }
+      const waiter = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      waiter?.resolve(reply);
+    });
+    this.worker.on('error', (error) => {
+      this.fail(error);
+      onGone(error.message);
+    });
+    this.exited = new Promise((resolve) =>
+      this.worker.once('exit', (code) => {
+        if (!this.gone) {
+          this.fail(new StoreError(`ingest writer thread exited (${code})`));
+          onGone(`exited with code ${code}`);
+        }
+        resolve();
+      }),
+    );
+  }
+
+  async commit(batches: Batch[]): Promise<GroupResult[]> {
+    const reply = await this.request({ kind: 'commit', batches });
+    return reply.kind === 'commit' ? reply.results : [];
+  }
+
+  async checkpoint(): Promise<void> {
+    if (this.gone) return;
+    const reply = await this.request({ kind: 'checkpoint' });
+    if (reply.kind === 'checkpoint' && reply.error !== null) throw new StoreError(reply.error);
+  }
+
+  async close(): Promise<void> {
+    if (!this.gone) {
+      this.gone = new StoreError('the ingest writer is closed');
+      this.worker.postMessage({ id: this.nextId++, kind: 'close' } satisfies WorkerRequest);
+    }
+    await this.exited;
+  }
+
+  private request(message: { kind: 'commit'; batches: Batch[] } | { kind: 'checkpoint' }): Promise<WorkerReply> {
+    if (this.gone) return Promise.reject(this.gone);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ...message } satisfies WorkerRequest);
+    });
+  }
+
+  private fail(error: Error): void {
+    this.gone ??= error;
+    for (const waiter of this.waiting.values()) waiter.reject(error);
+    this.waiting.clear();
+  }
+}
