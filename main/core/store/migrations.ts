@@ -223,6 +223,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX turns_by_dep ON turns (dep, ts);
     `,
   },
+  {
+    version: 8,
+    description: 'unpaired calls indexed by role first, so pairing looks only at the other role',
+    sql: `
+      -- A failed record looks for an unpaired log attempt of its dependency and outcome close in time, and an
+      -- attempt for such a record. Indexed without the role, each look visited every unpaired call of the
+      -- other role too (every failed record of a 429 storm, say): with it, only candidates.
+      CREATE INDEX calls_unpaired_by_role ON calls (role, dep, outcome, ts) WHERE role IS NOT NULL AND paired_with IS NULL;
+      DROP INDEX calls_unpaired;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
