@@ -25,7 +25,7 @@ import { commitGroup, type GroupResult } from './ingest-group.js';
 import type { WorkerReply, WorkerRequest } from './ingest-worker.js';
 
 /** Events per group at most (a batch is never split): a few ms of inserts. */
-export const MAX_GROUP_EVENTS = 512;
+export const MAX_GROUP_EVENTS = 256;
 /** The thread checkpoints the WAL at least this often (after a quiet spell, too). */
 const CHECKPOINT_EVERY_MS = 10_000;
 /** SQLite's default, restored on the main connection when the thread is gone. */
