@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { agentDatabasePath, OpenClawAgentDb } from '../main/rehearse/openclaw-db.js';
 import { seededRandom } from '../main/rehearse/records.js';
 import { SessionScript } from '../main/rehearse/workload.js';
+import { TurnTemplates } from './turn-templates.js';
 
 export type TranscriptFormat = 'jsonl' | 'sqlite';
 
@@ -28,12 +29,21 @@ export type WriterCommand =
     }
   | { kind: 'steady'; durationMs: number; minGapMs: number; maxGapMs: number }
   | { kind: 'burst'; turns: number; files: number }
-  /** Turns round-robin over the sessions at a steady rate of calls, paced every few ms. */
+  /**
+   * Turns round-robin over the sessions at a steady rate of calls, paced every few ms; replayed from
+   * templates (see turn-templates.ts) so that the writer's own CPU stays small beside the daemon's.
+   */
   | { kind: 'rate'; callsPerSecond: number; durationMs: number };
 
 const random = seededRandom(11);
 /** Where a session's records go: appended to its JSONL file, or inserted into its agent's database. */
-const sessions: Array<{ script: SessionScript; write: (lines: readonly string[]) => void }> = [];
+const sessions: Array<{
+  script: SessionScript;
+  write: (lines: readonly string[]) => void;
+  templates?: TurnTemplates;
+}> = [];
+/** Turns built per session for the rate command's replay. */
+const TEMPLATE_TURNS = 32;
 const databases = new Map<string, OpenClawAgentDb>();
 const DEPS = ['zhipu/glm-5.1', 'deepseek/deepseek-v4-pro'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -104,13 +114,21 @@ async function run(command: WriterCommand): Promise<number> {
       return calls;
     }
     case 'rate': {
+      for (const session of sessions) session.templates ??= new TurnTemplates(session.script, TEMPLATE_TURNS);
+      const replayTurn = (index: number): number => {
+        const session = sessions[index % sessions.length];
+        if (!session?.templates) return 0;
+        const turn = session.templates.turn(Date.now() - 3);
+        session.write(turn.lines);
+        return turn.calls;
+      };
       let calls = 0;
       let turn = 0;
       const start = Date.now();
       for (let elapsed = 0; elapsed < command.durationMs; elapsed = Date.now() - start) {
         // Catch up to the calls due by now, then let the clock move on.
         const due = (command.callsPerSecond * elapsed) / 1000;
-        while (calls < due) calls += appendTurn(turn++);
+        while (calls < due) calls += replayTurn(turn++);
         await sleep(2);
       }
       return calls;

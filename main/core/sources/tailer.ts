@@ -115,7 +115,7 @@ interface Tracked {
  */
 const DEFAULT_CHUNK = 1024 * 1024;
 /** A few milliseconds of parsing and storing per step, whatever the line lengths. */
-const DEFAULT_MAX_LINES = 256;
+const DEFAULT_MAX_LINES = 128;
 
 export class FileTailer {
   private readonly byPath = new Map<string, Tracked>();

@@ -21,6 +21,13 @@ export type WorkerReply =
   | { id: number; kind: 'checkpoint'; error: string | null }
   | { id: -1; kind: 'failed'; error: string };
 
+/**
+ * Pages of WAL before this connection checkpoints (SQLite's default is 1,000). Every group rewrites the
+ * same hot index pages; checkpointing less often copies each of them once for many groups instead of once
+ * for a few (measured: a quarter less time per stored call), for a WAL of some 16 MiB.
+ */
+const AUTOCHECKPOINT_PAGES = 4000;
+
 const { dbPath } = workerData as { dbPath: string };
 const port = parentPort;
 if (port) {
@@ -32,6 +39,7 @@ if (port) {
   }
   const opened = store;
   if (opened) {
+    opened.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     port.on('message', (request: WorkerRequest) => {
       if (request.kind === 'commit') {
         port.postMessage({ id: request.id, kind: 'commit', results: commitGroup(opened, request.batches) });

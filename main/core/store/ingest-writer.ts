@@ -9,23 +9,29 @@
  *
  * Batches queued while a group is being stored go together as the next group,
  * one transaction (group commit, see ingest-group.ts): the busier the sources,
- * the fewer the transactions. A group is kept small, because a write of the main
- * thread (a probe result, a transition) waits for the group in progress: the
- * main thread is also what sends the next group, so it never waits for more
- * than one.
+ * the fewer the transactions, and the fewer times the same index pages are
+ * written. A group is kept to a few tens of milliseconds of work (sized from
+ * how long recent ones took), because a write of the main thread (a probe
+ * result, a transition) waits for the group in progress: the main thread is
+ * also what sends the next group, so it never waits for more than one.
  *
  * Where a worker thread cannot run (a TypeScript test runner) or its thread
  * fails to open the database, the same grouping runs on the main thread's
  * store, a turn of the event loop later.
  */
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
 import { type Batch, type CommitResult, type Store, StoreError } from './db.js';
 import { commitGroup, type GroupResult } from './ingest-group.js';
 import type { WorkerReply, WorkerRequest } from './ingest-worker.js';
 
-/** Events per group at most (a batch is never split): a few ms of inserts. */
-export const MAX_GROUP_EVENTS = 256;
+/** A group's work, as estimated from the recent cost per event: what a main-thread write may wait for. */
+export const GROUP_BUDGET_MS = 30;
+/** Events per group: at least this many when queued (a batch is never split)… */
+export const MIN_GROUP_EVENTS = 128;
+/** …and at most this many, whatever the estimate. */
+export const MAX_GROUP_EVENTS = 2048;
 /** The thread checkpoints the WAL at least this often (after a quiet spell, too). */
 const CHECKPOINT_EVERY_MS = 10_000;
 /** SQLite's default, restored on the main connection when the thread is gone. */
@@ -57,6 +63,8 @@ export class IngestWriter {
   private executor: Executor;
   private running: Promise<void> | null = null;
   private closed = false;
+  /** Recent cost of storing one event, ms (a moving average over groups). */
+  private msPerEvent = GROUP_BUDGET_MS / MIN_GROUP_EVENTS;
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly options: IngestWriterOptions) {
@@ -95,22 +103,33 @@ export class IngestWriter {
     await this.executor.close();
   }
 
+  /** Events the next group may hold: about GROUP_BUDGET_MS of work at the recent cost. */
+  groupLimit(): number {
+    const fit = Math.floor(GROUP_BUDGET_MS / this.msPerEvent);
+    return Math.min(MAX_GROUP_EVENTS, Math.max(MIN_GROUP_EVENTS, fit));
+  }
+
   private next(): void {
     if (this.running || this.queue.length === 0) return;
+    const limit = this.groupLimit();
     const group: Pending[] = [];
     let events = 0;
-    while (
-      this.queue.length > 0 &&
-      (group.length === 0 || events + (this.queue[0]?.batch.events.length ?? 0) <= MAX_GROUP_EVENTS)
-    ) {
-      const pending = this.queue.shift() as Pending;
-      group.push(pending);
-      events += pending.batch.events.length;
+    while (this.queue.length > 0) {
+      const size = this.queue[0]?.batch.events.length ?? 0;
+      if (group.length > 0 && events + size > limit) break;
+      group.push(this.queue.shift() as Pending);
+      events += size;
     }
+    const started = performance.now();
     this.running = this.executor
       .commit(group.map((pending) => pending.batch))
       .then(
         (results) => {
+          // Small groups say more about the round trip than about storing: only full-ish ones teach the cost.
+          if (events >= MIN_GROUP_EVENTS / 4) {
+            const cost = (performance.now() - started) / events;
+            this.msPerEvent = 0.7 * this.msPerEvent + 0.3 * cost;
+          }
           group.forEach((pending, i) => settle(pending, results[i]));
         },
         (error: Error) => {
