@@ -130,7 +130,7 @@ export class IngestWriter {
             const cost = (performance.now() - started) / events;
             this.msPerEvent = 0.7 * this.msPerEvent + 0.3 * cost;
           }
-          group.forEach((pending, i) => settle(pending, results[i]));
+          for (const [i, pending] of group.entries()) settle(pending, results[i]);
         },
         (error: Error) => {
           for (const pending of group) pending.reject(error);

@@ -74,7 +74,7 @@ describe('IngestWriter (in this thread)', () => {
     const result = await writer.commit(first);
     expect(result).toMatchObject({ inserted: 3, duplicates: 0, turns: 3 });
     expect(result.stored).toHaveLength(3);
-    result.stored.forEach((event, i) => expect(event).toBe(first.events[i]));
+    for (const [i, event] of result.stored.entries()) expect(event).toBe(first.events[i]);
     expect(store.cursors('jsonl')).toEqual([
       { source: 'jsonl', key: 'a', path: '/x/a.jsonl', position: 3, detail: null },
     ]);
