@@ -116,7 +116,6 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       this.lock.release();
       throw error;
     }
-    this.writer = new IngestWriter({ store: this.store, dbPath, log: this.log });
     this.startedAt = this.clock();
     const { backfillDays } = this.loaded.config.ingest;
     const firstCutoff = backfillDays === 0 ? this.startedAt : this.startedAt - backfillDays * DAY_MS;
@@ -239,11 +238,13 @@ export class Monitor extends EventEmitter<MonitorEvents> {
 
   private createSources(store: Store): Source[] {
     const { config, stateDir, gatewayLogDir } = this.loaded;
-    const writer = this.writer;
+    // Made with the sources, late in start: a failure to serve the API stops the monitor, the writer with it.
+    const writer = new IngestWriter({ store, dbPath: this.loaded.dbPath, log: this.log });
+    this.writer = writer;
     const sink: IngestSink = {
       cursors: (kind) => store.cursors(kind),
       commit: (batch) => store.commit(batch),
-      commitLater: writer ? (batch) => writer.commit(batch) : undefined,
+      commitLater: (batch) => writer.commit(batch),
     };
     const common = { sink, cutoff: this.cutoff, reconcileIntervalMs: config.ingest.reconcileIntervalMs, log: this.log };
     const fromTranscripts = (calls: CallEvent[]) => {
