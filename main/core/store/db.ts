@@ -95,17 +95,18 @@ export interface MinuteCount {
 
 /**
  * The nearest unpaired other half of a failed call, the same run first (failures only: the outcome must
- * match). The role is a literal so that the index on unpaired calls by role serves the look-up: each look
- * visits only candidates of the other role, however many calls of its own role are waiting.
+ * match, and a log attempt is always a failure). The role and `outcome != 'ok'` are literals so that the
+ * index on unpaired failed calls by role serves the look-up: each look visits only candidates of the other
+ * role, however many calls of its own role are waiting.
  */
 export const PAIRING_SQL = {
   attemptForRecord: `
-    SELECT id FROM calls WHERE role = 'attempt' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome
-      AND ts BETWEEN @ts - ${PAIR_BEFORE_MS} AND @ts + ${PAIR_AFTER_MS}
+    SELECT id FROM calls WHERE role = 'attempt' AND paired_with IS NULL AND outcome != 'ok'
+      AND dep = @dep AND outcome = @outcome AND ts BETWEEN @ts - ${PAIR_BEFORE_MS} AND @ts + ${PAIR_AFTER_MS}
     ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`,
   recordForAttempt: `
-    SELECT id FROM calls WHERE role = 'record' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome
-      AND ts BETWEEN @ts - ${PAIR_AFTER_MS} AND @ts + ${PAIR_BEFORE_MS}
+    SELECT id FROM calls WHERE role = 'record' AND paired_with IS NULL AND outcome != 'ok'
+      AND dep = @dep AND outcome = @outcome AND ts BETWEEN @ts - ${PAIR_AFTER_MS} AND @ts + ${PAIR_BEFORE_MS}
     ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`,
 } as const;
 
