@@ -443,8 +443,9 @@ function liveMarkdown(r: LiveResult, o: LoadOptions): string {
     r.healthzFailures === 0;
   return `**Live: ${o.callsPerSecond} calls/s for ${o.durationSec} s.** A separate process appends OpenClaw JSONL
 records (user message, assistant call, tool result, second call; 400-character answers, 2 % of calls failing) to
-${o.sessions} session files in 10 agents, one write per line, paced every 2 ms; each call's record time is stamped just before
-its line is written. The benchmark polls the daemon's database every ${POLL_EVERY_MS} ms (read-only) and takes each new call's
+${o.sessions} session files in 10 agents, one write per line, paced every 2 ms: 32 turns per session built by the rehearsal's
+session script, replayed with fresh entry ids and times (so that the writer's own CPU stays small beside the
+daemon's); each call's record time is stamped just before its line is written. The benchmark polls the daemon's database every ${POLL_EVERY_MS} ms (read-only) and takes each new call's
 lag as poll time − record time (an upper bound: up to ${POLL_EVERY_MS} ms of it is the poll's own period).
 
 | figure | value |
