@@ -7,9 +7,12 @@
  */
 import type { Batch, Store } from './db.js';
 
-/** One batch's outcome; `stored` holds indexes into the batch's `events` (the thread boundary copies objects). */
+/**
+ * One batch's outcome. `stored`: which of the batch's `events` were stored as new calls, as indexes (the
+ * thread boundary copies objects), or 'all' (the usual case, said without a list).
+ */
 export type GroupResult =
-  | { ok: true; inserted: number; duplicates: number; stored: number[]; turns: number }
+  | { ok: true; inserted: number; duplicates: number; stored: number[] | 'all'; turns: number }
   | { ok: false; error: string };
 
 export function commitGroup(store: Store, batches: readonly Batch[]): GroupResult[] {
@@ -32,12 +35,8 @@ export function commitGroup(store: Store, batches: readonly Batch[]): GroupResul
 
 function commitOne(store: Store, batch: Batch): GroupResult {
   const result = store.commit(batch);
+  const { inserted, duplicates, turns } = result;
+  if (result.stored.length === batch.events.length) return { ok: true, inserted, duplicates, stored: 'all', turns };
   const index = new Map(batch.events.map((event, i) => [event, i]));
-  return {
-    ok: true,
-    inserted: result.inserted,
-    duplicates: result.duplicates,
-    stored: result.stored.map((event) => index.get(event) as number),
-    turns: result.turns,
-  };
+  return { ok: true, inserted, duplicates, stored: result.stored.map((event) => index.get(event) as number), turns };
 }

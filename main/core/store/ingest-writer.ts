@@ -165,7 +165,7 @@ function settle(pending: Pending, result: GroupResult | undefined): void {
     pending.resolve({
       inserted: result.inserted,
       duplicates: result.duplicates,
-      stored: result.stored.map((i) => events[i] as (typeof events)[number]),
+      stored: result.stored === 'all' ? [...events] : result.stored.map((i) => events[i] as (typeof events)[number]),
       turns: result.turns,
     });
   }
