@@ -5,6 +5,7 @@
  * copying of checkpoints run on the event loop that answers the API and probes
  * the gateway.
  */
+import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Batch } from './db.js';
 import { Store } from './db.js';
@@ -17,7 +18,8 @@ export type WorkerRequest =
   | { id: number; kind: 'close' };
 
 export type WorkerReply =
-  | { id: number; kind: 'commit'; results: ReturnType<typeof commitGroup> }
+  /** `ms`: how long storing the group took in the thread. */
+  | { id: number; kind: 'commit'; results: ReturnType<typeof commitGroup>; ms: number }
   | { id: number; kind: 'checkpoint'; error: string | null }
   | { id: -1; kind: 'failed'; error: string };
 
@@ -42,7 +44,9 @@ if (port) {
     opened.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     port.on('message', (request: WorkerRequest) => {
       if (request.kind === 'commit') {
-        port.postMessage({ id: request.id, kind: 'commit', results: commitGroup(opened, request.batches) });
+        const started = performance.now();
+        const results = commitGroup(opened, request.batches);
+        port.postMessage({ id: request.id, kind: 'commit', results, ms: performance.now() - started });
         return;
       }
       if (request.kind === 'close') {

@@ -10,10 +10,12 @@
  * Batches queued while a group is being stored go together as the next group,
  * one transaction (group commit, see ingest-group.ts): the busier the sources,
  * the fewer the transactions, and the fewer times the same index pages are
- * written. A group is kept to a few tens of milliseconds of work (sized from
- * how long recent ones took), because a write of the main thread (a probe
- * result, a transition) waits for the group in progress: the main thread is
- * also what sends the next group, so it never waits for more than one.
+ * written. One group waits behind the one being stored, so the thread never
+ * idles for the main thread to send more. A group is kept to a few tens of
+ * milliseconds of work (sized from how long recent ones took), because a write
+ * of the main thread (a probe result, a transition) waits for the groups
+ * already sent: the main thread is also what sends groups, so it never waits
+ * for more than those two.
  *
  * Where a worker thread cannot run (a TypeScript test runner) or its thread
  * fails to open the database, the same grouping runs on the main thread's
@@ -28,6 +30,8 @@ import type { WorkerReply, WorkerRequest } from './ingest-worker.js';
 
 /** A group's work, as estimated from the recent cost per event: what a main-thread write may wait for. */
 export const GROUP_BUDGET_MS = 30;
+/** Groups sent and not yet answered: one being stored, one waiting behind it. */
+const MAX_IN_FLIGHT = 2;
 /** Events per group: at least this many when queued (a batch is never split)… */
 export const MIN_GROUP_EVENTS = 128;
 /** …and at most this many, whatever the estimate. */
@@ -40,7 +44,8 @@ const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 /** Stores groups of batches, in a thread or in this one. */
 interface Executor {
   readonly kind: 'worker' | 'thread';
-  commit(batches: Batch[]): Promise<GroupResult[]>;
+  /** Stores a group; `ms` is how long storing it took (not waiting for its turn). */
+  commit(batches: Batch[]): Promise<{ results: GroupResult[]; ms: number }>;
   checkpoint(): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,7 +66,7 @@ export interface IngestWriterOptions {
 export class IngestWriter {
   private readonly queue: Pending[] = [];
   private executor: Executor;
-  private running: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
   /** Recent cost of storing one event, ms (a moving average over groups). */
   private msPerEvent = GROUP_BUDGET_MS / MIN_GROUP_EVENTS;
@@ -99,7 +104,7 @@ export class IngestWriter {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    while (this.running) await this.running;
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
     await this.executor.close();
   }
 
@@ -110,7 +115,10 @@ export class IngestWriter {
   }
 
   private next(): void {
-    if (this.running || this.queue.length === 0) return;
+    while (this.inFlight.size < MAX_IN_FLIGHT && this.queue.length > 0) this.send();
+  }
+
+  private send(): void {
     const limit = this.groupLimit();
     const group: Pending[] = [];
     let events = 0;
@@ -120,16 +128,12 @@ export class IngestWriter {
       group.push(this.queue.shift() as Pending);
       events += size;
     }
-    const started = performance.now();
-    this.running = this.executor
+    const sent: Promise<void> = this.executor
       .commit(group.map((pending) => pending.batch))
       .then(
-        (results) => {
-          // Small groups say more about the round trip than about storing: only full-ish ones teach the cost.
-          if (events >= MIN_GROUP_EVENTS / 4) {
-            const cost = (performance.now() - started) / events;
-            this.msPerEvent = 0.7 * this.msPerEvent + 0.3 * cost;
-          }
+        ({ results, ms }) => {
+          // Small groups say more about fixed costs than about storing: only full-ish ones teach the cost.
+          if (events >= MIN_GROUP_EVENTS / 4) this.msPerEvent = 0.7 * this.msPerEvent + (0.3 * ms) / events;
           for (const [i, pending] of group.entries()) settle(pending, results[i]);
         },
         (error: Error) => {
@@ -137,9 +141,10 @@ export class IngestWriter {
         },
       )
       .finally(() => {
-        this.running = null;
+        this.inFlight.delete(sent);
         this.next();
       });
+    this.inFlight.add(sent);
   }
 
   /** The thread is gone for good (it could not open the database, or died): store on this thread from now on. */
@@ -181,9 +186,15 @@ class ThreadExecutor implements Executor {
 
   constructor(private readonly store: Store) {}
 
-  commit(batches: Batch[]): Promise<GroupResult[]> {
+  commit(batches: Batch[]): Promise<{ results: GroupResult[]; ms: number }> {
     // A turn later, as a thread's answer would come: the caller never depends on it being synchronous.
-    return new Promise((resolve) => setImmediate(() => resolve(commitGroup(this.store, batches))));
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        const started = performance.now();
+        const results = commitGroup(this.store, batches);
+        resolve({ results, ms: performance.now() - started });
+      }),
+    );
   }
 
   async checkpoint(): Promise<void> {}
@@ -226,9 +237,9 @@ class WorkerExecutor implements Executor {
     );
   }
 
-  async commit(batches: Batch[]): Promise<GroupResult[]> {
+  async commit(batches: Batch[]): Promise<{ results: GroupResult[]; ms: number }> {
     const reply = await this.request({ kind: 'commit', batches });
-    return reply.kind === 'commit' ? reply.results : [];
+    return reply.kind === 'commit' ? { results: reply.results, ms: reply.ms } : { results: [], ms: 0 };
   }
 
   async checkpoint(): Promise<void> {
