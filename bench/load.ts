@@ -462,7 +462,8 @@ lag as poll time − record time (an upper bound: up to ${POLL_EVERY_MS} ms of i
 | watchdog decisions (kind: count) | ${classes(r.decisions)} |
 | watchdog decisions \`dead\` while the gateway answered | **${dead}** |
 
-Target: ≥ ${o.callsPerSecond} calls/s stored with lag ≤ 1 s, \`/healthz\` p99 < 50 ms, no \`dead\` decision — ${met ? '**met**' : '**not met**'}.`;
+Target: ${o.callsPerSecond} calls/s written and stored (within 5 %: the writer paces itself every 2 ms), every call stored with lag
+≤ 1 s, \`/healthz\` p99 < 50 ms, no \`dead\` decision — ${met ? '**met**' : '**not met**'}.`;
 }
 
 function backfillMarkdown(r: BackfillResult): string {
@@ -513,9 +514,9 @@ ${backfill ? backfillMarkdown(backfill) : '(backfill phase not run)'}`;
     if (live) {
       summarize(
         'load',
-        `live ${options.callsPerSecond}/s: calls/s stored`,
-        live.storedRate.toFixed(0),
-        `≥ ${options.callsPerSecond}`,
+        `live ${options.callsPerSecond}/s: calls/s written / stored`,
+        `${(live.written / live.writeSeconds).toFixed(0)} / ${live.storedRate.toFixed(0)}`,
+        'stored keeps up',
       );
       summarize('load', 'live: ingest lag max', `${ms(live.lag.max)} ms`, '≤ 1000 ms');
       summarize('load', 'live: /healthz p99', `${ms(live.healthz.p99)} ms`, '< 50 ms');
