@@ -1,20 +1,25 @@
 /**
  * `npm run bench -- [name ...] [options]`: runs benchmarks, records their
  * figures in docs/benchmarks.md and prints a summary table at the end.
- * Names: scan, latency, detection, idle, api, resume, store, rehearsal (or all, the
- * default: every one in that order).
+ * Names: scan, latency, detection, idle, api, resume, store, rehearsal, load (or all,
+ * the default: every one in that order).
  *
  * Options:
  *   --quick        shrink every corpus so the whole suite runs in a few minutes
  *                  (a smoke test, e.g. in CI: figures are printed, not recorded)
  *   --size-mb N    resume: size of the generated state directory (default 1024)
  *   --events N     store: events stored before the history query (default 10,000,000)
- * Environment (kept for compatibility): BENCH_SCAN_MB, BENCH_ROUNDS for scan.
+ *   --rate N       load: calls a second appended in the live phase (default 10,000; 0 skips it)
+ *   --seconds N    load: length of the live phase (default 30)
+ *   --backfill-mb N  load: size of the first-start backfill (default 1024; 0 skips it)
+ * Environment (kept for compatibility): BENCH_SCAN_MB, BENCH_ROUNDS for scan;
+ * BENCH_CPU_PROF=<dir> makes load's daemon write a V8 CPU profile there.
  */
 import { apiBench } from './api.js';
 import { detectionBench } from './detection.js';
 import { idleBench } from './idle.js';
 import { latencyBench } from './latency.js';
+import { loadBench } from './load.js';
 import { rehearsalBench } from './rehearsal.js';
 import { setRecording, summaryTable } from './report.js';
 import { resumeBench } from './resume.js';
@@ -37,7 +42,7 @@ for (let i = 0; i < args.length; i++) {
   else fail(`--${key} needs a value`);
 }
 for (const key of options.keys()) {
-  if (!['quick', 'size-mb', 'events'].includes(key)) fail(`unknown option --${key}`);
+  if (!['quick', 'size-mb', 'events', 'rate', 'seconds', 'backfill-mb'].includes(key)) fail(`unknown option --${key}`);
 }
 
 function fail(message: string): never {
@@ -50,6 +55,15 @@ function numberOption(key: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) fail(`--${key} must be a positive number`);
+  return n;
+}
+
+/** A count where 0 means "skip this part". */
+function countOption(key: string, fallback: number): number {
+  const value = options.get(key);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) fail(`--${key} must be 0 or a positive number`);
   return n;
 }
 
@@ -74,6 +88,13 @@ const BENCHES: Record<string, () => Promise<void>> = {
       queryRuns: quick ? 5 : 20,
     }),
   rehearsal: () => rehearsalBench({ quick }),
+  load: () =>
+    loadBench({
+      callsPerSecond: countOption('rate', quick ? 2000 : 10_000),
+      durationSec: countOption('seconds', quick ? 5 : 30),
+      backfillMb: countOption('backfill-mb', quick ? 50 : 1024),
+      sessions: 100,
+    }),
 };
 
 const chosen = names.length === 0 || names.includes('all') ? Object.keys(BENCHES) : names;

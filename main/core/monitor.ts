@@ -27,6 +27,7 @@ import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import { steadyClock } from './steady-clock.js';
 import { Store } from './store/db.js';
+import { IngestWriter } from './store/ingest-writer.js';
 import { version } from './version.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 
@@ -83,6 +84,8 @@ export interface MonitorOptions {
 
 export class Monitor extends EventEmitter<MonitorEvents> {
   private store: Store | null = null;
+  /** Stores the transcript batches off the event loop (see ingest-writer.ts). */
+  private writer: IngestWriter | null = null;
   private lock: DataDirLock | null = null;
   private sources: Source[] = [];
   private transcriptSources: Source[] = [];
@@ -262,7 +265,14 @@ export class Monitor extends EventEmitter<MonitorEvents> {
 
   private createSources(store: Store): Source[] {
     const { config, stateDir, gatewayLogDir } = this.loaded;
-    const sink: IngestSink = { cursors: (kind) => store.cursors(kind), commit: (batch) => store.commit(batch) };
+    // Made with the sources, late in start: a failure to serve the API stops the monitor, the writer with it.
+    const writer = new IngestWriter({ store, dbPath: this.loaded.dbPath, log: this.log });
+    this.writer = writer;
+    const sink: IngestSink = {
+      cursors: (kind) => store.cursors(kind),
+      commit: (batch) => store.commit(batch),
+      commitLater: (batch) => writer.commit(batch),
+    };
     const common = { sink, cutoff: this.cutoff, reconcileIntervalMs: config.ingest.reconcileIntervalMs, log: this.log };
     const fromTranscripts = (calls: CallEvent[]) => {
       for (const call of calls)
@@ -341,6 +351,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.cooldownReader = null;
     await Promise.all(this.sources.map((source) => source.stop()));
     this.sources = [];
+    await this.writer?.close();
+    this.writer = null;
     this.transcriptSources = [];
     this.gatewayLog = null;
     this.gatewayMetrics = null;

@@ -38,6 +38,8 @@
  *   consecutive failures, trials, open duration), not the `rejections` and
  *   `retryAfterSkips` counters: metrics counters never go down.
  */
+
+import { TimeWindow, type WindowCounts } from './time-window.js';
 import type {
   BreakerPolicy,
   BreakerSnapshot,
@@ -58,110 +60,6 @@ export const PROBE_JITTER_MS = 50;
 export interface BreakerOptions {
   /** A value in [0, 1) per probe; deterministic 0 by default so tests and replays agree. */
   jitter?: () => number;
-}
-
-interface Entry {
-  ts: number;
-  verdict: Verdict;
-  quota: boolean;
-  sessionId: string;
-}
-
-interface WindowCounts {
-  calls: number;
-  failures: number;
-  quotaFailures: number;
-}
-
-/** Observations kept in event-time order, with running counts for the window ending at the latest one. */
-class TimeWindow {
-  private entries: Entry[] = [];
-  /** Entries before this index have left the window (dropped in batches, not one shift per call). */
-  private head = 0;
-  private counts: WindowCounts = { calls: 0, failures: 0, quotaFailures: 0 };
-  /** The `end` of the last `add`: the time `counts` is exact for. */
-  private end = Number.NEGATIVE_INFINITY;
-
-  constructor(private readonly spanMs: number) {}
-
-  /** Adds `entry` to the window ending at `end` (≥ entry.ts); false when it is already too old to count. */
-  add(entry: Entry, end: number): boolean {
-    if (entry.ts <= end - this.spanMs) return false;
-    this.entries.splice(this.insertionIndex(entry.ts), 0, entry);
-    this.count(entry, 1);
-    this.prune(end);
-    this.end = end;
-    return true;
-  }
-
-  clear(): void {
-    this.entries = [];
-    this.head = 0;
-    this.counts = { calls: 0, failures: 0, quotaFailures: 0 };
-    this.end = Number.NEGATIVE_INFINITY;
-  }
-
-  /** Counts for the window ending at the latest `end` given to `add`. */
-  current(): Readonly<WindowCounts> {
-    return this.counts;
-  }
-
-  /** Counts for the window ending at `at` (a later time than the last `end`: entries may have aged out since). */
-  at(at: number): WindowCounts {
-    // The running counts are exact at the last `end`: no walk needed (a snapshot per call stays O(1)).
-    if (at === this.end) return { ...this.counts };
-    const counts: WindowCounts = { calls: 0, failures: 0, quotaFailures: 0 };
-    for (let i = this.head; i < this.entries.length; i++) {
-      const entry = this.entries[i];
-      if (entry !== undefined && entry.ts > at - this.spanMs && entry.ts <= at) addTo(counts, entry, 1);
-    }
-    return counts;
-  }
-
-  /** Whether any session outside `known` has a call in the window. */
-  hasSessionOutside(known: readonly string[]): boolean {
-    for (let i = this.head; i < this.entries.length; i++) {
-      const entry = this.entries[i];
-      if (entry !== undefined && !known.includes(entry.sessionId)) return true;
-    }
-    return false;
-  }
-
-  /** After the last entry with the same or an earlier time, so equal times keep arrival order. */
-  private insertionIndex(ts: number): number {
-    let lo = this.head;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.entries[mid]?.ts ?? 0) <= ts) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  private prune(end: number): void {
-    for (let e = this.entries[this.head]; e !== undefined && e.ts <= end - this.spanMs; e = this.entries[this.head]) {
-      this.count(e, -1);
-      this.head++;
-    }
-    if (this.head > 1024 && this.head * 2 > this.entries.length) {
-      this.entries = this.entries.slice(this.head);
-      this.head = 0;
-    }
-  }
-
-  private count(entry: Entry, sign: 1 | -1): void {
-    addTo(this.counts, entry, sign);
-  }
-}
-
-function addTo(counts: WindowCounts, entry: Entry, sign: 1 | -1): void {
-  if (entry.verdict === 'neutral') return;
-  counts.calls += sign;
-  if (entry.verdict === 'failure') {
-    counts.failures += sign;
-    if (entry.quota) counts.quotaFailures += sign;
-  }
 }
 
 /** `120 s`, `1.5 s`: operators read reasons in notifications. */
@@ -279,6 +177,11 @@ export class Breaker {
   probeFinished(obs: Observation): Transition[] {
     this.probeInFlight = false;
     return this.observe({ ...obs, probe: true });
+  }
+
+  /** Window entries looked at so far (see TimeWindow.entriesVisited): how tests bound the bookkeeping's cost. */
+  windowEntriesVisited(): number {
+    return this.window.entriesVisited;
   }
 
   snapshot(): BreakerSnapshot {

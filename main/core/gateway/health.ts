@@ -3,10 +3,15 @@
  * `intervalMs` (faster while a restart is being verified), never two at once,
  * the read timeout following the gateway's own recent latency, every result
  * stored and exported, and announced to the watchdog.
+ *
+ * A probe that BreakerBar itself could not run on time (`unknown`: its own
+ * event loop was blocked) changes neither "up since" nor "down since", and a
+ * latency measured across a stall does not teach the timeout.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log.js';
 import { AdaptiveTimeout } from './adaptive-timeout.js';
+import { STALL_MIN_MS } from './loop-stall.js';
 import { type ProbeResult, probeGateway } from './probe.js';
 
 /** While a restart is verified, probe at least this often, so "started" is seen within seconds. */
@@ -29,9 +34,9 @@ export interface HealthMonitorOptions {
 export interface GatewayHealth {
   baseUrl: string;
   last: ProbeResult | null;
-  /** Since when probes have been ok without a break (null while down or unknown). */
+  /** Since when probes have been ok without a failed one between (null while down or before the first ok). */
   upSince: number | null;
-  /** Since when probes have been failing (null while up). */
+  /** Since when probes have been failing (null while up); `unknown` probes neither start nor end either. */
   downSince: number | null;
   readTimeoutMs: number;
 }
@@ -116,14 +121,16 @@ export class HealthMonitor extends EventEmitter<{ probe: [ProbeResult] }> {
         detail: `probe failed: ${(error as Error).message}`,
       }),
     );
-    // Only healthy answers teach the timeout what normal is; a 404 or a starting gateway says little.
-    if (result.latencyMs !== null && result.ok) this.timeout.record(result.latencyMs);
+    // Only healthy answers teach the timeout what normal is; a 404 or a starting gateway says little, and
+    // an answer that waited on BreakerBar's own blocked loop is measured too roughly to learn from.
+    const measured = (result.loopStallMs ?? 0) < STALL_MIN_MS;
+    if (result.latencyMs !== null && result.ok && measured) this.timeout.record(result.latencyMs);
     const previous = this.last;
     this.last = result;
     if (result.ok) {
       this.upSince ??= result.ts;
       this.downSince = null;
-    } else {
+    } else if (result.class !== 'unknown') {
       this.upSince = null;
       this.downSince ??= result.ts;
     }

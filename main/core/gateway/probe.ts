@@ -10,9 +10,15 @@
  * second a hung event loop, and both read differently to a human. Every request
  * uses a fresh connection (no keep-alive agent): a kept-alive socket could hide
  * a listener that has gone away.
+ *
+ * BreakerBar's own event loop can be what is slow: a probe that waited while
+ * the loop was blocked (see loop-stall.ts) and then ran out of time says
+ * nothing about the gateway, so it is `unknown` (neither dead nor healthy), and
+ * an answer's latency leaves out the time BreakerBar was not listening.
  */
 import { request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { LoopStallMeter, stallCouldExplain } from './loop-stall.js';
 
 export type ProbeClass =
   | 'ok'
@@ -24,7 +30,9 @@ export type ProbeClass =
   | 'draining'
   | `http_${number}`
   | 'not_openclaw'
-  | 'error';
+  | 'error'
+  /** BreakerBar's own event loop was blocked while the probe waited: the gateway's state is not known. */
+  | 'unknown';
 
 export type StartupState = 'started' | 'starting' | 'draining' | 'unknown';
 
@@ -38,11 +46,14 @@ export interface ProbeResult {
   /** When the probe started (injected clock). */
   ts: number;
   class: ProbeClass;
-  /** A dead gateway: refused, connect_timeout, read_timeout, reset, http_5xx (a 503 that says starting/draining is NOT dead), error. */
+  /**
+   * A dead gateway: refused, connect_timeout, read_timeout, reset, http_5xx (a 503 that says starting/draining
+   * is NOT dead), error. Never `unknown`.
+   */
   dead: boolean;
   /** `class === 'ok'`. */
   ok: boolean;
-  /** /healthz round trip when answered. */
+  /** /healthz round trip when answered, without the time BreakerBar's own event loop was blocked. */
   latencyMs: number | null;
   /** From /startupz ('unknown' when 404 = older gateway, or not reached). */
   startup: StartupState;
@@ -50,6 +61,8 @@ export interface ProbeResult {
   ready: ReadyDetail | null;
   /** One human line. */
   detail: string;
+  /** How long BreakerBar's own event loop was blocked while the probe's requests waited, ms. */
+  loopStallMs?: number;
 }
 
 export interface ProbeOptions {
@@ -68,9 +81,13 @@ export const BODY_CAP_BYTES = 64 * 1024;
 
 export type FailureClass = 'refused' | 'connect_timeout' | 'read_timeout' | 'reset' | 'error';
 
+/**
+ * `loopStallMs`: how long BreakerBar's event loop was blocked while the request waited: the whole round trip
+ * for an answer (already left out of `latencyMs`), the wait that ran out for a timeout.
+ */
 export type HttpOutcome =
-  | { kind: 'answered'; status: number; body: string; latencyMs: number }
-  | { kind: FailureClass; message: string };
+  | { kind: 'answered'; status: number; body: string; latencyMs: number; loopStallMs?: number }
+  | { kind: FailureClass; message: string; loopStallMs?: number };
 
 export interface HttpGetOptions {
   connectTimeoutMs: number;
@@ -103,11 +120,19 @@ export function classifyNetworkError(code: string | undefined, connected: boolea
  * is an outcome. The read deadline starts when the connection is accepted and
  * covers the whole answer, body included (a gateway that sends headers and
  * then stalls is hung all the same).
+ *
+ * A deadline is judged only after the I/O already waiting has been read: when
+ * the loop comes back from a block, expired timers run before sockets are
+ * polled, so an answer (or a connection) that arrived during the block would
+ * otherwise lose to a deadline it met.
  */
 export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpOutcome> {
   const cap = options.bodyCapBytes ?? BODY_CAP_BYTES;
   return new Promise((resolve) => {
     const started = performance.now();
+    const meter = new LoopStallMeter().start();
+    /** Meter reading when the wait in progress (connect, then read) began. */
+    let waitFrom = 0;
     let settled = false;
     let connected = false;
     let readTimer: NodeJS.Timeout | undefined;
@@ -123,12 +148,21 @@ export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpOutcome>
       settled = true;
       clearTimeout(connectTimer);
       clearTimeout(readTimer);
+      meter.stop();
       resolve(outcome);
       req.destroy();
     };
 
+    const ranOut = (kind: 'connect_timeout' | 'read_timeout', message: string): void => {
+      setImmediate(() => {
+        // Connected meanwhile: the read deadline runs now.
+        if (kind === 'connect_timeout' && connected) return;
+        finish({ kind, message, loopStallMs: meter.stalledMs() - waitFrom });
+      });
+    };
+
     const connectTimer = setTimeout(
-      () => finish({ kind: 'connect_timeout', message: `not connected within ${options.connectTimeoutMs} ms` }),
+      () => ranOut('connect_timeout', `not connected within ${options.connectTimeoutMs} ms`),
       options.connectTimeoutMs,
     );
 
@@ -136,8 +170,9 @@ export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpOutcome>
       const onConnect = (): void => {
         connected = true;
         clearTimeout(connectTimer);
+        waitFrom = meter.stalledMs();
         readTimer = setTimeout(
-          () => finish({ kind: 'read_timeout', message: `no complete answer within ${options.readTimeoutMs} ms` }),
+          () => ranOut('read_timeout', `no complete answer within ${options.readTimeoutMs} ms`),
           options.readTimeoutMs,
         );
       };
@@ -149,11 +184,13 @@ export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpOutcome>
       const chunks: Buffer[] = [];
       let size = 0;
       const answered = (): void => {
+        const loopStallMs = meter.stalledMs();
         finish({
           kind: 'answered',
           status: res.statusCode ?? 0,
           body: Buffer.concat(chunks).toString('utf8'),
-          latencyMs: performance.now() - started,
+          latencyMs: Math.max(0, performance.now() - started - loopStallMs),
+          loopStallMs,
         });
       };
       res.on('data', (chunk: Buffer) => {
@@ -238,6 +275,7 @@ export function isDead(cls: ProbeClass): boolean {
     case 'starting':
     case 'draining':
     case 'not_openclaw':
+    case 'unknown':
       return false;
     case 'refused':
     case 'connect_timeout':
@@ -271,7 +309,9 @@ export async function probeGateway(options: ProbeOptions): Promise<ProbeResult> 
 
   const health = await get('healthz');
   if (health.kind !== 'answered') {
-    return failed(ts, health.kind, failureDetail(health, '/healthz', where, options));
+    const stall = health.loopStallMs ?? 0;
+    if (ownDelay(health.kind, stall, options)) return unknown(ts, stall);
+    return { ...failed(ts, health.kind, failureDetail(health, '/healthz', where, options)), loopStallMs: stall };
   }
 
   const startupAnswer = await get('startupz');
@@ -290,6 +330,28 @@ export async function probeGateway(options: ProbeOptions): Promise<ProbeResult> 
     startup,
     ready,
     detail: answeredDetail(cls, health, startupAnswer, ready),
+    loopStallMs: [health, startupAnswer, readyAnswer].reduce((sum, o) => sum + (o?.loopStallMs ?? 0), 0),
+  };
+}
+
+/** A deadline that ran out while BreakerBar's own loop was blocked long enough to be the reason. */
+function ownDelay(kind: FailureClass, stallMs: number, options: ProbeOptions): boolean {
+  if (kind === 'connect_timeout') return stallCouldExplain(stallMs, options.connectTimeoutMs);
+  if (kind === 'read_timeout') return stallCouldExplain(stallMs, options.readTimeoutMs);
+  return false;
+}
+
+function unknown(ts: number, stallMs: number): ProbeResult {
+  return {
+    ts,
+    class: 'unknown',
+    dead: false,
+    ok: false,
+    latencyMs: null,
+    startup: 'unknown',
+    ready: null,
+    detail: `probe delayed by BreakerBar's own event loop (${seconds(stallMs)}): gateway state unknown`,
+    loopStallMs: stallMs,
   };
 }
 

@@ -20,9 +20,9 @@ export interface LineBatchData {
 /**
  * Reads the complete lines that start at `start`: up to `chunkBytes` of them, or
  * one line however long (up to `maxLineBytes`; a longer one is skipped and
- * counted). Returns null when only a partial line is on disk: it stays unread
- * until its newline arrives. With `scratch`, the batch's bytes live in it and are
- * valid only until the next call.
+ * counted), and at most `maxLines` lines. Returns null when only a partial line
+ * is on disk: it stays unread until its newline arrives. With `scratch`, the
+ * batch's bytes live in it and are valid only until the next call.
  */
 export function readLineBatch(
   fd: number,
@@ -31,6 +31,7 @@ export function readLineBatch(
   chunkBytes: number,
   maxLineBytes: number,
   scratch?: Buffer,
+  maxLines = Number.POSITIVE_INFINITY,
 ): LineBatchData | null {
   if (start >= size) return null;
   // Never more than one maximal line per step, so an over-long line is caught below.
@@ -54,13 +55,13 @@ export function readLineBatch(
   const lineStarts: number[] = [];
   const lineEnds: number[] = [];
   let lineStart = 0;
-  while (lineStart <= lastNewline) {
+  while (lineStart <= lastNewline && lineStarts.length < maxLines) {
     const newline = buf.indexOf(10, lineStart);
     lineStarts.push(lineStart);
     lineEnds.push(newline);
     lineStart = newline + 1;
   }
-  return { fromOffset: start, toOffset: start + lastNewline + 1, buf, lineStarts, lineEnds, oversizedLines: 0 };
+  return { fromOffset: start, toOffset: start + lineStart, buf, lineStarts, lineEnds, oversizedLines: 0 };
 }
 
 function skipOversized(

@@ -12,6 +12,11 @@ export interface IngestSink {
   cursors(source: SourceKind): Cursor[];
   /** Stores events and the cursor that produced them atomically; throws if it cannot. */
   commit(batch: Batch): CommitResult;
+  /**
+   * The same, off the event loop where the host can (a writer thread): resolves once stored, rejects if it
+   * cannot. Sources with a lot to store use it when present.
+   */
+  commitLater?(batch: Batch): Promise<CommitResult>;
 }
 
 export interface SourceStatus {

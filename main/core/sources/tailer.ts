@@ -2,9 +2,10 @@
  * Follows every matching file under a set of directories and hands complete
  * lines to a consumer, exactly once.
  *
- * Completeness does not rest on the file watcher: chokidar 4 coalesces `change`
- * events and drops the last one of a burst (measured: up to 49 of 1,000 fast
- * appends unread). So the watcher only makes us fast; correctness comes from
+ * Completeness does not rest on the file watcher: watchers coalesce `change`
+ * events and can drop the last one of a burst (measured with chokidar 4: up to
+ * 49 of 1,000 fast appends unread). So the watcher (dir-watcher.ts) only makes
+ * us fast; correctness comes from
  *  - a follow-up re-check shortly after every read that found new bytes (a file
  *    being appended to is re-checked until it is quiet, covering the dropped
  *    last event within `followUpMs`), and
@@ -16,10 +17,13 @@
  * results together with `batch.toOffset` atomically and throw if it cannot; only
  * then does the tailer advance. A crash between the two loses nothing (the lines
  * are read again) and duplicates nothing (their results were not stored).
+ * `consume` may also store later (return a promise): the tailer then advances
+ * when it resolves and reads nothing more of that file, under any name, until
+ * then, while other files are read meanwhile.
  */
 import { closeSync, type Dirent, fstatSync, openSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import { directoryWatcher } from './dir-watcher.js';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 import { WorkQueue } from './work-queue.js';
@@ -56,7 +60,8 @@ export interface TailerOptions {
   compareNames?: (a: string, b: string) => number;
   /** Positions committed earlier (from the store), matched to files by identity. */
   initialPositions: readonly StoredPosition[];
-  consume(batch: LineBatch): void;
+  /** Stores a batch with its end offset, now or later (a promise); throws or rejects if it cannot. */
+  consume(batch: LineBatch): void | Promise<void>;
   /** A file we had a position for is gone for good (deleted): forget its cursor. */
   forget(key: string): void;
   onError(error: Error, path: string): void;
@@ -64,8 +69,13 @@ export interface TailerOptions {
   maxLineBytes: number;
   /** Bytes read per step; larger lines grow the buffer up to `maxLineBytes`. */
   chunkBytes?: number;
+  /**
+   * Lines handed to `consume` per step at most: one step is one turn of the event loop, and what the
+   * consumer does per line (parse, store, decide) must leave room for everything else the process does.
+   */
+  maxLinesPerBatch?: number;
   followUpMs?: number;
-  /** Injected for tests; defaults to chokidar. Return null to rely on reconciling alone. */
+  /** Injected for tests; defaults to one `fs.watch` per directory. Return null to rely on reconciling alone. */
   watcherFactory?: WatcherFactory;
 }
 
@@ -95,9 +105,19 @@ interface Tracked {
   offset: number;
   /** Size at the last look; lets a reconcile skip files that did not change. */
   seenSize: number;
+  /** A batch of it is being stored: its offset moves when that is done. */
+  committing: boolean;
 }
 
-const DEFAULT_CHUNK = 4 * 1024 * 1024;
+/**
+ * A step's read: 1 MiB holds a few hundred of the largest usual lines (long answers) and more than
+ * DEFAULT_MAX_LINES of short ones, while re-reading what a step leaves for the next stays cheap.
+ */
+const DEFAULT_CHUNK = 1024 * 1024;
+/** The least a step reads, however short the lines have been. */
+const MIN_READ_BYTES = 16 * 1024;
+/** A few milliseconds of parsing and storing per step, whatever the line lengths. */
+const DEFAULT_MAX_LINES = 128;
 
 export class FileTailer {
   private readonly byPath = new Map<string, Tracked>();
@@ -119,12 +139,17 @@ export class FileTailer {
   private reconciles = 0;
   private consumed = 0;
   private readonly chunkBytes: number;
+  private readonly maxLines: number;
+  /** Recent bytes per line (a moving average), so a step reads about what its lines need, not a whole chunk. */
+  private lineBytes = 1024;
 
   constructor(private readonly options: TailerOptions) {
     this.chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
+    this.maxLines = options.maxLinesPerBatch ?? DEFAULT_MAX_LINES;
     this.queue = new WorkQueue((path) => {
-      this.safely(path, () => this.check(path));
+      const done = this.safely(path, () => this.check(path));
       this.firstLookDone(path);
+      return done;
     }, options.followUpMs ?? 100);
     for (const position of options.initialPositions) this.remembered.set(inodeOfKey(position.key), position);
   }
@@ -132,7 +157,7 @@ export class FileTailer {
   /** Discovers files and starts following; resolves once the first discovery has been queued. */
   start(): void {
     this.stopped = false;
-    const factory = this.options.watcherFactory ?? chokidarWatcher;
+    const factory = this.options.watcherFactory ?? directoryWatcher;
     this.watcher = factory({
       depth: this.options.depth,
       roleOf: this.options.roleOf,
@@ -148,7 +173,8 @@ export class FileTailer {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
-    this.queue.stop();
+    // Batches being stored finish (or fail) first: their files' offsets are settled when this resolves.
+    await this.queue.stop();
     await this.watcher?.close();
     this.watcher = null;
   }
@@ -241,15 +267,18 @@ export class FileTailer {
     this.remembered.clear();
   }
 
-  private safely(path: string, action: () => void): void {
-    try {
-      action();
-    } catch (error) {
+  private safely(path: string, action: () => void | Promise<void>): void | Promise<void> {
+    const report = (error: unknown) =>
       this.options.onError(error instanceof Error ? error : new Error(String(error)), path);
+    try {
+      const done = action();
+      if (done instanceof Promise) return done.catch(report);
+    } catch (error) {
+      report(error);
     }
   }
 
-  private check(path: string): void {
+  private check(path: string): void | Promise<void> {
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -280,7 +309,8 @@ export class FileTailer {
       tracked ??= this.adopt(fd, path, stats);
       if (!tracked) return;
       tracked.seenSize = stats.size;
-      if (stats.size > tracked.offset) this.readFrom(fd, tracked, stats.size);
+      // The batch's bytes are read before the file is closed: storing them may take longer.
+      if (stats.size > tracked.offset) return this.readFrom(fd, tracked, stats.size);
     } finally {
       closeSync(fd);
     }
@@ -293,6 +323,11 @@ export class FileTailer {
     // The file may be one we know under another name: renamed while followed (whether or
     // not its old path has been looked at since), or remembered from an earlier run.
     const previous = this.byInode.get(inode) ?? this.orphans.get(inode)?.tracked;
+    if (previous?.committing) {
+      // Renamed while a batch of it is being stored: its offset is not known yet.
+      this.queue.later(path);
+      return undefined;
+    }
     const remembered = this.remembered.get(inode);
     if (role !== 'follow' && !previous && !remembered) return undefined;
     const identity = readIdentity(fd, stats.dev, stats.ino, stats.size);
@@ -319,7 +354,7 @@ export class FileTailer {
     }
     // Shorter than where we were: truncated and rewritten (same first line) meanwhile.
     if (offset > stats.size) offset = 0;
-    const tracked: Tracked = { path, key, identity, offset, seenSize: stats.size };
+    const tracked: Tracked = { path, key, identity, offset, seenSize: stats.size, committing: false };
     this.byPath.set(path, tracked);
     this.byInode.set(inode, tracked);
     return tracked;
@@ -345,11 +380,39 @@ export class FileTailer {
   }
 
   /** Reads the next batch of complete lines and hands it to the consumer, which commits it. */
-  private readFrom(fd: number, tracked: Tracked, size: number): void {
-    const batch = readLineBatch(fd, tracked.offset, size, this.chunkBytes, this.options.maxLineBytes);
+  private readFrom(fd: number, tracked: Tracked, size: number): void | Promise<void> {
+    const batch = readLineBatch(
+      fd,
+      tracked.offset,
+      size,
+      this.readBytes(),
+      this.options.maxLineBytes,
+      undefined,
+      this.maxLines,
+    );
     if (!batch) return;
-    this.options.consume({ ...batch, path: tracked.path, key: tracked.key, identity: tracked.identity });
-    this.advance(tracked, batch.toOffset, size);
+    const lines = batch.lineStarts.length;
+    if (lines > 0) this.lineBytes = 0.8 * this.lineBytes + (0.2 * (batch.toOffset - batch.fromOffset)) / lines;
+    const stored = this.options.consume({ ...batch, path: tracked.path, key: tracked.key, identity: tracked.identity });
+    if (!(stored instanceof Promise)) {
+      this.advance(tracked, batch.toOffset, size);
+      return;
+    }
+    tracked.committing = true;
+    return stored
+      .then(() => this.advance(tracked, batch.toOffset, size))
+      .finally(() => {
+        tracked.committing = false;
+      });
+  }
+
+  /**
+   * Bytes to read for one step: room for its lines at the recent line length, with head-room, within the
+   * chunk (a longer line still arrives whole: the read grows to its end). Reading a whole chunk to use a
+   * tenth of it, step after step, cost more than parsing the lines.
+   */
+  private readBytes(): number {
+    return Math.min(this.chunkBytes, Math.max(MIN_READ_BYTES, Math.ceil(this.lineBytes * this.maxLines * 1.5)));
   }
 
   private advance(tracked: Tracked, toOffset: number, size: number): void {
@@ -374,20 +437,3 @@ function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
-
-/**
- * The default watcher: chokidar, given each root once it exists (the reconcile
- * tick notices roots that appear later). Files we ignore are not watched at all.
- */
-const chokidarWatcher: WatcherFactory = ({ depth, roleOf, onPath }) => {
-  const watcher: FSWatcher = watch([], {
-    ignoreInitial: true,
-    depth,
-    persistent: true,
-    ignored: (path, stats) => stats?.isFile() === true && roleOf(path) === 'ignore',
-  });
-  watcher.on('add', onPath).on('change', onPath).on('unlink', onPath);
-  // Errors (EMFILE, a root deleted) only cost speed: reconciling still finds every byte.
-  watcher.on('error', () => {});
-  return { add: (root) => watcher.add(root), close: () => watcher.close() };
-};

@@ -5,6 +5,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
+import type { Batch, CommitResult } from '../store/db.js';
 import { MALFORMED, skimJson } from './json-skim.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import type { StoredPosition } from './tailer.js';
@@ -150,7 +151,7 @@ export class JsonlTranscriptSource implements Source {
     };
   }
 
-  private consume(batch: LineBatch): void {
+  private consume(batch: LineBatch): void | Promise<void> {
     let sessionId = this.sessions.get(batch.key);
     if (!sessionId) {
       sessionId = sessionIdOf(batch.path, batch.identity.head);
@@ -163,11 +164,17 @@ export class JsonlTranscriptSource implements Source {
       if (record.kind === 'call') calls.push(record.call);
     });
     const events = calls.filter((call) => call.ts >= this.options.cutoff);
-    const result = this.options.sink.commit({
+    const commit: Batch = {
       events,
       cursor: { source: 'jsonl', key: batch.key, path: batch.path, position: batch.toOffset },
-    });
-    // Counted only once committed: a failed commit is retried and must not count twice.
+    };
+    const { sink } = this.options;
+    if (sink.commitLater) return sink.commitLater(commit).then((result) => this.committed(counts, calls, result));
+    this.committed(counts, calls, sink.commit(commit));
+  }
+
+  /** Counted only once committed: a failed commit is retried and must not count twice. */
+  private committed(counts: LineCounts, calls: CallEvent[], result: CommitResult): void {
     this.counts.lines += counts.lines;
     this.counts.malformed += counts.malformed;
     this.counts.calls += calls.length;

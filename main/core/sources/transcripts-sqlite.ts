@@ -26,7 +26,7 @@
  * error (`lastError`) for as long as it stays so.
  */
 import { type Stats, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
@@ -138,7 +138,7 @@ export class SqliteTranscriptSource implements Source {
     this.stopped = true;
     if (this.tick) clearInterval(this.tick);
     if (this.poll) clearInterval(this.poll);
-    this.queue.stop();
+    await this.queue.stop();
     for (const follower of this.followers.values()) {
       if (follower.retryTimer) clearTimeout(follower.retryTimer);
       follower.db?.close();
@@ -234,7 +234,10 @@ export class SqliteTranscriptSource implements Source {
     this.watcher = watch(root, {
       ignoreInitial: true,
       depth: 2,
-      ignored: (path, stats) => stats?.isFile() === true && !isDatabaseFile(path),
+      // Only `<agentId>/agent/` holds a database: the sessions directories beside it, where JSONL transcripts
+      // are appended thousands of times a second under load, are not watched at all.
+      ignored: (path, stats) =>
+        outsideAgentDirectory(root, path) || (stats?.isFile() === true && !isDatabaseFile(path)),
     });
     const onPath = (path: string) => this.touch(databaseOf(path));
     // Watcher errors only cost speed: the reconcile tick still finds every change.
@@ -454,6 +457,12 @@ export class SqliteTranscriptSource implements Source {
       return follower.position;
     }
   }
+}
+
+/** `<agents>/<agentId>/<anything but agent>/…`: nothing there is an agent database. */
+function outsideAgentDirectory(root: string, path: string): boolean {
+  const parts = relative(root, path).split(sep);
+  return parts.length >= 2 && parts[1] !== 'agent';
 }
 
 function isDatabaseFile(path: string): boolean {

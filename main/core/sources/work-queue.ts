@@ -4,25 +4,31 @@
  * re-looks ("follow-ups") for inputs that were just busy: the file watcher
  * does not report the end of a burst, so whoever finds new data looks again
  * shortly after.
+ *
+ * A look may finish later (it returns a promise: its results are being stored
+ * off the event loop). Meanwhile other inputs are looked at, never the same one
+ * twice at once, and at most `maxBusy` at a time, so reading never runs far
+ * ahead of storing.
  */
 export class WorkQueue {
   private readonly waiting = new Set<string>();
   private readonly followUps = new Map<string, NodeJS.Timeout>();
+  /** Looks that have not finished, by key. */
+  private readonly busy = new Map<string, Promise<void>>();
   private pumping = false;
   private stopped = false;
 
   constructor(
-    private readonly work: (key: string) => void,
+    private readonly work: (key: string) => void | Promise<void>,
     private readonly followUpMs: number,
+    private readonly maxBusy = 8,
   ) {}
 
   /** Queues `key` for a look soon (once, however often it is added). */
   add(key: string): void {
     if (this.stopped) return;
     this.waiting.add(key);
-    if (this.pumping) return;
-    this.pumping = true;
-    setImmediate(() => this.pump());
+    this.schedule();
   }
 
   has(key: string): boolean {
@@ -39,7 +45,7 @@ export class WorkQueue {
 
   /** Nothing queued and nothing being worked on. */
   get idle(): boolean {
-    return this.waiting.size === 0 && !this.pumping;
+    return this.waiting.size === 0 && !this.pumping && this.busy.size === 0;
   }
 
   /** Looks at `key` again after the follow-up delay (a pending follow-up is pushed back). */
@@ -55,21 +61,44 @@ export class WorkQueue {
     this.followUps.set(key, timer);
   }
 
-  stop(): void {
+  /** Stops taking work; resolves when the looks still running have finished. */
+  async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.followUps.values()) clearTimeout(timer);
     this.followUps.clear();
     this.waiting.clear();
+    await Promise.all(this.busy.values());
+  }
+
+  private schedule(): void {
+    if (this.pumping || this.stopped) return;
+    this.pumping = true;
+    setImmediate(() => this.pump());
   }
 
   private pump(): void {
-    const next = this.waiting.values().next();
-    if (next.done || this.stopped) {
-      this.pumping = false;
-      return;
+    this.pumping = false;
+    if (this.stopped || this.busy.size >= this.maxBusy) return;
+    const key = this.nextFree();
+    if (key === undefined) return;
+    this.waiting.delete(key);
+    const done = this.work(key);
+    if (done instanceof Promise) {
+      const settled = done
+        .catch(() => {})
+        .finally(() => {
+          this.busy.delete(key);
+          // Added again while busy, or held back by the limit: its turn now.
+          if (this.waiting.size > 0) this.schedule();
+        });
+      this.busy.set(key, settled);
     }
-    this.waiting.delete(next.value);
-    this.work(next.value);
-    setImmediate(() => this.pump());
+    if (this.waiting.size > 0) this.schedule();
+  }
+
+  /** The first waiting key not being worked on. */
+  private nextFree(): string | undefined {
+    for (const key of this.waiting) if (!this.busy.has(key)) return key;
+    return undefined;
   }
 }

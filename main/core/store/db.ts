@@ -93,6 +93,23 @@ export interface MinuteCount {
   count: number;
 }
 
+/**
+ * The nearest unpaired other half of a failed call, the same run first (failures only: the outcome must
+ * match, and a log attempt is always a failure). The role and `outcome != 'ok'` are literals so that the
+ * index on unpaired failed calls by role serves the look-up: each look visits only candidates of the other
+ * role, however many calls of its own role are waiting.
+ */
+export const PAIRING_SQL = {
+  attemptForRecord: `
+    SELECT id FROM calls WHERE role = 'attempt' AND paired_with IS NULL AND outcome != 'ok'
+      AND dep = @dep AND outcome = @outcome AND ts BETWEEN @ts - ${PAIR_BEFORE_MS} AND @ts + ${PAIR_AFTER_MS}
+    ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`,
+  recordForAttempt: `
+    SELECT id FROM calls WHERE role = 'record' AND paired_with IS NULL AND outcome != 'ok'
+      AND dep = @dep AND outcome = @outcome AND ts BETWEEN @ts - ${PAIR_AFTER_MS} AND @ts + ${PAIR_BEFORE_MS}
+    ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`,
+} as const;
+
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
   const readonly = options.readonly ?? false;
   if (!readonly) mkdirSync(dirname(path), { recursive: true });
@@ -181,15 +198,8 @@ export class Store {
       VALUES (@key, @ts, @source, @agentId, @sessionId, @runId, @dep, @outcome, @reason, @totalTokens, @cost)
       ON CONFLICT (turn_key) DO NOTHING`);
     this.knownAttempt = db.prepare('SELECT 1 FROM calls WHERE event_key = @key OR paired_with = @key LIMIT 1').pluck();
-    // The nearest unpaired other half, the same run first. Failures only: the outcome must match.
-    this.attemptForRecord = db.prepare(`
-      SELECT id FROM calls WHERE role = 'attempt' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome
-        AND ts BETWEEN @ts - ${PAIR_BEFORE_MS} AND @ts + ${PAIR_AFTER_MS}
-      ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`);
-    this.recordForAttempt = db.prepare(`
-      SELECT id FROM calls WHERE role = 'record' AND paired_with IS NULL AND dep = @dep AND outcome = @outcome
-        AND ts BETWEEN @ts - ${PAIR_AFTER_MS} AND @ts + ${PAIR_BEFORE_MS}
-      ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`);
+    this.attemptForRecord = db.prepare(PAIRING_SQL.attemptForRecord);
+    this.recordForAttempt = db.prepare(PAIRING_SQL.recordForAttempt);
     this.pair = db.prepare('UPDATE calls SET paired_with = ? WHERE id = ?');
     // Log lines do not name the agent; the run's transcript record does.
     this.adoptRun = db.prepare(`
@@ -266,9 +276,13 @@ export class Store {
     return new Store(openDatabase(path, options));
   }
 
-  /** Stores events and the cursor that produced them atomically. */
+  /**
+   * Stores events and the cursor that produced them atomically. IMMEDIATE: the write lock is taken (or waited
+   * for) before the first read, so another connection writing meanwhile (the ingest writer's thread) makes
+   * this wait, never fail.
+   */
   commit(batch: Batch): CommitResult {
-    return this.commitTx(batch);
+    return this.commitTx.immediate(batch);
   }
 
   cursors(source: SourceKind): Cursor[] {

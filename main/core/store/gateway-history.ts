@@ -243,12 +243,22 @@ export class GatewayHistory {
   workingFallbacks(dep: string, agents: readonly string[], since: number): string[] {
     if (agents.length === 0) return [];
     const marks = agents.map(() => '?').join(', ');
+    // Dependency by dependency (few, each found by one step of the (dep, ts) index), each asked whether one
+    // success since `since` came from one of the agents: not a pass over every call of the window, which at
+    // thousands of calls a second kept the event loop for hundreds of milliseconds.
     const rows = this.db
       .prepare(
-        `SELECT DISTINCT dep FROM calls WHERE ts >= ? AND outcome = 'ok' AND dep != ?
-         AND agent_id IN (${marks}) ORDER BY dep`,
+        `WITH RECURSIVE deps(dep) AS (
+           SELECT min(dep) FROM calls
+           UNION ALL
+           SELECT (SELECT min(dep) FROM calls WHERE dep > deps.dep) FROM deps WHERE deps.dep IS NOT NULL
+         )
+         SELECT dep FROM deps WHERE dep IS NOT NULL AND dep != ? AND EXISTS (
+           SELECT 1 FROM calls c WHERE c.dep = deps.dep AND c.ts >= ? AND c.outcome = 'ok'
+             AND c.agent_id IN (${marks}))
+         ORDER BY dep`,
       )
-      .all(since, dep, ...agents) as Array<{ dep: string }>;
+      .all(dep, since, ...agents) as Array<{ dep: string }>;
     return rows.map((row) => row.dep);
   }
 

@@ -278,44 +278,48 @@ describe('probeGateway edge cases', () => {
 /**
  * A real connect timeout on loopback: a listener whose process is stopped
  * (SIGSTOP) never accepts, so once its accept queue is full the kernel drops
- * further SYNs and a connect simply waits. POSIX only.
+ * further SYNs and a connect simply waits. POSIX only. Returns its port.
  */
+async function stoppedListener(): Promise<number> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('node:net').createServer(() => {});
+       s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+         console.log(s.address().port);
+         process.kill(process.pid, 'SIGSTOP');
+       });`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const fillers: Socket[] = [];
+  cleanups.push(() => {
+    for (const socket of fillers) socket.destroy();
+    child.kill('SIGKILL');
+  });
+  const port = await new Promise<number>((resolve) =>
+    child.stdout?.once('data', (data: Buffer) => resolve(Number(String(data).trim()))),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Fill the accept queue until a connection stays pending (its size varies by platform).
+  let full = false;
+  for (let i = 0; i < 20 && !full; i++) {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    fillers.push(socket);
+    full = await new Promise<boolean>((resolve) => {
+      socket.once('connect', () => resolve(false));
+      setTimeout(() => resolve(true), 200);
+    });
+  }
+  expect(full).toBe(true);
+  return port;
+}
+
 describe.skipIf(process.platform === 'win32')('connect_timeout', () => {
   it('a listener that never accepts gives connect_timeout', async () => {
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const s = require('node:net').createServer(() => {});
-         s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
-           console.log(s.address().port);
-           process.kill(process.pid, 'SIGSTOP');
-         });`,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    const fillers: Socket[] = [];
-    cleanups.push(() => {
-      for (const socket of fillers) socket.destroy();
-      child.kill('SIGKILL');
-    });
-    const port = await new Promise<number>((resolve) =>
-      child.stdout?.once('data', (data: Buffer) => resolve(Number(String(data).trim()))),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    // Fill the accept queue until a connection stays pending (its size varies by platform).
-    let full = false;
-    for (let i = 0; i < 20 && !full; i++) {
-      const socket = connect(port, '127.0.0.1');
-      socket.on('error', () => {});
-      fillers.push(socket);
-      full = await new Promise<boolean>((resolve) => {
-        socket.once('connect', () => resolve(false));
-        setTimeout(() => resolve(true), 200);
-      });
-    }
-    expect(full).toBe(true);
-
+    const port = await stoppedListener();
     const started = performance.now();
     const result = await probeGateway(fast(`http://127.0.0.1:${port}`, { connectTimeoutMs: 300, readTimeoutMs: 5000 }));
     expect(result.class).toBe('connect_timeout');
@@ -323,6 +327,69 @@ describe.skipIf(process.platform === 'win32')('connect_timeout', () => {
     expect(result.detail).toBe(`no connection to 127.0.0.1:${port} within 0.3 s (connect timeout)`);
     expect(performance.now() - started).toBeLessThan(2000);
   });
+});
+
+/** Keeps this process's event loop busy, as a backfill or a burst of calls could keep BreakerBar's. */
+function blockLoop(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // busy on purpose
+  }
+}
+
+describe("BreakerBar's own event loop blocked during a probe", () => {
+  it('a deadline that ran out while the loop was blocked is unknown, never dead', async () => {
+    // The gateway takes the request and never answers; the loop is blocked 1.2 s right then.
+    const target = await serve({ '/healthz': () => blockLoop(1200) });
+    const result = await probeGateway(fast(target.baseUrl, { readTimeoutMs: 300 }));
+    expect(result.class).toBe('unknown');
+    expect(result.dead).toBe(false);
+    expect(result.ok).toBe(false);
+    expect(result.latencyMs).toBeNull();
+    expect(result.detail).toMatch(
+      /^probe delayed by BreakerBar's own event loop \(\d+\.\d s\): gateway state unknown$/,
+    );
+    expect(isDead(result.class)).toBe(false);
+  });
+
+  it('an answer that arrived while the loop was blocked still counts, its latency without the block', async () => {
+    const target = await serve({
+      '/healthz': (req, res) => {
+        blockLoop(1200);
+        json(200, { ok: true, status: 'live' })(req, res);
+      },
+      '/startupz': json(200, { ok: true, status: 'started' }),
+      '/readyz': json(200, { ready: true, failing: [], uptimeMs: 5 }),
+    });
+    const result = await probeGateway(fast(target.baseUrl, { readTimeoutMs: 300 }));
+    expect(result.class).toBe('ok');
+    expect(result.dead).toBe(false);
+    // The round trip took over 1.2 s of wall time; the gateway's part of it was small.
+    expect(result.latencyMs).toBeLessThan(600);
+    expect(result.loopStallMs).toBeGreaterThanOrEqual(600);
+  });
+
+  it('a hung gateway is still dead when only the connection waited on the blocked loop', async () => {
+    const target = await serve({ '/healthz': () => {} });
+    const probe = probeGateway(fast(target.baseUrl, { connectTimeoutMs: 300, readTimeoutMs: 300 }));
+    // Blocked before the connection is seen: the connect deadline passes, the read deadline then runs in full.
+    blockLoop(800);
+    const result = await probe;
+    expect(result.class).toBe('read_timeout');
+    expect(result.dead).toBe(true);
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'a connect deadline that ran out while the loop was blocked is unknown',
+    async () => {
+      const port = await stoppedListener();
+      const probe = probeGateway(fast(`http://127.0.0.1:${port}`, { connectTimeoutMs: 300, readTimeoutMs: 5000 }));
+      blockLoop(1200);
+      const result = await probe;
+      expect(result.class).toBe('unknown');
+      expect(result.dead).toBe(false);
+    },
+  );
 });
 
 describe('classification', () => {
@@ -356,7 +423,8 @@ describe('classification', () => {
     ] as const) {
       expect(isDead(cls)).toBe(true);
     }
-    for (const cls of ['ok', 'starting', 'draining', 'http_404', 'http_429'] as const) expect(isDead(cls)).toBe(false);
+    for (const cls of ['ok', 'starting', 'draining', 'unknown', 'http_404', 'http_429'] as const)
+      expect(isDead(cls)).toBe(false);
   });
 
   it('reads /startupz and /readyz tolerantly', () => {

@@ -109,6 +109,25 @@ describe('readLineBatch', () => {
     expect(textLines(batch)).toEqual(lines.slice(0, textLines(batch).length));
   });
 
+  it('never returns more than maxLines lines, and the next batch starts right after them', () => {
+    const lines = Array.from({ length: 10 }, (_, i) => `line-${i}`);
+    const { fd, size } = fileWith(lines.map((l) => `${l}\n`).join(''));
+    const first = readLineBatch(fd, 0, size, 1024, 1024, undefined, 4);
+    expect(textLines(first)).toEqual(lines.slice(0, 4));
+    expect(first?.toOffset).toBe(lines.slice(0, 4).join('\n').length + 1);
+    const rest: string[] = [];
+    for (
+      let offset = first?.toOffset ?? size, batch = readLineBatch(fd, offset, size, 1024, 1024, undefined, 4);
+      batch;
+    ) {
+      expect(batch.lineStarts.length).toBeLessThanOrEqual(4);
+      rest.push(...textLines(batch));
+      offset = batch.toOffset;
+      batch = readLineBatch(fd, offset, size, 1024, 1024, undefined, 4);
+    }
+    expect(rest).toEqual(lines.slice(4));
+  });
+
   it('grows past chunkBytes to return one line longer than the chunk whole', () => {
     const long = 'L'.repeat(1000);
     const { fd, size } = fileWith(`${long}\nnext\n`);

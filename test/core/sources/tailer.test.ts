@@ -102,21 +102,37 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** `storeLater`: the consumer stores each batch a few ms later (a promise), as the ingest writer's thread does. */
+type Mode = Partial<TailerOptions> & { storeLater?: boolean };
+
 /** No watcher, no tick: the test decides when the tailer looks (`look`). */
-const MANUAL: Partial<TailerOptions> = { watcherFactory: () => null, reconcileIntervalMs: 3_600_000 };
+const MANUAL: Mode = { watcherFactory: () => null, reconcileIntervalMs: 3_600_000 };
 /** Tailing modes that must give the same results. */
-const LIVE_MODES: Array<[string, Partial<TailerOptions>]> = [
-  ['chokidar + reconcile', {}],
+const LIVE_MODES: Array<[string, Mode]> = [
+  ['watcher + reconcile', {}],
   ['reconcile only', { watcherFactory: () => null }],
+  ['watcher + reconcile, storing later', { storeLater: true }],
 ];
 
-function startTailer(options: Partial<TailerOptions> = {}, rec = new Recorder()) {
+/** Stores after 0–4 ms, in the order asked (one writer): what a commit through a thread looks like. */
+function later(rec: Recorder): (batch: LineBatch) => Promise<void> {
+  let previous = Promise.resolve();
+  return (batch) => {
+    const stored = previous.then(
+      () => new Promise<void>((resolve) => setTimeout(() => resolve(rec.consume(batch)), Math.random() * 4)),
+    );
+    previous = stored.catch(() => {});
+    return stored;
+  };
+}
+
+function startTailer({ storeLater, ...options }: Mode = {}, rec = new Recorder()) {
   const tailer = new FileTailer({
     roots: [dir],
     depth: 2,
     roleOf: jsonlRole,
     initialPositions: [],
-    consume: (batch) => rec.consume(batch),
+    consume: storeLater ? later(rec) : (batch) => rec.consume(batch),
     forget: (key) => rec.forgotten.push(key),
     onError: (error, path) => rec.errors.push({ error, path }),
     reconcileIntervalMs: 200,
@@ -195,7 +211,7 @@ describe('FileTailer: exactly once, in order', () => {
   it('catches the end of a burst the watcher never reports through follow-ups, without any reconcile tick', async () => {
     const path = join(dir, 'burst.jsonl');
     appendAll(path, ['header']);
-    // Reconcile tick effectively off: after the first listing only chokidar and follow-ups are left.
+    // Reconcile tick effectively off: after the first listing only the watcher and follow-ups are left.
     const { rec } = startTailer({ reconcileIntervalMs: 3_600_000 });
     await until(() => rec.deliveries.length === 1, 5000, 'the header');
     const lines = range(0, 1000);
@@ -235,6 +251,74 @@ describe('FileTailer: exactly once, in order', () => {
     appendFileSync(path, '"}\nsecond\n');
     await look(tailer);
     expect(rec.linesAt(path)).toEqual(['{"type":"session","id":"half"}', 'second']);
+  });
+});
+
+describe('FileTailer: a consumer that stores later', () => {
+  it('reads nothing more of a file while its batch is being stored, even under a new name', async () => {
+    const rec = new Recorder();
+    const held: Array<() => void> = [];
+    const { tailer } = startTailer(
+      {
+        ...MANUAL,
+        consume: (batch) =>
+          new Promise<void>((resolve) =>
+            held.push(() => {
+              rec.consume(batch);
+              resolve();
+            }),
+          ),
+      },
+      rec,
+    );
+    const path = join(dir, 'a.jsonl');
+    appendAll(path, range(0, 3));
+    tailer.reconcile();
+    await until(() => held.length === 1, 5000, 'the first batch');
+    expect(tailer.idle).toBe(false);
+
+    // Renamed (and appended to) while the first batch is still being stored.
+    const renamed = join(dir, 'b.jsonl');
+    renameSync(path, renamed);
+    appendAll(renamed, range(3, 5));
+    tailer.reconcile();
+    await sleep(150);
+    expect(held).toHaveLength(1);
+    expect(rec.deliveries).toEqual([]);
+
+    (held.shift() as () => void)();
+    // Once stored, the file is taken up under its new name from where the first batch ended.
+    await until(() => held.length === 1, 5000, 'the rest under the new name');
+    (held.shift() as () => void)();
+    await until(() => tailer.idle, 5000, 'the tailer to go idle');
+    expect(rec.linesOf(rec.keysAt(path)[0] as string)).toEqual(range(0, 5));
+    expect(rec.deliveries.map((d) => d.path)).toEqual([path, path, path, renamed, renamed]);
+  });
+
+  it('a batch that could not be stored is read again, once', async () => {
+    const rec = new Recorder();
+    let fail = true;
+    const { tailer } = startTailer(
+      {
+        ...MANUAL,
+        consume: async (batch) => {
+          await sleep(1);
+          if (fail) {
+            fail = false;
+            throw new Error('SQLITE_BUSY: database is locked');
+          }
+          rec.consume(batch);
+        },
+      },
+      rec,
+    );
+    const path = join(dir, 'a.jsonl');
+    appendAll(path, range(0, 4));
+    await look(tailer);
+    expect(rec.errors.map((e) => e.error.message)).toEqual(['SQLITE_BUSY: database is locked']);
+    expect(rec.deliveries).toEqual([]);
+    await look(tailer);
+    expect(rec.linesAt(path)).toEqual(range(0, 4));
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyOutcomeCounts, type Outcome } from '../../../main/core/classify.js';
 import type { CallEvent } from '../../../main/core/events.js';
-import { type Cursor, Store, StoreError } from '../../../main/core/store/db.js';
+import { type Cursor, PAIRING_SQL, Store, StoreError } from '../../../main/core/store/db.js';
 import { callEvent } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
@@ -371,5 +371,24 @@ describe('readers and a writer at once (WAL)', () => {
   it('a read-only Store of a missing database fails with a StoreError that says what to do', () => {
     expect(() => openStore({ readonly: true })).toThrow(StoreError);
     expect(() => openStore({ readonly: true })).toThrow(/run `breakerbar daemon` first/);
+  });
+});
+
+describe('pairing look-ups', () => {
+  it('search the unpaired calls of the other role by index, never those of their own role', () => {
+    const store = openStore();
+    const plan = (sql: string) =>
+      (
+        store.db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all({ dep: 'p/m', outcome: 'timeout', ts: 1, runId: null }) as Array<{
+          detail: string;
+        }>
+      ).map((row) => row.detail);
+    for (const sql of [PAIRING_SQL.attemptForRecord, PAIRING_SQL.recordForAttempt]) {
+      expect(plan(sql)[0]).toBe(
+        'SEARCH calls USING INDEX calls_unpaired_by_role (role=? AND dep=? AND outcome=? AND ts>? AND ts<?)',
+      );
+    }
   });
 });

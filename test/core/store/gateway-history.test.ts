@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../main/core/classify.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
+import { seededRandom } from '../../../main/rehearse/records.js';
 import { callEvent } from '../../helpers/calls.js';
 
 let dir: string;
@@ -63,6 +64,32 @@ describe('recovery and fallbacks', () => {
     expect(history.workingFallbacks('zhipu/glm-5.1', ['main'], 0)).toEqual(['deepseek/deepseek-v4-pro']);
     expect(history.workingFallbacks('zhipu/glm-5.1', ['main'], 1550)).toEqual([]);
     expect(history.workingFallbacks('zhipu/glm-5.1', [], 0)).toEqual([]);
+  });
+});
+
+describe('working fallbacks, against the plain definition', () => {
+  it('are the other dependencies with a success since the time from one of the agents, in order', () => {
+    const random = seededRandom(3);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const deps = ['a/1', 'b/2', 'c/3', 'd/4', 'e/5'];
+    const agents = ['main', 'ops', 'coder', 'other'];
+    const outcomes: Outcome[] = ['ok', 'ok', 'rate_limited', 'timeout'];
+    for (let i = 0; i < 400; i++) stored(Math.floor(random() * 10_000), pick(outcomes), pick(deps), pick(agents));
+    const plain = (dep: string, who: readonly string[], since: number) =>
+      (
+        store.db
+          .prepare(
+            `SELECT DISTINCT dep FROM calls WHERE ts >= ? AND outcome = 'ok' AND dep != ?
+             AND agent_id IN (${who.map(() => '?').join(', ')}) ORDER BY dep`,
+          )
+          .all(since, dep, ...who) as Array<{ dep: string }>
+      ).map((row) => row.dep);
+    for (let q = 0; q < 200; q++) {
+      const dep = pick(deps);
+      const who = agents.filter(() => random() < 0.5);
+      const since = Math.floor(random() * 11_000);
+      expect(history.workingFallbacks(dep, who, since)).toEqual(who.length === 0 ? [] : plain(dep, who, since));
+    }
   });
 });
 
