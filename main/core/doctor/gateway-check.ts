@@ -193,6 +193,28 @@ export async function checkGateway(
         ),
       );
       break;
+    case 'not_openclaw':
+      findings.push(
+        finding(
+          'gateway',
+          'error',
+          `something other than the OpenClaw gateway answers at ${url}`,
+          `${result.detail}; the watchdog never restarts anything for it`,
+          'check the port (`openclaw gateway status`) and set gatewayUrl or OPENCLAW_GATEWAY_PORT to the gateway',
+        ),
+      );
+      break;
+    case 'unknown':
+      findings.push(
+        finding(
+          'gateway',
+          'warn',
+          `could not judge the gateway at ${url}`,
+          result.detail,
+          'BreakerBar itself was too busy to time the probe: run `breakerbar doctor` again',
+        ),
+      );
+      break;
     default: {
       const status = Number(result.class.slice('http_'.length));
       findings.push(

@@ -486,6 +486,20 @@ describe('gateway', () => {
     expect(error.fix).toContain('openclaw gateway status');
   });
 
+  it('another service at the gateway address is an error naming it, not a dead gateway', async () => {
+    const other: Server = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html>not here</html>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => other.close(resolve)));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const report = await doctor(config({ gatewayUrl: url }));
+    const error = find(report, /something other than the OpenClaw gateway/);
+    expect(error).toMatchObject({ level: 'error' });
+    expect(error.fix).toContain('gatewayUrl');
+  });
+
   it('a hung gateway is an error saying so', async () => {
     const gw = await gateway('hang');
     const report = await doctor(config({ gatewayUrl: gw.baseUrl }));
