@@ -74,8 +74,10 @@ Options:
         );
       },
     });
+    // Listened for before starting: a SIGTERM while the daemon starts up stops it cleanly once started.
+    const signalled = untilSignal();
     await host.start();
-    await untilSignal();
+    await signalled;
     host.logger.info('stopping');
     await host.stop();
     // A restart command left running (it may drain the gateway for minutes) must not keep the daemon

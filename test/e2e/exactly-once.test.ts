@@ -143,12 +143,24 @@ describe('exactly-once ingestion under SIGKILL', () => {
     workload.flush();
 
     const expected = comparable(cli('scan', '--json'));
-    const daemon = startDaemon();
+    const daemon = spawn(process.execPath, [CLI, 'daemon', '--port', '0'], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    // Its banner: the daemon is up and its stop is the one asked for below, not a kill during start-up.
+    let banner = '';
+    const started = new Promise<void>((resolve) =>
+      daemon.stderr?.on('data', (chunk: Buffer) => {
+        banner += chunk.toString();
+        if (banner.includes('BreakerBar daemon')) resolve();
+      }),
+    );
     let stored = comparable(cli('history', '--json'));
     for (let waited = 0; JSON.stringify(stored) !== JSON.stringify(expected) && waited < 30_000; waited += 250) {
       await sleep(250);
       stored = comparable(cli('history', '--json'));
     }
+    await started;
     daemon.kill('SIGTERM');
     expect(await exited(daemon)).toBe(0);
 
