@@ -185,19 +185,19 @@ export class Store {
   private readonly commitTx;
 
   constructor(readonly db: Db) {
+    // The statements run for every call bind their values by position: binding a row object by name (built
+    // by spreading the event) cost three times the insert itself (measured: ~30 µs a row against ~10).
     this.insertCall = db.prepare(`
       INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
         outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output,
         tokens_cache_read, tokens_cache_write, tokens_total, cost, credential, role, run_id)
-      VALUES (@key, @ts, @source, @agentId, @sessionId, @dep, @provider, @model, @api, @stopReason,
-        @outcome, @phase, @httpStatus, @errorCode, @retryAfterMs, @input, @output,
-        @cacheRead, @cacheWrite, @totalTokens, @cost, @credential, @role, @runId)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (event_key) DO NOTHING`);
     this.insertTurn = db.prepare(`
       INSERT INTO turns (turn_key, ts, source, agent_id, session_id, run_id, dep, outcome, reason, tokens_total, cost)
-      VALUES (@key, @ts, @source, @agentId, @sessionId, @runId, @dep, @outcome, @reason, @totalTokens, @cost)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (turn_key) DO NOTHING`);
-    this.knownAttempt = db.prepare('SELECT 1 FROM calls WHERE event_key = @key OR paired_with = @key LIMIT 1').pluck();
+    this.knownAttempt = db.prepare('SELECT 1 FROM calls WHERE event_key = ? OR paired_with = ? LIMIT 1').pluck();
     this.attemptForRecord = db.prepare(PAIRING_SQL.attemptForRecord);
     this.recordForAttempt = db.prepare(PAIRING_SQL.recordForAttempt);
     this.pair = db.prepare('UPDATE calls SET paired_with = ? WHERE id = ?');
@@ -231,7 +231,8 @@ export class Store {
         if (event.role === 'record' && ingested !== 'duplicate') turns++;
       }
       for (const turn of batch.turns ?? []) {
-        turns += this.insertTurn.run({ ...turn, totalTokens: 0, cost: 0 }).changes;
+        const { key, ts, source, agentId, sessionId, runId, dep, outcome, reason } = turn;
+        turns += this.insertTurn.run(key, ts, source, agentId, sessionId, runId, dep, outcome, reason, 0, 0).changes;
       }
       const inserted = stored.length;
       if (duplicates > 0 && !batch.replay) this.bumpMeta.run('ingest.duplicates', String(duplicates));
@@ -249,27 +250,58 @@ export class Store {
    * with the first instead of becoming a call, so either order counts it once.
    */
   private ingest(event: CallEvent): Ingested {
-    const row = { ...event, ...event.usage, role: event.role ?? null, runId: event.runId ?? null };
-    if (event.role === 'record') {
-      if (this.insertTurn.run({ ...row, reason: null }).changes === 0) return 'duplicate';
-      if (row.runId !== null) this.adoptRun.run(row);
+    const { key, ts, source, agentId, sessionId, dep, outcome, usage } = event;
+    const role = event.role ?? null;
+    const runId = event.runId ?? null;
+    const pairing = () => ({ dep, outcome, ts, runId });
+    if (role === 'record') {
+      const turn = [key, ts, source, agentId, sessionId, runId, dep, outcome, null, usage.totalTokens, usage.cost];
+      if (this.insertTurn.run(turn).changes === 0) return 'duplicate';
+      if (runId !== null) this.adoptRun.run({ agentId, sessionId, runId });
       if (event.upstream === false) return 'turn_only';
-      if (event.outcome !== 'ok') {
-        const attempt = this.attemptForRecord.get(row) as { id: number } | undefined;
+      if (outcome !== 'ok') {
+        const attempt = this.attemptForRecord.get(pairing()) as { id: number } | undefined;
         if (attempt) {
-          this.pair.run(event.key, attempt.id);
+          this.pair.run(key, attempt.id);
           return 'paired';
         }
       }
-    } else if (event.role === 'attempt') {
-      if (this.knownAttempt.get(row) !== undefined) return 'duplicate';
-      const record = this.recordForAttempt.get(row) as { id: number } | undefined;
+    } else if (role === 'attempt') {
+      if (this.knownAttempt.get(key, key) !== undefined) return 'duplicate';
+      const record = this.recordForAttempt.get(pairing()) as { id: number } | undefined;
       if (record) {
-        this.pair.run(event.key, record.id);
+        this.pair.run(key, record.id);
         return 'paired';
       }
     }
-    return this.insertCall.run(row).changes > 0 ? 'stored' : 'duplicate';
+    const { provider, model, api, stopReason, phase, httpStatus, errorCode, retryAfterMs, credential } = event;
+    const call = [
+      key,
+      ts,
+      source,
+      agentId,
+      sessionId,
+      dep,
+      provider,
+      model,
+      api,
+      stopReason,
+      outcome,
+      phase,
+      httpStatus,
+      errorCode,
+      retryAfterMs,
+      usage.input,
+      usage.output,
+      usage.cacheRead,
+      usage.cacheWrite,
+      usage.totalTokens,
+      usage.cost,
+      credential,
+      role,
+      runId,
+    ];
+    return this.insertCall.run(call).changes > 0 ? 'stored' : 'duplicate';
   }
 
   static open(path: string, options: { readonly?: boolean } = {}): Store {
