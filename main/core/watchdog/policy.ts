@@ -7,7 +7,7 @@
  * Every automatic restart rests on one kind of evidence, named in its decision:
  * - dead: `healthFailuresBeforeRestart` dead probes in a row, spanning at least
  *   `deadAfterMs` (OpenClaw's own in-process restart refuses connections for
- *   5–10 s; that is not a death). A probe BreakerBar could not run on time is
+ *   4–9 s, up to 30 s on a loaded machine; that is not a death). A probe BreakerBar could not run on time is
  *   `unknown` and counts for nothing.
  * - unloaded: the same dead probes while the service manager says the
  *   gateway's service is not loaded or its respawn is parked.
@@ -28,7 +28,8 @@
  * A restart in flight (BreakerBar's own, one OpenClaw scheduled for later, or
  * one the gateway did by itself) is a restart, not a death: nothing triggers
  * another until the gateway reports `started` with a process newer than the
- * restart, or `startupGraceMs` has passed. Then budget: at most
+ * restart, or its grace has passed (`startupGraceMs`; for a pending restart
+ * also as long as OpenClaw may hold it back). Then budget: at most
  * `maxRestartsPerHour` automatic restarts in a rolling hour, spaced
  * `restartSpacingMs` × 2^(n−1) apart; when spent, alert once and wait for the
  * budget to refill or for the user to act. Divergence (probes green while a
