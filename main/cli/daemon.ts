@@ -75,9 +75,14 @@ Options:
       },
     });
     // Listened for before starting: a SIGTERM while the daemon starts up stops it cleanly once started.
-    const signalled = untilSignal();
-    await host.start();
-    await signalled;
+    const signal = untilSignal();
+    try {
+      await host.start();
+    } catch (error) {
+      signal.cancel(); // nothing to wait for: the error ends the process
+      throw error;
+    }
+    await signal.received;
     host.logger.info('stopping');
     await host.stop();
     // A restart command left running (it may drain the gateway for minutes) must not keep the daemon
@@ -128,17 +133,22 @@ function portOption(value: string | undefined): number | undefined {
   return port;
 }
 
-/** Resolves on SIGINT or SIGTERM, keeping the process alive until then. */
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
+/** `received` resolves on SIGINT or SIGTERM, keeping the process alive until then or until `cancel`. */
+function untilSignal(): { received: Promise<void>; cancel(): void } {
+  let stop = () => {};
+  const received = new Promise<void>((resolve) => {
     const keepAlive = setInterval(() => {}, 1 << 30);
-    const done = () => {
+    stop = () => {
       clearInterval(keepAlive);
       process.off('SIGINT', done);
       process.off('SIGTERM', done);
+    };
+    const done = () => {
+      stop();
       resolve();
     };
     process.on('SIGINT', done);
     process.on('SIGTERM', done);
   });
+  return { received, cancel: () => stop() };
 }
