@@ -4,6 +4,7 @@
  *
  *   index.html                   the page (its CSP in a <meta>, for Electron's file:// load)
  *   assets/*.js                  renderer/**\/*.ts as browser ES modules, one file each (no bundler)
+ *   assets/shared/*.js           main/shared/**\/*.ts, the modules the core and the dashboard share
  *   assets/style.css, assets/icon.svg
  *   assets/vendor/uPlot.esm.js   the chart library's ESM build, its CSS and its licence
  *
@@ -19,6 +20,15 @@ import ts from 'typescript';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'renderer');
+const shared = join(root, 'main', 'shared');
+
+/**
+ * A renderer module imports shared code as `(../)*../main/shared/x.js`; in assets/ the shared modules sit in
+ * `shared/` beside the renderer's, one level up less. Shared modules import only each other, so theirs stay.
+ */
+function sharedImportsRelocated(code) {
+  return code.replace(/(['"])((?:\.\.\/)*)\.\.\/main\/shared\//g, (_, quote, ups) => `${quote}${ups || './'}shared/`);
+}
 
 function parseArgs(argv) {
   const outAt = argv.indexOf('--out');
@@ -57,8 +67,13 @@ export function buildRenderer(out) {
   const assets = join(out, 'assets');
   mkdirSync(join(assets, 'vendor'), { recursive: true });
 
-  for (const file of sources(source)) {
-    const name = relative(source, file).replace(/\.ts$/, '.js');
+  // The modules the dashboard shares with the core (the message catalogue, the headline) go to assets/shared/.
+  const inputs = [
+    ...sources(source).map((file) => ({ file, name: relative(source, file) })),
+    ...sources(shared).map((file) => ({ file, name: join('shared', relative(shared, file)) })),
+  ];
+  for (const { file, name: tsName } of inputs) {
+    const name = tsName.replace(/\.ts$/, '.js');
     const target = join(assets, name);
     mkdirSync(dirname(target), { recursive: true });
     const result = ts.transpileModule(readFileSync(file, 'utf8'), {
@@ -74,7 +89,7 @@ export function buildRenderer(out) {
     }
     const map = JSON.parse(result.sourceMapText);
     map.sources = [relative(dirname(target), file)];
-    writeFileSync(target, result.outputText);
+    writeFileSync(target, sharedImportsRelocated(result.outputText));
     writeFileSync(`${target}.map`, JSON.stringify(map));
   }
 

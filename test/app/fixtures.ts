@@ -98,6 +98,7 @@ export function watchdog(overrides: Partial<WatchdogStatus> = {}): WatchdogStatu
     recovering: null,
     deferral: null,
     storm: null,
+    rateLimited: null,
     seenHealthy: true,
     verified: { runnable: true, problem: null, service: 'running' },
     diverging: false,
@@ -138,6 +139,11 @@ export function apiStatus(overrides: Partial<ApiStatus> = {}): ApiStatus {
     notifications: [],
     fleet: null,
     openclawCooldowns: null,
+    incidents: null,
+    quota: [],
+    budgets: [],
+    quiet: null,
+    language: 'en',
     ...overrides,
   };
 }

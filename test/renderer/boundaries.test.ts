@@ -29,9 +29,27 @@ describe('renderer boundaries', () => {
         const where = `${relative(REPO, file)}: ${statement}`;
         expect(specifier.startsWith('.'), where).toBe(true);
         expect(specifier.endsWith('.js'), where).toBe(true);
-        if (specifier.includes('/main/')) expect(typeOnly, where).toBe('type ');
+        if (specifier.includes('/main/') && !specifier.includes('/main/shared/')) expect(typeOnly, where).toBe('type ');
       }
       expect(/\bfrom\s+'node:|\brequire\(/.test(text), relative(REPO, file)).toBe(false);
+    }
+  });
+
+  it('shares with the core only main/shared, which imports nothing but itself at run time', () => {
+    const shared = files(join(REPO, 'main', 'shared'));
+    expect(shared.length).toBeGreaterThan(2);
+    for (const file of shared) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^']+)';/gm)) {
+        const [statement, typeOnly, specifier] = match as unknown as [string, string | undefined, string];
+        const where = `${relative(REPO, file)}: ${statement}`;
+        expect(specifier.startsWith('.'), where).toBe(true);
+        if (specifier.startsWith('../core/') || specifier.startsWith('../../core/'))
+          expect(typeOnly, where).toBe('type ');
+      }
+      expect(/\bfrom\s+'node:|\brequire\(|\bprocess\.|\bdocument\.|\bwindow\./.test(text), relative(REPO, file)).toBe(
+        false,
+      );
     }
   });
 

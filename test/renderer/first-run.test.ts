@@ -44,6 +44,11 @@ const status = (breakers: number, calls: number): ApiStatus => ({
   watchdog: null,
   notifications: [],
   fleet: null,
+  incidents: null,
+  quota: [],
+  budgets: [],
+  quiet: null,
+  language: 'en',
 });
 
 describe('first run', () => {

@@ -286,6 +286,13 @@ export const configSchema = group({
   retention: group({
     days: int(30, 1, 36500, 'Stored history older than this is pruned (checked hourly).'),
   }),
+  ui: group({
+    language: oneOf(
+      'auto',
+      ['auto', 'en', 'zh-CN'] as const,
+      "Language of notifications, webhooks, the tray, `status` and `doctor` (auto: the system's, from LC_ALL, LC_MESSAGES or LANG; the dashboard follows the browser unless set there).",
+    ),
+  }),
   log: group({
     level: oneOf('info', ['debug', 'info', 'warn', 'error'] as const, 'Lowest level the daemon logs.'),
   }),

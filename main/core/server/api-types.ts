@@ -7,13 +7,16 @@ import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '
 import type { Outcome } from '../classify.js';
 import type { DoctorReport } from '../doctor/index.js';
 import type { GatewayHealth } from '../gateway/health.js';
+import type { IncidentsStatus } from '../incidents/types.js';
 import type { Notice } from '../notify/notice.js';
 import type { DependencyCooldown } from '../openclaw/cooldown-state.js';
 import type { OpenClawCooldownsStatus } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
+import type { BudgetStanding, QuotaWindow } from '../spend/types.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
+import type { Language } from '../../shared/i18n.js';
 
 export interface TokenRate {
   agentId: string;
@@ -64,6 +67,16 @@ export interface ApiStatus {
    * instance does not read them.
    */
   openclawCooldowns: OpenClawCooldownsStatus | null;
+  /** Open incidents, the last closed one, recovery by week (null when this instance keeps none). */
+  incidents: IncidentsStatus | null;
+  /** Provider quota windows OpenClaw reports (empty when it reports none). */
+  quota: QuotaWindow[];
+  /** Budgets configured (`budgets.spend`) and where each stands. */
+  budgets: BudgetStanding[];
+  /** Quiet hours or a maintenance window in force: no notifications, no automatic restarts. */
+  quiet: { until: number | null; reason: string; kind: 'maintenance' | 'quiet_hours' } | null;
+  /** The daemon's language (notifications and webhooks are worded in it). */
+  language: Language;
 }
 
 export interface HistoryQuery {

@@ -3,6 +3,7 @@
  * stream of changes, assembled from the monitor's parts. The HTTP layer
  * (http.ts) only speaks this interface.
  */
+import type { Language } from '../../shared/i18n.js';
 import type { BreakerService } from '../breaker/service.js';
 import type { Transition } from '../breaker/types.js';
 import { emptyOutcomeCounts } from '../classify.js';
@@ -37,6 +38,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const LAST_DAY_REFRESH_MS = 10_000;
 
 export interface BackendParts {
+  /** The daemon's language (reported in the status; notifications are worded in it). */
+  language?: Language;
   store: Store;
   breakers: BreakerService;
   metrics: BreakerbarMetrics;
@@ -94,6 +97,11 @@ export function createBackend(parts: BackendParts): ApiBackend {
         lastDay: lastDaySummary(),
         fleet: parts.breakers.fleet?.status() ?? null,
         openclawCooldowns: cooldowns?.status(now) ?? null,
+        incidents: null,
+        quota: [],
+        budgets: [],
+        quiet: null,
+        language: parts.language ?? 'en',
       };
     },
 

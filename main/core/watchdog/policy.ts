@@ -195,6 +195,11 @@ export interface WatchdogState {
   consecutiveChecks: number;
   /** When the current storm's first counting check ran. */
   stormSince: number | null;
+  /**
+   * Rate-limited calls seen by the last checks, kept until a check finds none: since when, and per
+   * dependency the fallbacks answering for it (a storm the fallbacks absorb resets the count, not this).
+   */
+  rateLimited: { since: number; deps: Array<{ dep: string; fallbacks: string[] }> } | null;
   healthFailures: number;
   /** When the current streak of dead probes began. */
   deadSince: number | null;
@@ -239,6 +244,7 @@ export function initialState(): WatchdogState {
   return {
     consecutiveChecks: 0,
     stormSince: null,
+    rateLimited: null,
     healthFailures: 0,
     deadSince: null,
     down: false,
@@ -338,6 +344,13 @@ export class WatchdogPolicy {
   /** One check (every `checkIntervalSec`): the rate-limit storm rule, then the hung-gateway rule. */
   check(now: number, input: CheckInput): Decision {
     const affected = input.deps.filter((d) => d.count > 0);
+    this.s.rateLimited =
+      affected.length === 0
+        ? null
+        : {
+            since: this.s.rateLimited?.since ?? now,
+            deps: affected.map((d) => ({ dep: d.dep, fallbacks: [...d.workingFallbacks] })),
+          };
     if (affected.length === 0) {
       const was = this.s.consecutiveChecks;
       this.resetStorm();

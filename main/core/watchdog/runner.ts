@@ -83,6 +83,8 @@ export interface WatchdogStatus {
   deferral: { since: number; until: number; dep: string; cause: 'retry_after' | 'cooldown' } | null;
   /** The current 429 storm: since when, and the dependencies of the last check that counted. */
   storm: { since: number } | null;
+  /** Rate-limited calls in the last checks (storm or not): since when, each dependency and its answering fallbacks. */
+  rateLimited: { since: number; deps: Array<{ dep: string; fallbacks: string[] }> } | null;
   /** A healthy probe has been seen since BreakerBar started (no automatic restart before). */
   seenHealthy: boolean;
   /** The last restart strategy check (null until the first has finished). */
@@ -322,6 +324,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
         until: wall(state.deferral.until),
       },
       storm: state.stormSince === null ? null : { since: wall(state.stormSince) },
+      rateLimited: state.rateLimited && { since: wall(state.rateLimited.since), deps: state.rateLimited.deps },
       seenHealthy: state.seenHealthy,
       verified: state.strategy,
       diverging: state.divergenceAlerted,
