@@ -74,3 +74,8 @@ export interface IncidentsStatus {
   lastClosed: IncidentSummary | null;
   mttrByWeek: WeekRecovery[];
 }
+
+/** `GET /api/incidents?limit=N&since=MS`: newest first. `GET /api/incidents/<id>` answers an IncidentDetail. */
+export interface IncidentList {
+  incidents: IncidentSummary[];
+}

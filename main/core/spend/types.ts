@@ -29,3 +29,34 @@ export interface BudgetStanding {
   /** The highest alert threshold (share of the limit) crossed, or null. */
   crossed: number | null;
 }
+
+/** Calls, failures, tokens and cost of one provider, model (`provider/model`) or agent in a period. */
+export interface SpendRow {
+  key: string;
+  calls: number;
+  failures: number;
+  tokens: number;
+  /** USD, as the transcripts carry it (0 where a record has none). */
+  cost: number;
+}
+
+export interface SpendPeriod {
+  from: number;
+  to: number;
+  total: SpendRow;
+  byProvider: SpendRow[];
+  byModel: SpendRow[];
+  byAgent: SpendRow[];
+}
+
+/** `GET /api/spend`: today (since local midnight), the last 7 and 30 days, burn rates, budgets, quota windows. */
+export interface SpendReport {
+  generatedAt: number;
+  today: SpendPeriod;
+  week: SpendPeriod;
+  month: SpendPeriod;
+  /** Per provider: tokens and USD per hour over the last hour of calls. */
+  burn: Array<{ provider: string; tokensPerHour: number; usdPerHour: number }>;
+  budgets: BudgetStanding[];
+  quota: QuotaWindow[];
+}
