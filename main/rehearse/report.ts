@@ -325,7 +325,46 @@ export function describeEvent(e: TimelineEvent): [string, string] {
       return ['restart', `#${e.id} ${e.result}${e.detail ? `: ${e.detail}` : ''}`];
     case 'notice':
       return ['notice', `${e.notice}${e.dep ? ` ${e.dep}` : ''}: ${e.title}${e.count > 1 ? ` (×${e.count})` : ''}`];
+    case 'incident':
+      return ['incident', `#${e.id} ${e.change}: ${e.summary}`];
   }
+}
+
+/** One incident as the rehearsal saw it: from its opening to its close (null: still open at the end). */
+export interface IncidentSpan {
+  id: number;
+  openedAt: number;
+  closedAt: number | null;
+  severity: string;
+  causes: string[];
+  deps: string[];
+  summary: string;
+}
+
+/** The incidents of a timeline, in the order they opened, each with its last known summary. */
+export function incidentSpans(timeline: readonly TimelineEvent[]): IncidentSpan[] {
+  const spans = new Map<number, IncidentSpan>();
+  for (const e of timeline) {
+    if (e.type !== 'incident') continue;
+    const span = spans.get(e.id) ?? {
+      id: e.id,
+      openedAt: e.t,
+      closedAt: null,
+      severity: e.severity,
+      causes: [],
+      deps: [],
+      summary: '',
+    };
+    Object.assign(span, { severity: e.severity, causes: e.causes, deps: e.deps, summary: e.summary });
+    if (e.change === 'closed') span.closedAt = e.t;
+    spans.set(e.id, span);
+  }
+  return [...spans.values()];
+}
+
+/** The span an event belongs to: the incident open at its time (opening and closing included). */
+function spanOf(t: number, spans: readonly IncidentSpan[]): IncidentSpan | null {
+  return spans.find((s) => t >= s.openedAt && (s.closedAt === null || t <= s.closedAt)) ?? null;
 }
 
 /** Decisions shown in the summary (the others stay in the JSON): what an operator would want to see. */
@@ -370,6 +409,14 @@ export function renderText(report: RehearsalReport, options: { maxEvents?: numbe
   out.push(
     `Rehearsal ${report.scenario.name}: ${status} — ${report.scenario.durationSec} s at ${report.scenario.rate} calls/s, time scale ${report.timeScale} (${(report.wallMs / 1000).toFixed(1)} s wall), format ${report.format}, ${report.calls.total} calls (${report.calls.failed} failed)`,
   );
+  const spans = incidentSpans(report.timeline);
+  if (spans.length > 0) {
+    out.push(
+      '',
+      'Incidents',
+      ...spans.map((s) => `${incidentTitle(s)}: ${incidentMeta(s, report.scenario.durationSec)}`),
+    );
+  }
   const seen = new Set<string>();
   const events = report.timeline.filter((e) => shown(e, seen));
   const max = options.maxEvents ?? 40;
@@ -440,7 +487,7 @@ function svgTimeline(report: RehearsalReport): string {
       ...report.timeline.flatMap((e) => (e.type === 'transition' ? [e.dep] : [])),
     ]),
   ];
-  const rows = ['faults', 'gateway', ...deps, 'restarts', 'notices'];
+  const rows = ['faults', 'incidents', 'gateway', ...deps, 'restarts', 'notices'];
   const height = rows.length * lane + 40;
   const parts: string[] = [];
   rows.forEach((name, i) => {
@@ -456,6 +503,12 @@ function svgTimeline(report: RehearsalReport): string {
     const end = report.timeline.find((p) => p.type === 'phase_end' && p.index === e.index)?.t ?? duration;
     parts.push(
       `<rect x="${x(e.t)}" y="${rowY('faults') + 4}" width="${Math.max(2, x(end) - x(e.t))}" height="${lane - 8}" class="fault"><title>${escapeHtml(`${e.label} (${e.t} s → ${end} s)`)}</title></rect>`,
+    );
+  }
+  for (const span of incidentSpans(report.timeline)) {
+    const end = span.closedAt ?? duration;
+    parts.push(
+      `<rect x="${x(span.openedAt)}" y="${rowY('incidents') + 4}" width="${Math.max(2, x(end) - x(span.openedAt))}" height="${lane - 8}" class="span ${escapeHtml(span.severity)}"><title>${escapeHtml(`${incidentTitle(span)}: ${incidentMeta(span, duration)}`)}</title></rect>`,
     );
   }
   const gatewayStates = report.timeline.filter((e) => e.type === 'gateway');
@@ -511,15 +564,36 @@ function niceStep(duration: number): number {
   return Math.ceil(duration / 12);
 }
 
+/** "Incident #1 · 429 storm on zhipu/glm-5.1 (warning)". */
+function incidentTitle(span: IncidentSpan): string {
+  return `Incident #${span.id} · ${span.summary || span.causes.join(', ')} (${span.severity})`;
+}
+
+/** When it opened and how it ended, in scenario seconds; what it touched. */
+function incidentMeta(span: IncidentSpan, durationSec: number): string {
+  const end =
+    span.closedAt === null
+      ? `still open when the scenario ended at ${durationSec} s`
+      : `resolved at ${span.closedAt.toFixed(1)} s after ${fmt(span.closedAt - span.openedAt)}`;
+  const deps = span.deps.length > 0 ? ` · ${span.deps.join(', ')}` : '';
+  return `opened at ${span.openedAt.toFixed(1)} s · ${end} · causes: ${span.causes.join(', ')}${deps}`;
+}
+
 export function renderHtml(reports: RehearsalReport[]): string {
   const sections = reports.map((r) => {
-    const rows = r.timeline
-      .filter((e) => e.type !== 'decision' || shownDecision(e))
-      .map((e) => {
-        const [what, detail] = describeEvent(e);
-        return `<tr><td>${e.t.toFixed(1)} s</td><td>${escapeHtml(what)}</td><td>${escapeHtml(detail)}</td></tr>`;
-      })
-      .join('');
+    const row = (e: TimelineEvent) => {
+      const [what, detail] = describeEvent(e);
+      return `<tr class="${e.type}"><td>${e.t.toFixed(1)} s</td><td>${escapeHtml(what)}</td><td>${escapeHtml(detail)}</td></tr>`;
+    };
+    const listed = r.timeline.filter((e) => e.type !== 'incident' && (e.type !== 'decision' || shownDecision(e)));
+    const spans = incidentSpans(r.timeline);
+    const incidents = spans.map((span) => {
+      const inside = listed.filter((e) => spanOf(e.t, spans) === span);
+      return `<article class="incident ${escapeHtml(span.severity)}"><h4>${escapeHtml(incidentTitle(span))}</h4>
+<p class="meta">${escapeHtml(incidentMeta(span, r.scenario.durationSec))}</p>
+<table><tr><th>time</th><th>what</th><th>detail</th></tr>${inside.map(row).join('')}</table></article>`;
+    });
+    const outside = listed.filter((e) => spanOf(e.t, spans) === null);
     const expectations = r.expectations
       .map(
         (e) =>
@@ -542,12 +616,15 @@ ${svgTimeline(r)}
 <h3>Expectations</h3><table>${expectations}</table>
 ${restarts ? `<h3>Restarts (as stored)</h3><table><tr><th>#</th><th>trigger</th><th>evidence</th><th>result</th><th>reason</th></tr>${restarts}</table>` : ''}
 ${latencies ? `<h3>Detection latency</h3><table><tr><th>phase</th><th>fault on</th><th>at</th><th>→ transition</th><th>→ notification</th></tr>${latencies}</table>` : ''}
-<h3>Timeline</h3><table><tr><th>time</th><th>what</th><th>detail</th></tr>${rows}</table></section>`;
+<h3>Incidents</h3>${incidents.length > 0 ? incidents.join('\n') : '<p>No incident opened.</p>'}
+<h3>${spans.length > 0 ? 'Outside the incidents' : 'Timeline'}</h3><table><tr><th>time</th><th>what</th><th>detail</th></tr>${outside.map(row).join('')}</table></section>`;
   });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>BreakerBar rehearsal</title>
 <style>
-body{font:14px/1.45 -apple-system,system-ui,sans-serif;margin:24px;color:#222;background:#fff}
+body{font:14px/1.45 -apple-system,system-ui,"Noto Sans CJK SC","PingFang SC","Microsoft YaHei",sans-serif;margin:24px;color:#222;background:#fff}
+.incident{border-left:4px solid #e67e22;padding:2px 0 2px 12px;margin:10px 0}.incident.critical{border-color:#c62828}.incident.info{border-color:#2e7d32}
+.incident h4{margin:4px 0;font-size:14px}.span{fill:#e67e22;opacity:.8}.span.critical{fill:#c62828}
 h1{font-size:20px}h2{font-size:17px;margin-top:32px}h3{font-size:14px}
 table{border-collapse:collapse;margin:6px 0 12px}td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
 .pass{color:#2e7d32}.fail{color:#c62828;font-weight:600}.meta{color:#666}
@@ -557,7 +634,7 @@ table{border-collapse:collapse;margin:6px 0 12px}td,th{padding:2px 10px 2px 0;te
 @media (prefers-color-scheme:dark){body{background:#1e1e1e;color:#ddd}.lbl,.tick{fill:#bbb}.grid{stroke:#333}.meta{color:#999}}
 </style></head><body>
 <h1>BreakerBar rehearsal</h1>
-<p>${reports.filter((r) => r.passed).length} of ${reports.length} scenario(s) passed. Times are scenario seconds; breaker lanes: green closed, yellow half-open, orange throttled, red open; ◆ restarts (◇ dry runs), ● notifications, dashed lines wall-clock steps.</p>
+<p>${reports.filter((r) => r.passed).length} of ${reports.length} scenario(s) passed. Each scenario reads as its incidents: when one opened, what BreakerBar saw and did while it was open, when it was resolved. Times are scenario seconds; lanes: incidents (orange, red when critical), breakers green closed, yellow half-open, orange throttled, red open; ◆ restarts (◇ dry runs), ● notifications, dashed lines wall-clock steps.</p>
 ${sections.join('\n')}
 </body></html>
 `;

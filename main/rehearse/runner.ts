@@ -118,7 +118,18 @@ export type TimelineEvent =
   | { t: number; type: 'restart_result'; id: number; result: string; detail: string | null }
   /** The wall clock was stepped (`stepSec`); `offsetSec`: how far it is from the monotonic clock now. */
   | { t: number; type: 'clock_step'; stepSec: number; offsetSec: number }
-  | { t: number; type: 'notice'; notice: string; dep: string | null; title: string; severity: string; count: number };
+  | { t: number; type: 'notice'; notice: string; dep: string | null; title: string; severity: string; count: number }
+  /** An incident opened, grew louder, or closed (its summary as of then). */
+  | {
+      t: number;
+      type: 'incident';
+      id: number;
+      change: 'opened' | 'updated' | 'closed';
+      severity: string;
+      causes: string[];
+      deps: string[];
+      summary: string;
+    };
 
 export interface Latency {
   phase: number;
