@@ -382,13 +382,19 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   private perform(decision: Decision, force = false): void {
     const { history, metrics, log } = this.options;
     const now = this.options.clock();
-    this.lastDecision = {
-      ts: now,
-      source: decision.source,
-      decision: decision.kind,
-      reason: decision.reason,
-      dep: decision.dep,
-    };
+    const routine = (kind: string) => kind === 'quiet' || kind === 'healthy';
+    const last = this.lastDecision;
+    // A routine decision from another source (a healthy probe every 15 s) does not hide what a check
+    // decided about a storm: "healthy: live" is not the watchdog's last word mid-storm.
+    if (!last || !routine(decision.kind) || routine(last.decision) || last.source === decision.source) {
+      this.lastDecision = {
+        ts: now,
+        source: decision.source,
+        decision: decision.kind,
+        reason: decision.reason,
+        dep: decision.dep,
+      };
+    }
     try {
       history.recordDecision({
         ts: now,

@@ -22,6 +22,7 @@ import type {
 } from '../../../main/core/watchdog/policy.js';
 import type { RestartExecution, Restarter } from '../../../main/core/watchdog/restarter.js';
 import { WatchdogRunner } from '../../../main/core/watchdog/runner.js';
+import { callEvent } from '../../helpers/calls.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
@@ -218,5 +219,25 @@ describe('the runner acts only on what it has seen', () => {
       };
     await r.verify();
     expect(r.status().verified).toMatchObject({ runnable: false, problem: expect.stringContaining('launchctl hung') });
+  });
+});
+
+describe('the last decision', () => {
+  it('keeps what a check decided about a storm when healthy probes follow, and lets the next check replace it', async () => {
+    const r = await started();
+    await probing(r, 'ok', 10 * SEC);
+    store.commit({
+      events: [1, 2, 3].map((i) =>
+        callEvent({ key: `rl${i}`, ts: wall() - i * SEC, outcome: 'rate_limited', dep: 'zhipu/glm-5.1' }),
+      ),
+    });
+    expect(r.check().kind).toBe('counting');
+    await probing(r, 'ok', 30 * SEC);
+    expect(r.status().lastDecision).toMatchObject({ source: 'check', decision: 'counting' });
+    expect(r.status().rateLimited).toMatchObject({ deps: [{ dep: 'zhipu/glm-5.1', fallbacks: [] }] });
+    elapsed += 2 * MIN;
+    expect(r.check().kind).toBe('quiet');
+    expect(r.status().lastDecision).toMatchObject({ source: 'check', decision: 'quiet' });
+    expect(r.status().rateLimited).toBeNull();
   });
 });
