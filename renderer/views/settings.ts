@@ -228,7 +228,7 @@ export class SettingsView implements View {
       },
       h(
         'label',
-        { for: id },
+        { for: id, 'data-changed': t.t('views.settings.changed') },
         label === null ? null : h('span', { class: 'field-label' }, label),
         label === null ? null : ' ',
         h('code', { class: label === null ? null : 'field-key' }, field.path),

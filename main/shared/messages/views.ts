@@ -174,6 +174,7 @@ export const views = area(
     'views.settings.nav': 'Setting groups',
     'views.settings.set': 'set',
     'views.settings.setTitle': 'Written in the config file',
+    'views.settings.changed': ' (changed)',
     'views.settings.groupCount': (p: { n: number; set: number }, f) =>
       `${f.plural(p.n, { one: '# setting', other: '# settings' })}${p.set > 0 ? `, ${f.integer(p.set)} set in the file` : ''}`,
     'views.settings.expects': (p: { expected: string; default: string }) =>
@@ -505,6 +506,7 @@ export const views = area(
     'views.settings.nav': '设置分组',
     'views.settings.set': '已设置',
     'views.settings.setTitle': '已写入配置文件',
+    'views.settings.changed': '（已修改）',
     'views.settings.groupCount': (p: { n: number; set: number }, f) =>
       `${f.integer(p.n)} 项${p.set > 0 ? `，文件中设置了 ${f.integer(p.set)} 项` : ''}`,
     'views.settings.expects': (p: { expected: string; default: string }) =>
