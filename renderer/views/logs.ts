@@ -173,14 +173,16 @@ const kindWord = (t: Translator, kind: LogKind) => wordOr(t, `views.logs.kind.${
 const levelWord = (t: Translator, level: LevelFilter) => wordOr(t, `views.logs.filter.level.${level}`, level);
 const spaced = (value: string) => value.replace(/_/g, ' ');
 
+/** The rows as a table; with none, the empty message (null when the level filter hid them: the block says so). */
 function table(
   caption: string,
   headings: string[],
   rows: HTMLTableRowElement[],
-  empty: string,
+  empty: string | null,
   testId: string,
-): HTMLElement {
-  if (rows.length === 0) return h('p', { class: 'muted', 'data-testid': `${testId}-empty` }, empty);
+): HTMLElement | null {
+  if (rows.length === 0)
+    return empty === null ? null : h('p', { class: 'muted', 'data-testid': `${testId}-empty` }, empty);
   return h(
     'div',
     { class: 'table-wrap' },
@@ -223,7 +225,7 @@ function block(
   heading: string,
   summary: Child,
   shown: LogSection<unknown>,
-  table: HTMLElement,
+  table: HTMLElement | null,
 ): HTMLElement {
   const hidden = shown.total - shown.runs.length;
   return h(
@@ -306,7 +308,7 @@ function restartLog(
         t.t('views.logs.col.output'),
       ],
       rows,
-      t.t('views.logs.restarts.empty'),
+      section.total === 0 ? t.t('views.logs.restarts.empty') : null,
       'restart-log',
     ),
   );
@@ -356,7 +358,7 @@ function notificationLog(
         t.t('views.logs.col.delivery'),
       ],
       rows,
-      t.t('views.logs.notifications.empty'),
+      section.total === 0 ? t.t('views.logs.notifications.empty') : null,
       'notification-log',
     ),
   );
@@ -399,7 +401,7 @@ function decisionLog(t: Translator, section: LogSection<DecisionRow>, now: numbe
         t.t('views.logs.col.dependency'),
       ],
       rows,
-      t.t('views.logs.decisions.empty'),
+      section.total === 0 ? t.t('views.logs.decisions.empty') : null,
       'decision-log',
     ),
   );
@@ -434,7 +436,7 @@ function transitionLog(t: Translator, section: LogSection<Transitioned>, now: nu
         t.t('views.logs.col.reason'),
       ],
       rows,
-      t.t('views.logs.transitions.empty'),
+      section.total === 0 ? t.t('views.logs.transitions.empty') : null,
       'transition-log',
     ),
   );
@@ -493,7 +495,7 @@ function probeLog(t: Translator, section: LogSection<ProbeRow>, all: readonly Pr
         t.t('views.logs.col.detail'),
       ],
       rows,
-      t.t('views.logs.probes.empty'),
+      section.total === 0 ? t.t('views.logs.probes.empty') : null,
       'probe-log',
     ),
   );
