@@ -203,14 +203,12 @@ function at(t: Translator, ts: number, now: number): string {
 
 /** When a row happened; for a run, the span from its oldest to its newest record. */
 function when(t: Translator, newest: number, now: number, oldest = newest): HTMLElement {
-  const text =
-    oldest === newest
-      ? at(t, newest, now)
-      : t.t('views.logs.span', { from: at(t, oldest, now), to: at(t, newest, now) });
+  const from = at(t, oldest, now);
+  const to = at(t, newest, now);
   return h(
     'td',
     { class: 'when' },
-    h('time', { datetime: new Date(newest).toISOString() }, text),
+    h('time', { datetime: new Date(newest).toISOString() }, from === to ? to : t.t('views.logs.span', { from, to })),
     h('br'),
     h('small', null, live('ago', newest)),
   );

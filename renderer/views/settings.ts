@@ -129,10 +129,7 @@ export class SettingsView implements View {
         'li',
         { class: 'group-nav-all' },
         button(t.t('views.settings.expandAll'), () => all(true), { class: 'link' }),
-      ),
-      h(
-        'li',
-        null,
+        ' · ',
         button(t.t('views.settings.collapseAll'), () => all(false), { class: 'link' }),
       ),
     );

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openPage, visibleText } from './browser.js';
+import { ensureDir, launchChromium, openPage, SCREENSHOT_DIR, visibleText } from './browser.js';
 import { buildDashboard, type DashboardDaemon, startDashboardDaemon } from './daemon-fixture.js';
 
 let buildDir: string;
@@ -66,8 +66,9 @@ describe('the Logs view', () => {
       const refused = probes.locator('tr[data-status="refused"]');
       expect(await refused.locator('td').nth(1).innerText()).toBe('connection refused');
       expect(await refused.locator('td').nth(2).innerText()).toBe('×2');
-      // The row's time is a span: the first and last probe of the run.
-      expect(await refused.locator('time').innerText()).toMatch(/^.+–.+$/);
+      // A run's time is its span, from its first probe to its last (one time when both fall in one minute).
+      expect(await refused.locator('time').innerText()).toMatch(/^\d\d:\d\d(–\d\d:\d\d)?$/);
+      expect(await probes.locator('tr').nth(1).locator('time').innerText()).toMatch(/^\d\d:\d\d–\d\d:\d\d$/);
 
       const state = page.getByTestId('log-filter-state');
       expect(await visibleText(state)).toMatch(
@@ -128,6 +129,34 @@ describe('the Logs view', () => {
       await page.getByLabel('仅错误').check();
       await poll(() => statuses(page)).toEqual(['refused×2']);
       expect(await visibleText(page.getByTestId('log-filter-state'))).toContain('仅错误');
+      await page.screenshot({ path: join(ensureDir(SCREENSHOT_DIR), 'logs-zh-CN.png'), fullPage: true });
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the Errors and Doctor views in Chinese', () => {
+  it('word their own headings, legends, summaries and buttons in Chinese', async () => {
+    const { page, context, errors } = await open('zh-CN', 'errors');
+    try {
+      const block = page.locator('.timeline[data-dep="zhipu/glm-5.1"]');
+      await block.locator('canvas').first().waitFor();
+      expect(await page.locator('#tab-errors').innerText()).toBe('错误');
+      expect(await visibleText(block.locator('.legend [data-group="rate_limited"]'))).toBe('429 限流：86');
+      expect(await visibleText(block.getByTestId('errors-summary'))).toMatch(
+        /^最近一小时共 \d+ 次调用，其中 86 次错误（每根柱形每分钟）。$/,
+      );
+      expect(await page.locator('.timeline[data-dep="*"] h2').innerText()).toBe('全部依赖');
+      expect(await page.getByLabel('最近一天').count()).toBe(1);
+
+      await page.locator('#tab-doctor').click();
+      await page.locator('#panel-doctor .finding').first().waitFor();
+      expect(await page.locator('#panel-doctor h2').innerText()).toBe('诊断');
+      expect(await visibleText(page.getByTestId('doctor-summary'))).toMatch(/^\d+ 个错误，\d+ 个警告，\d+ 项正常。$/);
+      expect(await page.locator('#panel-doctor [data-area="gateway"] h3').innerText()).toBe('网关');
+      expect(await page.getByRole('button', { name: '重新检查' }).count()).toBe(1);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
@@ -202,6 +231,7 @@ describe('the Settings view', () => {
       await page.getByRole('button', { name: '保存修改' }).click();
       expect(await visibleText(page.locator('#cfg-budgets-error'))).toMatch(/^不是有效的 JSON：应为 /);
       expect(await visibleText(page.locator('.form-status'))).toBe('未保存：请修正标出的字段。');
+      await page.screenshot({ path: join(ensureDir(SCREENSHOT_DIR), 'settings-zh-CN.png') });
       expect(errors).toEqual([]);
     } finally {
       await context.close();
