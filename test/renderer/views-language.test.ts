@@ -64,11 +64,11 @@ describe('the Logs view', () => {
       expect(Number(runs[refusedAt + 1]!.split('×')[1])).toBeGreaterThan(50);
       expect(runs.length).toBeLessThan(10);
       const refused = probes.locator('tr[data-status="refused"]');
-      expect(await refused.locator('td').nth(1).innerText()).toBe('connection refused');
-      expect(await refused.locator('td').nth(2).innerText()).toBe('×2');
+      expect(await refused.locator('td').nth(1).textContent()).toBe('connection refused');
+      expect(await refused.locator('td').nth(2).textContent()).toBe('×2');
       // A run's time is its span, from its first probe to its last (one time when both fall in one minute).
-      expect(await refused.locator('time').innerText()).toMatch(/^\d\d:\d\d(–\d\d:\d\d)?$/);
-      expect(await probes.locator('tr').nth(1).locator('time').innerText()).toMatch(/^\d\d:\d\d–\d\d:\d\d$/);
+      expect(await refused.locator('time').textContent()).toMatch(/^\d\d:\d\d(–\d\d:\d\d)?$/);
+      expect(await probes.locator('tr').nth(1).locator('time').textContent()).toMatch(/^\d\d:\d\d–\d\d:\d\d$/);
 
       const state = page.getByTestId('log-filter-state');
       expect(await visibleText(state)).toMatch(
@@ -114,14 +114,14 @@ describe('the Logs view', () => {
     const { page, context, errors } = await open('zh-CN', 'logs');
     try {
       await page.getByTestId('probe-log').waitFor();
-      expect(await page.locator('#tab-logs').innerText()).toBe('日志');
-      expect(await page.locator('#restarts-heading').innerText()).toBe('重启');
-      expect(await page.locator('#probes-heading').innerText()).toBe('健康探测');
+      expect(await page.locator('#tab-logs').textContent()).toBe('日志');
+      expect(await page.locator('#restarts-heading').textContent()).toBe('重启');
+      expect(await page.locator('#probes-heading').textContent()).toBe('健康探测');
       const refused = page.getByTestId('probe-log').locator('tr[data-status="refused"]');
-      expect(await refused.locator('td').nth(1).innerText()).toBe('连接被拒绝');
+      expect(await refused.locator('td').nth(1).textContent()).toBe('连接被拒绝');
       const restart = page.locator('[data-testid="restart-log"] tr[data-result="recovered"]');
-      expect(await restart.locator('td').nth(1).innerText()).toBe('429 风暴');
-      expect(await restart.locator('td').nth(3).innerText()).toBe('已恢复');
+      expect(await restart.locator('td').nth(1).textContent()).toBe('429 风暴');
+      expect(await restart.locator('td').nth(3).textContent()).toBe('已恢复');
       expect(await visibleText(page.getByTestId('log-filter-state'))).toMatch(
         /^正在显示.+ · 全部 · 共 \d+ 行，显示 \d+ 行。$/,
       );
@@ -143,19 +143,19 @@ describe('the Errors and Doctor views in Chinese', () => {
     try {
       const block = page.locator('.timeline[data-dep="zhipu/glm-5.1"]');
       await block.locator('canvas').first().waitFor();
-      expect(await page.locator('#tab-errors').innerText()).toBe('错误');
+      expect(await page.locator('#tab-errors').textContent()).toBe('错误');
       expect(await visibleText(block.locator('.legend [data-group="rate_limited"]'))).toBe('429 限流：86');
       expect(await visibleText(block.getByTestId('errors-summary'))).toMatch(
         /^最近一小时共 \d+ 次调用，其中 86 次错误（每根柱形每分钟）。$/,
       );
-      expect(await page.locator('.timeline[data-dep="*"] h2').innerText()).toBe('全部依赖');
+      expect(await page.locator('.timeline[data-dep="*"] h2').textContent()).toBe('全部依赖');
       expect(await page.getByLabel('最近一天').count()).toBe(1);
 
       await page.locator('#tab-doctor').click();
       await page.locator('#panel-doctor .finding').first().waitFor();
-      expect(await page.locator('#panel-doctor h2').innerText()).toBe('诊断');
+      expect(await page.locator('#panel-doctor h2').textContent()).toBe('诊断');
       expect(await visibleText(page.getByTestId('doctor-summary'))).toMatch(/^\d+ 个错误，\d+ 个警告，\d+ 项正常。$/);
-      expect(await page.locator('#panel-doctor [data-area="gateway"] h3').innerText()).toBe('网关');
+      expect(await page.locator('#panel-doctor [data-area="gateway"] h3').textContent()).toBe('网关');
       expect(await page.getByRole('button', { name: '重新检查' }).count()).toBe(1);
       expect(errors).toEqual([]);
     } finally {
@@ -176,11 +176,11 @@ describe('the Settings view', () => {
       expect(groups).toContain('Fleet');
       expect(groups).toContain('Storage');
       expect(groups[groups.length - 1]).toBe('Advanced');
-      expect(await field.locator('.field-label').innerText()).toBe('Restart after this many dead probes');
-      expect(await field.locator('.field-key').innerText()).toBe('watchdog.healthFailuresBeforeRestart');
-      expect(await field.locator('.unit').innerText()).toBe('probes');
-      expect(await page.locator('[data-field="watchdog.maxRestartsPerHour"] .unit').innerText()).toBe('per hour');
-      expect(await page.locator('[data-field="health.intervalSec"] .unit').innerText()).toBe('seconds');
+      expect(await field.locator('.field-label').textContent()).toBe('Restart after this many dead probes');
+      expect(await field.locator('.field-key').textContent()).toBe('watchdog.healthFailuresBeforeRestart');
+      expect(await field.locator('.unit').textContent()).toBe('probes');
+      expect(await page.locator('[data-field="watchdog.maxRestartsPerHour"] .unit').textContent()).toBe('per hour');
+      expect(await page.locator('[data-field="health.intervalSec"] .unit').textContent()).toBe('seconds');
       // The input is named by its label (and the raw key) for a screen reader.
       expect(await page.getByLabel('Restart after this many dead probes').getAttribute('id')).toBe(
         'cfg-watchdog-healthFailuresBeforeRestart',
@@ -213,12 +213,12 @@ describe('the Settings view', () => {
     try {
       const field = page.locator('[data-field="watchdog.healthFailuresBeforeRestart"]');
       await field.waitFor();
-      expect(await page.locator('#tab-settings').innerText()).toBe('设置');
+      expect(await page.locator('#tab-settings').textContent()).toBe('设置');
       const groups = await page.locator('details.settings-group .group-name').allInnerTexts();
       expect(groups.slice(0, 4)).toEqual(['网关', '看门狗与重启', '熔断器', '通知']);
-      expect(await field.locator('.field-label').innerText()).toBe('连续多少次探测失败后重启');
-      expect(await field.locator('.field-key').innerText()).toBe('watchdog.healthFailuresBeforeRestart');
-      expect(await page.locator('[data-field="health.intervalSec"] .unit').innerText()).toBe('秒');
+      expect(await field.locator('.field-label').textContent()).toBe('连续多少次探测失败后重启');
+      expect(await field.locator('.field-key').textContent()).toBe('watchdog.healthFailuresBeforeRestart');
+      expect(await page.locator('[data-field="health.intervalSec"] .unit').textContent()).toBe('秒');
       expect(await visibleText(page.locator('[data-field="watchdog.threshold"] .help'))).toContain('默认值：3');
 
       await page.locator('#cfg-budgets').fill('[{"agent": "*",');
