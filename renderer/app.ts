@@ -7,6 +7,8 @@
 
 import type { DoctorReport } from '../main/core/doctor/index.js';
 import type { ApiEvent, ApiStatus } from '../main/core/server/api-types.js';
+import { resolveLanguage } from '../main/shared/i18n.js';
+import { translator } from '../main/shared/messages/index.js';
 import type { ConnectionState, DashboardApi } from './api.js';
 import { createBridgeApi } from './bridge-api.js';
 import { fill, h } from './dom.js';
@@ -49,6 +51,15 @@ function sessionStore(): TokenEnvironment['storage'] {
   }
 }
 
+/** The language chosen in the dashboard (`breakerbar.language` in localStorage), else the browser's. */
+function storedLanguage(): string | null {
+  try {
+    return window.localStorage.getItem('breakerbar.language');
+  } catch {
+    return null;
+  }
+}
+
 function createApi(): DashboardApi {
   const bridge = window.breakerbar;
   if (bridge) return createBridgeApi(bridge);
@@ -77,6 +88,7 @@ class Dashboard {
   constructor(private readonly api: DashboardApi) {
     const context: ViewContext = {
       api,
+      t: translator(resolveLanguage([storedLanguage(), ...navigator.languages])),
       say: (message, tone) => this.say(message, tone),
       show: (view) => this.show(view, true),
       changed: (...types) => this.markStale(types),

@@ -6,6 +6,7 @@
  * never touched stay out of the file and keep following BreakerBar's defaults.
  */
 import type { ConfigField } from '../main/core/server/api-types.js';
+import { type Translator, translator } from '../main/shared/messages/index.js';
 
 export type ControlKind = 'checkbox' | 'select' | 'number' | 'text' | 'nullable' | 'json';
 
@@ -85,10 +86,15 @@ export function formatValue(spec: ControlSpec, value: unknown): string {
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
 /**
- * The value a control's text stands for. Only the shape is checked here (a number is a number, JSON
+ * The value a control's text stands for, or why it stands for none (in the translator's language). Only the shape is checked here (a number is a number, JSON
  * parses); ranges and formats are the server's to judge, so there is one validation and one wording.
  */
-export function parseValue(spec: ControlSpec, field: ConfigField, input: string | boolean): Parsed {
+export function parseValue(
+  spec: ControlSpec,
+  field: ConfigField,
+  input: string | boolean,
+  t: Translator = translator('en'),
+): Parsed {
   if (spec.kind === 'checkbox') return { ok: true, value: input === true };
   const text = String(input);
   switch (spec.kind) {
@@ -99,7 +105,7 @@ export function parseValue(spec: ControlSpec, field: ConfigField, input: string 
       const trimmed = text.trim();
       const value = Number(trimmed);
       if (trimmed === '' || !Number.isFinite(value))
-        return { ok: false, error: `not a number: expected ${field.expected}` };
+        return { ok: false, error: t.t('views.settings.notNumber', { expected: field.expected }) };
       return { ok: true, value };
     }
     case 'nullable': {
@@ -115,7 +121,7 @@ export function parseValue(spec: ControlSpec, field: ConfigField, input: string 
       try {
         return { ok: true, value: JSON.parse(text) };
       } catch {
-        return { ok: false, error: `not valid JSON: expected ${field.expected}` };
+        return { ok: false, error: t.t('views.settings.notJson', { expected: field.expected }) };
       }
     }
   }
@@ -151,16 +157,4 @@ export function fieldForParam(fields: readonly ConfigField[], param: string | un
     }
   }
   return best;
-}
-
-/** Top-level sections in schema order; the keys at the top level form "General". */
-export function sectionsOf(fields: readonly ConfigField[]): Array<{ name: string; fields: ConfigField[] }> {
-  const sections = new Map<string, ConfigField[]>();
-  for (const field of fields) {
-    const name = field.path.includes('.') ? field.path.slice(0, field.path.indexOf('.')) : 'general';
-    const list = sections.get(name) ?? [];
-    list.push(field);
-    sections.set(name, list);
-  }
-  return [...sections].map(([name, list]) => ({ name, fields: list }));
 }

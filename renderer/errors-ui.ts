@@ -1,16 +1,19 @@
 /**
  * How a failed request shows up inside a view: one line saying what went
- * wrong, in the API's own words.
+ * wrong, in the API's own words (the server's message is not translated).
  */
+import { type Translator, translator } from '../main/shared/messages/index.js';
 import { ApiFailure, Cancelled } from './api.js';
 import { h } from './dom.js';
 
-export function describeFailure(error: unknown): string {
-  if (error instanceof Cancelled) return 'Not sent: no API token was given.';
+const ENGLISH = translator('en');
+
+export function describeFailure(error: unknown, t: Translator = ENGLISH): string {
+  if (error instanceof Cancelled) return t.t('views.failure.noToken');
   if (error instanceof ApiFailure) return error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
-export function failureBox(what: string, error: unknown): HTMLElement {
-  return h('p', { class: 'failure', role: 'alert' }, `${what}: ${describeFailure(error)}`);
+export function failureBox(what: string, error: unknown, t: Translator = ENGLISH): HTMLElement {
+  return h('p', { class: 'failure', role: 'alert' }, t.t('views.failure', { what, why: describeFailure(error, t) }));
 }

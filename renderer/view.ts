@@ -3,6 +3,7 @@
  * to fetch and render its data, and the events that make that data stale.
  */
 import type { ApiEvent } from '../main/core/server/api-types.js';
+import type { Translator } from '../main/shared/messages/index.js';
 import type { DashboardApi } from './api.js';
 
 export const VIEW_KEYS = ['overview', 'errors', 'logs', 'settings', 'doctor'] as const;
@@ -17,6 +18,8 @@ export type Tone = 'info' | 'success' | 'error';
 /** What a view may ask of the shell. */
 export interface ViewContext {
   api: DashboardApi;
+  /** The words of the reader's language. */
+  t: Translator;
   /** A short message in the shared live region (announced to screen readers). */
   say(message: string, tone?: Tone): void;
   /** Switches to another view (the Doctor link in an empty overview, say). */

@@ -4,25 +4,27 @@
  * reachable at any time.
  */
 import type { DoctorReport, Finding } from '../../main/core/doctor/index.js';
+import type { Translator } from '../../main/shared/messages/index.js';
 import { button, fill, h } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import { blockingFindings } from '../first-run.js';
-import { count } from '../format.js';
 import type { View, ViewContext } from '../view.js';
+import { wordOr } from '../words.js';
 
 const LEVEL_ORDER: Record<Finding['level'], number> = { error: 0, warn: 1, info: 2, ok: 3 };
-const LEVEL_LABEL: Record<Finding['level'], string> = { error: 'error', warn: 'warning', info: 'info', ok: 'ok' };
 
 export class DoctorView implements View {
   readonly key = 'doctor' as const;
-  readonly label = 'Doctor';
+  readonly label: string;
   readonly panel = h('section', { class: 'view doctor' });
   readonly debounceMs = 0;
   /** Set by the shell when the dashboard opened here because there was nothing else to show. */
   firstRun = false;
   private report: DoctorReport | null = null;
 
-  constructor(private readonly context: ViewContext) {}
+  constructor(private readonly context: ViewContext) {
+    this.label = context.t.t('views.doctor.tab');
+  }
 
   affectedBy(): boolean {
     // The checks probe the gateway and read files: run on request, not on every event.
@@ -42,39 +44,48 @@ export class DoctorView implements View {
       this.render(report);
       return;
     }
-    fill(this.panel, h('h2', null, 'Doctor'), h('p', { class: 'muted', role: 'status' }, 'Checking…'));
+    const { t } = this.context;
+    fill(
+      this.panel,
+      h('h2', null, t.t('views.doctor.heading')),
+      h('p', { class: 'muted', role: 'status' }, t.t('views.doctor.checking')),
+    );
     try {
       this.render(await this.context.api.doctor());
     } catch (error) {
-      fill(this.panel, h('h2', null, 'Doctor'), failureBox('The checks could not run', error), this.again());
+      fill(
+        this.panel,
+        h('h2', null, t.t('views.doctor.heading')),
+        failureBox(t.t('views.doctor.failed'), error, t),
+        this.again(),
+      );
     }
   }
 
   private again(): HTMLButtonElement {
-    return button('Check again', () => this.refresh(), { 'data-key': 'doctor-again' });
+    return button(this.context.t.t('views.doctor.again'), () => this.refresh(), { 'data-key': 'doctor-again' });
   }
 
   private render(report: DoctorReport): void {
+    const { t } = this.context;
     const { summary } = report;
     const blocking = blockingFindings(report);
     const intro = this.firstRun
       ? h(
           'p',
           { class: 'first-run', 'data-testid': 'first-run' },
-          blocking.length > 0
-            ? 'BreakerBar cannot watch OpenClaw yet. Here is what it looked for, where, and how to fix it.'
-            : 'Nothing has been read yet: no model calls in any source. Here is what BreakerBar looked for and where.',
+          blocking.length > 0 ? t.t('views.doctor.blocking') : t.t('views.doctor.nothingRead'),
         )
       : null;
     const areas = [...new Set(report.findings.map((f) => f.area))];
     fill(
       this.panel,
-      h('h2', null, 'Doctor'),
+      h('h2', null, t.t('views.doctor.heading')),
       intro,
       h(
         'p',
         { class: 'summary', 'data-testid': 'doctor-summary' },
-        `${count(summary.error, 'error')}, ${count(summary.warn, 'warning')}, ${summary.ok} ok.`,
+        t.t('views.doctor.summary', { error: summary.error, warn: summary.warn, ok: summary.ok }),
       ),
       this.again(),
       ...areas.map((area) => {
@@ -84,22 +95,29 @@ export class DoctorView implements View {
         return h(
           'section',
           { class: 'block', 'data-area': area },
-          h('h3', null, area),
-          h('ul', { class: 'findings' }, ...findings.map(findingItem)),
+          h('h3', null, wordOr(t, `views.doctor.area.${area}`, area)),
+          h('ul', { class: 'findings' }, ...findings.map((finding) => findingItem(t, finding))),
         );
       }),
     );
   }
 }
 
-function findingItem(finding: Finding): HTMLElement {
+/** The finding's own words (title, detail, fix) are the core's, in English; the badge and labels are ours. */
+function findingItem(t: Translator, finding: Finding): HTMLElement {
   return h(
     'li',
     { class: `finding level-${finding.level}`, 'data-level': finding.level },
-    h('span', { class: `badge level-${finding.level}` }, LEVEL_LABEL[finding.level]),
+    h(
+      'span',
+      { class: `badge level-${finding.level}` },
+      wordOr(t, `views.doctor.level.${finding.level}`, finding.level),
+    ),
     ' ',
     h('strong', null, finding.title),
     finding.detail ? h('p', { class: 'detail' }, finding.detail) : null,
-    finding.fix ? h('p', { class: 'fix' }, h('span', { class: 'fix-label' }, 'Fix: '), finding.fix) : null,
+    finding.fix
+      ? h('p', { class: 'fix' }, h('span', { class: 'fix-label' }, t.t('views.doctor.fix')), finding.fix)
+      : null,
   );
 }

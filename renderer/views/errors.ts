@@ -5,6 +5,7 @@
  * under each chart (a canvas says nothing to a screen reader).
  */
 import type { ApiHistory } from '../../main/core/server/api-types.js';
+import type { Translator } from '../../main/shared/messages/index.js';
 import {
   ERROR_GROUPS,
   type Mark,
@@ -19,8 +20,8 @@ import {
 import { type Chart, errorChart } from '../charts.js';
 import { fill, h, keepingFocus, RenderGate } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
-import { clockTime, count, integer } from '../format.js';
 import { markTarget, type Target, type View, type ViewContext } from '../view.js';
+import { wordOr } from '../words.js';
 
 /** Charts beyond this many dependencies would be a wall of requests and canvases; the busiest are kept. */
 const MAX_DEPENDENCY_CHARTS = 12;
@@ -34,7 +35,7 @@ interface Panel {
 
 export class ErrorsView implements View {
   readonly key = 'errors' as const;
-  readonly label = 'Errors';
+  readonly label: string;
   readonly panel = h('section', { class: 'view errors' });
   private readonly gate = new RenderGate(this.panel);
   readonly debounceMs = 3000;
@@ -42,7 +43,9 @@ export class ErrorsView implements View {
   private charts: Chart[] = [];
   private last: Panel[] | null = null;
 
-  constructor(private readonly context: ViewContext) {}
+  constructor(private readonly context: ViewContext) {
+    this.label = context.t.t('views.errors.tab');
+  }
 
   affectedBy(type: string): boolean {
     return type === 'calls' || type === 'transition' || type === 'restart';
@@ -66,7 +69,11 @@ export class ErrorsView implements View {
     } catch (error) {
       this.destroyCharts();
       keepingFocus(this.panel, () =>
-        fill(this.panel, this.selector(), failureBox('Could not load the history', error)),
+        fill(
+          this.panel,
+          this.selector(),
+          failureBox(this.context.t.t('views.errors.loadFailed'), error, this.context.t),
+        ),
       );
     }
   }
@@ -96,7 +103,8 @@ export class ErrorsView implements View {
   }
 
   private selector(): HTMLElement {
-    const group = h('fieldset', { class: 'range' }, h('legend', null, 'Time range'));
+    const { t } = this.context;
+    const group = h('fieldset', { class: 'range' }, h('legend', null, t.t('views.errors.range')));
     for (const range of TIME_RANGES) {
       const input = h('input', {
         type: 'radio',
@@ -111,15 +119,23 @@ export class ErrorsView implements View {
         this.range = rangeOf(input.value);
         void this.refresh();
       });
-      group.append(h('label', { for: `range-${range.key}` }, input, ` ${range.label}`));
+      group.append(
+        h(
+          'label',
+          { for: `range-${range.key}` },
+          input,
+          ` ${wordOr(t, `views.errors.range.${range.key}`, range.label)}`,
+        ),
+      );
     }
     return group;
   }
 
   private block({ dep, history }: Panel, pending: Array<() => Chart>): HTMLElement {
+    const { t } = this.context;
     const series = stackErrors(history.steps);
     const marks = marksOf(history, dep ?? undefined);
-    const title = dep ?? 'All dependencies';
+    const title = dep ?? t.t('views.errors.all');
     const target = h('div', {
       class: 'chart',
       'data-chart': 'errors',
@@ -130,7 +146,8 @@ export class ErrorsView implements View {
       'data-restart-marks': marks.filter((m) => m.kind === 'restart').length,
       'data-transition-marks': marks.filter((m) => m.kind === 'transition').length,
     });
-    const hover = h('p', { class: 'hover muted', 'aria-live': 'off' }, 'Point at a bar for its counts.');
+    const point = t.t('views.errors.point');
+    const hover = h('p', { class: 'hover muted', 'aria-live': 'off' }, point);
     pending.push(() =>
       errorChart({
         target,
@@ -138,28 +155,39 @@ export class ErrorsView implements View {
         marks,
         per: this.range.per,
         range: [history.from / 1000, history.to / 1000],
-        onHover: (index) => fill(hover, index === null ? 'Point at a bar for its counts.' : hoverText(series, index)),
+        onHover: (index) => fill(hover, index === null ? point : hoverText(t, series, index)),
       }),
     );
     return h(
       'section',
-      { class: 'block timeline', 'data-dep': dep ?? '*', 'aria-label': `Errors: ${title}` },
+      { class: 'block timeline', 'data-dep': dep ?? '*', 'aria-label': t.t('views.errors.aria', { title }) },
       h('h2', null, title),
-      h('p', { class: 'summary', 'data-testid': 'errors-summary' }, summaryText(series, this.range)),
-      legend(series),
+      h('p', { class: 'summary', 'data-testid': 'errors-summary' }, summaryText(t, series, this.range)),
+      legend(t, series),
       h('figure', null, target, hover),
-      marksList(marks, dep ?? '*'),
+      marksList(t, marks, dep ?? '*'),
     );
   }
 }
 
-function summaryText(series: StackedSeries, range: TimeRange): string {
-  const errors = series.totals.reduce((a, b) => a + b, 0);
-  if (series.calls === 0) return `No calls in the ${range.label.toLowerCase()}.`;
-  return `${count(errors, 'error')} in ${count(series.calls, 'call')}, ${range.label.toLowerCase()} (bars ${range.per}).`;
+/** A range's words: its name in a sentence ("last hour") and its bar width ("per minute"). */
+function rangeWords(t: Translator, range: TimeRange): { name: string; per: string } {
+  return {
+    name: wordOr(t, `views.errors.in.${range.key}`, range.label.toLowerCase()),
+    per: wordOr(t, `views.errors.per.${range.key}`, range.per),
+  };
 }
 
-function legend(series: StackedSeries): HTMLElement {
+const groupLabel = (t: Translator, key: string, fallback: string) => wordOr(t, `views.errors.group.${key}`, fallback);
+
+function summaryText(t: Translator, series: StackedSeries, range: TimeRange): string {
+  const errors = series.totals.reduce((a, b) => a + b, 0);
+  const { name, per } = rangeWords(t, range);
+  if (series.calls === 0) return t.t('views.errors.noCalls', { range: name });
+  return t.t('views.errors.summary', { errors, calls: series.calls, range: name, per });
+}
+
+function legend(t: Translator, series: StackedSeries): HTMLElement {
   return h(
     'ul',
     { class: 'legend' },
@@ -168,24 +196,30 @@ function legend(series: StackedSeries): HTMLElement {
         'li',
         { 'data-group': group.key, class: (series.totals[g] ?? 0) === 0 ? 'zero' : null },
         h('span', { class: `swatch outcome-${group.key.replace(/_/g, '-')}`, 'aria-hidden': 'true' }),
-        `${group.label}: ${integer(series.totals[g] ?? 0)}`,
+        t.t('views.errors.legend', { label: groupLabel(t, group.key, group.label), n: series.totals[g] ?? 0 }),
       ),
     ),
   );
 }
 
-function hoverText(series: StackedSeries, index: number): string {
-  const t = series.xs[index];
-  if (t === undefined) return '';
-  const parts = ERROR_GROUPS.map((group, g) => [group.label, series.counts[g]?.[index] ?? 0] as const)
-    .filter(([, n]) => n > 0)
-    .map(([label, n]) => `${integer(n)} ${label}`);
-  return `${clockTime(t * 1000, Date.now())}: ${parts.length === 0 ? 'no errors' : parts.join(', ')}`;
+/** A time in a sentence: the time of day today, else date and time. */
+function at(t: Translator, ts: number, now: number): string {
+  return new Date(ts).toDateString() === new Date(now).toDateString() ? t.clock(ts) : t.dateTime(ts);
 }
 
-function marksList(marks: readonly Mark[], key: string): HTMLElement {
-  if (marks.length === 0)
-    return h('p', { class: 'muted marks-none' }, 'No restarts or breaker transitions in this range.');
+function hoverText(t: Translator, series: StackedSeries, index: number): string {
+  const x = series.xs[index];
+  if (x === undefined) return '';
+  const parts = ERROR_GROUPS.map(
+    (group, g) => [groupLabel(t, group.key, group.label), series.counts[g]?.[index] ?? 0] as const,
+  )
+    .filter(([, n]) => n > 0)
+    .map(([label, n]) => t.t('views.errors.hoverPart', { label, n }));
+  return t.t('views.errors.hover', { time: at(t, x * 1000, Date.now()), parts });
+}
+
+function marksList(t: Translator, marks: readonly Mark[], key: string): HTMLElement {
+  if (marks.length === 0) return h('p', { class: 'muted marks-none' }, t.t('views.errors.noMarks'));
   const newest = marks.slice(-MAX_LISTED_MARKS).reverse();
   const now = Date.now();
   return h(
@@ -194,7 +228,10 @@ function marksList(marks: readonly Mark[], key: string): HTMLElement {
     h(
       'summary',
       null,
-      `Marked: ${count(marks.filter((m) => m.kind === 'restart').length, 'restart')}, ${count(marks.filter((m) => m.kind === 'transition').length, 'breaker transition')}`,
+      t.t('views.errors.marked', {
+        restarts: marks.filter((m) => m.kind === 'restart').length,
+        transitions: marks.filter((m) => m.kind === 'transition').length,
+      }),
     ),
     h(
       'ul',
@@ -203,12 +240,12 @@ function marksList(marks: readonly Mark[], key: string): HTMLElement {
         h(
           'li',
           { class: `mark mark-${mark.kind}`, 'data-kind': mark.kind },
-          h('time', { datetime: new Date(mark.ts).toISOString() }, clockTime(mark.ts, now)),
+          h('time', { datetime: new Date(mark.ts).toISOString() }, at(t, mark.ts, now)),
           ` ${mark.title}`,
         ),
       ),
       marks.length > newest.length
-        ? h('li', { class: 'muted' }, `and ${integer(marks.length - newest.length)} earlier`)
+        ? h('li', { class: 'muted' }, t.t('views.errors.earlier', { n: marks.length - newest.length }))
         : null,
     ),
   );

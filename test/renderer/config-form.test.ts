@@ -10,7 +10,6 @@ import {
   formatValue,
   parseValue,
   sameValue,
-  sectionsOf,
   setPath,
   withChanges,
 } from '../../renderer/config-form.js';
@@ -101,13 +100,5 @@ describe('config form', () => {
     expect(fieldForParam(FIELDS, 'notifications.webhooks[0].url')).toBe('notifications.webhooks');
     expect(fieldForParam(FIELDS, 'config')).toBeNull();
     expect(fieldForParam(FIELDS, undefined)).toBeNull();
-  });
-
-  it('groups the keys by section in schema order', () => {
-    const sections = sectionsOf(FIELDS).map((s) => s.name);
-    expect(sections[0]).toBe('general');
-    expect(sections).toContain('watchdog');
-    expect(new Set(sections).size).toBe(sections.length);
-    expect(sectionsOf(FIELDS).flatMap((s) => s.fields)).toHaveLength(FIELDS.length);
   });
 });
