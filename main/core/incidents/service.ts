@@ -74,6 +74,10 @@ export interface IncidentServiceOptions {
   evaluateMs?: number;
 }
 
+function transitionText(t: Transition): string {
+  return `breaker ${t.dep}: ${t.from} → ${t.to} (${t.reason})`;
+}
+
 export class IncidentService extends EventEmitter<IncidentServiceEvents> {
   private tracker: TrackerState = EMPTY_TRACKER;
   private openId: number | null = null;
@@ -183,7 +187,10 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
       for (const condition of change.conditions) {
         store.addEvent(id, { ts: change.at, kind: 'cause', dep: condition.dep, text: condition.text });
       }
-      // What failed between the first sign of trouble and now was stored before the incident existed.
+      // What happened between the first sign of trouble and now was stored before the incident existed.
+      for (const t of store.transitions(change.at, now)) {
+        store.addEvent(id, { ts: t.ts, kind: 'transition', dep: t.dep, text: transitionText(t) });
+      }
       for (const row of store.failedCallsPerMinute(change.at, now)) {
         store.addFailedCalls(id, row.dep, row.ts, row.n, row.rateLimited);
       }
@@ -257,7 +264,7 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
     if (!isLiveTransition(transition, now)) return;
     if (transition.to === 'closed') this.liveOut.delete(transition.dep);
     else this.liveOut.add(transition.dep);
-    this.note('transition', transition.dep, `breaker ${transition.dep}: ${transition.from} → ${transition.to} (${transition.reason})`, now);
+    this.note('transition', transition.dep, transitionText(transition), transition.ts);
   }
 
   /** Calls just stored: the failed ones of the open incident are counted per dependency and minute. */

@@ -3,6 +3,7 @@
  * the store's connection: one file holds the incident and the calls, probes,
  * restarts and notifications it is counted from.
  */
+import type { Transition } from '../breaker/types.js';
 import type { Severity } from '../notify/notice.js';
 import type { Db } from '../store/db.js';
 import { lastWeeks, weekStartOf } from './rules.js';
@@ -122,6 +123,16 @@ export class IncidentStore {
          FROM calls WHERE ts >= ? AND ts <= ? AND outcome != 'ok' GROUP BY dep, ts / ${MINUTE_MS} ORDER BY 2, 1`,
       )
       .all(from, to) as Array<{ dep: string; ts: number; n: number; rateLimited: number }>;
+  }
+
+  /** Breaker transitions stored in [from, to] (to seed the timeline of an incident that opens). */
+  transitions(from: number, to: number): Transition[] {
+    return this.db
+      .prepare(
+        `SELECT ts, dep, from_state AS "from", to_state AS "to", reason FROM breaker_transitions
+         WHERE ts >= ? AND ts <= ? ORDER BY ts, id`,
+      )
+      .all(from, to) as Transition[];
   }
 
   /** The counters of an incident over [from, to], from the stored calls, turns, restarts and notifications. */
