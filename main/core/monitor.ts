@@ -205,7 +205,6 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     }
     this.incidentService = this.createIncidents(store, this.breakerService, this.metrics);
 
-
     this.prune();
     this.every(HOUR_MS, () => this.prune());
     this.every(this.options.progressIntervalMs ?? 5000, () => this.reportProgress());
@@ -230,7 +229,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       settings: { graceMs: incidents.graceSec * 1000, settleMs: incidents.settleSec * 1000 },
       clock: this.clock,
       log: this.log,
-      onClosed: (incident) => metrics.recordIncidentClosed(((incident.closedAt ?? incident.openedAt) - incident.openedAt) / 1000),
+      onClosed: (incident) =>
+        metrics.recordIncidentClosed(((incident.closedAt ?? incident.openedAt) - incident.openedAt) / 1000),
       inputs: {
         breakers: () => breakers.breakers(),
         lastProbe: () => this.gatewaySide?.health.health().last ?? null,

@@ -32,13 +32,15 @@ export const DEFAULT_INCIDENT_SETTINGS: IncidentSettings = { graceMs: 60_000, se
 export interface IncidentWorld {
   /**
    * The breakers; `live`: its last move out of closed came from recent traffic, not from history read
-   * during a backfill (only live ones count). `stalled`: sessions stuck on it now.
+   * during a backfill (only live ones count), and `outSince` when that move happened. `stalled`: sessions
+   * stuck on it now.
    */
   breakers: Array<{
     dep: string;
     state: BreakerState;
     reason: string;
     live: boolean;
+    outSince?: number | null;
     stalled: { sessions: number } | null;
   }>;
   /** The last health probe (null when this instance does not probe, or before the first). */
@@ -58,6 +60,8 @@ export interface Condition {
   severity: Severity;
   /** Needs to hold for the grace before it opens an incident. */
   graced: boolean;
+  /** When the trouble began by its own evidence (a breaker's trip), if earlier than it was first looked at. */
+  since?: number;
   /** In English, for the timeline. */
   text: string;
 }
@@ -80,6 +84,7 @@ export function conditionsOf(world: IncidentWorld): Condition[] {
         severity: 'warning',
         graced: true,
         text: `breaker ${breaker.dep} ${breaker.state.replace('_', '-')}: ${breaker.reason}`,
+        ...(breaker.outSince == null ? {} : { since: breaker.outSince }),
       });
     }
     if (breaker.stalled && breaker.stalled.sessions > 0) {
@@ -187,7 +192,9 @@ export function step(
   settings: IncidentSettings,
 ): { state: TrackerState; changes: IncidentChange[] } {
   const seen: Record<string, number> = {};
-  for (const condition of conditions) seen[condition.key] = state.seen[condition.key] ?? now;
+  for (const condition of conditions) {
+    seen[condition.key] = state.seen[condition.key] ?? Math.min(now, condition.since ?? now);
+  }
   const changes: IncidentChange[] = [];
   let open = state.open;
 
@@ -195,10 +202,7 @@ export function step(
     const ripe = conditions.filter((c) => !c.graced || now - (seen[c.key] ?? now) >= settings.graceMs);
     if (ripe.length === 0) return { state: { seen, open: null }, changes };
     const at = Math.min(...ripe.map((c) => seen[c.key] ?? now));
-    open = absorb(
-      { openedAt: at, severity: 'info', causes: [], deps: [], holding: [], clearSince: null },
-      conditions,
-    );
+    open = absorb({ openedAt: at, severity: 'info', causes: [], deps: [], holding: [], clearSince: null }, conditions);
     changes.push({ kind: 'open', at, conditions: [...conditions] });
     return { state: { seen, open }, changes };
   }

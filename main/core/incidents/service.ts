@@ -74,6 +74,11 @@ export interface IncidentServiceOptions {
   evaluateMs?: number;
 }
 
+/** The time of the timeline row of failed calls at `ts`: its minute, but never before the incident opened. */
+function minuteRow(ts: number, openedAt: number): number {
+  return Math.max(Math.floor(ts / 60_000) * 60_000, openedAt);
+}
+
 function transitionText(t: Transition): string {
   return `breaker ${t.dep}: ${t.from} → ${t.to} (${t.reason})`;
 }
@@ -82,8 +87,8 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
   private tracker: TrackerState = EMPTY_TRACKER;
   private openId: number | null = null;
   private timer: NodeJS.Timeout | null = null;
-  /** Breakers whose last move out of closed was live (not history read during a backfill). */
-  private readonly liveOut = new Set<string>();
+  /** Breakers whose move out of closed was live (not history read during a backfill), and when it was. */
+  private readonly liveOut = new Map<string, number>();
   /** Dependencies OpenClaw was announced to keep in a cooldown loop (until the cooldown ends). */
   private readonly loops = new Set<string>();
   private lastProbeClass: string | null = null;
@@ -107,7 +112,7 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
     for (const breaker of inputs.breakers()) {
       if (breaker.state === 'closed') continue;
       if (isLiveTransition({ ts: breaker.since }, now) || resumed?.deps.includes(breaker.dep)) {
-        this.liveOut.add(breaker.dep);
+        this.liveOut.set(breaker.dep, breaker.since);
       }
     }
     if (resumed) {
@@ -160,6 +165,7 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
         state: breaker.state,
         reason: breaker.reason,
         live: this.liveOut.has(breaker.dep),
+        outSince: this.liveOut.get(breaker.dep) ?? null,
         stalled: breaker.stalled,
       })),
       gateway: probe ? { dead: probe.dead, detail: probe.detail } : null,
@@ -192,7 +198,7 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
         store.addEvent(id, { ts: t.ts, kind: 'transition', dep: t.dep, text: transitionText(t) });
       }
       for (const row of store.failedCallsPerMinute(change.at, now)) {
-        store.addFailedCalls(id, row.dep, row.ts, row.n, row.rateLimited);
+        store.addFailedCalls(id, row.dep, minuteRow(row.ts, change.at), row.n, row.rateLimited);
       }
       this.refresh(now, 'opened');
       log.warn('incident opened', { id, causes: open.causes.join(', '), deps: open.deps.join(', ') });
@@ -211,7 +217,11 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
       const summary = this.finish(id, was, change.at);
       this.openId = null;
       if (summary) {
-        log.info('incident closed', { id, summary: summary.summary, minutes: Math.round((change.at - was.openedAt) / 60_000) });
+        log.info('incident closed', {
+          id,
+          summary: summary.summary,
+          minutes: Math.round((change.at - was.openedAt) / 60_000),
+        });
         this.options.onClosed?.(summary);
         this.emit('closed', summary);
       }
@@ -262,8 +272,9 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
   transition(transition: Transition): void {
     const now = this.options.clock();
     if (!isLiveTransition(transition, now)) return;
+    // Open, half-open and throttled are all "out": the breaker left closed at its first move.
     if (transition.to === 'closed') this.liveOut.delete(transition.dep);
-    else this.liveOut.add(transition.dep);
+    else if (!this.liveOut.has(transition.dep)) this.liveOut.set(transition.dep, transition.ts);
     this.note('transition', transition.dep, transitionText(transition), transition.ts);
   }
 
@@ -275,7 +286,7 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
     const buckets = new Map<string, { dep: string; ts: number; n: number; rateLimited: number }>();
     for (const call of calls) {
       if (call.outcome === 'ok' || call.ts < open.openedAt) continue;
-      const minute = Math.floor(call.ts / 60_000) * 60_000;
+      const minute = minuteRow(call.ts, open.openedAt);
       const key = `${call.dep}\u0000${minute}`;
       const bucket = buckets.get(key) ?? { dep: call.dep, ts: minute, n: 0, rateLimited: 0 };
       bucket.n++;
@@ -323,7 +334,12 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
     this.loops.add(dep);
   }
 
-  private note(kind: 'transition' | 'probe' | 'decision' | 'restart' | 'notification', dep: string | null, text: string, ts: number): void {
+  private note(
+    kind: 'transition' | 'probe' | 'decision' | 'restart' | 'notification',
+    dep: string | null,
+    text: string,
+    ts: number,
+  ): void {
     const id = this.openId;
     if (id === null) return;
     this.guard(() => this.options.store.addEvent(id, { ts, kind, dep, text }));

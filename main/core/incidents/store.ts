@@ -100,10 +100,12 @@ export class IncidentStore {
       .run(id, event.ts, event.kind, event.dep, event.text);
   }
 
-  /** Adds failed calls of one dependency to the timeline row of their minute (one row per dependency and minute). */
-  addFailedCalls(id: number, dep: string, ts: number, count: number, rateLimited: number): void {
+  /**
+   * Adds failed calls of one dependency to the timeline row of their minute (one row per dependency and
+   * minute): `minute` is the row's time, the same for every call of that minute.
+   */
+  addFailedCalls(id: number, dep: string, minute: number, count: number, rateLimited: number): void {
     if (count <= 0) return;
-    const minute = Math.floor(ts / MINUTE_MS) * MINUTE_MS;
     this.db
       .prepare(
         `INSERT INTO incident_events (incident_id, ts, kind, dep, text, n, rate_limited)
@@ -180,9 +182,7 @@ export class IncidentStore {
     const summary = this.get(id);
     if (!summary) return null;
     const rows = this.db
-      .prepare(
-        'SELECT ts, kind, dep, text, n, rate_limited FROM incident_events WHERE incident_id = ? ORDER BY ts, id',
-      )
+      .prepare('SELECT ts, kind, dep, text, n, rate_limited FROM incident_events WHERE incident_id = ? ORDER BY ts, id')
       .all(id) as EventRow[];
     return { ...summary, timeline: rows.map(eventOf) };
   }
@@ -273,7 +273,7 @@ export function summaryLine(incident: Omit<IncidentSummary, 'summary'>): string 
   const where = incident.deps.length > 0 ? ` on ${incident.deps.join(', ')}` : '';
   const cost = [
     plural(incident.failedCalls, 'failed call'),
-    plural(incident.turnsLost, 'turn') + ' lost',
+    `${plural(incident.turnsLost, 'turn')} lost`,
     plural(incident.restarts, 'restart'),
   ];
   return `${what}${where}: ${cost.join(', ')}`;

@@ -129,6 +129,17 @@ describe('step: opening', () => {
     });
   });
 
+  it('the grace runs from the trip when the breaker says when it left closed', () => {
+    const tripped = world({ breakers: [openBreaker('zhipu/glm-5.1', { outSince: T0 - 50_000 })] });
+    expect(run([[5_000, tripped]]).changes).toEqual([]);
+    const out = run([
+      [5_000, tripped],
+      [10_000, tripped],
+    ]);
+    expect(out.changes).toMatchObject([{ kind: 'open', at: T0 - 50_000 }]);
+    expect(out.state.open?.openedAt).toBe(T0 - 50_000);
+  });
+
   it('a breaker that flaps shorter than the grace (a new sighting each time) opens nothing', () => {
     const looks: Array<[number, IncidentWorld]> = [];
     for (let cycle = 0; cycle < 5; cycle++) {
@@ -277,7 +288,14 @@ describe('step: closing', () => {
   it('an incident resumed while its cause still holds rejoins it and stays open', () => {
     const resumed: TrackerState = {
       seen: {},
-      open: { openedAt: T0 - 600_000, severity: 'warning', causes: ['breaker'], deps: ['zhipu/glm-5.1'], holding: [], clearSince: null },
+      open: {
+        openedAt: T0 - 600_000,
+        severity: 'warning',
+        causes: ['breaker'],
+        deps: ['zhipu/glm-5.1'],
+        holding: [],
+        clearSince: null,
+      },
     };
     const out = run(every5s(0, 60_000, breaker), resumed);
     expect(out.changes).toMatchObject([{ kind: 'join', at: T0 }]);

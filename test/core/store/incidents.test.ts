@@ -87,11 +87,23 @@ function harness(path = dbPath) {
   };
 }
 
-const openBreaker = (since: number) => ({ dep: DEP, state: 'open' as const, reason: '5 consecutive failures', since, stalled: null });
+const openBreaker = (since: number) => ({
+  dep: DEP,
+  state: 'open' as const,
+  reason: '5 consecutive failures',
+  since,
+  stalled: null,
+});
 
 function failedCalls(from: number, count: number, over: Partial<Parameters<typeof callEvent>[0]> = {}) {
   return Array.from({ length: count }, (_, i) =>
-    callEvent({ key: `main/s1/e${from}-${i}`, ts: T0 + from + i * 10, outcome: 'rate_limited', role: 'record', ...over }),
+    callEvent({
+      key: `main/s1/e${from}-${i}`,
+      ts: T0 + from + i * 10,
+      outcome: 'rate_limited',
+      role: 'record',
+      ...over,
+    }),
   );
 }
 
@@ -100,7 +112,13 @@ describe('incidents in the store', () => {
     const h = harness();
     h.service.start();
     h.world.breakers = [openBreaker(T0)];
-    const tripped = { dep: DEP, from: 'closed' as const, to: 'open' as const, reason: '5 consecutive failures', ts: T0 };
+    const tripped = {
+      dep: DEP,
+      from: 'closed' as const,
+      to: 'open' as const,
+      reason: '5 consecutive failures',
+      ts: T0,
+    };
     h.store.insertTransition(tripped, T0);
     h.service.transition(tripped);
     // Failures before the incident exists are still its own: it dates from the first sight of trouble.
@@ -121,8 +139,24 @@ describe('incidents in the store', () => {
     h.store.commit({ events: storm });
     h.service.calls(storm.slice(0, 4000));
     h.service.calls(storm.slice(4000));
-    h.history.recordNotification({ ts: T0 + 62_000, kind: 'breaker_opened', channel: 'desktop', title: 'x', ok: true, error: null, dep: DEP });
-    h.service.delivered({ ts: T0 + 62_000, kind: 'breaker_opened', channel: 'desktop', title: 'zhipu is rate limited', ok: true, error: null, dep: DEP });
+    h.history.recordNotification({
+      ts: T0 + 62_000,
+      kind: 'breaker_opened',
+      channel: 'desktop',
+      title: 'x',
+      ok: true,
+      error: null,
+      dep: DEP,
+    });
+    h.service.delivered({
+      ts: T0 + 62_000,
+      kind: 'breaker_opened',
+      channel: 'desktop',
+      title: 'zhipu is rate limited',
+      ok: true,
+      error: null,
+      dep: DEP,
+    });
     h.tick(200_000, 240_000);
     const detail = h.service.detail(opened!.id)!;
     expect(detail).toMatchObject({
@@ -149,7 +183,12 @@ describe('incidents in the store', () => {
     h.tick(275_000, 275_000);
     const status = h.service.status();
     expect(status.open).toEqual([]);
-    expect(status.lastClosed).toMatchObject({ id: opened!.id, openedAt: T0, closedAt: T0 + 245_000, failedCalls: 10_005 });
+    expect(status.lastClosed).toMatchObject({
+      id: opened!.id,
+      openedAt: T0,
+      closedAt: T0 + 245_000,
+      failedCalls: 10_005,
+    });
     expect(h.events.at(-1)?.[0]).toBe('closed');
     expect(h.closedDurations).toEqual([245_000]);
     const closedDetail = h.service.detail(opened!.id)!;
@@ -221,12 +260,26 @@ describe('incidents in the store', () => {
   it('lists newest first with limit and since, and reports recovery per week', () => {
     const h = harness();
     const incidents = new IncidentStore(h.store.db);
-    const counts = { deps: [DEP], agents: [], turnsLost: 0, failedCalls: 0, rateLimitedCalls: 0, restarts: 0, notifications: 0 };
+    const counts = {
+      deps: [DEP],
+      agents: [],
+      turnsLost: 0,
+      failedCalls: 0,
+      rateLimitedCalls: 0,
+      restarts: 0,
+      notifications: 0,
+    };
     const monday = new Date(2026, 10, 23, 9, 0).getTime();
     const week = 7 * 86_400_000;
     const add = (openedAt: number, minutes: number | null) => {
       const id = incidents.open(openedAt, 'warning', ['breaker'], [DEP]);
-      if (minutes !== null) incidents.update(id, { severity: 'warning', causes: ['breaker'], counts, closedAt: openedAt + minutes * 60_000 });
+      if (minutes !== null)
+        incidents.update(id, {
+          severity: 'warning',
+          causes: ['breaker'],
+          counts,
+          closedAt: openedAt + minutes * 60_000,
+        });
       return id;
     };
     const a = add(monday - week, 12);
