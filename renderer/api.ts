@@ -6,6 +6,7 @@
  */
 import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
+import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
 import type {
   ApiEvent,
   ApiHistory,
@@ -15,15 +16,19 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
-import type { HistoryRequest } from './bridge.js';
+import type { HistoryRequest, IncidentsRequest } from './bridge.js';
 
-export type { HistoryRequest } from './bridge.js';
+export type { HistoryRequest, IncidentsRequest } from './bridge.js';
 
 export interface DashboardApi {
   /** `browser` (HTTP + token) or `electron` (preload bridge). */
   readonly kind: 'browser' | 'electron';
   status(): Promise<ApiStatus>;
   history(request: HistoryRequest): Promise<ApiHistory>;
+  /** Incidents, newest first. */
+  incidents(request: IncidentsRequest): Promise<IncidentList>;
+  /** One incident with its timeline. */
+  incident(id: number): Promise<IncidentDetail>;
   restart(request: { force: boolean; reason: string }): Promise<WatchdogResponse>;
   pause(durationSec: number | null): Promise<WatchdogResponse>;
   resume(): Promise<WatchdogResponse>;

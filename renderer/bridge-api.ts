@@ -28,6 +28,8 @@ export function createBridgeApi(bridge: BreakerBarBridge): DashboardApi {
     kind: 'electron',
     status: () => unwrap(bridge.status()),
     history: (request) => unwrap(bridge.history(request)),
+    incidents: (request) => unwrap(bridge.incidents(request)),
+    incident: (id) => unwrap(bridge.incident(id)),
     restart: (request) => unwrap(bridge.restart(request)),
     pause: (durationSec) => unwrap(bridge.pause(durationSec)),
     resume: () => unwrap(bridge.resume()),

@@ -12,6 +12,7 @@
  */
 import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
+import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
 import type {
   ApiError,
   ApiEvent,
@@ -32,11 +33,21 @@ export interface HistoryRequest {
   dep?: string;
 }
 
+/** `GET /api/incidents` parameters: at most `limit` (1..1000, default 50) incidents opened at or after `since` (epoch ms). */
+export interface IncidentsRequest {
+  limit?: number;
+  since?: number;
+}
+
 export interface BreakerBarBridge {
   /** `GET /api/status` */
   status(): Promise<ApiStatus | ApiError>;
   /** `GET /api/history?from=&to=&step=&dep=` */
   history(request: HistoryRequest): Promise<ApiHistory | ApiError>;
+  /** `GET /api/incidents?limit=&since=` */
+  incidents(request: IncidentsRequest): Promise<IncidentList | ApiError>;
+  /** `GET /api/incidents/<id>` */
+  incident(id: number): Promise<IncidentDetail | ApiError>;
   /** `POST /api/watchdog/restart` `{force, reason}` */
   restart(request: { force: boolean; reason: string }): Promise<WatchdogResponse | ApiError>;
   /** `POST /api/watchdog/pause` `{durationSec}`; null pauses until resumed. */

@@ -9,6 +9,7 @@
  */
 import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
+import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
 import type {
   ApiEvent,
   ApiHistory,
@@ -18,7 +19,14 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
-import { ApiFailure, type ConnectionState, type DashboardApi, type HistoryRequest, isApiError } from './api.js';
+import {
+  ApiFailure,
+  type ConnectionState,
+  type DashboardApi,
+  type HistoryRequest,
+  type IncidentsRequest,
+  isApiError,
+} from './api.js';
 
 export interface TokenAccess {
   get(): string | null;
@@ -90,10 +98,19 @@ export function createHttpApi(tokens: TokenAccess, base = ''): DashboardApi {
     return params.toString();
   };
 
+  const incidentsQuery = (request: IncidentsRequest): string => {
+    const params = new URLSearchParams();
+    if (request.limit !== undefined) params.set('limit', String(request.limit));
+    if (request.since !== undefined) params.set('since', String(Math.floor(request.since)));
+    return params.toString();
+  };
+
   return {
     kind: 'browser',
     status: () => send<ApiStatus>('GET', '/api/status'),
     history: (request) => send<ApiHistory>('GET', `/api/history?${query(request)}`),
+    incidents: (request) => send<IncidentList>('GET', `/api/incidents?${incidentsQuery(request)}`),
+    incident: (id) => send<IncidentDetail>('GET', `/api/incidents/${encodeURIComponent(String(id))}`),
     restart: ({ force, reason }) => send<WatchdogResponse>('POST', '/api/watchdog/restart', { force, reason }, true),
     pause: (durationSec) => send<WatchdogResponse>('POST', '/api/watchdog/pause', { durationSec }, true),
     resume: () => send<WatchdogResponse>('POST', '/api/watchdog/resume', {}, true),

@@ -6,6 +6,7 @@
  */
 import type { OperatorAction } from '../core/breaker/types.js';
 import type { DoctorReport } from '../core/doctor/index.js';
+import type { IncidentDetail, IncidentList } from '../core/incidents/types.js';
 import type {
   ApiHistory,
   ApiStatus,
@@ -63,6 +64,18 @@ export class CoreApi {
     });
     if (query.dep !== undefined) params.set('dep', query.dep);
     return this.request('GET', `/api/history?${params}`);
+  }
+
+  /** Incidents, newest first: at most `limit` (default 50), opened at or after `since` (epoch ms). */
+  incidents(query: { limit?: number; since?: number }): Promise<IncidentList> {
+    const params = new URLSearchParams();
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.since !== undefined) params.set('since', String(query.since));
+    return this.request('GET', `/api/incidents?${params}`);
+  }
+
+  incident(id: number): Promise<IncidentDetail> {
+    return this.request('GET', `/api/incidents/${id}`);
   }
 
   restart(request: { force: boolean; reason?: string }): Promise<WatchdogResponse> {

@@ -18,6 +18,8 @@ import type { CoreApi } from './core-api.js';
 export const CHANNELS = {
   status: 'breakerbar:status',
   history: 'breakerbar:history',
+  incidents: 'breakerbar:incidents',
+  incident: 'breakerbar:incident',
   restart: 'breakerbar:restart',
   pause: 'breakerbar:pause',
   resume: 'breakerbar:resume',
@@ -35,6 +37,7 @@ const MAX_DEP_LENGTH = 256;
 const MAX_REASON_LENGTH = 200;
 const MAX_PAUSE_SEC = 366 * 86_400;
 const MAX_HISTORY_STEPS = 10_000;
+const MAX_INCIDENTS = 1000;
 /** The API takes 16 KiB bodies; a config that does not fit would be refused there anyway. */
 const MAX_CONFIG_BYTES = 16 * 1024 - 32;
 const ACTIONS: readonly OperatorAction[] = ['force_open', 'force_closed', 'reset'];
@@ -90,6 +93,15 @@ export function checkArgs(action: Action, args: readonly unknown[]): Checked {
       return { ok: true, call: (api) => api.doctor() };
     case 'history':
       return checkHistory(args[0]);
+    case 'incidents':
+      return checkIncidents(args[0]);
+    case 'incident': {
+      const id = args[0];
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) {
+        return refuse('id', 'incident id must be a positive integer');
+      }
+      return { ok: true, call: (api) => api.incident(id) };
+    }
     case 'restart':
       return checkRestart(args[0]);
     case 'pause': {
@@ -134,6 +146,8 @@ export function checkArgs(action: Action, args: readonly unknown[]): Checked {
 const ARITY: Record<Action, number> = {
   status: 0,
   history: 1,
+  incidents: 1,
+  incident: 1,
   restart: 1,
   pause: 1,
   resume: 0,
@@ -161,6 +175,24 @@ function checkHistory(value: unknown): Checked {
   if (dep !== undefined && !isShortText(dep, MAX_DEP_LENGTH)) return refuse('dep', 'dep is not a dependency key');
   const query = { from, to, stepMs: Math.round(stepSec * 1000), ...(dep === undefined ? {} : { dep }) };
   return { ok: true, call: (api) => api.history(query) };
+}
+
+function checkIncidents(value: unknown): Checked {
+  const request = value ?? {};
+  if (!isPlainObject(request)) return refuse('request', 'incidents takes {limit?, since?}');
+  for (const key of Object.keys(request)) {
+    if (key !== 'limit' && key !== 'since') return refuse(key.slice(0, 40), 'unknown incidents parameter');
+  }
+  const { limit, since } = request;
+  if (
+    limit !== undefined &&
+    (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_INCIDENTS)
+  ) {
+    return refuse('limit', `limit must be an integer from 1 to ${MAX_INCIDENTS}`);
+  }
+  if (since !== undefined && !isTime(since)) return refuse('since', 'since must be epoch milliseconds');
+  const query = { ...(limit === undefined ? {} : { limit }), ...(since === undefined ? {} : { since }) };
+  return { ok: true, call: (api) => api.incidents(query) };
 }
 
 function checkRestart(value: unknown): Checked {

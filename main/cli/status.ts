@@ -2,6 +2,7 @@ import { loadConfig } from '../core/config/index.js';
 import type { ApiStatus } from '../core/server/api-types.js';
 import { connect } from './api-client.js';
 import { type Command, stringOption, table } from './command.js';
+import { incidentsLine } from './incidents.js';
 import { duration, when } from './time-words.js';
 
 export const statusCommand: Command = {
@@ -104,6 +105,7 @@ export function renderStatus(status: ApiStatus, now: number): string {
     }
     lines.push(`Restarts via ${w.strategy.description ?? `nothing: ${w.strategy.problem}`}`);
   }
+  if (status.incidents) lines.push(incidentsLine(status.incidents, status.language));
   if (status.breakers.length === 0) {
     lines.push('', 'No dependencies seen yet.');
   } else {

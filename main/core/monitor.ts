@@ -9,6 +9,8 @@ import { BreakerService } from './breaker/service.js';
 import { defaultConfigPath, type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
 import { runDoctor } from './doctor/index.js';
 import type { CallEvent, GatewaySignal } from './events.js';
+import { IncidentService } from './incidents/service.js';
+import { IncidentStore } from './incidents/store.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
 import type { DesktopChannel } from './notify/desktop.js';
@@ -25,6 +27,7 @@ import { GatewayMetricsSource, type MetricsStatus } from './sources/gateway-metr
 import type { IngestSink, Source, SourceStatus } from './sources/source.js';
 import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
+import type { QuotaWindow } from './spend/types.js';
 import { steadyClock } from './steady-clock.js';
 import { Store } from './store/db.js';
 import { IngestWriter } from './store/ingest-writer.js';
@@ -98,6 +101,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private metrics: BreakerbarMetrics | null = null;
   private server: ApiServer | null = null;
   private gatewaySide: GatewaySide | null = null;
+  private incidentService: IncidentService | null = null;
   private cooldownReader: OpenClawCooldowns | null = null;
   private cooldownLoops = new CooldownLoopDetector();
   /** Dependencies OpenClaw had a cooldown on since start: their gauge stays (at 0) once it ends. */
@@ -116,7 +120,10 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.clock = options.clock ?? Date.now;
     this.log = options.log;
     // Everything the sources store reaches the breakers (registered once, whatever the restarts).
-    this.on('calls', (calls) => this.breakerService?.observe(calls));
+    this.on('calls', (calls) => {
+      this.breakerService?.observe(calls);
+      this.incidentService?.calls(calls);
+    });
     this.on('signals', (signals) => {
       this.breakerService?.signal(signals);
       this.gatewaySide?.gatewaySignals(signals);
@@ -154,6 +161,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       stalledSessions: () => this.breakerService?.stalledSessions() ?? [],
       watchdog: () => this.gatewaySide?.gauges() ?? null,
       openclawCooldowns: () => this.cooldownGauges(),
+      openIncidents: () => this.incidentService?.openCount() ?? 0,
     });
     this.breakerService = new BreakerService({
       config: this.loaded.config,
@@ -195,6 +203,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       });
       this.gatewaySide.start();
     }
+    this.incidentService = this.createIncidents(store, this.breakerService, this.metrics);
 
     this.prune();
     this.every(HOUR_MS, () => this.prune());
@@ -209,6 +218,53 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     }
   }
 
+  /**
+   * Incidents, fed with what the breakers, the gateway side and OpenClaw's cooldowns report, and evaluated on
+   * a timer. Started after the gateway side so that its first look already sees the probes and the watchdog.
+   */
+  private createIncidents(store: Store, breakers: BreakerService, metrics: BreakerbarMetrics): IncidentService {
+    const { incidents } = this.loaded.config;
+    const service = new IncidentService({
+      store: new IncidentStore(store.db),
+      settings: { graceMs: incidents.graceSec * 1000, settleMs: incidents.settleSec * 1000 },
+      clock: this.clock,
+      log: this.log,
+      onClosed: (incident) =>
+        metrics.recordIncidentClosed(((incident.closedAt ?? incident.openedAt) - incident.openedAt) / 1000),
+      inputs: {
+        breakers: () => breakers.breakers(),
+        lastProbe: () => this.gatewaySide?.health.health().last ?? null,
+        watchdog: () => this.gatewaySide?.watchdog.status() ?? null,
+        sources: () => this.sources.map((source) => source.status()),
+        inCooldown: (dep, now) => (this.cooldownReader?.cooldownUntil(dep, now) ?? null) !== null,
+        quota: () => this.quotaWindows(),
+      },
+    });
+    breakers.on('transition', (transition) => service.transition(transition));
+    const gateway = this.gatewaySide;
+    if (gateway) {
+      gateway.health.on('probe', (result) => service.probe(result));
+      gateway.watchdog.on('decision', (decision) => service.decision(decision));
+      gateway.watchdog.on('restart', (row) => service.restart(row));
+      gateway.notifier.on('delivered', (row) => service.delivered(row));
+    }
+    service.start();
+    return service;
+  }
+
+  /**
+   * Provider quota windows as OpenClaw reports them: none are read by this monitor yet, so an exhausted
+   * quota cannot open an incident until a reader fills this in (the rules support it).
+   */
+  private quotaWindows(): QuotaWindow[] {
+    return [];
+  }
+
+  /** Incidents (null before start). */
+  get incidents(): IncidentService | null {
+    return this.incidentService;
+  }
+
   /** Starts the local API and /metrics on the configured loopback port. */
   private async serve(store: Store, breakers: BreakerService, metrics: BreakerbarMetrics): Promise<void> {
     const { server } = this.loaded.config;
@@ -218,6 +274,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       breakers,
       metrics,
       sources: () => this.sources.map((source) => source.status()),
+      incidents: this.incidentService ?? undefined,
       cooldowns: this.cooldownReader ?? undefined,
       gateway: this.gatewaySide ?? undefined,
       configFile: this.loaded.file ?? defaultConfigPath(environment),
@@ -344,6 +401,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     if (this.server) removeApiUrl(this.loaded.dataDir, this.server.url);
     await this.server?.close();
     this.server = null;
+    // Before the gateway side and the store: an open incident stays open in the store, resumed at the next start.
+    this.incidentService?.stop();
+    this.incidentService = null;
     await this.gatewaySide?.stop();
     this.gatewaySide = null;
     this.breakerService?.stop();
@@ -416,6 +476,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       const notices = this.cooldownLoops.observe(reader.snapshot(), now);
       for (const notice of notices) {
         this.log.warn('OpenClaw cooldown does not end', { dep: notice.dep, title: notice.title });
+        if (notice.dep) this.incidentService?.cooldownLoop(notice.dep);
         this.gatewaySide?.notifier.notify(notice);
       }
     } catch (error) {
@@ -440,7 +501,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     if (!this.store) return;
     try {
       const before = this.clock() - this.loaded.config.retention.days * DAY_MS;
-      const removed = this.store.prune(before);
+      const removed = this.store.prune(before) + new IncidentStore(this.store.db).prune(before);
       if (removed > 0)
         this.log.info('pruned history past retention', { rows: removed, before: new Date(before).toISOString() });
     } catch (error) {

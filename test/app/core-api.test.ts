@@ -52,6 +52,13 @@ describe('CoreApi', () => {
     ]);
   });
 
+  it('asks for incidents with their parameters, and one by id', async () => {
+    const api = client();
+    expect(await api.incidents({ limit: 10, since: 1_700_000_000_000 })).toEqual({ incidents: [] });
+    expect(core.backend.incidentQueries).toEqual([{ limit: 10, since: 1_700_000_000_000 }]);
+    await expect(api.incident(5)).rejects.toMatchObject({ name: 'CoreApiError', status: 404 });
+  });
+
   it('asks for history in the API’s units and controls a breaker by its key', async () => {
     const api = client();
     await api.history({ from: 1_700_000_000_000, to: 1_700_003_600_000, stepMs: 60_000, dep: 'zhipu/glm-5.1' });

@@ -65,6 +65,13 @@ describe('IPC handlers', () => {
     expect(changed).toHaveBeenCalledWith('restart');
     await invoke(CHANNELS.history, OWN, { from: 1_000, to: 3_601_000, stepSec: 60, dep: 'a/b' });
     expect(core.backend.historyQueries).toEqual([{ dep: 'a/b', from: 1_000, to: 3_601_000, stepMs: 60_000 }]);
+    expect(await invoke(CHANNELS.incidents, OWN, { limit: 5, since: 1_000 })).toEqual({ incidents: [] });
+    expect(await invoke(CHANNELS.incidents, OWN)).toEqual({ incidents: [] });
+    expect(core.backend.incidentQueries).toEqual([
+      { limit: 5, since: 1_000 },
+      { limit: 50, since: null },
+    ]);
+    expect(await invoke(CHANNELS.incident, OWN, 12)).toEqual({ error: 'no incident 12' });
     await invoke(CHANNELS.control, OWN, 'a/b', 'reset', 'fixed upstream');
     expect(core.backend.controls).toEqual([{ dep: 'a/b', action: 'reset', reason: 'fixed upstream' }]);
     await invoke(CHANNELS.pause, OWN, null);
@@ -85,6 +92,12 @@ describe('IPC handlers', () => {
     expect(await invoke(CHANNELS.saveConfig, OWN, 'not an object')).toMatchObject({ param: 'config' });
     expect(await invoke(CHANNELS.history, OWN, { from: 10, to: 5, stepSec: 60 })).toMatchObject({ param: 'from' });
     expect(await invoke(CHANNELS.status, OWN, 'extra')).toMatchObject({ param: 'arguments' });
+    expect(await invoke(CHANNELS.incidents, OWN, { limit: 0 })).toMatchObject({ param: 'limit' });
+    expect(await invoke(CHANNELS.incidents, OWN, { limit: 5, where: 'x' })).toMatchObject({ param: 'where' });
+    expect(await invoke(CHANNELS.incidents, OWN, { since: -1 })).toMatchObject({ param: 'since' });
+    expect(await invoke(CHANNELS.incident, OWN, '1; DROP')).toMatchObject({ param: 'id' });
+    expect(await invoke(CHANNELS.incident, OWN, 0)).toMatchObject({ param: 'id' });
+    expect(core.backend.incidentQueries).toEqual([]);
     expect(core.backend.watchdogRequests).toEqual([]);
     expect(core.backend.controls).toEqual([]);
     expect(changed).not.toHaveBeenCalled();

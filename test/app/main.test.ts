@@ -103,7 +103,7 @@ describe('the host', () => {
     running = await startApp(deps());
     expect(app.dock.hide).toHaveBeenCalled();
     expect(FakeTray.instances).toHaveLength(1);
-    expect(ipcMain.handlers.size).toBe(9);
+    expect(ipcMain.handlers.size).toBe(11);
     expect(app.setPath).toHaveBeenCalledWith('sessionData', join(root, 'userData', 'Session'));
   });
 

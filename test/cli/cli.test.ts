@@ -269,7 +269,7 @@ describe('help and usage errors', () => {
     expect(out).toBe('');
     expect(err).toContain('unknown command "scna"');
     expect(err).toContain(
-      'Commands: daemon, status, restart, pause, resume, breaker, doctor, dashboard, rehearse, scan, history, service',
+      'Commands: daemon, status, restart, pause, resume, breaker, doctor, dashboard, rehearse, scan, history, incidents, service',
     );
   });
 
@@ -692,6 +692,25 @@ describe('daemon', () => {
     daemon.child.kill('SIGHUP');
     await sleep(500);
     expect(daemon.stderr().match(/restarting the monitor/g)).toHaveLength(1);
+    daemon.child.kill('SIGTERM');
+    expect(await exitCode(daemon)).toBe(0);
+  });
+
+  it('incidents asks the running daemon; an unknown id and bad arguments are explained', async () => {
+    expect(cli('incidents')).toMatchObject({ code: 1, err: expect.stringContaining('no BreakerBar is running') });
+    expect(cli('incidents', 'abc')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('"abc" is not an incident id'),
+    });
+    expect(cli('incidents', '--limit', '0')).toMatchObject({ code: 2, err: expect.stringContaining('--limit') });
+    const daemon = startDaemon();
+    await running(daemon);
+    await waitFor('the local API', () => (existsSync(join(bbHome, 'api-url')) ? true : undefined));
+    expect(json(cli('incidents', '--json', '--limit', '5'))).toEqual({ incidents: [] });
+    const table = cli('incidents');
+    expect(table.code, table.err).toBe(0);
+    expect(table.out.trim().length).toBeGreaterThan(0);
+    expect(cli('incidents', '42')).toMatchObject({ code: 1, err: expect.stringContaining('no incident 42') });
     daemon.child.kill('SIGTERM');
     expect(await exitCode(daemon)).toBe(0);
   });

@@ -107,7 +107,9 @@ const DEFAULTS = {
   notifications: { desktop: true, coalesceSec: 300, webhooks: [] },
   fleet: { redisUrl: null, hostId: null, openOnPeerEvidence: false, probeLeaseMs: 5000 },
   server: { host: '127.0.0.1', port: 18820, allowNonLoopback: false },
+  incidents: { graceSec: 60, settleSec: 30 },
   retention: { days: 30 },
+  ui: { language: 'auto' },
   log: { level: 'info' },
 };
 
@@ -239,7 +241,9 @@ describe('loadConfig parses every documented key', () => {
         probeLeaseMs: 2000,
       },
       server: { host: '127.0.0.1', port: 18830, allowNonLoopback: false },
+      incidents: { graceSec: 120, settleSec: 45 },
       retention: { days: 90 },
+      ui: { language: 'zh-CN' },
       log: { level: 'warn' },
     };
     const path = configFile(content);

@@ -6,6 +6,7 @@
  */
 import type { BreakerSnapshot, Transition } from '../../main/core/breaker/types.js';
 import type { DoctorReport } from '../../main/core/doctor/index.js';
+import type { IncidentDetail, IncidentList } from '../../main/core/incidents/types.js';
 import type { LogFields, Logger, LogLevel } from '../../main/core/log.js';
 import type {
   ApiBackend,
@@ -16,6 +17,7 @@ import type {
   ConfigView,
   ControlRequest,
   HistoryQuery,
+  IncidentQuery,
   WatchdogRequest,
   WatchdogResponse,
 } from '../../main/core/server/api-types.js';
@@ -44,6 +46,9 @@ export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot>
 export class FakeBackend implements ApiBackend {
   readonly controls: ControlRequest[] = [];
   readonly historyQueries: HistoryQuery[] = [];
+  readonly incidentQueries: IncidentQuery[] = [];
+  /** What incidents() and incident(id) answer (a detail per id; an id not here is unknown). */
+  incidentDetails: IncidentDetail[] = [];
   readonly watchdogRequests: WatchdogRequest[] = [];
   readonly savedConfigs: unknown[] = [];
   /** When set, watchdog() throws it (an instance without a watchdog). */
@@ -68,11 +73,11 @@ export class FakeBackend implements ApiBackend {
     notifications: [],
     fleet: null,
     openclawCooldowns: null,
-      incidents: null,
-      quota: [],
-      budgets: [],
-      quiet: null,
-      language: 'en',
+    incidents: null,
+    quota: [],
+    budgets: [],
+    quiet: null,
+    language: 'en',
   };
   private readonly listeners = new Set<(event: ApiEvent) => void>();
 
@@ -93,6 +98,18 @@ export class FakeBackend implements ApiBackend {
       notifications: [],
       decisions: [],
     };
+  }
+
+  incidents(query: IncidentQuery): IncidentList {
+    this.incidentQueries.push(query);
+    const incidents = this.incidentDetails
+      .filter((incident) => query.since === null || incident.openedAt >= query.since)
+      .map(({ timeline: _timeline, ...summary }) => summary);
+    return { incidents: incidents.slice(0, query.limit) };
+  }
+
+  incident(id: number): IncidentDetail | null {
+    return this.incidentDetails.find((incident) => incident.id === id) ?? null;
   }
 
   async metrics(): Promise<{ contentType: string; body: string }> {

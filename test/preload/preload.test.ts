@@ -19,6 +19,8 @@ const SOURCE = fileURLToPath(new URL('../../preload/index.cts', import.meta.url)
 const METHODS: Record<keyof BreakerBarBridge, true> = {
   status: true,
   history: true,
+  incidents: true,
+  incident: true,
   restart: true,
   pause: true,
   resume: true,
@@ -98,6 +100,8 @@ describe('preload', () => {
         'history',
         [{ from: 1, to: 2, stepSec: 60, dep: 'a/b' }],
       ],
+      [bridge.incidents({ limit: 5 }), 'incidents', [{ limit: 5 }]],
+      [bridge.incident(7), 'incident', [7]],
       [bridge.restart({ force: true, reason: 'r' }), 'restart', [{ force: true, reason: 'r' }]],
       [bridge.pause(null), 'pause', [null]],
       [bridge.resume(), 'resume', []],

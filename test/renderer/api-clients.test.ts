@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../main/core/config/schema.js';
+import type { IncidentDetail } from '../../main/core/incidents/types.js';
 import type { ApiEvent } from '../../main/core/server/api-types.js';
 import { ApiFailure, Cancelled } from '../../renderer/api.js';
 import type { BreakerBarBridge } from '../../renderer/bridge.js';
@@ -13,6 +14,23 @@ import { createHttpApi, type TokenAccess } from '../../renderer/http-api.js';
 import { type FakeCore, startFakeCore } from '../app/fake-core.js';
 
 let core: FakeCore;
+
+const INCIDENT: IncidentDetail = {
+  id: 3,
+  openedAt: 2000,
+  closedAt: null,
+  severity: 'warning',
+  causes: ['breaker'],
+  deps: ['zhipu/glm-5.1'],
+  agents: ['main'],
+  turnsLost: 1,
+  failedCalls: 4,
+  rateLimitedCalls: 4,
+  restarts: 0,
+  notifications: 1,
+  summary: 'breaker on zhipu/glm-5.1: 4 failed calls, 1 turn lost, 0 restarts',
+  timeline: [{ ts: 2000, kind: 'opened', dep: null, text: 'incident opened' }],
+};
 
 beforeEach(async () => {
   core = await startFakeCore();
@@ -51,6 +69,22 @@ describe('the HTTP client', () => {
     expect((await api.status()).version).toBe('0.0.0-test');
     await api.history({ from: 1000, to: 61_000, stepSec: 30, dep: 'zhipu/glm-5.1' });
     expect(core.backend.historyQueries).toEqual([{ from: 1000, to: 61_000, stepMs: 30_000, dep: 'zhipu/glm-5.1' }]);
+    expect(tokens.asked).toEqual([]);
+  });
+
+  it('asks for incidents with limit and since, and one incident by id (404 as an ApiFailure)', async () => {
+    core.backend.incidentDetails = [INCIDENT];
+    const tokens = scriptedTokens(null, []);
+    const api = createHttpApi(tokens.access, core.url);
+    expect((await api.incidents({ limit: 5, since: 1000.7 })).incidents.map((i) => i.id)).toEqual([3]);
+    const { timeline: _timeline, ...summary } = INCIDENT;
+    expect(await api.incidents({})).toEqual({ incidents: [summary] });
+    expect(core.backend.incidentQueries).toEqual([
+      { limit: 5, since: 1000 },
+      { limit: 50, since: null },
+    ]);
+    expect((await api.incident(3)).timeline).toEqual(INCIDENT.timeline);
+    await expect(api.incident(4)).rejects.toMatchObject({ name: 'ApiFailure', status: 404 });
     expect(tokens.asked).toEqual([]);
   });
 
@@ -114,6 +148,8 @@ describe('the Electron bridge adapter', () => {
     return {
       status: unexpected,
       history: unexpected,
+      incidents: unexpected,
+      incident: unexpected,
       restart: unexpected,
       pause: unexpected,
       resume: unexpected,
@@ -125,6 +161,23 @@ describe('the Electron bridge adapter', () => {
       ...overrides,
     };
   }
+
+  it('passes incident requests through to the bridge', async () => {
+    const asked: unknown[] = [];
+    const api = createBridgeApi(
+      bridge({
+        incidents: async (request) => {
+          asked.push(request);
+          return { incidents: [] };
+        },
+        incident: async (id) => (id === 3 ? INCIDENT : { error: 'no incident 9' }),
+      }),
+    );
+    expect(await api.incidents({ limit: 2 })).toEqual({ incidents: [] });
+    expect(asked).toEqual([{ limit: 2 }]);
+    expect((await api.incident(3)).id).toBe(3);
+    await expect(api.incident(9)).rejects.toMatchObject({ name: 'ApiFailure', message: 'no incident 9' });
+  });
 
   it('passes answers through and turns an answered {error, param} into an ApiFailure', async () => {
     const api = createBridgeApi(

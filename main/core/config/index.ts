@@ -283,6 +283,20 @@ export const configSchema = group({
     port: int(18820, 0, 65535, "Port of the local API and /metrics (outside OpenClaw's 18789–18800)."),
     allowNonLoopback: bool(false, 'Allow a non-loopback host (exposes /metrics and the API on the network).'),
   }),
+  incidents: group({
+    graceSec: int(
+      60,
+      0,
+      DAY_SEC,
+      'A trouble (a breaker out of closed, the gateway dead or hung, a source that cannot read) opens an incident only after lasting this long.',
+    ),
+    settleSec: int(
+      30,
+      0,
+      DAY_SEC,
+      'An open incident closes once no cause has held for this long (a trouble that comes back sooner joins it).',
+    ),
+  }),
   retention: group({
     days: int(30, 1, 36500, 'Stored history older than this is pruned (checked hourly).'),
   }),

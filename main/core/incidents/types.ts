@@ -54,6 +54,9 @@ export interface IncidentEvent {
   dep: string | null;
   /** What happened, in English (stored as it was said). */
   text: string;
+  /** Failed calls (`call`: one entry per dependency and minute) and how many of them were rate limited. */
+  count?: number;
+  rateLimited?: number;
 }
 
 export interface IncidentDetail extends IncidentSummary {

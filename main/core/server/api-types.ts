@@ -3,11 +3,12 @@
  * Electron through the preload) imports these types only, never the core.
  */
 
+import type { Language } from '../../shared/i18n.js';
 import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome } from '../classify.js';
 import type { DoctorReport } from '../doctor/index.js';
 import type { GatewayHealth } from '../gateway/health.js';
-import type { IncidentsStatus } from '../incidents/types.js';
+import type { IncidentDetail, IncidentList, IncidentsStatus } from '../incidents/types.js';
 import type { Notice } from '../notify/notice.js';
 import type { DependencyCooldown } from '../openclaw/cooldown-state.js';
 import type { OpenClawCooldownsStatus } from '../openclaw/cooldowns.js';
@@ -16,7 +17,6 @@ import type { BudgetStanding, QuotaWindow } from '../spend/types.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
-import type { Language } from '../../shared/i18n.js';
 
 export interface TokenRate {
   agentId: string;
@@ -102,6 +102,13 @@ export interface ApiHistory {
   decisions: DecisionRow[];
 }
 
+/** `GET /api/incidents?limit=&since=`: at most `limit` (1..1000, default 50) incidents opened at or after `since`. */
+export interface IncidentQuery {
+  limit: number;
+  /** Epoch ms; null: any time. */
+  since: number | null;
+}
+
 export type WatchdogAction = 'restart' | 'pause' | 'resume';
 
 export type WatchdogRequest =
@@ -183,6 +190,10 @@ export type ApiEvent =
 export interface ApiBackend {
   status(): ApiStatus;
   history(query: HistoryQuery): ApiHistory;
+  /** Incidents, newest first (empty when this instance keeps none). */
+  incidents(query: IncidentQuery): IncidentList;
+  /** One incident with its timeline; null when there is no such incident (the server answers 404). */
+  incident(id: number): IncidentDetail | null;
   /** Prometheus text exposition. */
   metrics(): Promise<{ contentType: string; body: string }>;
   /**

@@ -11,6 +11,7 @@ import { readConfigFile, writeConfigFile } from '../config/file.js';
 import type { DoctorReport } from '../doctor/index.js';
 import type { HealthMonitor } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
+import type { IncidentService } from '../incidents/service.js';
 import type { Notice } from '../notify/notice.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { OpenClawCooldowns } from '../openclaw/cooldowns.js';
@@ -44,6 +45,8 @@ export interface BackendParts {
   breakers: BreakerService;
   metrics: BreakerbarMetrics;
   sources: () => SourceStatus[];
+  /** Incidents, when this instance keeps them. */
+  incidents?: Pick<IncidentService, 'status' | 'list' | 'detail'>;
   /** Subscribes to the monitor's own events (calls, signals); returns the unsubscribe function. */
   subscribeMonitor: (listener: (event: ApiEvent) => void) => () => void;
   clock: () => number;
@@ -97,7 +100,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
         lastDay: lastDaySummary(),
         fleet: parts.breakers.fleet?.status() ?? null,
         openclawCooldowns: cooldowns?.status(now) ?? null,
-        incidents: null,
+        incidents: parts.incidents?.status() ?? null,
         quota: [],
         budgets: [],
         quiet: null,
@@ -128,6 +131,10 @@ export function createBackend(parts: BackendParts): ApiBackend {
         decisions: history?.decisions(query.from, query.to, MAX_ROWS) ?? [],
       };
     },
+
+    incidents: (query) => parts.incidents?.list(query.limit, query.since) ?? { incidents: [] },
+
+    incident: (id) => parts.incidents?.detail(id) ?? null,
 
     metrics: () => parts.metrics.exposition(),
 

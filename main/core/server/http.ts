@@ -22,7 +22,14 @@ import type { OperatorAction } from '../breaker/types.js';
 import { keyOfError } from '../config/file.js';
 import { ConfigError } from '../config/schema.js';
 import type { LogFields, Logger } from '../log.js';
-import type { ApiBackend, ControlRequest, HistoryQuery, WatchdogAction, WatchdogResponse } from './api-types.js';
+import type {
+  ApiBackend,
+  ControlRequest,
+  HistoryQuery,
+  IncidentQuery,
+  WatchdogAction,
+  WatchdogResponse,
+} from './api-types.js';
 import {
   type CheckResult,
   checkHost,
@@ -116,6 +123,8 @@ const CONTENT_TYPES: Record<string, string> = {
 
 type Route =
   | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'events' | 'config' | 'doctor' }
+  | { kind: 'incidents' }
+  | { kind: 'incident'; rawId: string }
   | { kind: 'control'; rawDep: string }
   | { kind: 'watchdog'; action: WatchdogAction }
   | { kind: 'static'; rawSegments: string[] };
@@ -125,6 +134,8 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   metrics: ['GET', 'HEAD'],
   status: ['GET', 'HEAD'],
   history: ['GET', 'HEAD'],
+  incidents: ['GET', 'HEAD'],
+  incident: ['GET', 'HEAD'],
   events: ['GET'],
   control: ['POST'],
   watchdog: ['POST'],
@@ -258,6 +269,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           const parsed = parseHistoryQuery(rawQuery, clock());
           if (!parsed.ok) return reject({ status: 400, error: parsed.error, param: parsed.param });
           sendJson(res, 200, backend.history(parsed.query));
+          break;
+        }
+        case 'incidents': {
+          const parsed = parseIncidentQuery(rawQuery);
+          if (!parsed.ok) return reject({ status: 400, error: parsed.error, param: parsed.param });
+          sendJson(res, 200, backend.incidents(parsed.query));
+          break;
+        }
+        case 'incident': {
+          const id = /^[1-9]\d{0,15}$/.test(route.rawId) ? Number(route.rawId) : Number.NaN;
+          if (!Number.isSafeInteger(id)) {
+            return reject({ status: 400, error: 'incident id must be a positive integer', param: 'id' });
+          }
+          const incident = backend.incident(id);
+          if (!incident) return reject({ status: 404, error: `no incident ${id}` });
+          sendJson(res, 200, incident);
           break;
         }
         case 'events': {
@@ -474,6 +501,8 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
       return { kind: 'history' };
     case '/api/events':
       return { kind: 'events' };
+    case '/api/incidents':
+      return { kind: 'incidents' };
     case '/api/config':
       return { kind: 'config' };
     case '/api/doctor':
@@ -481,6 +510,8 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
     case '/':
       return hasStatic ? { kind: 'static', rawSegments: ['index.html'] } : null;
   }
+  const incident = /^\/api\/incidents\/([^/]+)$/.exec(rawPath);
+  if (incident) return { kind: 'incident', rawId: incident[1]! };
   const watchdog = /^\/api\/watchdog\/(restart|pause|resume)$/.exec(rawPath);
   if (watchdog) return { kind: 'watchdog', action: watchdog[1] as WatchdogAction };
   // The dependency key holds `/` (`provider/model`), encoded as %2F or not: everything between.
@@ -671,6 +702,38 @@ export function parseHistoryQuery(rawQuery: string, now: number): HistoryParse {
     };
   }
   return { ok: true, query: { ...(dep === undefined ? {} : { dep }), from: fromMs, to: toMs, stepMs } };
+}
+
+type IncidentParse = { ok: true; query: IncidentQuery } | { ok: false; param: string; error: string };
+
+const INCIDENT_PARAMS = new Set(['limit', 'since']);
+const DEFAULT_INCIDENT_LIMIT = 50;
+const MAX_INCIDENT_LIMIT = 1000;
+
+/** `limit` (1..1000, default 50), `since` (ISO 8601 or epoch ms; default: any time). Each error names its parameter. */
+export function parseIncidentQuery(rawQuery: string): IncidentParse {
+  const params = new URLSearchParams(rawQuery);
+  const seen = new Set<string>();
+  for (const key of params.keys()) {
+    if (!INCIDENT_PARAMS.has(key)) {
+      return { ok: false, param: key, error: `unknown parameter ${clipForLog(key, 40)} (limit, since)` };
+    }
+    if (seen.has(key)) return { ok: false, param: key, error: `${key} given more than once` };
+    seen.add(key);
+  }
+  const limitText = params.get('limit');
+  let limit = DEFAULT_INCIDENT_LIMIT;
+  if (limitText !== null && limitText !== '') {
+    limit = /^\d{1,5}$/.test(limitText) ? Number(limitText) : Number.NaN;
+    if (!(limit >= 1 && limit <= MAX_INCIDENT_LIMIT)) {
+      return { ok: false, param: 'limit', error: `limit must be an integer from 1 to ${MAX_INCIDENT_LIMIT}` };
+    }
+  }
+  const since = parseTime(params.get('since'));
+  if (since === 'invalid') {
+    return { ok: false, param: 'since', error: 'since must be ISO 8601 (with a zone) or epoch milliseconds' };
+  }
+  return { ok: true, query: { limit, since } };
 }
 
 function parseTime(value: string | null): number | null | 'invalid' {

@@ -44,6 +44,8 @@ export const METRIC_NAMES = {
   fleetPeerTransitions: 'breakerbar_fleet_peer_transitions_total',
   fleetLeases: 'breakerbar_fleet_probe_leases_total',
   openclawCooldown: 'breakerbar_openclaw_cooldown_seconds',
+  incidentsOpen: 'breakerbar_incidents_open',
+  incidentDuration: 'breakerbar_incident_duration_seconds',
 } as const;
 
 /** The gateway dependency's name in `breaker_probe_latency_ms{dep}` (health probes feed it too). */
@@ -75,7 +77,12 @@ export interface MetricsSources {
    * breaker or an OpenClaw cooldown seen since start (absent: OpenClaw's state is not read).
    */
   openclawCooldowns?(): Array<{ dep: string; seconds: number }>;
+  /** Incidents open now (absent: this instance keeps none). */
+  openIncidents?(): number;
 }
+
+/** Incident durations: a minute to a day (shorter ones do not open; longer ones land in +Inf). */
+const INCIDENT_BUCKETS_SEC = [60, 120, 300, 600, 1800, 3600, 7200, 14_400, 43_200, 86_400];
 
 export class BreakerbarMetrics {
   readonly registry = new Registry();
@@ -97,6 +104,7 @@ export class BreakerbarMetrics {
   private readonly fleetConnected;
   private readonly fleetPeerTransitions;
   private readonly fleetLeases;
+  private readonly incidentDuration;
   /** Rejections and skips are cumulative in the snapshots; the counters add what is new. */
   private readonly seen = new Map<string, { rejections: number; retryAfterSkips: number }>();
   private readonly declared = new Set<string>();
@@ -242,6 +250,20 @@ export class BreakerbarMetrics {
       },
     });
     new Gauge({
+      name: METRIC_NAMES.incidentsOpen,
+      help: 'Incidents open now (something needs a human: a breaker out for a while, the gateway dead or hung, the restart budget spent, …).',
+      registers,
+      collect() {
+        this.set(sources.openIncidents?.() ?? 0);
+      },
+    });
+    this.incidentDuration = new Histogram({
+      name: METRIC_NAMES.incidentDuration,
+      help: 'How long incidents lasted, observed when each closes (its mean is the time to recovery).',
+      buckets: INCIDENT_BUCKETS_SEC,
+      registers,
+    });
+    new Gauge({
       name: METRIC_NAMES.stalledSessions,
       help: 'Sessions stalled on a dependency now: reported by the gateway log, or silent since a failed call.',
       labelNames: ['dep'],
@@ -371,6 +393,11 @@ export class BreakerbarMetrics {
 
   recordFleetLease(result: string): void {
     this.fleetLeases.inc({ result });
+  }
+
+  /** An incident closed after `seconds`. */
+  recordIncidentClosed(seconds: number): void {
+    this.incidentDuration.observe(Math.max(0, seconds));
   }
 
   recordNotification(channel: string, ok: boolean): void {

@@ -244,6 +244,45 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX calls_unpaired;
     `,
   },
+  {
+    version: 10,
+    description: 'incidents and their timelines',
+    sql: `
+      -- One row per incident: open while closed_at is NULL. The counters are refreshed while it is open
+      -- and kept at close, so a closed incident still tells its story after its calls are pruned.
+      CREATE TABLE incidents (
+        id                 INTEGER PRIMARY KEY,
+        opened_at          INTEGER NOT NULL,
+        closed_at          INTEGER,
+        severity           TEXT NOT NULL,
+        causes             TEXT NOT NULL,
+        deps               TEXT NOT NULL,
+        agents             TEXT NOT NULL,
+        turns_lost         INTEGER NOT NULL DEFAULT 0,
+        failed_calls       INTEGER NOT NULL DEFAULT 0,
+        rate_limited_calls INTEGER NOT NULL DEFAULT 0,
+        restarts           INTEGER NOT NULL DEFAULT 0,
+        notifications      INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX incidents_by_time ON incidents (opened_at);
+      CREATE INDEX incidents_open ON incidents (closed_at) WHERE closed_at IS NULL;
+
+      -- The timeline. Failed calls are one row per dependency and minute with a count (n), so a storm of
+      -- thousands of calls writes a handful of rows.
+      CREATE TABLE incident_events (
+        id           INTEGER PRIMARY KEY,
+        incident_id  INTEGER NOT NULL,
+        ts           INTEGER NOT NULL,
+        kind         TEXT NOT NULL,
+        dep          TEXT,
+        text         TEXT NOT NULL,
+        n            INTEGER NOT NULL DEFAULT 1,
+        rate_limited INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX incident_events_by_incident ON incident_events (incident_id, ts);
+      CREATE UNIQUE INDEX incident_events_calls ON incident_events (incident_id, dep, ts) WHERE kind = 'call';
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -8,10 +8,11 @@ import { type Formatters, formatters, type Language } from '../i18n.js';
 import type { MessageText } from './area.js';
 import { common } from './common.js';
 import { headline } from './headline.js';
+import { incidents } from './incidents.js';
 import { views } from './views.js';
 
 /** Every area, in the order their keys were declared (keys are prefixed by area, so they never collide). */
-export const AREAS = { common, headline, views } as const;
+export const AREAS = { common, headline, views, incidents } as const;
 
 type Areas = typeof AREAS;
 type EnglishOf<A> = A extends Record<Language, infer E> ? E : never;

@@ -93,6 +93,17 @@ const SAMPLE_ROWS: Record<string, { sql: string; params: unknown[] }> = {
           VALUES (?, ?, 'gatewaylog', 'main', 's1', 'run-1', 'zhipu', 'refused', 'provider zhipu is in cooldown', 0, 0)`,
     params: ['1:2:abc@512', 1_700_000_000_000],
   },
+  incidents: {
+    sql: `INSERT INTO incidents (opened_at, closed_at, severity, causes, deps, agents, turns_lost, failed_calls,
+            rate_limited_calls, restarts, notifications)
+          VALUES (?, NULL, 'warning', '["breaker"]', '["zhipu/glm-5.1"]', '["main"]', 3, 120, 118, 0, 1)`,
+    params: [1_700_000_000_000],
+  },
+  incident_events: {
+    sql: `INSERT INTO incident_events (incident_id, ts, kind, dep, text, n, rate_limited)
+          VALUES (1, ?, 'call', 'zhipu/glm-5.1', 'failed calls', 40, 38)`,
+    params: [1_700_000_040_000],
+  },
 };
 
 /**
