@@ -79,6 +79,8 @@ export interface MonitorOptions {
   gateway?: boolean;
   /** How often OpenClaw's cooldown state is polled (default 5 s). */
   cooldownPollMs?: number;
+  /** How often the incident rules are evaluated (default 5 s; the rehearsal compresses it with its time). */
+  incidentsEvaluateMs?: number;
   /** Desktop notifications: the Electron app passes its native channel; default node-notifier when enabled. */
   desktop?: DesktopChannel | null;
   /** The dashboard's built files, served at `/` by the local API (the daemon passes dist/renderer). */
@@ -229,6 +231,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       settings: { graceMs: incidents.graceSec * 1000, settleMs: incidents.settleSec * 1000 },
       clock: this.clock,
       log: this.log,
+      ...(this.options.incidentsEvaluateMs ? { evaluateMs: this.options.incidentsEvaluateMs } : {}),
       onClosed: (incident) =>
         metrics.recordIncidentClosed(((incident.closedAt ?? incident.openedAt) - incident.openedAt) / 1000),
       inputs: {

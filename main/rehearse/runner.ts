@@ -198,6 +198,7 @@ export const SCALED_KEYS = {
     'stormWaitSec',
   ],
   notifications: ['coalesceSec'],
+  incidents: ['graceSec', 'settleSec'],
   breakers: ['windowMs', 'cooldownMs', 'maxOpenMs', 'maxRetryAfterMs'],
 } as const;
 
@@ -674,6 +675,7 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
       monotonic: options.durationsOnWallClock ? wallNow : mono,
       // OpenClaw's cooldown state is polled every 5 s: compressed like every other period, when a scenario has one.
       ...(scenario.cooldowns ? { cooldownPollMs: Math.max(50, Math.round(5000 / scale)) } : {}),
+      incidentsEvaluateMs: Math.max(50, Math.round(5000 / scale)),
       ...(environment ? { environment } : {}),
     });
     await monitor.start();
@@ -711,6 +713,26 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
         push({ t: now(), type: 'restart_result', id: row.id, result: row.result, detail: row.detail });
       }
     });
+    const incidents = monitor.incidents;
+    /** What the timeline last said of each incident: an update shows only when it changes what it is about. */
+    const said = new Map<number, string>();
+    for (const change of ['opened', 'updated', 'closed'] as const) {
+      incidents?.on(change, (incident) => {
+        const about = `${incident.severity}|${incident.causes.join(',')}|${incident.deps.join(',')}`;
+        if (change === 'updated' && said.get(incident.id) === about) return;
+        said.set(incident.id, about);
+        push({
+          t: now(),
+          type: 'incident',
+          id: incident.id,
+          change,
+          severity: incident.severity,
+          causes: [...incident.causes],
+          deps: [...incident.deps],
+          summary: incident.summary,
+        });
+      });
+    }
     side.notifier.on('notice', (n) => {
       notices++;
       push({
