@@ -3,6 +3,7 @@
  * Electron through the preload) imports these types only, never the core.
  */
 
+import type { Language } from '../../shared/i18n.js';
 import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome } from '../classify.js';
 import type { DoctorReport } from '../doctor/index.js';
@@ -12,11 +13,10 @@ import type { Notice } from '../notify/notice.js';
 import type { DependencyCooldown } from '../openclaw/cooldown-state.js';
 import type { OpenClawCooldownsStatus } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
-import type { BudgetStanding, QuotaWindow } from '../spend/types.js';
+import type { BudgetStanding, QuotaWindow, SpendReport } from '../spend/types.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
-import type { Language } from '../../shared/i18n.js';
 
 export interface TokenRate {
   agentId: string;
@@ -183,6 +183,8 @@ export type ApiEvent =
 export interface ApiBackend {
   status(): ApiStatus;
   history(query: HistoryQuery): ApiHistory;
+  /** Calls, failures, tokens and cost today, over 7 and 30 days; burn rates, budgets, quota windows. */
+  spend(): SpendReport;
   /** Prometheus text exposition. */
   metrics(): Promise<{ contentType: string; body: string }>;
   /**

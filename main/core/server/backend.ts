@@ -15,6 +15,7 @@ import type { Notice } from '../notify/notice.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { OpenClawCooldowns } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
+import { SpendTracker } from '../spend/tracker.js';
 import type { Store } from '../store/db.js';
 import { type GatewayHistory, type NotificationRow, probeRow, type RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
@@ -52,6 +53,8 @@ export interface BackendParts {
   effectiveConfig: () => Record<string, unknown>;
   /** What `breakerbar doctor` finds, for the first-run view. */
   doctor: () => Promise<DoctorReport>;
+  /** Spend, budgets and quota windows (default: the store's figures, no budgets, no quota reader). */
+  spend?: Pick<SpendTracker, 'report' | 'budgets' | 'quota'>;
   /** OpenClaw's cooldowns, when this instance reads them. */
   cooldowns?: Pick<OpenClawCooldowns, 'forDependency' | 'status'>;
   /** The gateway side, when this instance probes and restarts the gateway. */
@@ -78,6 +81,15 @@ export function createBackend(parts: BackendParts): ApiBackend {
     }
     return lastDay.summary;
   };
+  const spend =
+    parts.spend ??
+    new SpendTracker({
+      store: parts.store,
+      budgets: () => [],
+      quota: () => [],
+      clock: parts.clock,
+      language: parts.language ?? 'en',
+    });
   return {
     status(): ApiStatus {
       const now = parts.clock();
@@ -98,8 +110,8 @@ export function createBackend(parts: BackendParts): ApiBackend {
         fleet: parts.breakers.fleet?.status() ?? null,
         openclawCooldowns: cooldowns?.status(now) ?? null,
         incidents: null,
-        quota: [],
-        budgets: [],
+        quota: spend.quota(),
+        budgets: spend.budgets(),
         quiet: null,
         language: parts.language ?? 'en',
       };
@@ -128,6 +140,8 @@ export function createBackend(parts: BackendParts): ApiBackend {
         decisions: history?.decisions(query.from, query.to, MAX_ROWS) ?? [],
       };
     },
+
+    spend: () => spend.report(),
 
     metrics: () => parts.metrics.exposition(),
 

@@ -115,7 +115,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 type Route =
-  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'events' | 'config' | 'doctor' }
+  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'spend' | 'events' | 'config' | 'doctor' }
   | { kind: 'control'; rawDep: string }
   | { kind: 'watchdog'; action: WatchdogAction }
   | { kind: 'static'; rawSegments: string[] };
@@ -125,6 +125,7 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   metrics: ['GET', 'HEAD'],
   status: ['GET', 'HEAD'],
   history: ['GET', 'HEAD'],
+  spend: ['GET', 'HEAD'],
   events: ['GET'],
   control: ['POST'],
   watchdog: ['POST'],
@@ -260,6 +261,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           sendJson(res, 200, backend.history(parsed.query));
           break;
         }
+        case 'spend':
+          sendJson(res, 200, backend.spend());
+          break;
         case 'events': {
           // The stream is idle between events by design; heartbeats and the hub's slow-reader check
           // take over from the idle timeout.
@@ -472,6 +476,8 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
       return { kind: 'status' };
     case '/api/history':
       return { kind: 'history' };
+    case '/api/spend':
+      return { kind: 'spend' };
     case '/api/events':
       return { kind: 'events' };
     case '/api/config':
