@@ -81,7 +81,8 @@ const DEFAULTS = {
     probes: {},
     stallAfterMs: 180_000,
   },
-  budgets: [],
+  budgets: { rates: [], spend: [] },
+  quota: { enabled: true, intervalSec: 300, timeoutSec: 30, command: null },
   health: { intervalSec: 15, connectTimeoutSec: 3, readTimeoutMinSec: 2, readTimeoutMaxSec: 30 },
   watchdog: {
     enabled: true,
@@ -108,6 +109,7 @@ const DEFAULTS = {
   fleet: { redisUrl: null, hostId: null, openOnPeerEvidence: false, probeLeaseMs: 5000 },
   server: { host: '127.0.0.1', port: 18820, allowNonLoopback: false },
   retention: { days: 30 },
+  ui: { language: 'auto' },
   log: { level: 'info' },
 };
 
@@ -194,7 +196,11 @@ describe('loadConfig parses every documented key', () => {
         },
         stallAfterMs: 120_000,
       },
-      budgets: [{ agent: 'main', dep: 'anthropic/*', tokensPerMinute: 200_000 }],
+      budgets: {
+        rates: [{ agent: 'main', dep: 'anthropic/*', tokensPerMinute: 200_000 }],
+        spend: [{ provider: 'anthropic', period: 'month', tokens: null, usd: 200, alertAt: [0.5, 0.9, 1] }],
+      },
+      quota: { enabled: false, intervalSec: 600, timeoutSec: 20, command: ['openclaw', 'status', '--usage', '--json'] },
       health: { intervalSec: 5, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 10 },
       watchdog: {
         enabled: false,
@@ -240,6 +246,7 @@ describe('loadConfig parses every documented key', () => {
       },
       server: { host: '127.0.0.1', port: 18830, allowNonLoopback: false },
       retention: { days: 90 },
+      ui: { language: 'zh-CN' },
       log: { level: 'warn' },
     };
     const path = configFile(content);
@@ -568,7 +575,7 @@ describe('breaker overrides, probes and budgets', () => {
 
   it('requires tokensPerMinute in every budget and names the entry', () => {
     expect(() => loadConfig(configFile({ budgets: [{ agent: 'main', dep: 'anthropic/*' }] }), environment())).toThrow(
-      'config key "budgets[0]" lacks "tokensPerMinute"',
+      'config key "budgets.rates[0]" lacks "tokensPerMinute"',
     );
   });
 });
