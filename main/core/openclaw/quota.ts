@@ -32,7 +32,9 @@ const share = (used: number) => Math.min(1, Math.max(0, used));
  * summary itself. A provider budget in `billing` (used of limit) is a window too; a balance is not.
  */
 export function quotaFromStatus(document: unknown, readAt: number): QuotaReading {
-  const usage = isObject(document) && 'usage' in document ? document.usage : document;
+  // A status printed without --usage has no `usage` key: nothing to read, not an error.
+  if (!isObject(document)) throw new QuotaParseError('the status is not a JSON object');
+  const usage = 'usage' in document ? document.usage : 'providers' in document ? document : undefined;
   if (usage === undefined || usage === null) return { windows: [], errors: [] };
   if (!isObject(usage) || !Array.isArray(usage.providers)) {
     throw new QuotaParseError('the usage summary has no "providers" list');
