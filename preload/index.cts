@@ -18,6 +18,7 @@ const EVENT_CHANNEL = 'breakerbar:event';
 const bridge: BreakerBarBridge = {
   status: () => ipcRenderer.invoke('breakerbar:status'),
   history: (request) => ipcRenderer.invoke('breakerbar:history', request),
+  spend: () => ipcRenderer.invoke('breakerbar:spend'),
   restart: (request) => ipcRenderer.invoke('breakerbar:restart', request),
   pause: (durationSec) => ipcRenderer.invoke('breakerbar:pause', durationSec),
   resume: () => ipcRenderer.invoke('breakerbar:resume'),

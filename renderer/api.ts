@@ -15,6 +15,7 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import type { HistoryRequest } from './bridge.js';
 
 export type { HistoryRequest } from './bridge.js';
@@ -24,6 +25,8 @@ export interface DashboardApi {
   readonly kind: 'browser' | 'electron';
   status(): Promise<ApiStatus>;
   history(request: HistoryRequest): Promise<ApiHistory>;
+  /** Calls, failures, tokens and cost today, over 7 and 30 days; burn rates, budgets, quota windows. */
+  spend(): Promise<SpendReport>;
   restart(request: { force: boolean; reason: string }): Promise<WatchdogResponse>;
   pause(durationSec: number | null): Promise<WatchdogResponse>;
   resume(): Promise<WatchdogResponse>;

@@ -28,6 +28,7 @@ export function createBridgeApi(bridge: BreakerBarBridge): DashboardApi {
     kind: 'electron',
     status: () => unwrap(bridge.status()),
     history: (request) => unwrap(bridge.history(request)),
+    spend: () => unwrap(bridge.spend()),
     restart: (request) => unwrap(bridge.restart(request)),
     pause: (durationSec) => unwrap(bridge.pause(durationSec)),
     resume: () => unwrap(bridge.resume()),

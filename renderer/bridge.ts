@@ -22,6 +22,7 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 
 /** `GET /api/history` parameters; times in epoch ms, `stepSec` in seconds (at most 10,000 steps). */
 export interface HistoryRequest {
@@ -37,6 +38,8 @@ export interface BreakerBarBridge {
   status(): Promise<ApiStatus | ApiError>;
   /** `GET /api/history?from=&to=&step=&dep=` */
   history(request: HistoryRequest): Promise<ApiHistory | ApiError>;
+  /** `GET /api/spend` */
+  spend(): Promise<SpendReport | ApiError>;
   /** `POST /api/watchdog/restart` `{force, reason}` */
   restart(request: { force: boolean; reason: string }): Promise<WatchdogResponse | ApiError>;
   /** `POST /api/watchdog/pause` `{durationSec}`; null pauses until resumed. */

@@ -18,6 +18,7 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import { ApiFailure, type ConnectionState, type DashboardApi, type HistoryRequest, isApiError } from './api.js';
 
 export interface TokenAccess {
@@ -94,6 +95,7 @@ export function createHttpApi(tokens: TokenAccess, base = ''): DashboardApi {
     kind: 'browser',
     status: () => send<ApiStatus>('GET', '/api/status'),
     history: (request) => send<ApiHistory>('GET', `/api/history?${query(request)}`),
+    spend: () => send<SpendReport>('GET', '/api/spend'),
     restart: ({ force, reason }) => send<WatchdogResponse>('POST', '/api/watchdog/restart', { force, reason }, true),
     pause: (durationSec) => send<WatchdogResponse>('POST', '/api/watchdog/pause', { durationSec }, true),
     resume: () => send<WatchdogResponse>('POST', '/api/watchdog/resume', {}, true),

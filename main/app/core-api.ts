@@ -15,6 +15,7 @@ import type {
   HistoryQuery,
   WatchdogResponse,
 } from '../core/server/api-types.js';
+import type { SpendReport } from '../core/spend/types.js';
 
 const TIMEOUT_MS = 10_000;
 /** The doctor probes the gateway and reads the OpenClaw tree: give it longer. */
@@ -63,6 +64,10 @@ export class CoreApi {
     });
     if (query.dep !== undefined) params.set('dep', query.dep);
     return this.request('GET', `/api/history?${params}`);
+  }
+
+  spend(): Promise<SpendReport> {
+    return this.request('GET', '/api/spend');
   }
 
   restart(request: { force: boolean; reason?: string }): Promise<WatchdogResponse> {

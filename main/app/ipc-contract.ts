@@ -18,6 +18,7 @@ import type { CoreApi } from './core-api.js';
 export const CHANNELS = {
   status: 'breakerbar:status',
   history: 'breakerbar:history',
+  spend: 'breakerbar:spend',
   restart: 'breakerbar:restart',
   pause: 'breakerbar:pause',
   resume: 'breakerbar:resume',
@@ -88,6 +89,8 @@ export function checkArgs(action: Action, args: readonly unknown[]): Checked {
       return { ok: true, call: (api) => api.config() };
     case 'doctor':
       return { ok: true, call: (api) => api.doctor() };
+    case 'spend':
+      return { ok: true, call: (api) => api.spend() };
     case 'history':
       return checkHistory(args[0]);
     case 'restart':
@@ -134,6 +137,7 @@ export function checkArgs(action: Action, args: readonly unknown[]): Checked {
 const ARITY: Record<Action, number> = {
   status: 0,
   history: 1,
+  spend: 0,
   restart: 1,
   pause: 1,
   resume: 0,

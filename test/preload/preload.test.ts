@@ -19,6 +19,7 @@ const SOURCE = fileURLToPath(new URL('../../preload/index.cts', import.meta.url)
 const METHODS: Record<keyof BreakerBarBridge, true> = {
   status: true,
   history: true,
+  spend: true,
   restart: true,
   pause: true,
   resume: true,
@@ -98,6 +99,7 @@ describe('preload', () => {
         'history',
         [{ from: 1, to: 2, stepSec: 60, dep: 'a/b' }],
       ],
+      [bridge.spend(), 'spend', []],
       [bridge.restart({ force: true, reason: 'r' }), 'restart', [{ force: true, reason: 'r' }]],
       [bridge.pause(null), 'pause', [null]],
       [bridge.resume(), 'resume', []],

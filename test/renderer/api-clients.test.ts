@@ -51,6 +51,7 @@ describe('the HTTP client', () => {
     expect((await api.status()).version).toBe('0.0.0-test');
     await api.history({ from: 1000, to: 61_000, stepSec: 30, dep: 'zhipu/glm-5.1' });
     expect(core.backend.historyQueries).toEqual([{ from: 1000, to: 61_000, stepMs: 30_000, dep: 'zhipu/glm-5.1' }]);
+    expect(await api.spend()).toEqual(core.backend.spendResult);
     expect(tokens.asked).toEqual([]);
   });
 
@@ -114,6 +115,7 @@ describe('the Electron bridge adapter', () => {
     return {
       status: unexpected,
       history: unexpected,
+      spend: unexpected,
       restart: unexpected,
       pause: unexpected,
       resume: unexpected,
