@@ -13,6 +13,7 @@ import { daemonCommand } from './daemon.js';
 import { dashboardCommand } from './dashboard.js';
 import { doctorCommand } from './doctor.js';
 import { historyCommand } from './history.js';
+import { spendCommand } from './spend.js';
 import { rehearseCommand } from './rehearse.js';
 import { scanCommand } from './scan.js';
 import { serviceCommand } from './service.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   rehearseCommand,
   scanCommand,
   historyCommand,
+  spendCommand,
   serviceCommand,
 ];
 

@@ -73,14 +73,21 @@ export class SpendQueries {
 
   constructor(db: Db) {
     // The covering indexes of migration 11 are named: on a database never analysed the planner would
-    // rather range over the time index and visit every row. One pass over the month answers all three
-    // spans: each sum counts only the rows of its span.
+    // rather range over the time index and visit every row. (A database opened read-only at an older
+    // version has no such index: the same sums, only slower.)
+    const hint = (index: string) =>
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(index) === undefined
+        ? ''
+        : `INDEXED BY ${index}`;
+    const calls = `calls ${hint('calls_for_spend')}`;
+    const turns = `turns ${hint('turns_for_spend')}`;
+    // One pass over the month answers all three spans: each sum counts only the rows of its span.
     this.calls = db.prepare(`
       SELECT dep, agent_id AS agent,
         sum(ts >= @today) AS callsToday, sum(ts >= @today AND outcome != 'ok') AS failsToday,
         sum(ts >= @week) AS callsWeek, sum(ts >= @week AND outcome != 'ok') AS failsWeek,
         count(*) AS callsMonth, sum(outcome != 'ok') AS failsMonth
-      FROM calls INDEXED BY calls_for_spend WHERE ts >= @month AND ts < @to GROUP BY dep, agent_id`);
+      FROM ${calls} WHERE ts >= @month AND ts < @to GROUP BY dep, agent_id`);
     this.usage = db.prepare(`
       SELECT dep, agent_id AS agent,
         sum(CASE WHEN ts >= @today THEN tokens_total ELSE 0 END) AS tokensToday,
@@ -88,9 +95,9 @@ export class SpendQueries {
         sum(CASE WHEN ts >= @week THEN tokens_total ELSE 0 END) AS tokensWeek,
         sum(CASE WHEN ts >= @week THEN cost ELSE 0 END) AS costWeek,
         sum(tokens_total) AS tokensMonth, sum(cost) AS costMonth
-      FROM turns INDEXED BY turns_for_spend WHERE ts >= @month AND ts < @to GROUP BY dep, agent_id`);
+      FROM ${turns} WHERE ts >= @month AND ts < @to GROUP BY dep, agent_id`);
     this.usageByDep = db.prepare(`
-      SELECT dep, sum(tokens_total) AS tokens, sum(cost) AS cost FROM turns INDEXED BY turns_for_spend
+      SELECT dep, sum(tokens_total) AS tokens, sum(cost) AS cost FROM ${turns}
       WHERE ts >= ? AND ts < ? GROUP BY dep`);
   }
 
