@@ -13,10 +13,10 @@ import { daemonCommand } from './daemon.js';
 import { dashboardCommand } from './dashboard.js';
 import { doctorCommand } from './doctor.js';
 import { historyCommand } from './history.js';
-import { spendCommand } from './spend.js';
 import { rehearseCommand } from './rehearse.js';
 import { scanCommand } from './scan.js';
 import { serviceCommand } from './service.js';
+import { spendCommand } from './spend.js';
 import { statusCommand } from './status.js';
 import { pauseCommand, restartCommand, resumeCommand } from './watchdog-control.js';
 

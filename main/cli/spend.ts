@@ -85,7 +85,11 @@ async function fetchReport(loaded: ReturnType<typeof loadConfig>): Promise<Spend
 /** Right-aligns every column but the first (numbers read best aligned on their last digit). */
 function columns(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
   return rows
     .map((row) =>
       row
