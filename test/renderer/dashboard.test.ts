@@ -404,9 +404,9 @@ describe('the dashboard served by a real daemon', () => {
 
       // Text that is not JSON never leaves the page.
       await threshold.fill('3');
-      await page.locator('#cfg-budgets').fill('[{"agent": "*",');
+      await page.locator('#cfg-budgets-rates').fill('[{"agent": "*",');
       await page.getByRole('button', { name: 'Save changes' }).click();
-      expect(await visibleText(page.locator('#cfg-budgets-error'))).toContain('not valid JSON');
+      expect(await visibleText(page.locator('#cfg-budgets-rates-error'))).toContain('not valid JSON');
       expect(await error.isHidden()).toBe(true);
       await page.getByRole('button', { name: 'Discard changes' }).click();
 

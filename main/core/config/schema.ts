@@ -359,6 +359,23 @@ export function parseWith<S extends Shape>(node: Group<S>, input: unknown, prefi
   return out as Infer<Group<S>>;
 }
 
+/**
+ * `input` with every value written in an older form of its group read as the group (see `Group.upgrade`),
+ * keys otherwise as written: what an editor of the file should show and write back.
+ */
+export function upgradeRaw(node: Group<Shape>, input: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...input };
+  for (const [key, child] of Object.entries(node.shape)) {
+    if (child.kind !== 'group' || !Object.hasOwn(input, key)) continue;
+    const value = child.upgrade ? child.upgrade(input[key]) : input[key];
+    out[key] =
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? upgradeRaw(child, value as Record<string, unknown>)
+        : value;
+  }
+  return out;
+}
+
 /** Every field with its dotted path, for documentation and `breakerbar config`. */
 export function describeFields(node: Group<Shape>, prefix = ''): Array<{ path: string; field: Field<unknown> }> {
   return Object.entries(node.shape).flatMap(([key, child]) => {

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readConfigFile } from '../../../main/core/config/file.js';
 import { loadConfig } from '../../../main/core/config/index.js';
 import {
   fixedZone,
@@ -149,6 +150,13 @@ describe('budgets config', () => {
   it('reads an old `budgets` list as the rate budgets', () => {
     const rates = [{ agent: 'main', dep: 'anthropic/*', tokensPerMinute: 200_000 }];
     expect(loadConfig(file({ budgets: rates }), env()).config.budgets).toEqual({ rates, spend: [] });
+  });
+
+  it('shows the settings editor an old `budgets` list as `budgets.rates`, other keys as written', () => {
+    const rates = [{ agent: '*', dep: 'deepseek/*', tokensPerMinute: 100_000 }];
+    const view = readConfigFile(file({ budgets: rates, retention: { days: 7 } }));
+    expect(view.raw).toEqual({ budgets: { rates }, retention: { days: 7 } });
+    expect(view.fields.map((f) => f.path)).toEqual(expect.arrayContaining(['budgets.rates', 'budgets.spend']));
   });
 
   it('reads rates and spend budgets, with default alert shares', () => {
