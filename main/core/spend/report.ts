@@ -191,9 +191,9 @@ export function spendPeriods(queries: SpendQueries, now: number, zone: ZoneOffse
   const { calls, usage } = queries.spans(bounds);
   for (const row of calls) {
     for (const span of SPANS) {
-      const [calls, failures] = CALL_COLUMNS[span];
-      if (row[calls] > 0)
-        tallies[span].add(row.dep, row.agent, { calls: row[calls], failures: row[failures], tokens: 0, cost: 0 });
+      const [n, failed] = CALL_COLUMNS[span];
+      if (row[n] > 0)
+        tallies[span].add(row.dep, row.agent, { calls: row[n], failures: row[failed], tokens: 0, cost: 0 });
     }
   }
   for (const row of usage) {
@@ -257,16 +257,8 @@ export function budgetStandings(
       usedBy.set(budget.period, period);
     }
     const hoursLeft = Math.max(0, period.to - now) / HOUR_MS;
-    const sum = (
-      pick: (u: { tokens: number; cost: number }) => number,
-      from: Iterable<[string, { tokens: number; cost: number }]>,
-    ) => {
-      let total = 0;
-      for (const [provider, u] of from) if (budgetCovers(budget.provider, provider)) total += pick(u);
-      return total;
-    };
-    const burnOf = (pick: (b: Burn[number]) => number) =>
-      burn.filter((b) => budgetCovers(budget.provider, b.provider)).reduce((acc, b) => acc + pick(b), 0);
+    const usage = [...period.used].filter(([provider]) => budgetCovers(budget.provider, provider)).map(([, u]) => u);
+    const burning = burn.filter((b) => budgetCovers(budget.provider, b.provider));
     const alertAt = budget.alertAt ?? DEFAULT_ALERT_AT;
     const limits: Array<[BudgetStanding['unit'], number | null | undefined]> = [
       ['tokens', budget.tokens],
@@ -274,8 +266,9 @@ export function budgetStandings(
     ];
     for (const [unit, limit] of limits) {
       if (limit === null || limit === undefined) continue;
-      const used = unit === 'tokens' ? sum((u) => u.tokens, period.used) : sum((u) => u.cost, period.used);
-      const rate = unit === 'tokens' ? burnOf((b) => b.tokensPerHour) : burnOf((b) => b.usdPerHour);
+      const tokens = unit === 'tokens';
+      const used = usage.reduce((acc, u) => acc + (tokens ? u.tokens : u.cost), 0);
+      const rate = burning.reduce((acc, b) => acc + (tokens ? b.tokensPerHour : b.usdPerHour), 0);
       standings.push({
         provider: budget.provider,
         period: budget.period,
