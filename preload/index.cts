@@ -20,6 +20,7 @@ const bridge: BreakerBarBridge = {
   history: (request) => ipcRenderer.invoke('breakerbar:history', request),
   incidents: (request) => ipcRenderer.invoke('breakerbar:incidents', request),
   incident: (id) => ipcRenderer.invoke('breakerbar:incident', id),
+  spend: () => ipcRenderer.invoke('breakerbar:spend'),
   restart: (request) => ipcRenderer.invoke('breakerbar:restart', request),
   pause: (durationSec) => ipcRenderer.invoke('breakerbar:pause', durationSec),
   resume: () => ipcRenderer.invoke('breakerbar:resume'),

@@ -16,6 +16,7 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import type { HistoryRequest, IncidentsRequest } from './bridge.js';
 
 export type { HistoryRequest, IncidentsRequest } from './bridge.js';
@@ -29,6 +30,8 @@ export interface DashboardApi {
   incidents(request: IncidentsRequest): Promise<IncidentList>;
   /** One incident with its timeline. */
   incident(id: number): Promise<IncidentDetail>;
+  /** Calls, failures, tokens and cost today, over 7 and 30 days; burn rates, budgets, quota windows. */
+  spend(): Promise<SpendReport>;
   restart(request: { force: boolean; reason: string }): Promise<WatchdogResponse>;
   pause(durationSec: number | null): Promise<WatchdogResponse>;
   resume(): Promise<WatchdogResponse>;

@@ -30,6 +30,7 @@ export function createBridgeApi(bridge: BreakerBarBridge): DashboardApi {
     history: (request) => unwrap(bridge.history(request)),
     incidents: (request) => unwrap(bridge.incidents(request)),
     incident: (id) => unwrap(bridge.incident(id)),
+    spend: () => unwrap(bridge.spend()),
     restart: (request) => unwrap(bridge.restart(request)),
     pause: (durationSec) => unwrap(bridge.pause(durationSec)),
     resume: () => unwrap(bridge.resume()),

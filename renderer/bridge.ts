@@ -23,6 +23,7 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 
 /** `GET /api/history` parameters; times in epoch ms, `stepSec` in seconds (at most 10,000 steps). */
 export interface HistoryRequest {
@@ -48,6 +49,8 @@ export interface BreakerBarBridge {
   incidents(request: IncidentsRequest): Promise<IncidentList | ApiError>;
   /** `GET /api/incidents/<id>` */
   incident(id: number): Promise<IncidentDetail | ApiError>;
+  /** `GET /api/spend` */
+  spend(): Promise<SpendReport | ApiError>;
   /** `POST /api/watchdog/restart` `{force, reason}` */
   restart(request: { force: boolean; reason: string }): Promise<WatchdogResponse | ApiError>;
   /** `POST /api/watchdog/pause` `{durationSec}`; null pauses until resumed. */

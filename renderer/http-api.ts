@@ -19,6 +19,7 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import {
   ApiFailure,
   type ConnectionState,
@@ -27,6 +28,7 @@ import {
   type IncidentsRequest,
   isApiError,
 } from './api.js';
+
 
 export interface TokenAccess {
   get(): string | null;
@@ -111,6 +113,7 @@ export function createHttpApi(tokens: TokenAccess, base = ''): DashboardApi {
     history: (request) => send<ApiHistory>('GET', `/api/history?${query(request)}`),
     incidents: (request) => send<IncidentList>('GET', `/api/incidents?${incidentsQuery(request)}`),
     incident: (id) => send<IncidentDetail>('GET', `/api/incidents/${encodeURIComponent(String(id))}`),
+    spend: () => send<SpendReport>('GET', '/api/spend'),
     restart: ({ force, reason }) => send<WatchdogResponse>('POST', '/api/watchdog/restart', { force, reason }, true),
     pause: (durationSec) => send<WatchdogResponse>('POST', '/api/watchdog/pause', { durationSec }, true),
     resume: () => send<WatchdogResponse>('POST', '/api/watchdog/resume', {}, true),

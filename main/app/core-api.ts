@@ -16,6 +16,7 @@ import type {
   HistoryQuery,
   WatchdogResponse,
 } from '../core/server/api-types.js';
+import type { SpendReport } from '../core/spend/types.js';
 
 const TIMEOUT_MS = 10_000;
 /** The doctor probes the gateway and reads the OpenClaw tree: give it longer. */
@@ -76,6 +77,10 @@ export class CoreApi {
 
   incident(id: number): Promise<IncidentDetail> {
     return this.request('GET', `/api/incidents/${id}`);
+  }
+
+  spend(): Promise<SpendReport> {
+    return this.request('GET', '/api/spend');
   }
 
   restart(request: { force: boolean; reason?: string }): Promise<WatchdogResponse> {

@@ -26,6 +26,7 @@ const VIEW_OF: Record<NoticeKind, DashboardView> = {
   gateway_up: 'overview',
   divergence: 'overview',
   token_budget: 'overview',
+  spend_budget: 'overview',
 };
 
 /** The fragment (without `#`) that shows this notice's event. */

@@ -20,6 +20,7 @@ export const CHANNELS = {
   history: 'breakerbar:history',
   incidents: 'breakerbar:incidents',
   incident: 'breakerbar:incident',
+  spend: 'breakerbar:spend',
   restart: 'breakerbar:restart',
   pause: 'breakerbar:pause',
   resume: 'breakerbar:resume',
@@ -91,6 +92,8 @@ export function checkArgs(action: Action, args: readonly unknown[]): Checked {
       return { ok: true, call: (api) => api.config() };
     case 'doctor':
       return { ok: true, call: (api) => api.doctor() };
+    case 'spend':
+      return { ok: true, call: (api) => api.spend() };
     case 'history':
       return checkHistory(args[0]);
     case 'incidents':
@@ -148,6 +151,7 @@ const ARITY: Record<Action, number> = {
   history: 1,
   incidents: 1,
   incident: 1,
+  spend: 0,
   restart: 1,
   pause: 1,
   resume: 0,

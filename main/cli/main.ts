@@ -17,6 +17,7 @@ import { incidentsCommand } from './incidents.js';
 import { rehearseCommand } from './rehearse.js';
 import { scanCommand } from './scan.js';
 import { serviceCommand } from './service.js';
+import { spendCommand } from './spend.js';
 import { statusCommand } from './status.js';
 import { pauseCommand, restartCommand, resumeCommand } from './watchdog-control.js';
 
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   scanCommand,
   historyCommand,
   incidentsCommand,
+  spendCommand,
   serviceCommand,
 ];
 

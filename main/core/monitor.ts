@@ -11,12 +11,14 @@ import { runDoctor } from './doctor/index.js';
 import type { CallEvent, GatewaySignal } from './events.js';
 import { IncidentService } from './incidents/service.js';
 import { IncidentStore } from './incidents/store.js';
+import { languageOf } from './language.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
 import type { DesktopChannel } from './notify/desktop.js';
 import { CooldownLoopDetector } from './openclaw/cooldown-loop.js';
 import { OpenClawCooldowns } from './openclaw/cooldowns.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
+import { DEFAULT_QUOTA_COMMAND, QuotaReader } from './openclaw/quota.js';
 import { removeApiUrl, writeApiUrl } from './server/api-address.js';
 import { loadOrCreateApiToken } from './server/api-token.js';
 import { createBackend } from './server/backend.js';
@@ -28,6 +30,7 @@ import type { IngestSink, Source, SourceStatus } from './sources/source.js';
 import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import type { QuotaWindow } from './spend/types.js';
+import { SpendTracker } from './spend/tracker.js';
 import { steadyClock } from './steady-clock.js';
 import { Store } from './store/db.js';
 import { IngestWriter } from './store/ingest-writer.js';
@@ -36,6 +39,7 @@ import { GatewaySide } from './watchdog/gateway-side.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
+const MINUTE_MS = 60 * 1000;
 /** A dependency seen in transcripts this recently is theirs: gateway metrics do not count it again. */
 const TRANSCRIPT_TRUTH_MS = DAY_MS;
 /** How often OpenClaw's cooldown state is looked at: a stat per database, a query only when one changed. */
@@ -83,6 +87,8 @@ export interface MonitorOptions {
   incidentsEvaluateMs?: number;
   /** Desktop notifications: the Electron app passes its native channel; default node-notifier when enabled. */
   desktop?: DesktopChannel | null;
+  /** How often spend budgets are checked for crossed alert shares (default 1 min). */
+  spendCheckMs?: number;
   /** The dashboard's built files, served at `/` by the local API (the daemon passes dist/renderer). */
   staticDir?: string;
 }
@@ -108,6 +114,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private cooldownLoops = new CooldownLoopDetector();
   /** Dependencies OpenClaw had a cooldown on since start: their gauge stays (at 0) once it ends. */
   private readonly cooldownDeps = new Set<string>();
+  private spendTracker: SpendTracker | null = null;
+  private quotaReader: QuotaReader | null = null;
   private startedAt = 0;
   private cutoff = 0;
   private wasCaughtUp = false;
@@ -164,7 +172,10 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       watchdog: () => this.gatewaySide?.gauges() ?? null,
       openclawCooldowns: () => this.cooldownGauges(),
       openIncidents: () => this.incidentService?.openCount() ?? 0,
+      budgets: () => this.spendBudgetsSafely(),
+      quota: () => this.quotaReader?.windows() ?? [],
     });
+    const environment = this.options.environment ?? processEnvironment();
     this.breakerService = new BreakerService({
       config: this.loaded.config,
       store,
@@ -206,6 +217,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       this.gatewaySide.start();
     }
     this.incidentService = this.createIncidents(store, this.breakerService, this.metrics);
+
+    this.startSpend(store, environment.env);
 
     this.prune();
     this.every(HOUR_MS, () => this.prune());
@@ -255,12 +268,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     return service;
   }
 
-  /**
-   * Provider quota windows as OpenClaw reports them: none are read by this monitor yet, so an exhausted
-   * quota cannot open an incident until a reader fills this in (the rules support it).
-   */
+  /** Provider quota windows as OpenClaw last reported them (an exhausted one opens an incident). */
   private quotaWindows(): QuotaWindow[] {
-    return [];
+    return this.quotaReader?.windows() ?? [];
   }
 
   /** Incidents (null before start). */
@@ -279,6 +289,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       sources: () => this.sources.map((source) => source.status()),
       incidents: this.incidentService ?? undefined,
       cooldowns: this.cooldownReader ?? undefined,
+      spend: this.spendTracker ?? undefined,
+      language: languageOf(this.loaded.config, environment.env),
       gateway: this.gatewaySide ?? undefined,
       configFile: this.loaded.file ?? defaultConfigPath(environment),
       effectiveConfig: () => this.loaded.config as unknown as Record<string, unknown>,
@@ -412,6 +424,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.breakerService?.stop();
     this.breakerService = null;
     this.cooldownReader = null;
+    await this.quotaReader?.stop();
+    this.quotaReader = null;
+    this.spendTracker = null;
     await Promise.all(this.sources.map((source) => source.stop()));
     this.sources = [];
     await this.writer?.close();
@@ -465,6 +480,60 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     const timer = setInterval(action, ms);
     timer.unref?.();
     this.timers.push(timer);
+  }
+
+  /**
+   * Spend: the report and budget standings over the store, budget alerts checked every minute (told through
+   * the notifier), and the quota reader running OpenClaw's usage command on its own timer.
+   */
+  private startSpend(store: Store, env: NodeJS.ProcessEnv): void {
+    const { quota } = this.loaded.config;
+    if (quota.enabled) {
+      this.quotaReader = new QuotaReader({
+        command: quota.command ?? DEFAULT_QUOTA_COMMAND,
+        intervalMs: quota.intervalSec * 1000,
+        timeoutMs: quota.timeoutSec * 1000,
+        // The CLI reads the same OpenClaw state (profile) this instance follows.
+        env: { ...env, OPENCLAW_STATE_DIR: this.loaded.stateDir },
+        clock: this.clock,
+        log: this.log,
+      });
+      this.quotaReader.start();
+    }
+    this.spendTracker = new SpendTracker({
+      store,
+      budgets: () => this.loaded.config.budgets.spend,
+      quota: () => this.quotaReader?.windows() ?? [],
+      clock: this.clock,
+      language: languageOf(this.loaded.config, env),
+    });
+    this.every(this.options.spendCheckMs ?? MINUTE_MS, () => this.checkSpendBudgets());
+  }
+
+  private checkSpendBudgets(): void {
+    try {
+      for (const notice of this.spendTracker?.checkBudgets() ?? []) {
+        this.log.warn('spend budget crossed', { title: notice.title });
+        this.gatewaySide?.notifier.notify(notice);
+      }
+    } catch (error) {
+      this.log.warn('checking spend budgets failed; will retry', { error: (error as Error).message });
+    }
+  }
+
+  /** Budget standings for /metrics; a failing query must not fail the scrape. */
+  private spendBudgetsSafely() {
+    try {
+      return this.spendTracker?.budgets() ?? [];
+    } catch (error) {
+      this.log.warn('spend budgets unavailable', { error: (error as Error).message });
+      return [];
+    }
+  }
+
+  /** Spend, budgets and quota (null before start). */
+  get spend(): SpendTracker | null {
+    return this.spendTracker;
   }
 
   /** Reads OpenClaw's cooldown state if it changed; with `announce`, tells a human about a cooldown that does not end. */

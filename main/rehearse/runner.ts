@@ -456,6 +456,8 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
         server: { port: 0 },
         fleet: { redisUrl: null },
         watchdog: { restartCommand },
+        // The fake openclaw CLI answers only what a scenario rehearses (and logs every call it gets).
+        quota: { enabled: false },
       },
       scenario.config,
     ),

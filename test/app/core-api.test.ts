@@ -68,6 +68,7 @@ describe('CoreApi', () => {
     const answer = await api.control('zhipu/glm-5.1', 'force_open', 'maintenance');
     expect(answer.transitions[0]?.to).toBe('open');
     expect(core.backend.controls).toEqual([{ dep: 'zhipu/glm-5.1', action: 'force_open', reason: 'maintenance' }]);
+    expect(await api.spend()).toEqual(core.backend.spendResult);
   });
 
   it('reads and saves the config and runs the doctor (the token goes along: the file may hold secrets)', async () => {

@@ -80,6 +80,7 @@ describe('IPC handlers', () => {
     expect(await invoke(CHANNELS.saveConfig, OWN, { log: { level: 'debug' } })).toMatchObject({ ok: true });
     expect(await invoke(CHANNELS.config, OWN)).toMatchObject({ file: '/fake/config.json' });
     expect(await invoke(CHANNELS.doctor, OWN)).toMatchObject({ findings: [] });
+    expect(await invoke(CHANNELS.spend, OWN)).toEqual(core.backend.spendResult);
   });
 
   it('answers bad arguments with {error, param} and sends nothing', async () => {

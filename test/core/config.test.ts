@@ -81,7 +81,8 @@ const DEFAULTS = {
     probes: {},
     stallAfterMs: 180_000,
   },
-  budgets: [],
+  budgets: { rates: [], spend: [] },
+  quota: { enabled: true, intervalSec: 300, timeoutSec: 30, command: null },
   health: { intervalSec: 15, connectTimeoutSec: 3, readTimeoutMinSec: 2, readTimeoutMaxSec: 30 },
   watchdog: {
     enabled: true,
@@ -196,7 +197,11 @@ describe('loadConfig parses every documented key', () => {
         },
         stallAfterMs: 120_000,
       },
-      budgets: [{ agent: 'main', dep: 'anthropic/*', tokensPerMinute: 200_000 }],
+      budgets: {
+        rates: [{ agent: 'main', dep: 'anthropic/*', tokensPerMinute: 200_000 }],
+        spend: [{ provider: 'anthropic', period: 'month', tokens: null, usd: 200, alertAt: [0.5, 0.9, 1] }],
+      },
+      quota: { enabled: false, intervalSec: 600, timeoutSec: 20, command: ['openclaw', 'status', '--usage', '--json'] },
       health: { intervalSec: 5, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 10 },
       watchdog: {
         enabled: false,
@@ -572,7 +577,7 @@ describe('breaker overrides, probes and budgets', () => {
 
   it('requires tokensPerMinute in every budget and names the entry', () => {
     expect(() => loadConfig(configFile({ budgets: [{ agent: 'main', dep: 'anthropic/*' }] }), environment())).toThrow(
-      'config key "budgets[0]" lacks "tokensPerMinute"',
+      'config key "budgets.rates[0]" lacks "tokensPerMinute"',
     );
   });
 });

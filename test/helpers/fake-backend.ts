@@ -21,6 +21,7 @@ import type {
   WatchdogRequest,
   WatchdogResponse,
 } from '../../main/core/server/api-types.js';
+import type { SpendPeriod, SpendReport } from '../../main/core/spend/types.js';
 import { CallTally } from '../../main/core/summary.js';
 
 export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
@@ -40,6 +41,18 @@ export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot>
     retryAfterSkips: 0,
     lastEventAt: null,
     ...overrides,
+  };
+}
+
+/** A period with no calls. */
+export function emptySpendPeriod(from: number, to: number): SpendPeriod {
+  return {
+    from,
+    to,
+    total: { key: 'total', calls: 0, failures: 0, tokens: 0, cost: 0 },
+    byProvider: [],
+    byModel: [],
+    byAgent: [],
   };
 }
 
@@ -110,6 +123,20 @@ export class FakeBackend implements ApiBackend {
 
   incident(id: number): IncidentDetail | null {
     return this.incidentDetails.find((incident) => incident.id === id) ?? null;
+  }
+
+  spendResult: SpendReport = {
+    generatedAt: 1_700_000_000_000,
+    today: emptySpendPeriod(1_699_990_000_000, 1_700_000_000_000),
+    week: emptySpendPeriod(1_699_395_200_000, 1_700_000_000_000),
+    month: emptySpendPeriod(1_697_408_000_000, 1_700_000_000_000),
+    burn: [],
+    budgets: [],
+    quota: [],
+  };
+
+  spend(): SpendReport {
+    return this.spendResult;
   }
 
   async metrics(): Promise<{ contentType: string; body: string }> {

@@ -69,6 +69,7 @@ describe('the HTTP client', () => {
     expect((await api.status()).version).toBe('0.0.0-test');
     await api.history({ from: 1000, to: 61_000, stepSec: 30, dep: 'zhipu/glm-5.1' });
     expect(core.backend.historyQueries).toEqual([{ from: 1000, to: 61_000, stepMs: 30_000, dep: 'zhipu/glm-5.1' }]);
+    expect(await api.spend()).toEqual(core.backend.spendResult);
     expect(tokens.asked).toEqual([]);
   });
 
@@ -150,6 +151,7 @@ describe('the Electron bridge adapter', () => {
       history: unexpected,
       incidents: unexpected,
       incident: unexpected,
+      spend: unexpected,
       restart: unexpected,
       pause: unexpected,
       resume: unexpected,

@@ -96,7 +96,8 @@ describe('config form', () => {
   it('points a refused key at the form field that holds it', () => {
     expect(fieldForParam(FIELDS, 'watchdog.threshold')).toBe('watchdog.threshold');
     expect(fieldForParam(FIELDS, 'breakers.overrides.zhipu/*.cooldownMs')).toBe('breakers.overrides');
-    expect(fieldForParam(FIELDS, 'budgets')).toBe('budgets');
+    expect(fieldForParam(FIELDS, 'budgets.rates')).toBe('budgets.rates');
+    expect(fieldForParam(FIELDS, 'budgets.spend')).toBe('budgets.spend');
     expect(fieldForParam(FIELDS, 'notifications.webhooks[0].url')).toBe('notifications.webhooks');
     expect(fieldForParam(FIELDS, 'config')).toBeNull();
     expect(fieldForParam(FIELDS, undefined)).toBeNull();

@@ -144,7 +144,7 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
         health: { intervalSec: 2, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 1 },
         // Long cooldowns and windows: what the tests look at stays open, throttled and counted while they run.
         breakers: { cooldownMs: 600_000, windowMs: 600_000 },
-        budgets: [{ agent: '*', dep: 'deepseek/*', tokensPerMinute: 100_000 }],
+        budgets: { rates: [{ agent: '*', dep: 'deepseek/*', tokensPerMinute: 100_000 }] },
         // No automatic restart during the tests: the first storm check is an hour away.
         watchdog: { checkIntervalSec: 3600, startupGraceSec: 5, restartCommand },
         notifications: {

@@ -67,7 +67,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   constructor(private readonly options: BreakerServiceOptions) {
     super();
     const { config, store, metrics, log, clock } = options;
-    this.tokens = new TokenRates(config.budgets);
+    this.tokens = new TokenRates(config.budgets.rates);
     this.runner = new BreakerRunner({
       config: config.breakers,
       store,

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError, configSchema } from './index.js';
-import { describeFields, parseWith } from './schema.js';
+import { describeFields, parseWith, upgradeRaw } from './schema.js';
 
 export interface ConfigFileView {
   file: string;
@@ -22,7 +22,8 @@ export function readConfigFile(file: string): ConfigFileView {
   if (exists) {
     const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-      raw = parsed as Record<string, unknown>;
+      // A key written in an older form is shown (and saved) in its current one.
+      raw = upgradeRaw(configSchema, parsed as Record<string, unknown>);
   }
   const fields = describeFields(configSchema).map(({ path, field }) => ({
     path,

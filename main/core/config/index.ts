@@ -12,15 +12,18 @@ import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
 import {
   bool,
   ConfigError,
+  checked,
   group,
   type Infer,
   int,
   list,
   listOf,
   num,
+  numList,
   oneOf,
   optionalArgv,
   optionalName,
+  optionalNum,
   optionalPath,
   optionalRedisUrl,
   optionalSecret,
@@ -143,16 +146,61 @@ export const configSchema = group({
       "Deprecated and ignored (still accepted so that existing configs load): stalled sessions come only from the gateway log's own stall reports; a session whose last turn failed and that went quiet is idle, not stalled.",
     ),
   }),
-  budgets: list(
+  budgets: group(
     {
-      agent: str('*', 'Agent id, or * for every agent.'),
-      dep: str('*', 'Dependency pattern, e.g. anthropic/*.'),
-      tokensPerMinute: int(1, 1, 1e12, 'Tokens per minute (usage.totalTokens) allowed before it is an event.'),
+      rates: list(
+        {
+          agent: str('*', 'Agent id, or * for every agent.'),
+          dep: str('*', 'Dependency pattern, e.g. anthropic/*.'),
+          tokensPerMinute: int(1, 1, 1e12, 'Tokens per minute (usage.totalTokens) allowed before it is an event.'),
+        },
+        'Token-rate budgets per agent and dependency: crossing one is an event (notification, metric).',
+        'budgets {agent, dep, tokensPerMinute}',
+        ['tokensPerMinute'],
+      ),
+      spend: checked(
+        list(
+          {
+            provider: str('*', 'Provider (as in provider/model), or * for all providers together.'),
+            period: oneOf(
+              'day',
+              ['day', 'week', 'month'] as const,
+              'Calendar period in local time (weeks begin on Monday).',
+            ),
+            tokens: optionalNum(1, 1e15, 'Tokens allowed in the period (usage.totalTokens); null: no token limit.'),
+            usd: optionalNum(
+              0.000001,
+              1e9,
+              'USD allowed in the period (the cost transcripts report); null: no cost limit.',
+            ),
+            alertAt: numList(
+              [0.8, 1],
+              0.01,
+              10,
+              'Shares of the limit that raise a notice when crossed, once per period.',
+            ),
+          },
+          'Spend budgets per provider and calendar period: crossing an alert share is a notice (once per period), and the standing is in the status, `breakerbar spend` and /metrics.',
+          'budgets {provider, period, tokens?, usd?, alertAt?}',
+          ['provider', 'period'],
+        ),
+        (budgets, path) => {
+          const i = budgets.findIndex((b) => b.tokens === null && b.usd === null);
+          return i < 0 ? null : `config key "${path}[${i}]" sets neither "tokens" nor "usd" (a budget needs a limit)`;
+        },
+      ),
     },
-    'Token budgets per agent and dependency: crossing one is an event (notification, metric).',
-    'budgets {agent, dep, tokensPerMinute}',
-    ['tokensPerMinute'],
+    // Before spend budgets, `budgets` was the list of rate budgets alone: such a file still loads.
+    (value) => (Array.isArray(value) ? { rates: value } : value),
   ),
+  quota: group({
+    enabled: bool(true, "Read providers' quota windows with `openclaw status --usage --json` (read-only)."),
+    intervalSec: int(300, 30, DAY_SEC, 'How often the quota windows are read.'),
+    timeoutSec: int(30, 1, 600, 'A read that takes longer than this is stopped and counts as failed.'),
+    command: optionalArgv(
+      'The command that prints the usage JSON; null runs the openclaw CLI found on PATH (`openclaw status --usage --json`).',
+    ),
+  }),
   health: group({
     intervalSec: int(15, 1, DAY_SEC, "How often the gateway's /healthz, /startupz and /readyz are probed."),
     connectTimeoutSec: int(3, 1, 600, 'A probe that cannot connect within this is a connect timeout.'),

@@ -21,6 +21,11 @@ export interface Field<T> {
 export interface Group<S extends Shape> {
   readonly kind: 'group';
   readonly shape: S;
+  /**
+   * Reads a value written in an older form of this group (a key that was once a single field) as the group
+   * it became, so that old config files keep loading; absent when the group never had another form.
+   */
+  readonly upgrade?: (value: unknown) => unknown;
 }
 
 export type Shape = { readonly [key: string]: Field<unknown> | Group<Shape> };
@@ -88,6 +93,37 @@ export function optionalInt(min: number, max: number, doc: string): Field<number
   return field<number | null>(null, doc, `null or an integer from ${min} to ${max}`, (v) =>
     v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max) ? v : undefined,
   );
+}
+
+/** A number or null (meaning: not set, see the doc). */
+export function optionalNum(min: number, max: number, doc: string): Field<number | null> {
+  return field<number | null>(null, doc, `null or a number from ${min} to ${max}`, (v) =>
+    v === null || (typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max) ? v : undefined,
+  );
+}
+
+/** A non-empty list of numbers, each from `min` to `max`, kept in ascending order. */
+export function numList(def: number[], min: number, max: number, doc: string): Field<number[]> {
+  return field<number[]>(def, doc, `a non-empty list of numbers from ${min} to ${max}`, (v) =>
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= min && n <= max)
+      ? [...(v as number[])].sort((a, b) => a - b)
+      : undefined,
+  );
+}
+
+/** `inner`, with a rule over the parsed value that no single key can state (a message, or null when it holds). */
+export function checked<T>(inner: Field<T>, rule: (value: T, path: string) => string | null): Field<T> {
+  return {
+    ...inner,
+    parse(value, path) {
+      const parsed = inner.parse(value, path);
+      const problem = rule(parsed, path);
+      if (problem !== null) throw new ConfigError(problem);
+      return parsed;
+    },
+  };
 }
 
 /** A secret string or null. Its value is never shown in errors or logs. */
@@ -285,8 +321,8 @@ function parsePartial<S extends Shape>(node: Group<S>, input: unknown, prefix: s
   return out as Partial<Infer<Group<S>>>;
 }
 
-export function group<S extends Shape>(shape: S): Group<S> {
-  return { kind: 'group', shape };
+export function group<S extends Shape>(shape: S, upgrade?: (value: unknown) => unknown): Group<S> {
+  return upgrade ? { kind: 'group', shape, upgrade } : { kind: 'group', shape };
 }
 
 export function defaultsOf<S extends Shape>(node: Group<S>): Infer<Group<S>> {
@@ -317,10 +353,27 @@ export function parseWith<S extends Shape>(node: Group<S>, input: unknown, prefi
   for (const [key, child] of Object.entries(node.shape)) {
     const path = prefix ? `${prefix}.${key}` : key;
     const value = (input as Record<string, unknown>)[key];
-    if (child.kind === 'group') out[key] = parseWith(child, value, path);
+    if (child.kind === 'group') out[key] = parseWith(child, child.upgrade ? child.upgrade(value) : value, path);
     else out[key] = value === undefined ? child.default : child.parse(value, path);
   }
   return out as Infer<Group<S>>;
+}
+
+/**
+ * `input` with every value written in an older form of its group read as the group (see `Group.upgrade`),
+ * keys otherwise as written: what an editor of the file should show and write back.
+ */
+export function upgradeRaw(node: Group<Shape>, input: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...input };
+  for (const [key, child] of Object.entries(node.shape)) {
+    if (child.kind !== 'group' || !Object.hasOwn(input, key)) continue;
+    const value = child.upgrade ? child.upgrade(input[key]) : input[key];
+    out[key] =
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? upgradeRaw(child, value as Record<string, unknown>)
+        : value;
+  }
+  return out;
 }
 
 /** Every field with its dotted path, for documentation and `breakerbar config`. */

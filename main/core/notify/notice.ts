@@ -19,6 +19,7 @@ export const NOTICE_KINDS = [
   'restart_would_run',
   'watchdog_blocked',
   'openclaw_cooldown_loop',
+  'spend_budget',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
@@ -66,6 +67,8 @@ const SEVERITY: Record<NoticeKind, Severity> = {
   watchdog_blocked: 'critical',
   // OpenClaw will not use a dependency for long, and waiting or restarting will not change it (critical when disabled).
   openclaw_cooldown_loop: 'warning',
+  // A spend budget's alert share crossed (the notice itself is critical once the whole limit is used).
+  spend_budget: 'warning',
 };
 
 export function severityOf(kind: NoticeKind): Severity {

@@ -13,7 +13,7 @@ import type { Notice } from '../notify/notice.js';
 import type { DependencyCooldown } from '../openclaw/cooldown-state.js';
 import type { OpenClawCooldownsStatus } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
-import type { BudgetStanding, QuotaWindow } from '../spend/types.js';
+import type { BudgetStanding, QuotaWindow, SpendReport } from '../spend/types.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
@@ -194,6 +194,8 @@ export interface ApiBackend {
   incidents(query: IncidentQuery): IncidentList;
   /** One incident with its timeline; null when there is no such incident (the server answers 404). */
   incident(id: number): IncidentDetail | null;
+  /** Calls, failures, tokens and cost today, over 7 and 30 days; burn rates, budgets, quota windows. */
+  spend(): SpendReport;
   /** Prometheus text exposition. */
   metrics(): Promise<{ contentType: string; body: string }>;
   /**

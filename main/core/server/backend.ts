@@ -16,6 +16,7 @@ import type { Notice } from '../notify/notice.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { OpenClawCooldowns } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
+import { SpendTracker } from '../spend/tracker.js';
 import type { Store } from '../store/db.js';
 import { type GatewayHistory, type NotificationRow, probeRow, type RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
@@ -55,6 +56,8 @@ export interface BackendParts {
   effectiveConfig: () => Record<string, unknown>;
   /** What `breakerbar doctor` finds, for the first-run view. */
   doctor: () => Promise<DoctorReport>;
+  /** Spend, budgets and quota windows (default: the store's figures, no budgets, no quota reader). */
+  spend?: Pick<SpendTracker, 'report' | 'budgets' | 'quota'>;
   /** OpenClaw's cooldowns, when this instance reads them. */
   cooldowns?: Pick<OpenClawCooldowns, 'forDependency' | 'status'>;
   /** The gateway side, when this instance probes and restarts the gateway. */
@@ -81,6 +84,15 @@ export function createBackend(parts: BackendParts): ApiBackend {
     }
     return lastDay.summary;
   };
+  const spend =
+    parts.spend ??
+    new SpendTracker({
+      store: parts.store,
+      budgets: () => [],
+      quota: () => [],
+      clock: parts.clock,
+      language: parts.language ?? 'en',
+    });
   return {
     status(): ApiStatus {
       const now = parts.clock();
@@ -101,8 +113,8 @@ export function createBackend(parts: BackendParts): ApiBackend {
         fleet: parts.breakers.fleet?.status() ?? null,
         openclawCooldowns: cooldowns?.status(now) ?? null,
         incidents: parts.incidents?.status() ?? null,
-        quota: [],
-        budgets: [],
+        quota: spend.quota(),
+        budgets: spend.budgets(),
         quiet: null,
         language: parts.language ?? 'en',
       };
@@ -135,6 +147,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
     incidents: (query) => parts.incidents?.list(query.limit, query.since) ?? { incidents: [] },
 
     incident: (id) => parts.incidents?.detail(id) ?? null,
+    spend: () => spend.report(),
 
     metrics: () => parts.metrics.exposition(),
 

@@ -122,7 +122,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 type Route =
-  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'events' | 'config' | 'doctor' }
+  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'spend' | 'events' | 'config' | 'doctor' }
   | { kind: 'incidents' }
   | { kind: 'incident'; rawId: string }
   | { kind: 'control'; rawDep: string }
@@ -136,6 +136,7 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   history: ['GET', 'HEAD'],
   incidents: ['GET', 'HEAD'],
   incident: ['GET', 'HEAD'],
+  spend: ['GET', 'HEAD'],
   events: ['GET'],
   control: ['POST'],
   watchdog: ['POST'],
@@ -287,6 +288,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           sendJson(res, 200, incident);
           break;
         }
+        case 'spend':
+          sendJson(res, 200, backend.spend());
+          break;
         case 'events': {
           // The stream is idle between events by design; heartbeats and the hub's slow-reader check
           // take over from the idle timeout.
@@ -499,6 +503,8 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
       return { kind: 'status' };
     case '/api/history':
       return { kind: 'history' };
+    case '/api/spend':
+      return { kind: 'spend' };
     case '/api/events':
       return { kind: 'events' };
     case '/api/incidents':

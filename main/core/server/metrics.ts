@@ -11,6 +11,7 @@ import { type BreakerSnapshot, STATE_GAUGE, type Transition } from '../breaker/t
 import { OUTCOMES } from '../classify.js';
 import type { CallEvent } from '../events.js';
 import type { SourceStatus } from '../sources/source.js';
+import type { BudgetStanding, QuotaWindow } from '../spend/types.js';
 
 export const METRIC_NAMES = {
   breakerState: 'breaker_state',
@@ -46,6 +47,8 @@ export const METRIC_NAMES = {
   openclawCooldown: 'breakerbar_openclaw_cooldown_seconds',
   incidentsOpen: 'breakerbar_incidents_open',
   incidentDuration: 'breakerbar_incident_duration_seconds',
+  budgetUsedRatio: 'breakerbar_budget_used_ratio',
+  quotaUsedRatio: 'breakerbar_quota_used_ratio',
 } as const;
 
 /** The gateway dependency's name in `breaker_probe_latency_ms{dep}` (health probes feed it too). */
@@ -79,6 +82,10 @@ export interface MetricsSources {
   openclawCooldowns?(): Array<{ dep: string; seconds: number }>;
   /** Incidents open now (absent: this instance keeps none). */
   openIncidents?(): number;
+  /** Spend budgets' standings (absent or empty: none configured). */
+  budgets?(): BudgetStanding[];
+  /** Providers' quota windows as OpenClaw last reported them (absent or empty: none read). */
+  quota?(): QuotaWindow[];
 }
 
 /** Incident durations: a minute to a day (shorter ones do not open; longer ones land in +Inf). */
@@ -262,6 +269,30 @@ export class BreakerbarMetrics {
       help: 'How long incidents lasted, observed when each closes (its mean is the time to recovery).',
       buckets: INCIDENT_BUCKETS_SEC,
       registers,
+    });
+    new Gauge({
+      name: METRIC_NAMES.budgetUsedRatio,
+      help: 'Share of a spend budget used in its current calendar period (1 = the limit); unit is tokens or usd.',
+      labelNames: ['provider', 'period', 'unit'],
+      registers,
+      collect() {
+        this.reset();
+        for (const b of sources.budgets?.() ?? []) {
+          this.set({ provider: b.provider, period: b.period, unit: b.unit }, b.limit > 0 ? b.used / b.limit : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: METRIC_NAMES.quotaUsedRatio,
+      help: "Share of a provider's quota window used, as OpenClaw reports it (1 = exhausted); windows of unknown use are left out.",
+      labelNames: ['provider', 'window'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of sources.quota?.() ?? []) {
+          if (q.usedShare !== null) this.set({ provider: q.provider, window: q.window }, q.usedShare);
+        }
+      },
     });
     new Gauge({
       name: METRIC_NAMES.stalledSessions,

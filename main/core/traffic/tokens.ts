@@ -1,7 +1,9 @@
 /**
- * Token rates per agent and dependency over the last minute of event time, and
- * the budgets they are held against. Crossing a budget (from under to over) is
- * an event; staying over is not announced again until it has dropped below.
+ * Token rates per agent and dependency, and the budgets they are held against.
+ * A rate as shown is the tokens of the minute before the clock, so it falls to zero
+ * once calls stop. Crossings are judged in event time, as calls arrive: crossing a
+ * budget (from under to over) is an event; staying over is not announced again
+ * until it has dropped below, including by going quiet for a minute.
  */
 import type { Config } from '../config/index.js';
 import type { CallEvent } from '../events.js';
@@ -12,7 +14,7 @@ const MINUTE_MS = 60_000;
 /** Rates of pairs idle longer than this are no longer reported. */
 const REPORT_FOR_MS = 10 * MINUTE_MS;
 
-type Budgets = Config['budgets'];
+type Budgets = Config['budgets']['rates'];
 
 interface Pair {
   agentId: string;
@@ -40,21 +42,29 @@ export class TokenRates {
         pair = { agentId: call.agentId, dep: call.dep, entries: [], total: 0, over: false, lastTs: 0 };
         this.pairs.set(key, pair);
       }
-      insertInOrder(pair.entries, [call.ts, call.usage.totalTokens]);
-      pair.total += call.usage.totalTokens;
       pair.lastTs = Math.max(pair.lastTs, call.ts);
       this.expire(pair);
-      const rate = this.rateOf(pair);
+      // Quiet since the last call long enough to be under again: this call may cross anew.
+      if (!this.rateOf(pair, pair.total).overBudget) pair.over = false;
+      if (call.ts > pair.lastTs - MINUTE_MS) {
+        insertInOrder(pair.entries, [call.ts, call.usage.totalTokens]);
+        pair.total += call.usage.totalTokens;
+      }
+      const rate = this.rateOf(pair, pair.total);
       if (rate.overBudget && !pair.over) crossed.push(rate);
       pair.over = rate.overBudget;
     }
     return crossed;
   }
 
+  /**
+   * The tokens of the minute before `now` (the clock) per pair, so a rate decays to zero when calls stop.
+   * While the newest event is ahead of the clock (a skewed clock, a test), the minute ends at that event.
+   */
   rates(now: number): TokenRate[] {
     return [...this.pairs.values()]
       .filter((pair) => pair.lastTs >= now - REPORT_FOR_MS)
-      .map((pair) => this.rateOf(pair))
+      .map((pair) => this.rateOf(pair, now <= pair.lastTs ? pair.total : tokensSince(pair.entries, now - MINUTE_MS)))
       .sort((a, b) => b.tokensPerMinute - a.tokensPerMinute);
   }
 
@@ -72,14 +82,14 @@ export class TokenRates {
     return exactAgent[0]?.tokensPerMinute ?? null;
   }
 
-  private rateOf(pair: Pair): TokenRate {
+  private rateOf(pair: Pair, tokensPerMinute: number): TokenRate {
     const budget = this.budgetFor(pair.agentId, pair.dep);
     return {
       agentId: pair.agentId,
       dep: pair.dep,
-      tokensPerMinute: pair.total,
+      tokensPerMinute,
       budget,
-      overBudget: budget !== null && pair.total > budget,
+      overBudget: budget !== null && tokensPerMinute > budget,
     };
   }
 
@@ -90,6 +100,17 @@ export class TokenRates {
       pair.total -= pair.entries.shift()?.[1] ?? 0;
     }
   }
+}
+
+/** Tokens of the entries after `from` (entries are sorted by time). */
+function tokensSince(entries: ReadonlyArray<[number, number]>, from: number): number {
+  let total = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i] as [number, number];
+    if (entry[0] <= from) break;
+    total += entry[1];
+  }
+  return total;
 }
 
 /** Keeps `entries` sorted by time; calls almost always arrive in order, so this is usually a push. */

@@ -187,8 +187,8 @@ describe('BreakerService: sole dependents', () => {
 describe('BreakerService: token rates and budgets', () => {
   const budgets = [{ agent: 'main', dep: 'zhipu/*', tokensPerMinute: 1000 }];
 
-  it('reports tokens per agent and dependency over the last minute of event time', () => {
-    const h = harness({}, s(300));
+  it('reports tokens per agent and dependency over the minute before the clock', () => {
+    const h = harness({}, s(100));
     observeEach(h, [
       call(0, { tokens: 5000 }),
       call(61, { tokens: 300 }),
@@ -201,17 +201,20 @@ describe('BreakerService: token rates and budgets', () => {
       { agentId: 'main', dep: CLAUDE, tokensPerMinute: 70, budget: null, overBudget: false },
       { agentId: 'ops', dep: GLM, tokensPerMinute: 40, budget: null, overBudget: false },
     ]);
+    // Once calls stop, the rates fall to zero with the clock.
+    h.wall.now = s(200);
+    expect(h.service.tokenRates().map((r) => r.tokensPerMinute)).toEqual([0, 0, 0]);
   });
 
   it('emits budget once when a rate crosses its budget, counted in the metric', async () => {
-    const h = harness({ budgets });
+    const h = harness({ budgets: { rates: budgets } });
     observeEach(h, [call(0, { tokens: 600 }), call(10, { tokens: 600 }), call(20, { tokens: 600 })]);
     expect(h.budgets).toEqual([{ agentId: 'main', dep: GLM, tokensPerMinute: 1200, budget: 1000, overBudget: true }]);
     expect(await sample(h, METRIC_NAMES.tokenBudgetExceeded, { dep: GLM, agent: 'main' })).toBe(1);
   });
 
   it('emits budget again only after the rate has dropped below it', () => {
-    const h = harness({ budgets });
+    const h = harness({ budgets: { rates: budgets } });
     observeEach(h, [
       call(0, { tokens: 1200 }),
       call(30, { tokens: 10 }),
@@ -222,7 +225,7 @@ describe('BreakerService: token rates and budgets', () => {
   });
 
   it('holds only the agents and dependencies the budget names', () => {
-    const h = harness({ budgets });
+    const h = harness({ budgets: { rates: budgets } });
     observeEach(h, [call(0, { agent: 'ops', tokens: 5000 }), call(0, { dep: CLAUDE, tokens: 5000 })]);
     expect(h.budgets).toEqual([]);
   });

@@ -122,6 +122,21 @@ describe('routes', () => {
   });
 });
 
+describe('GET /api/spend', () => {
+  it("answers the backend's spend report, to GET and HEAD only", async () => {
+    const { server, backend } = await start();
+    const res = await fetch(`${server.url}/api/spend`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(backend.spendResult);
+    expect((await fetch(`${server.url}/api/spend`, { method: 'HEAD' })).status).toBe(200);
+    const post = await fetch(`${server.url}/api/spend`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(post.status).toBe(405);
+  });
+});
+
 describe('GET /api/history', () => {
   it('defaults to the last hour in 60 s steps', async () => {
     const { server, backend } = await start();

@@ -10,7 +10,7 @@ const MINUTE = 60 * SECOND;
 const GLM = 'zhipu/glm-5.1';
 const CLAUDE = 'anthropic/claude-sonnet-4';
 
-type Budgets = Config['budgets'];
+type Budgets = Config['budgets']['rates'];
 
 let nextKey = 0;
 
@@ -56,10 +56,20 @@ describe('TokenRates: rates', () => {
     expect(rateOf(rates, T0, 'main', GLM)?.tokensPerMinute).toBe(11);
   });
 
-  it('keeps the last rate while the clock moves on without calls (event time, not the clock)', () => {
+  it('decays to zero as the clock moves on without calls (the minute before now)', () => {
     const rates = new TokenRates([]);
-    rates.record([call('main', GLM, T0, 100)]);
-    expect(rateOf(rates, T0 + 5 * MINUTE, 'main', GLM)?.tokensPerMinute).toBe(100);
+    recordEach(rates, [call('main', GLM, T0, 100), call('main', GLM, T0 + 30 * SECOND, 10)]);
+    expect(rateOf(rates, T0 + 45 * SECOND, 'main', GLM)?.tokensPerMinute).toBe(110);
+    expect(rateOf(rates, T0 + MINUTE, 'main', GLM)?.tokensPerMinute).toBe(10);
+    expect(rateOf(rates, T0 + 90 * SECOND, 'main', GLM)?.tokensPerMinute).toBe(0);
+    expect(rateOf(rates, T0 + 5 * MINUTE, 'main', GLM)?.tokensPerMinute).toBe(0);
+  });
+
+  it('is no longer over budget once the clock has left the busy minute behind', () => {
+    const rates = new TokenRates([budget('main', GLM, 1000)]);
+    rates.record([call('main', GLM, T0, 1500)]);
+    expect(rateOf(rates, T0 + SECOND, 'main', GLM)?.overBudget).toBe(true);
+    expect(rateOf(rates, T0 + 2 * MINUTE, 'main', GLM)).toMatchObject({ tokensPerMinute: 0, overBudget: false });
   });
 
   it('ignores a late call older than the minute ending at the newest one', () => {
@@ -115,6 +125,13 @@ describe('TokenRates: budget crossings', () => {
     expect(rateOf(rates, T0 + 2 * MINUTE, 'main', GLM)?.overBudget).toBe(false);
     const again = recordEach(rates, [call('main', GLM, T0 + 2 * MINUTE + SECOND, 1100)]);
     expect([...first, ...again].map((r) => r.tokensPerMinute)).toEqual([1100, 1110]);
+  });
+
+  it('reports again when calls resume over budget after a quiet minute (no call in between)', () => {
+    const rates = new TokenRates(budgets);
+    const first = rates.record([call('main', GLM, T0, 1500)]);
+    const again = rates.record([call('main', GLM, T0 + 3 * MINUTE, 1500)]);
+    expect([...first, ...again].map((r) => r.tokensPerMinute)).toEqual([1500, 1500]);
   });
 
   it('reports one crossing per pair in a batch', () => {
