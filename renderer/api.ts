@@ -6,6 +6,7 @@
  */
 import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
+import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
 import type {
   ApiEvent,
   ApiHistory,
@@ -15,6 +16,7 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import type { HistoryRequest } from './bridge.js';
 
 export type { HistoryRequest } from './bridge.js';
@@ -31,11 +33,26 @@ export interface DashboardApi {
   config(): Promise<ConfigView>;
   saveConfig(config: Record<string, unknown>): Promise<ConfigSaveResponse>;
   doctor(): Promise<DoctorReport>;
+  /**
+   * `GET /api/incidents?limit&since`: newest first. Optional while a core without incidents may answer: the
+   * incidents view says so when it is absent.
+   */
+  incidents?(query: IncidentQuery): Promise<IncidentList>;
+  /** `GET /api/incidents/<id>`: one incident with its timeline. */
+  incident?(id: number): Promise<IncidentDetail>;
+  /** `GET /api/spend`: tokens and cost today, 7 and 30 days, burn rates, budgets, quota windows. */
+  spend?(): Promise<SpendReport>;
   /** Live events; `onConnection` hears when the stream drops and comes back. Returns the unsubscribe function. */
   subscribe(onEvent: (event: ApiEvent) => void, onConnection?: (state: ConnectionState) => void): () => void;
 }
 
 export type ConnectionState = 'live' | 'reconnecting';
+
+export interface IncidentQuery {
+  limit?: number;
+  /** Epoch ms: incidents opened at or after it. */
+  since?: number;
+}
 
 /**
  * A refused or failed request, as the API words it: `param` names the offending

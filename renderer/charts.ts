@@ -8,7 +8,7 @@
  * views rebuild the charts when the scheme changes. uPlot only sets element
  * styles through the CSSOM, which the CSP (`style-src 'self'`) allows.
  */
-import { ERROR_GROUPS, type HealthSeries, type Mark, type StackedSeries } from './chart-data.js';
+import { ERROR_GROUPS, type HealthSeries, type Mark, type SparkSeries, type StackedSeries } from './chart-data.js';
 import uPlot from './vendor/uPlot.esm.js';
 
 export interface Chart {
@@ -215,6 +215,65 @@ export function healthChart(options: HealthChartOptions): Chart {
   return {
     destroy() {
       unfollow();
+      chart.destroy();
+    },
+  };
+}
+
+export interface SparkChartOptions {
+  target: HTMLElement;
+  series: SparkSeries;
+  range: [number, number];
+  /** Series names for the legend-less chart's hover (already in the reader's language). */
+  labels: { calls: string; failures: string };
+}
+
+const SPARK_HEIGHT = 44;
+
+/**
+ * A card's last day, small: calls as a filled line, failures as a line on top, no axes. It is read as a shape
+ * (a quiet day, a storm at 3 am); the numbers are beside it.
+ */
+export function sparkChart(options: SparkChartOptions): Chart {
+  const { target, series } = options;
+  const calls = cssColor('--chart-latency', '#2563eb');
+  const failures = cssColor('--state-open', '#cf222e');
+  const width = () => Math.max(120, Math.floor(target.clientWidth || 240));
+  const chart = new uPlot(
+    {
+      width: width(),
+      height: SPARK_HEIGHT,
+      legend: { show: false },
+      cursor: { show: false },
+      select: { show: false, left: 0, top: 0, width: 0, height: 0 },
+      padding: [2, 0, 0, 0],
+      scales: {
+        x: { time: true, range: () => options.range },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
+      axes: [{ show: false }, { show: false }],
+      series: [
+        {},
+        { label: options.labels.calls, stroke: calls, fill: `${calls}33`, width: 1, points: { show: false } },
+        { label: options.labels.failures, stroke: failures, width: 1.5, points: { show: false } },
+      ],
+    },
+    [series.xs, series.calls, series.failures],
+    target,
+  );
+  let frame = 0;
+  const observer = new ResizeObserver(() => {
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => {
+      const next = width();
+      if (next !== chart.width) chart.setSize({ width: next, height: SPARK_HEIGHT });
+    });
+  });
+  observer.observe(target);
+  return {
+    destroy() {
+      cancelAnimationFrame(frame);
+      observer.disconnect();
       chart.destroy();
     },
   };

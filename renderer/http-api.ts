@@ -9,6 +9,7 @@
  */
 import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
+import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
 import type {
   ApiEvent,
   ApiHistory,
@@ -18,6 +19,7 @@ import type {
   ControlResponse,
   WatchdogResponse,
 } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import { ApiFailure, type ConnectionState, type DashboardApi, type HistoryRequest, isApiError } from './api.js';
 
 export interface TokenAccess {
@@ -102,6 +104,15 @@ export function createHttpApi(tokens: TokenAccess, base = ''): DashboardApi {
     config: () => send<ConfigView>('GET', '/api/config', undefined, true),
     saveConfig: (config) => send<ConfigSaveResponse>('POST', '/api/config', { config }, true),
     doctor: () => send<DoctorReport>('GET', '/api/doctor'),
+    incidents: ({ limit, since }) => {
+      const params = new URLSearchParams();
+      if (limit !== undefined) params.set('limit', String(limit));
+      if (since !== undefined) params.set('since', String(Math.floor(since)));
+      const search = params.toString();
+      return send<IncidentList>('GET', `/api/incidents${search === '' ? '' : `?${search}`}`);
+    },
+    incident: (id) => send<IncidentDetail>('GET', `/api/incidents/${encodeURIComponent(String(id))}`),
+    spend: () => send<SpendReport>('GET', '/api/spend'),
     subscribe(onEvent, onConnection) {
       return subscribeEvents(`${base}/api/events`, onEvent, onConnection);
     },
