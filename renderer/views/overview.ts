@@ -8,7 +8,7 @@
 import type { ApiBreaker, ApiHistory, ApiStatus, WatchdogResponse } from '../../main/core/server/api-types.js';
 import type { SpendReport } from '../../main/core/spend/types.js';
 import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
-import { Cancelled } from '../api.js';
+import { ApiFailure, Cancelled } from '../api.js';
 import { healthSeries, marksOf, type SparkSeries, sparkSeries, sparkWindow } from '../chart-data.js';
 import { type Chart, healthChart, sparkChart } from '../charts.js';
 import {
@@ -119,7 +119,9 @@ export class OverviewView implements View {
     try {
       return { spend: await api.spend(), spendError: null };
     } catch (error) {
-      return { spend: null, spendError: error };
+      // A 404: this core has no spend report (older, or it keeps none), which is no failure.
+      const absent = error instanceof ApiFailure && error.status === 404;
+      return { spend: null, spendError: absent ? null : error };
     }
   }
 
