@@ -169,6 +169,8 @@ export interface HealthChartOptions {
   series: HealthSeries;
   marks: readonly Mark[];
   range: [number, number];
+  /** The y axis's name, in the reader's language ("probe ms"). */
+  yLabel?: string;
 }
 
 const HEALTH_CHART_HEIGHT = 140;
@@ -188,7 +190,7 @@ export function healthChart(options: HealthChartOptions): Chart {
         x: { time: true, range: () => options.range },
         y: { range: (_u, _min, max) => [0, Math.max(10, Math.ceil((max || 0) * 1.2))] },
       },
-      axes: axes('probe ms'),
+      axes: axes(options.yLabel ?? 'probe ms'),
       series: [{}, { label: 'latency', stroke: line, width: 1.5, spanGaps: false, points: { size: 3 } }],
       hooks: {
         drawClear: [

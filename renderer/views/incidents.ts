@@ -7,7 +7,7 @@
  */
 import type { IncidentDetail, IncidentEvent, IncidentSummary } from '../../main/core/incidents/types.js';
 import { ApiFailure, Cancelled } from '../api.js';
-import { button, fill, h, keepingFocus } from '../dom.js';
+import { button, fill as fillPanel, h, keepingFocus } from '../dom.js';
 import { describeFailure } from '../errors-ui.js';
 import { renderLive } from '../ticker.js';
 import type { Target, View, ViewContext } from '../view.js';
@@ -95,37 +95,43 @@ export class IncidentsView implements View {
 
   private show(shown: Shown): void {
     this.shown = shown;
-    const t = this.context.t;
     keepingFocus(this.panel, () => {
-      switch (shown.kind) {
-        case 'unavailable':
-          fill(
-            this.panel,
-            h('h2', null, t.t('dashboard.incidents.heading')),
-            h('p', { class: 'muted', 'data-testid': 'incidents-unavailable' }, t.t('dashboard.incidents.unavailable')),
-          );
-          break;
-        case 'failed':
-          fill(
-            this.panel,
-            h('h2', null, t.t('dashboard.incidents.heading')),
-            h(
-              'p',
-              { class: 'failure', role: 'alert' },
-              `${t.t(shown.what === 'list' ? 'dashboard.incidents.failed' : 'dashboard.incidents.detailFailed')}: ${describeFailure(shown.error)}`,
-            ),
-            shown.what === 'detail' ? this.backButton() : null,
-          );
-          break;
-        case 'list':
-          fill(this.panel, h('h2', { tabindex: -1 }, t.t('dashboard.incidents.heading')), this.list(shown.incidents));
-          break;
-        case 'detail':
-          fill(this.panel, ...this.detail(shown.incident));
-          break;
-      }
+      this.fillShown(shown);
     });
     renderLive(this.panel);
+  }
+
+  private fillShown(shown: Shown): void {
+    const t = this.context.t;
+    const fill = (panel: HTMLElement, ...children: Array<Node | null>) =>
+      fillPanel(panel, h('section', { class: 'block' }, ...children));
+    switch (shown.kind) {
+      case 'unavailable':
+        fill(
+          this.panel,
+          h('h2', null, t.t('dashboard.incidents.heading')),
+          h('p', { class: 'muted', 'data-testid': 'incidents-unavailable' }, t.t('dashboard.incidents.unavailable')),
+        );
+        break;
+      case 'failed':
+        fill(
+          this.panel,
+          h('h2', null, t.t('dashboard.incidents.heading')),
+          h(
+            'p',
+            { class: 'failure', role: 'alert' },
+            `${t.t(shown.what === 'list' ? 'dashboard.incidents.failed' : 'dashboard.incidents.detailFailed')}: ${describeFailure(shown.error)}`,
+          ),
+          shown.what === 'detail' ? this.backButton() : null,
+        );
+        break;
+      case 'list':
+        fill(this.panel, h('h2', { tabindex: -1 }, t.t('dashboard.incidents.heading')), this.list(shown.incidents));
+        break;
+      case 'detail':
+        fill(this.panel, ...this.detail(shown.incident));
+        break;
+    }
   }
 
   private list(incidents: IncidentSummary[]): HTMLElement {

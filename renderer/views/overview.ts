@@ -175,6 +175,7 @@ export class OverviewView implements View {
           series,
           marks: marksOf({ restarts: history.restarts, transitions: [] }),
           range: [history.from / 1000, history.to / 1000],
+          yLabel: this.context.t.t('dashboard.gateway.axis'),
         }),
       );
     }

@@ -39,6 +39,7 @@ export const dashboard = area(
     'dashboard.gateway.lastProbe': 'last probe',
     'dashboard.gateway.summary': (p: { url: string; restarts: number; probes: number; failed: number }, f: F) =>
       `${p.url} · ${p.restarts === 0 ? 'no restarts' : f.plural(p.restarts, { one: '# restart', other: '# restarts' })} in the last hour · ${f.plural(p.probes, { one: '# probe', other: '# probes' })}, ${f.integer(p.failed)} failed`,
+    'dashboard.gateway.axis': 'probe ms',
     'dashboard.gateway.caption': 'Probe latency over the last hour; shaded: gateway down; lines: restarts.',
 
     // Dependencies.
@@ -261,6 +262,7 @@ export const dashboard = area(
     'dashboard.gateway.lastProbe': '上次探测',
     'dashboard.gateway.summary': (p: { url: string; restarts: number; probes: number; failed: number }, f: F) =>
       `${p.url} · 过去一小时${p.restarts === 0 ? '没有重启' : `重启 ${f.integer(p.restarts)} 次`} · 探测 ${f.integer(p.probes)} 次，失败 ${f.integer(p.failed)} 次`,
+    'dashboard.gateway.axis': '探测毫秒',
     'dashboard.gateway.caption': '过去一小时的探测延迟；阴影：网关宕机；竖线：重启。',
 
     'dashboard.deps.heading': '依赖',
