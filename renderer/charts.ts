@@ -95,6 +95,13 @@ function followWidth(chart: uPlot, target: HTMLElement, height: number): () => v
   };
 }
 
+/** The x axis labelled by `clock` (seconds → words), when given. */
+function withClock(list: uPlot.Axis[], clock: ((ms: number) => string) | undefined): uPlot.Axis[] {
+  if (!clock || !list[0]) return list;
+  const [x, ...rest] = list;
+  return [{ ...x, values: (_u: uPlot, splits: number[]) => splits.map((s) => clock(s * 1000)) }, ...rest];
+}
+
 export interface ErrorChartOptions {
   target: HTMLElement;
   series: StackedSeries;
@@ -171,6 +178,8 @@ export interface HealthChartOptions {
   range: [number, number];
   /** The y axis's name, in the reader's language ("probe ms"). */
   yLabel?: string;
+  /** Words a time of day on the x axis in the reader's language (uPlot's own are English: "9:05am"). */
+  clock?: (ms: number) => string;
 }
 
 const HEALTH_CHART_HEIGHT = 140;
@@ -190,7 +199,7 @@ export function healthChart(options: HealthChartOptions): Chart {
         x: { time: true, range: () => options.range },
         y: { range: (_u, _min, max) => [0, Math.max(10, Math.ceil((max || 0) * 1.2))] },
       },
-      axes: axes(options.yLabel ?? 'probe ms'),
+      axes: withClock(axes(options.yLabel ?? 'probe ms'), options.clock),
       series: [{}, { label: 'latency', stroke: line, width: 1.5, spanGaps: false, points: { size: 3 } }],
       hooks: {
         drawClear: [

@@ -176,6 +176,7 @@ export class OverviewView implements View {
           marks: marksOf({ restarts: history.restarts, transitions: [] }),
           range: [history.from / 1000, history.to / 1000],
           yLabel: this.context.t.t('dashboard.gateway.axis'),
+          clock: (ms) => this.context.t.clock(ms),
         }),
       );
     }
