@@ -7,13 +7,16 @@
 
 import type { DoctorReport } from '../main/core/doctor/index.js';
 import type { ApiEvent, ApiStatus } from '../main/core/server/api-types.js';
-import { resolveLanguage } from '../main/shared/i18n.js';
-import { translator } from '../main/shared/messages/index.js';
-import type { ConnectionState, DashboardApi } from './api.js';
+import { LANGUAGES, type LanguageSetting } from '../main/shared/i18n.js';
+import { Cancelled, type ConnectionState, type DashboardApi } from './api.js';
+import { HeadlineBanner } from './banner.js';
 import { createBridgeApi } from './bridge-api.js';
 import { fill, h } from './dom.js';
+import { describeFailure } from './errors-ui.js';
 import { opensOnDoctor } from './first-run.js';
+import { useLanguage, words } from './format.js';
 import { createHttpApi } from './http-api.js';
+import { type LanguageEnvironment, languageOf, storedSetting, storeSetting } from './language.js';
 import { Refresher } from './refresher.js';
 import { Tabs } from './tabs.js';
 import { Ticker } from './ticker.js';
@@ -22,6 +25,7 @@ import { tokenPrompt } from './token-prompt.js';
 import { isViewKey, type Target, type Tone, targetOf, type View, type ViewContext, type ViewKey } from './view.js';
 import { DoctorView } from './views/doctor.js';
 import { ErrorsView } from './views/errors.js';
+import { IncidentsView } from './views/incidents.js';
 import { LogsView } from './views/logs.js';
 import { OverviewView } from './views/overview.js';
 import { SettingsView } from './views/settings.js';
@@ -30,6 +34,8 @@ import { SettingsView } from './views/settings.js';
 const FIRST_RUN_WAIT_MS = 6000;
 /** Success and info messages fade after this; errors stay until the next message. */
 const MESSAGE_MS = 10_000;
+/** How long the banner gathers events before reading the status again (when the overview, which reads it, is hidden). */
+const BANNER_DEBOUNCE_MS = 1000;
 
 function element(id: string): HTMLElement {
   const found = document.getElementById(id);
@@ -51,13 +57,15 @@ function sessionStore(): TokenEnvironment['storage'] {
   }
 }
 
-/** The language chosen in the dashboard (`breakerbar.language` in localStorage), else the browser's. */
-function storedLanguage(): string | null {
+/** localStorage, or none when the browser refuses it (then the language choice lasts the page). */
+function languageEnvironment(): LanguageEnvironment {
+  let storage: Storage | null = null;
   try {
-    return window.localStorage.getItem('breakerbar.language');
+    storage = window.localStorage;
   } catch {
-    return null;
+    storage = null;
   }
+  return { storage, languages: navigator.languages ?? [navigator.language] };
 }
 
 function createApi(): DashboardApi {
@@ -84,18 +92,32 @@ class Dashboard {
   /** The user picked a view: the first-run check no longer moves them. */
   private navigated = false;
   private readonly doctor: DoctorView;
+  private readonly banner: HeadlineBanner;
+  private bannerTimer: number | null = null;
+  private readonly languageEnv = languageEnvironment();
+  private readonly languageSelect: HTMLSelectElement;
 
   constructor(private readonly api: DashboardApi) {
+    this.applyLanguage(storedSetting(this.languageEnv));
     const context: ViewContext = {
       api,
-      t: translator(resolveLanguage([storedLanguage(), ...navigator.languages])),
+      get t() {
+        return words();
+      },
+      get language() {
+        return words().language;
+      },
       say: (message, tone) => this.say(message, tone),
       show: (view) => this.show(view, true),
       changed: (...types) => this.markStale(types),
+      statusSeen: (status) => this.banner.show(status),
     };
+    this.banner = new HeadlineBanner(element('headline'), words);
+    this.languageSelect = this.languageSwitch();
     this.doctor = new DoctorView(context);
     const list: View[] = [
       new OverviewView(context),
+      new IncidentsView(context),
       new ErrorsView(context),
       new LogsView(context),
       new SettingsView(context),
@@ -104,7 +126,7 @@ class Dashboard {
     this.views = new Map(list.map((view) => [view.key, view]));
     const main = element('views');
     fill(main, ...list.map((view) => view.panel));
-    this.tabs = new Tabs(list, (key) => this.onSelect(key as ViewKey));
+    this.tabs = new Tabs(list, (key) => this.onSelect(key as ViewKey), words().t('dashboard.tabs'));
     fill(element('tabs'), this.tabs.list);
     this.tabs.list.addEventListener('click', () => {
       this.navigated = true;
@@ -116,8 +138,68 @@ class Dashboard {
       () => this.current(),
       () => document.visibilityState === 'visible',
     );
-    this.ticker = new Ticker(main);
+    this.ticker = new Ticker(main, (now) => this.banner.render(now));
     document.documentElement.dataset.host = api.kind;
+    fill(this.connection, words().t('dashboard.connection.connecting'));
+  }
+
+  /** The header's language switch: English, 简体中文, or the system's (`navigator.languages`). */
+  private languageSwitch(): HTMLSelectElement {
+    const select = h('select', { id: 'language', 'data-testid': 'language' });
+    const setting = storedSetting(this.languageEnv);
+    for (const value of [...LANGUAGES, 'auto'] as const) {
+      const option = h('option', { value }, words().t(`common.language.${value}`));
+      option.selected = value === setting;
+      select.append(option);
+    }
+    select.addEventListener('change', () => {
+      const chosen = select.value as LanguageSetting;
+      storeSetting(this.languageEnv, chosen);
+      this.applyLanguage(chosen);
+      this.retranslate();
+    });
+    const label = h('label', { for: 'language', id: 'language-label' }, words().t('dashboard.language'));
+    fill(element('language-switch'), label, select);
+    return select;
+  }
+
+  /** Sets the language every helper words things in, and says it to the browser (`<html lang>`). */
+  private applyLanguage(setting: LanguageSetting): void {
+    const language = languageOf(setting, this.languageEnv);
+    useLanguage(language);
+    document.documentElement.lang = language;
+  }
+
+  /** Everything already on screen, again in the new language, without a request. */
+  private retranslate(): void {
+    const t = words();
+    element('language-label').textContent = t.t('dashboard.language');
+    for (const option of this.languageSelect.options) {
+      option.textContent = t.t(`common.language.${option.value as LanguageSetting}`);
+    }
+    this.tabs.relabel(t.t('dashboard.tabs'));
+    this.setConnection(this.connectionState);
+    this.banner.render(Date.now());
+    for (const view of this.views.values()) {
+      if (!this.loaded.has(view.key)) continue;
+      if (view.retranslate) view.retranslate();
+      else if (view.key === this.tabs.selected) void this.refresher.now(view);
+      else this.refresher.markStale([view.key]);
+    }
+  }
+
+  /** The banner's own status read, for when the overview (which reads it anyway) is not the view shown. */
+  private refreshBanner(delay = BANNER_DEBOUNCE_MS): void {
+    if (this.bannerTimer !== null || document.visibilityState !== 'visible') return;
+    this.bannerTimer = window.setTimeout(async () => {
+      this.bannerTimer = null;
+      if (this.tabs.selected === 'overview') return;
+      try {
+        this.banner.show(await this.api.status());
+      } catch (error) {
+        if (!(error instanceof Cancelled)) this.banner.failed(describeFailure(error));
+      }
+    }, delay);
   }
 
   async start(): Promise<void> {
@@ -128,6 +210,9 @@ class Dashboard {
       for (const view of this.views.values()) view.redraw?.();
     });
     if (document.visibilityState === 'visible') this.goLive();
+    this.refreshBanner(0);
+    // In-page links (a card's incident) change the fragment: follow them as a link opening the page would.
+    window.addEventListener('hashchange', () => this.follow(fragmentParams(window.location.hash)));
 
     if (requested !== null && isViewKey(requested)) {
       this.target = targetOf(params);
@@ -137,12 +222,26 @@ class Dashboard {
     await this.firstView();
   }
 
+  private follow(params: URLSearchParams): void {
+    const requested = params.get('view');
+    if (requested === null || !isViewKey(requested)) return;
+    const target = targetOf(params);
+    this.navigated = true;
+    if (this.tabs.selected === requested) {
+      if (target) this.views.get(requested)?.reveal?.(target);
+      return;
+    }
+    this.target = target;
+    this.show(requested);
+  }
+
   /** Overview, unless the doctor finds OpenClaw, the sources or the gateway missing, or nothing was read yet. */
   private async firstView(): Promise<void> {
-    fill(element('views-status'), 'Loading…');
+    fill(element('views-status'), words().t('dashboard.loading'));
     const status = this.api.status().catch(() => null);
     const report = this.api.doctor().catch(() => null);
     const early = await status;
+    if (early !== null) this.banner.show(early);
     if (early !== null && opensOnDoctor(null, early)) {
       fill(element('views-status'));
       this.openDoctor(await report, early);
@@ -198,6 +297,7 @@ class Dashboard {
   }
 
   private markStale(types: readonly ApiEvent['type'][]): void {
+    this.refreshBanner();
     const keys = [...this.views.values()]
       .filter((view) => this.loaded.has(view.key) && types.some((type) => view.affectedBy(type)))
       .map((view) => view.key);
@@ -242,7 +342,17 @@ class Dashboard {
   private setConnection(state: ConnectionState | null): void {
     this.connectionState = state;
     this.connection.dataset.state = state ?? 'paused';
-    fill(this.connection, state === 'live' ? 'live' : state === 'reconnecting' ? 'reconnecting…' : 'paused');
+    const t = words();
+    fill(
+      this.connection,
+      t.t(
+        state === 'live'
+          ? 'dashboard.connection.live'
+          : state === 'reconnecting'
+            ? 'dashboard.connection.reconnecting'
+            : 'dashboard.connection.paused',
+      ),
+    );
   }
 
   private say(message: string, tone: Tone = 'info'): void {

@@ -152,3 +152,43 @@ export function healthSeries(probes: readonly ProbeRow[], rangeEnd: number): Hea
     failed: ordered.filter((p) => !p.ok).length,
   };
 }
+
+/** A card's sparkline: calls and failures per step over the last day. */
+export interface SparkSeries {
+  /** Step starts, in seconds. */
+  xs: number[];
+  calls: number[];
+  failures: number[];
+  /** Sums over the range (what the sparkline's label says). */
+  totalCalls: number;
+  totalFailures: number;
+}
+
+/** The card's 24 h: 96 steps of 15 minutes, aligned to whole steps so the bars do not shift on each refresh. */
+export const SPARK_RANGE = { spanMs: 86_400_000, stepSec: 900 } as const;
+
+export function sparkWindow(now: number): { from: number; to: number; stepSec: number } {
+  const step = SPARK_RANGE.stepSec * 1000;
+  const to = Math.ceil(now / step) * step;
+  return { from: to - SPARK_RANGE.spanMs, to, stepSec: SPARK_RANGE.stepSec };
+}
+
+/** Calls (every outcome) and failures (every outcome but ok) per step. */
+export function sparkSeries(steps: ApiHistory['steps']): SparkSeries {
+  const xs: number[] = [];
+  const calls: number[] = [];
+  const failures: number[] = [];
+  let totalCalls = 0;
+  let totalFailures = 0;
+  for (const step of steps) {
+    let all = 0;
+    for (const n of Object.values(step.outcomes)) all += n;
+    const failed = all - (step.outcomes.ok ?? 0);
+    xs.push(step.t / 1000);
+    calls.push(all);
+    failures.push(failed);
+    totalCalls += all;
+    totalFailures += failed;
+  }
+  return { xs, calls, failures, totalCalls, totalFailures };
+}

@@ -8,7 +8,7 @@
  * views rebuild the charts when the scheme changes. uPlot only sets element
  * styles through the CSSOM, which the CSP (`style-src 'self'`) allows.
  */
-import { ERROR_GROUPS, type HealthSeries, type Mark, type StackedSeries } from './chart-data.js';
+import { ERROR_GROUPS, type HealthSeries, type Mark, type SparkSeries, type StackedSeries } from './chart-data.js';
 import uPlot from './vendor/uPlot.esm.js';
 
 export interface Chart {
@@ -95,6 +95,13 @@ function followWidth(chart: uPlot, target: HTMLElement, height: number): () => v
   };
 }
 
+/** The x axis labelled by `clock` (seconds → words), when given. */
+function withClock(list: uPlot.Axis[], clock: ((ms: number) => string) | undefined): uPlot.Axis[] {
+  if (!clock || !list[0]) return list;
+  const [x, ...rest] = list;
+  return [{ ...x, values: (_u: uPlot, splits: number[]) => splits.map((s) => clock(s * 1000)) }, ...rest];
+}
+
 export interface ErrorChartOptions {
   target: HTMLElement;
   series: StackedSeries;
@@ -169,6 +176,10 @@ export interface HealthChartOptions {
   series: HealthSeries;
   marks: readonly Mark[];
   range: [number, number];
+  /** The y axis's name, in the reader's language ("probe ms"). */
+  yLabel?: string;
+  /** Words a time of day on the x axis in the reader's language (uPlot's own are English: "9:05am"). */
+  clock?: (ms: number) => string;
 }
 
 const HEALTH_CHART_HEIGHT = 140;
@@ -188,7 +199,7 @@ export function healthChart(options: HealthChartOptions): Chart {
         x: { time: true, range: () => options.range },
         y: { range: (_u, _min, max) => [0, Math.max(10, Math.ceil((max || 0) * 1.2))] },
       },
-      axes: axes('probe ms'),
+      axes: withClock(axes(options.yLabel ?? 'probe ms'), options.clock),
       series: [{}, { label: 'latency', stroke: line, width: 1.5, spanGaps: false, points: { size: 3 } }],
       hooks: {
         drawClear: [
@@ -215,6 +226,65 @@ export function healthChart(options: HealthChartOptions): Chart {
   return {
     destroy() {
       unfollow();
+      chart.destroy();
+    },
+  };
+}
+
+export interface SparkChartOptions {
+  target: HTMLElement;
+  series: SparkSeries;
+  range: [number, number];
+  /** Series names for the legend-less chart's hover (already in the reader's language). */
+  labels: { calls: string; failures: string };
+}
+
+const SPARK_HEIGHT = 44;
+
+/**
+ * A card's last day, small: calls as a filled line, failures as a line on top, no axes. It is read as a shape
+ * (a quiet day, a storm at 3 am); the numbers are beside it.
+ */
+export function sparkChart(options: SparkChartOptions): Chart {
+  const { target, series } = options;
+  const calls = cssColor('--chart-latency', '#2563eb');
+  const failures = cssColor('--state-open', '#cf222e');
+  const width = () => Math.max(120, Math.floor(target.clientWidth || 240));
+  const chart = new uPlot(
+    {
+      width: width(),
+      height: SPARK_HEIGHT,
+      legend: { show: false },
+      cursor: { show: false },
+      select: { show: false, left: 0, top: 0, width: 0, height: 0 },
+      padding: [2, 0, 0, 0],
+      scales: {
+        x: { time: true, range: () => options.range },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
+      axes: [{ show: false }, { show: false }],
+      series: [
+        {},
+        { label: options.labels.calls, stroke: calls, fill: `${calls}33`, width: 1, points: { show: false } },
+        { label: options.labels.failures, stroke: failures, width: 1.5, points: { show: false } },
+      ],
+    },
+    [series.xs, series.calls, series.failures],
+    target,
+  );
+  let frame = 0;
+  const observer = new ResizeObserver(() => {
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => {
+      const next = width();
+      if (next !== chart.width) chart.setSize({ width: next, height: SPARK_HEIGHT });
+    });
+  });
+  observer.observe(target);
+  return {
+    destroy() {
+      cancelAnimationFrame(frame);
+      observer.disconnect();
       chart.destroy();
     },
   };

@@ -3,9 +3,13 @@
  * without the DOM (tested in Node): the watchdog's mode, what a breaker waits
  * for, how many restarts happened lately.
  */
-import type { ApiBreaker, TokenRate } from '../main/core/server/api-types.js';
+
+import type { IncidentSummary } from '../main/core/incidents/types.js';
+import type { ApiBreaker, ApiStatus, TokenRate } from '../main/core/server/api-types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import type { RestartRow } from '../main/core/store/gateway-history.js';
 import type { WatchdogStatus } from '../main/core/watchdog/runner.js';
+import type { Translator } from '../main/shared/messages/index.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -15,15 +19,101 @@ export type WatchdogMode =
   | { kind: 'dry_run'; text: string }
   | { kind: 'active'; text: string };
 
-export function watchdogMode(status: WatchdogStatus): WatchdogMode {
-  if (!status.enabled) return { kind: 'disabled', text: 'Watch only: watchdog.enabled is false' };
+export function watchdogMode(status: WatchdogStatus, t: Translator): WatchdogMode {
+  if (!status.enabled) return { kind: 'disabled', text: t.t('dashboard.watchdog.disabled') };
   if (status.paused) {
     return status.pausedUntil === null
-      ? { kind: 'paused', text: 'Paused until resumed', until: null }
-      : { kind: 'paused', text: 'Paused', until: status.pausedUntil };
+      ? { kind: 'paused', text: t.t('dashboard.watchdog.pausedForever'), until: null }
+      : { kind: 'paused', text: t.t('dashboard.watchdog.paused'), until: status.pausedUntil };
   }
-  if (status.dryRun) return { kind: 'dry_run', text: 'Dry run: decides and notifies, never restarts' };
-  return { kind: 'active', text: 'Active' };
+  if (status.dryRun) return { kind: 'dry_run', text: t.t('dashboard.watchdog.dryRun') };
+  return { kind: 'active', text: t.t('dashboard.watchdog.active') };
+}
+
+const OUTCOME_WORDS = new Set([
+  'ok',
+  'rate_limited',
+  'overloaded',
+  'server_error',
+  'timeout',
+  'connection_reset',
+  'aborted',
+  'auth',
+  'billing',
+  'context_overflow',
+  'other_error',
+]);
+
+/** An outcome as people say it ("rate limited", "限流"); an unknown one as it came. */
+export function outcomeWords(outcome: string, t: Translator): string {
+  return OUTCOME_WORDS.has(outcome)
+    ? t.t(`dashboard.outcome.${outcome}` as 'dashboard.outcome.ok')
+    : outcome.replace(/_/g, ' ');
+}
+
+/**
+ * Why a breaker is where it is, in the reader's words: the engine states its reason in English for logs
+ * and notifications ("6 consecutive failures", "rate limited, Retry-After 90 s", "3 of 4 calls failed (75%)
+ * in 60 s"); the known forms are worded again here, anything else (a peer's reason, a future form) is shown
+ * as the engine said it.
+ */
+export function whyText(reason: string, t: Translator): string {
+  const ms = (seconds: string | undefined) => Math.round(Number(seconds) * 1000);
+  const forms: Array<[RegExp, (m: RegExpMatchArray) => string]> = [
+    [/^initial state$/, () => t.t('dashboard.why.initial')],
+    [/^cooldown over$/, () => t.t('dashboard.why.waitOver')],
+    [/^Retry-After over$/, () => t.t('dashboard.why.retryAfterOver')],
+    [/^(\d+) consecutive failures$/, (m) => t.t('dashboard.why.consecutive', { n: Number(m[1]) })],
+    [
+      /^(\d+) of (\d+) calls failed \(\d+%\) in ([\d.]+) s$/,
+      (m) => t.t('dashboard.why.rate', { failures: Number(m[1]), calls: Number(m[2]), windowMs: ms(m[3]) }),
+    ],
+    [/^rate limited, Retry-After ([\d.]+) s/, (m) => t.t('dashboard.why.retryAfter', { waitMs: ms(m[1]) })],
+    [/^(\d+) successful trials?$/, (m) => t.t('dashboard.why.recovered', { n: Number(m[1]) })],
+    [/^trial failed: (\w+)/, (m) => t.t('dashboard.why.trialFailed', { outcome: outcomeWords(m[1] ?? '', t) })],
+    [/^operator: (.*)$/, (m) => t.t('dashboard.why.operator', { reason: m[1] ?? '' })],
+  ];
+  for (const [pattern, word] of forms) {
+    const match = reason.match(pattern);
+    if (match) return word(match);
+  }
+  return reason;
+}
+
+/** A dependency's calls, failures, tokens and cost today (or the last 24 h when spend is not reported). */
+export interface DayFigures {
+  /** `today`: since local midnight (the spend report); `lastDay`: the status's rolling 24 h. */
+  span: 'today' | 'lastDay';
+  calls: number;
+  failures: number;
+  /** Unknown without the spend report (the 24 h summary counts tokens for all dependencies together). */
+  tokens: number | null;
+  cost: number | null;
+}
+
+export function dayFigures(dep: string, status: ApiStatus, spend: SpendReport | null): DayFigures {
+  if (spend !== null) {
+    const row = spend.today.byModel.find((r) => r.key === dep);
+    return {
+      span: 'today',
+      calls: row?.calls ?? 0,
+      failures: row?.failures ?? 0,
+      tokens: row?.tokens ?? 0,
+      cost: row?.cost ?? 0,
+    };
+  }
+  const outcomes: Partial<Record<string, number>> = status.lastDay.byDependency[dep] ?? {};
+  let calls = 0;
+  for (const n of Object.values(outcomes)) calls += n ?? 0;
+  return { span: 'lastDay', calls, failures: calls - (outcomes.ok ?? 0), tokens: null, cost: null };
+}
+
+/** The open incident that touches `dep` (its dependencies include it), the most severe, then the oldest. */
+export function incidentTouching(dep: string, status: ApiStatus): IncidentSummary | null {
+  const rank: Record<string, number> = { critical: 0, warning: 1, info: 2 };
+  const open = (status.incidents?.open ?? []).filter((i) => i.deps.includes(dep));
+  open.sort((a, b) => (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3) || a.openedAt - b.openedAt);
+  return open[0] ?? null;
 }
 
 /** Restarts that ran (dry runs excluded) in the hour before `now`. */
@@ -47,14 +137,14 @@ export function breakerWaits(breaker: ApiBreaker): { nextProbe: number | null; r
 export function openclawCooldownOf(
   breaker: ApiBreaker,
   now: number,
-): { label: string; until: number; reason: string; profile: string } | null {
+  t: Translator,
+): { label: string; until: number; detail: string } | null {
   const cooldown = breaker.openclawCooldown;
   if (!cooldown || cooldown.until <= now) return null;
   return {
-    label: `OpenClaw ${cooldown.kind}`,
+    label: t.t('dashboard.card.openclawCooldown', { kind: cooldown.kind }),
     until: cooldown.until,
-    reason: cooldown.reason ?? 'no reason given',
-    profile: cooldown.profile,
+    detail: t.t('dashboard.card.cooldownDetail', { reason: cooldown.reason, profile: cooldown.profile }),
   };
 }
 

@@ -1,106 +1,95 @@
 /**
  * Numbers and times for humans: "3 min ago", "in 45 s", "3 restarts in the
- * last hour". Pure functions of their arguments (the caller passes "now"), so
- * they are tested without a browser and the 1 s ticker re-renders them cheaply.
+ * last hour". The words come from the shared formatters and catalogue
+ * (main/shared), in the language the dashboard speaks now: the page speaks one
+ * language at a time, so it is kept here once (`useLanguage`, set by the shell's
+ * language switch) and every helper reads it, and a switch re-renders every view.
+ * Apart from that language they are pure functions of their arguments (the caller
+ * passes "now"), so they are tested without a browser and the 1 s ticker
+ * re-renders them cheaply.
  */
+import type { Language } from '../main/shared/i18n.js';
+import { type Translator, translator } from '../main/shared/messages/index.js';
 
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+let current: Translator = translator('en');
 
-/** "1 restart", "3 restarts"; `plural` for irregular words. */
+/** The dashboard's language from now on (the shell calls it on start and on a switch). */
+export function useLanguage(language: Language): void {
+  current = translator(language);
+}
+
+/** The words of the dashboard's current language. */
+export function words(): Translator {
+  return current;
+}
+
+/** "1 restart", "3 restarts"; `plural` for irregular words. English only: new text uses the catalogue. */
 export function count(n: number, singular: string, plural = `${singular}s`): string {
   return `${integer(n)} ${n === 1 ? singular : plural}`;
 }
 
-/** 12345 → "12,345" (grouped as the user's locale does). */
+/** 12345 → "12,345" (grouped as the dashboard's language does). */
 export function integer(n: number): string {
-  return Math.round(n).toLocaleString(undefined, { maximumFractionDigits: 0 });
+  return current.integer(n);
 }
 
-/** 0.625 → "63 %"; small shares keep a decimal so 0.4 % does not read as 0 %. */
+/** 0.625 → "63%"; small shares keep a decimal so 0.4% does not read as 0%. */
 export function percent(share: number): string {
-  const value = share * 100;
-  if (value > 0 && value < 10) return `${value.toFixed(1)} %`;
-  return `${Math.round(value)} %`;
+  return current.percent(share);
 }
 
 /**
- * A length of time, two units at most: "850 ms", "12 s", "3 min 20 s", "2 h 5 min", "3 days 4 h".
+ * A length of time, two units at most: "850 ms", "12 s", "3 min 20 s", "2 h 5 min", "3 d 4 h".
  * Rounds down, so a countdown never claims more time than is left.
  */
 export function duration(ms: number): string {
-  const abs = Math.max(0, ms);
-  if (abs < SECOND) return `${Math.round(abs)} ms`;
-  if (abs < MINUTE) return `${Math.floor(abs / SECOND)} s`;
-  if (abs < HOUR) {
-    const min = Math.floor(abs / MINUTE);
-    const s = Math.floor((abs % MINUTE) / SECOND);
-    return s === 0 || min >= 10 ? `${min} min` : `${min} min ${s} s`;
-  }
-  if (abs < DAY) {
-    const h = Math.floor(abs / HOUR);
-    const min = Math.floor((abs % HOUR) / MINUTE);
-    return min === 0 ? `${h} h` : `${h} h ${min} min`;
-  }
-  const days = Math.floor(abs / DAY);
-  const h = Math.floor((abs % DAY) / HOUR);
-  return h === 0 ? count(days, 'day') : `${count(days, 'day')} ${h} h`;
+  return current.duration(ms);
 }
 
-/** "just now", "40 s ago", "3 min ago", "in 2 min": one unit, for times seen at a glance. */
+/** "just now", "40 s ago", "3 min 59 s ago", "in 2 min". */
 export function relativeTime(ts: number, now: number): string {
-  const delta = ts - now;
-  const abs = Math.abs(delta);
-  if (abs < 5 * SECOND) return 'just now';
-  const text =
-    abs < MINUTE
-      ? `${Math.floor(abs / SECOND)} s`
-      : abs < HOUR
-        ? `${Math.floor(abs / MINUTE)} min`
-        : abs < DAY
-          ? `${Math.floor(abs / HOUR)} h`
-          : count(Math.floor(abs / DAY), 'day');
-  return delta < 0 ? `${text} ago` : `in ${text}`;
+  return current.relative(ts, now);
 }
 
 /** Time left until `until`: "in 1 min 5 s", or "now" once reached. */
 export function countdown(until: number, now: number): string {
-  return until <= now ? 'now' : `in ${duration(until - now)}`;
+  return until <= now ? current.t('dashboard.time.now') : current.relative(until, now);
 }
 
 /** Time left until `until` as a remainder: "4 min left", or "over" once reached. */
 export function timeLeft(until: number, now: number): string {
-  return until <= now ? 'over' : `${duration(until - now)} left`;
+  return until <= now
+    ? current.t('dashboard.time.over')
+    : current.t('dashboard.time.left', { left: current.duration(until - now) });
 }
 
 /** Local wall-clock time; with the date once it is not today ("Mar 3, 14:05"). */
 export function clockTime(ts: number, now: number): string {
   const date = new Date(ts);
   const sameDay = new Date(now).toDateString() === date.toDateString();
+  const locale = current.language;
   return sameDay
-    ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })
-    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+    ? date.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })
+    : current.dateTime(ts);
 }
 
-/** "3 restarts in the last hour", "no restarts in the last hour". */
+/** "3 restarts in the last hour", "no restarts in the last hour". English only: new text uses the catalogue. */
 export function inLast(n: number, singular: string, span: string): string {
   return `${n === 0 ? `no ${singular}s` : count(n, singular)} in the last ${span}`;
 }
 
-/** Breaker states as people say them. */
+/** Breaker states as people say them ("half-open", "半开"). */
 export function stateLabel(state: string): string {
-  return state.replace(/_/g, '-');
+  const key = `common.state.${state}`;
+  return key === 'common.state.closed' ||
+    key === 'common.state.open' ||
+    key === 'common.state.half_open' ||
+    key === 'common.state.throttled'
+    ? current.t(key)
+    : state.replace(/_/g, '-');
 }
 
-/** Tokens per minute, short: 950, 12.5k, 3.2M. */
+/** Token counts, short: 950, 12.5K, 3.2M (7.2万 in Chinese). */
 export function compact(n: number): string {
-  if (Math.abs(n) < 1000) return integer(n);
-  if (Math.abs(n) < 1_000_000) return `${trim(n / 1000)}k`;
-  return `${trim(n / 1_000_000)}M`;
-}
-
-function trim(value: number): string {
-  return value >= 100 ? String(Math.round(value)) : value.toFixed(1).replace(/\.0$/, '');
+  return current.compact(n);
 }

@@ -29,7 +29,6 @@ import {
   isApiError,
 } from './api.js';
 
-
 export interface TokenAccess {
   get(): string | null;
   set(token: string): void;

@@ -19,8 +19,9 @@ export class Tabs {
   constructor(
     private readonly tabs: readonly TabSpec[],
     private readonly onSelect: (key: string) => void,
+    label = 'Dashboard views',
   ) {
-    this.list = h('div', { role: 'tablist', 'aria-label': 'Dashboard views', class: 'tabs' });
+    this.list = h('div', { role: 'tablist', 'aria-label': label, class: 'tabs' });
     for (const tab of tabs) {
       const id = `tab-${tab.key}`;
       const element = h(
@@ -45,6 +46,15 @@ export class Tabs {
       tab.panel.setAttribute('aria-labelledby', id);
       tab.panel.tabIndex = 0;
       tab.panel.hidden = true;
+    }
+  }
+
+  /** Names the tabs again from their specs (whose labels follow the language) after a language switch. */
+  relabel(label: string): void {
+    this.list.setAttribute('aria-label', label);
+    for (const tab of this.tabs) {
+      const button = this.buttons.get(tab.key);
+      if (button && button.textContent !== tab.label) button.textContent = tab.label;
     }
   }
 

@@ -1,40 +1,71 @@
 /**
  * Overview: the gateway's health (a line and the last hour's probe timeline),
- * one card per dependency, and the watchdog with its controls.
+ * one card per dependency (its state and why, its last 24 hours as a
+ * sparkline, today's calls, tokens and cost, OpenClaw's cooldown, the open
+ * incident touching it), spend and quota, and the watchdog with its controls.
+ * Every word comes from the shared catalogue in the dashboard's language.
  */
 import type { ApiBreaker, ApiHistory, ApiStatus, WatchdogResponse } from '../../main/core/server/api-types.js';
+import type { SpendReport } from '../../main/core/spend/types.js';
 import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
-import { Cancelled } from '../api.js';
-import { healthSeries, marksOf } from '../chart-data.js';
-import { type Chart, healthChart } from '../charts.js';
+import { ApiFailure, Cancelled } from '../api.js';
+import { healthSeries, marksOf, type SparkSeries, sparkSeries, sparkWindow } from '../chart-data.js';
+import { type Chart, healthChart, sparkChart } from '../charts.js';
 import {
   breakerWaits,
   byAttention,
+  dayFigures,
+  incidentTouching,
   openclawCooldownOf,
   restartsInLastHour,
   tokensOf,
   watchdogMode,
+  whyText,
 } from '../describe.js';
 import { button, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
-import { describeFailure, failureBox } from '../errors-ui.js';
-import { compact, count, duration, inLast, integer, percent, stateLabel } from '../format.js';
+import { describeFailure } from '../errors-ui.js';
+import { stateLabel } from '../format.js';
 import { confirmRestart } from '../restart-dialog.js';
 import { renderLive } from '../ticker.js';
 import { markTarget, type Target, type View, type ViewContext } from '../view.js';
+import { spendSection } from './spend.js';
 
 const HOUR_MS = 3_600_000;
 const REASON = 'requested from the dashboard';
+/** A card's 24 h changes by the quarter hour: read again at most this often (a storm refreshes every second). */
+const SPARK_FRESH_MS = 60_000;
+
+/** What the last refresh read; re-rendered as it is on a language or colour-scheme change. */
+interface Shown {
+  status: ApiStatus;
+  history: ApiHistory;
+  /** Null: the core reports no spend (or the read failed, `spendError` says why). */
+  spend: SpendReport | null;
+  spendError: unknown;
+}
+
+/** A card's sparkline data, kept between refreshes. */
+interface Spark {
+  at: number;
+  from: number;
+  to: number;
+  series: SparkSeries | null;
+}
 
 export class OverviewView implements View {
   readonly key = 'overview' as const;
-  readonly label = 'Overview';
   readonly panel = h('section', { class: 'view overview' });
   private readonly gate = new RenderGate(this.panel);
   readonly debounceMs = 750;
-  private chart: Chart | null = null;
-  private last: { status: ApiStatus; history: ApiHistory } | null = null;
+  private charts: Chart[] = [];
+  private last: Shown | null = null;
+  private readonly sparks = new Map<string, Spark>();
 
   constructor(private readonly context: ViewContext) {}
+
+  get label(): string {
+    return this.context.t.t('dashboard.tab.overview');
+  }
 
   affectedBy(): boolean {
     // Everything on this page moves with the core: breakers, probes, restarts, decisions, budgets.
@@ -45,21 +76,35 @@ export class OverviewView implements View {
     const { api } = this.context;
     const now = Date.now();
     try {
-      const [status, history] = await Promise.all([
+      const [status, history, spend] = await Promise.all([
         api.status(),
         api.history({ from: now - HOUR_MS, to: now + 1000, stepSec: 60 }),
+        this.readSpend(),
       ]);
-      this.last = { status, history };
-      this.gate.run(() => this.render(status, history));
+      this.context.statusSeen(status);
+      await this.readSparks(status, now);
+      this.last = { status, history, ...spend };
+      this.gate.run(() => this.render(this.last!));
     } catch (error) {
-      this.chart?.destroy();
-      this.chart = null;
-      fill(this.panel, failureBox('Could not load the status', error));
+      this.destroyCharts();
+      if (error instanceof Cancelled) return;
+      fill(
+        this.panel,
+        h(
+          'p',
+          { class: 'failure', role: 'alert' },
+          `${this.context.t.t('dashboard.statusFailed')}: ${describeFailure(error)}`,
+        ),
+      );
     }
   }
 
   redraw(): void {
-    if (this.last) this.render(this.last.status, this.last.history);
+    if (this.last) this.render(this.last);
+  }
+
+  retranslate(): void {
+    if (this.last) this.render(this.last);
   }
 
   reveal(target: Target): void {
@@ -67,15 +112,55 @@ export class OverviewView implements View {
     markTarget(card ?? (target.kind?.startsWith('gateway') ? this.panel.querySelector('.gateway') : null));
   }
 
-  private render(status: ApiStatus, history: ApiHistory): void {
-    this.chart?.destroy();
-    this.chart = null;
+  /** The spend report, when the core has one; its absence or failure leaves the rest of the page as it is. */
+  private async readSpend(): Promise<{ spend: SpendReport | null; spendError: unknown }> {
+    const { api } = this.context;
+    if (!api.spend) return { spend: null, spendError: null };
+    try {
+      return { spend: await api.spend(), spendError: null };
+    } catch (error) {
+      // A 404: this core has no spend report (older, or it keeps none), which is no failure.
+      const absent = error instanceof ApiFailure && error.status === 404;
+      return { spend: null, spendError: absent ? null : error };
+    }
+  }
+
+  /** Each card's last 24 h (one request per dependency, in parallel), read again once a minute at most. */
+  private async readSparks(status: ApiStatus, now: number): Promise<void> {
+    const window = sparkWindow(now);
+    const deps = new Set(status.breakers.map((b) => b.dep));
+    for (const dep of this.sparks.keys()) if (!deps.has(dep)) this.sparks.delete(dep);
+    await Promise.all(
+      [...deps].map(async (dep) => {
+        const known = this.sparks.get(dep);
+        if (known && known.to === window.to && now - known.at < SPARK_FRESH_MS) return;
+        try {
+          const history = await this.context.api.history({ ...window, dep });
+          this.sparks.set(dep, { at: now, from: window.from, to: window.to, series: sparkSeries(history.steps) });
+        } catch {
+          // The card says its sparkline could not be read; the rest of it stands.
+          if (!known) this.sparks.set(dep, { at: now, from: window.from, to: window.to, series: null });
+        }
+      }),
+    );
+  }
+
+  private destroyCharts(): void {
+    for (const chart of this.charts) chart.destroy();
+    this.charts = [];
+  }
+
+  private render(shown: Shown): void {
+    const { status, history } = shown;
+    this.destroyCharts();
     const chartTarget = h('div', { class: 'chart', 'data-chart': 'health' });
+    const sparkTargets: Array<[HTMLElement, Spark]> = [];
     keepingFocus(this.panel, () =>
       fill(
         this.panel,
         this.gatewaySection(status, history, chartTarget),
-        this.dependencySection(status),
+        this.dependencySection(shown, sparkTargets),
+        spendSection(shown.spend, shown.spendError, status, this.context.t, this.context.api.spend !== undefined),
         this.watchdogSection(status.watchdog),
       ),
     );
@@ -84,43 +169,68 @@ export class OverviewView implements View {
       const series = healthSeries(history.probes, history.to);
       chartTarget.dataset.probes = String(series.xs.length);
       chartTarget.dataset.down = String(series.down.length);
-      this.chart = healthChart({
-        target: chartTarget,
-        series,
-        marks: marksOf({ restarts: history.restarts, transitions: [] }),
-        range: [history.from / 1000, history.to / 1000],
-      });
+      this.charts.push(
+        healthChart({
+          target: chartTarget,
+          series,
+          marks: marksOf({ restarts: history.restarts, transitions: [] }),
+          range: [history.from / 1000, history.to / 1000],
+          yLabel: this.context.t.t('dashboard.gateway.axis'),
+          clock: (ms) => this.context.t.clock(ms),
+        }),
+      );
+    }
+    const t = this.context.t;
+    for (const [target, spark] of sparkTargets) {
+      if (spark.series === null) continue;
+      this.charts.push(
+        sparkChart({
+          target,
+          series: spark.series,
+          range: [spark.from / 1000, spark.to / 1000],
+          labels: { calls: t.t('dashboard.card.calls'), failures: t.t('dashboard.card.failures') },
+        }),
+      );
     }
   }
 
   private gatewaySection(status: ApiStatus, history: ApiHistory, chartTarget: HTMLElement): HTMLElement {
+    const t = this.context.t;
     const { gateway } = status;
     const section = h('section', { class: 'block gateway', 'aria-labelledby': 'gateway-heading' });
-    section.append(h('h2', { id: 'gateway-heading' }, 'Gateway'));
+    section.append(h('h2', { id: 'gateway-heading' }, t.t('dashboard.gateway.heading')));
     if (gateway === null) {
-      section.append(h('p', { class: 'muted' }, 'This BreakerBar instance does not probe the gateway.'));
+      section.append(h('p', { class: 'muted' }, t.t('dashboard.gateway.notProbed')));
       return section;
     }
     const last = gateway.last;
     const line = h('p', { class: 'health-line', 'data-testid': 'gateway-line' });
     if (last === null) {
-      line.append(h('span', { class: 'badge state-unknown' }, 'unknown'), ` No probe of ${gateway.baseUrl} yet.`);
+      line.append(
+        h('span', { class: 'badge state-unknown' }, t.t('dashboard.gateway.unknown')),
+        ` ${t.t('dashboard.gateway.noProbe', { url: gateway.baseUrl })}`,
+      );
     } else if (gateway.downSince !== null || !last.ok) {
       line.classList.add('down');
       line.append(
-        h('span', { class: 'badge state-open' }, 'down'),
-        ' since ',
-        gateway.downSince === null ? 'the last probe' : live('ago', gateway.downSince),
-        `: ${last.class.replace(/_/g, ' ')}. ${last.detail}`,
+        h('span', { class: 'badge state-open' }, t.t('dashboard.gateway.down')),
+        ' ',
+        gateway.downSince === null
+          ? t.t('dashboard.gateway.lastProbeSince')
+          : h('span', null, `${t.t('dashboard.gateway.downSince')} `, live('ago', gateway.downSince)),
+        // The probe's class and detail are the prober's words (English), like a log line.
+        h('span', { lang: 'en' }, `: ${last.class.replace(/_/g, ' ')}. ${last.detail}`),
       );
     } else {
       line.append(
-        h('span', { class: 'badge state-closed' }, 'up'),
+        h('span', { class: 'badge state-closed' }, t.t('dashboard.gateway.up')),
         ' ',
-        gateway.upSince === null ? '' : h('span', null, 'for ', live('since', gateway.upSince)),
-        ' · last probe ',
+        gateway.upSince === null
+          ? ''
+          : h('span', null, `${t.t('dashboard.gateway.for')} `, live('since', gateway.upSince)),
+        ` · ${t.t('dashboard.gateway.lastProbe')} `,
         live('ago', last.ts),
-        last.latencyMs === null ? '' : ` (${integer(last.latencyMs)} ms)`,
+        last.latencyMs === null ? '' : ` (${t.duration(last.latencyMs)})`,
       );
     }
     const restarts = restartsInLastHour(history.restarts, Date.now());
@@ -130,83 +240,108 @@ export class OverviewView implements View {
       h(
         'p',
         { class: 'muted', 'data-testid': 'gateway-summary' },
-        `${gateway.baseUrl} · ${inLast(restarts, 'restart', 'hour')} · ${count(probes.ok + probes.failed, 'probe')}, ${integer(probes.failed)} failed`,
+        t.t('dashboard.gateway.summary', {
+          url: gateway.baseUrl,
+          restarts,
+          probes: probes.ok + probes.failed,
+          failed: probes.failed,
+        }),
       ),
-      h(
-        'figure',
-        null,
-        chartTarget,
-        h('figcaption', { class: 'muted' }, 'Probe latency over the last hour; shaded: gateway down; lines: restarts.'),
-      ),
+      h('figure', null, chartTarget, h('figcaption', { class: 'muted' }, t.t('dashboard.gateway.caption'))),
     );
     return section;
   }
 
-  private dependencySection(status: ApiStatus): HTMLElement {
+  private dependencySection(shown: Shown, sparkTargets: Array<[HTMLElement, Spark]>): HTMLElement {
+    const t = this.context.t;
+    const { status } = shown;
     const section = h('section', { class: 'block', 'aria-labelledby': 'deps-heading' });
-    section.append(h('h2', { id: 'deps-heading' }, 'Dependencies'));
+    section.append(h('h2', { id: 'deps-heading' }, t.t('dashboard.deps.heading')));
     if (status.breakers.length === 0) {
-      const doctor = button('Open the Doctor', () => this.context.show('doctor'), { class: 'link' });
+      const doctor = button(t.t('dashboard.deps.openDoctor'), () => this.context.show('doctor'), { class: 'link' });
       section.append(
         h(
           'p',
-          { class: 'muted' },
-          'No model calls seen yet. BreakerBar reads the transcripts OpenClaw writes; if nothing arrives, ',
+          { class: 'muted', 'data-testid': 'deps-none' },
+          t.t('dashboard.deps.none'),
           doctor,
-          ' shows what it looked for and where.',
+          t.t('dashboard.deps.noneEnd'),
         ),
       );
       return section;
     }
     const cards = h('div', { class: 'cards' });
-    for (const breaker of byAttention(status.breakers)) cards.append(this.card(breaker, status));
+    for (const breaker of byAttention(status.breakers)) cards.append(this.card(breaker, shown, sparkTargets));
     section.append(cards);
     return section;
   }
 
-  private card(breaker: ApiBreaker, status: ApiStatus): HTMLElement {
+  private card(breaker: ApiBreaker, shown: Shown, sparkTargets: Array<[HTMLElement, Spark]>): HTMLElement {
+    const t = this.context.t;
+    const { status } = shown;
+    const now = Date.now();
     const { window: w } = breaker;
     const waits = breakerWaits(breaker);
+    const day = dayFigures(breaker.dep, status, shown.spend);
     const rows: Array<[string, Node | string]> = [
       [
-        'Failure rate',
-        w.calls === 0 ? 'no calls in the window' : `${percent(w.failureRate)} of ${count(w.calls, 'call')}`,
+        t.t(day.span === 'today' ? 'dashboard.card.today' : 'dashboard.card.lastDay'),
+        h(
+          'span',
+          { 'data-testid': 'day-figures' },
+          t.t('dashboard.card.todayFigures', { calls: day.calls, failures: day.failures }),
+          day.tokens === null ? '' : ` · ${t.t('dashboard.card.tokensCost', { tokens: day.tokens, cost: day.cost })}`,
+        ),
       ],
-      ['Window', `${integer(w.successes)} ok · ${integer(w.failures)} failed`],
-      ['Failures in a row', integer(breaker.consecutiveFailures)],
     ];
-    if (waits.nextProbe !== null) rows.push(['Next probe', live('countdown', waits.nextProbe)]);
-    if (waits.retryAfter !== null && waits.retryAfter > Date.now()) {
-      rows.push(['Retry-After ends', live('countdown', waits.retryAfter)]);
+    // The breaker's window is the last minutes only: a calm window says nothing a day's figures do not.
+    if (w.calls > 0) {
+      rows.push([
+        t.t('dashboard.card.window'),
+        t.t('dashboard.card.windowFigures', { calls: w.calls, rate: w.failureRate, failures: w.failures }),
+      ]);
+    }
+    if (breaker.consecutiveFailures > 0 || breaker.state !== 'closed')
+      rows.push([t.t('dashboard.card.inARow'), t.integer(breaker.consecutiveFailures)]);
+    if (waits.nextProbe !== null) rows.push([t.t('dashboard.card.nextProbe'), live('countdown', waits.nextProbe)]);
+    if (waits.retryAfter !== null && waits.retryAfter > now) {
+      rows.push([t.t('dashboard.card.retryAfter'), live('countdown', waits.retryAfter)]);
     }
     // OpenClaw's own cooldown: it will not call this dependency before then, whatever the breaker says.
-    const cooldown = openclawCooldownOf(breaker, Date.now());
+    const cooldown = openclawCooldownOf(breaker, now, t);
     if (cooldown) {
       rows.push([
         cooldown.label,
-        h(
-          'span',
-          { 'data-testid': 'openclaw-cooldown' },
-          live('left', cooldown.until),
-          ` (${cooldown.reason}) · profile ${cooldown.profile}`,
-        ),
+        h('span', { 'data-testid': 'openclaw-cooldown' }, live('left', cooldown.until), cooldown.detail),
       ]);
     }
-    rows.push(['Rejected while open', integer(breaker.rejections)]);
-    if (breaker.lastEventAt !== null) rows.push(['Last call', live('ago', breaker.lastEventAt)]);
-    if (breaker.soleDependents.length > 0) rows.push(['Stuck while down', breaker.soleDependents.join(', ')]);
+    if (breaker.rejections > 0 || breaker.state !== 'closed')
+      rows.push([t.t('dashboard.card.rejected'), t.integer(breaker.rejections)]);
+    if (breaker.lastEventAt !== null) rows.push([t.t('dashboard.card.lastCall'), live('ago', breaker.lastEventAt)]);
+    if (breaker.soleDependents.length > 0) rows.push([t.t('dashboard.card.stuck'), breaker.soleDependents.join(', ')]);
     // Other hosts of the fleet (shared over Redis) whose breaker for this dependency is not closed.
     if ((breaker.elsewhere ?? []).length > 0) {
-      rows.push(['Elsewhere', breaker.elsewhere.map((peer) => `${peer.state} on ${peer.host}`).join(', ')]);
+      rows.push([
+        t.t('dashboard.card.elsewhere'),
+        breaker.elsewhere
+          .map((peer) => t.t('dashboard.card.elsewhereEntry', { state: stateLabel(peer.state), host: peer.host }))
+          .join(', '),
+      ]);
     }
     if (breaker.stalled) {
       rows.push([
-        'Stalled',
-        h('span', null, `${count(breaker.stalled.sessions, 'session')} since `, live('ago', breaker.stalled.since)),
+        t.t('dashboard.card.stalled'),
+        h(
+          'span',
+          null,
+          t.t('dashboard.card.stalledSessions', { n: breaker.stalled.sessions }),
+          live('ago', breaker.stalled.since),
+        ),
       ]);
     }
     const tokens = tokensOf(status.tokens, breaker.dep);
     const state = breaker.state.replace(/_/g, '-');
+    const incident = incidentTouching(breaker.dep, status);
     return h(
       'article',
       { class: `card state-${state}`, 'data-dep': breaker.dep, 'data-state': breaker.state },
@@ -215,29 +350,48 @@ export class OverviewView implements View {
         null,
         h('h3', null, breaker.dep),
         h('span', { class: `badge state-${state}` }, stateLabel(breaker.state)),
-        breaker.forced ? h('span', { class: 'badge forced' }, `forced ${breaker.forced}`) : null,
+        breaker.forced
+          ? h('span', { class: 'badge forced' }, t.t('dashboard.card.forced', { how: breaker.forced }))
+          : null,
         cooldown ? h('span', { class: 'badge openclaw-cooldown' }, cooldown.label) : null,
       ),
-      // A breaker that never changed state has no meaningful "since" (it is 0: the epoch).
+      // Why it is where it is; a breaker that never changed state has no meaningful "since" (it is 0: the epoch).
       h(
         'p',
-        { class: 'reason' },
-        breaker.reason,
-        breaker.since > 0 ? h('span', null, ' · since ', live('ago', breaker.since)) : null,
+        { class: 'reason', title: breaker.reason, 'data-testid': 'why' },
+        whyText(breaker.reason, t),
+        breaker.since > 0 ? h('span', null, ` · ${t.t('dashboard.card.since')} `, live('ago', breaker.since)) : null,
       ),
+      incident === null
+        ? null
+        : h(
+            'p',
+            { class: `incident-link severity-${incident.severity}`, 'data-testid': 'card-incident' },
+            h(
+              'a',
+              { href: `#view=incidents&incident=${incident.id}` },
+              t.t('dashboard.card.incident', { id: incident.id }),
+            ),
+            ` · ${t.t('dashboard.card.incidentSince')} `,
+            live('ago', incident.openedAt),
+          ),
+      this.spark(breaker.dep, sparkTargets),
       h('dl', null, ...rows.flatMap(([term, value]) => [h('dt', null, term), h('dd', null, value)])),
       tokens.length === 0
         ? null
         : h(
             'ul',
-            { class: 'tokens', 'aria-label': 'Tokens per minute' },
+            { class: 'tokens', 'aria-label': t.t('dashboard.card.tokensPerMinute') },
             ...tokens.map((rate) =>
               h(
                 'li',
                 { class: rate.overBudget ? 'over-budget' : null },
-                `${rate.agentId}: ${compact(rate.tokensPerMinute)} tokens/min`,
-                rate.budget === null ? '' : ` of ${compact(rate.budget)} budget`,
-                rate.overBudget ? ' (over budget)' : '',
+                t.t('dashboard.card.rate', {
+                  agent: rate.agentId,
+                  rate: rate.tokensPerMinute,
+                  budget: rate.budget,
+                  over: rate.overBudget,
+                }),
               ),
             ),
           ),
@@ -245,7 +399,41 @@ export class OverviewView implements View {
     );
   }
 
+  /** The card's last 24 h: drawn after the card is in the page (uPlot measures its container). */
+  private spark(dep: string, sparkTargets: Array<[HTMLElement, Spark]>): HTMLElement {
+    const t = this.context.t;
+    const spark = this.sparks.get(dep);
+    const figure = h('figure', { class: 'spark' });
+    if (!spark || spark.series === null) {
+      figure.append(h('figcaption', { class: 'muted' }, t.t('dashboard.card.sparkFailed')));
+      return figure;
+    }
+    const target = h('div', {
+      class: 'spark-chart',
+      'data-chart': 'spark',
+      'data-dep': dep,
+      'data-calls': spark.series.totalCalls,
+      'data-failures': spark.series.totalFailures,
+      role: 'img',
+      'aria-label': `${t.t('dashboard.card.spark')}: ${t.t('common.calls', { n: spark.series.totalCalls })}, ${t.t('common.failures', { n: spark.series.totalFailures })}`,
+    });
+    sparkTargets.push([target, spark]);
+    figure.append(
+      target,
+      h(
+        'figcaption',
+        { class: 'muted spark-legend' },
+        h('span', { class: 'swatch spark-calls' }),
+        ` ${t.t('dashboard.card.calls')} `,
+        h('span', { class: 'swatch spark-failures' }),
+        ` ${t.t('dashboard.card.failures')} · 24 h`,
+      ),
+    );
+    return figure;
+  }
+
   private controls(breaker: ApiBreaker): HTMLElement {
+    const t = this.context.t;
     const act = (action: 'force_open' | 'force_closed' | 'reset', done: string) => async () => {
       try {
         await this.context.api.control(breaker.dep, action, REASON);
@@ -258,115 +446,147 @@ export class OverviewView implements View {
     return h(
       'details',
       { class: 'controls', 'data-key': `controls:${breaker.dep}` },
-      h('summary', { 'data-key': `controls-summary:${breaker.dep}` }, 'Breaker controls'),
+      h('summary', { 'data-key': `controls-summary:${breaker.dep}` }, t.t('dashboard.controls')),
       h(
         'div',
         { class: 'actions' },
-        button('Force open', act('force_open', 'forced open'), { 'data-key': `force_open:${breaker.dep}` }),
-        button('Force closed', act('force_closed', 'forced closed'), { 'data-key': `force_closed:${breaker.dep}` }),
-        button('Reset', act('reset', 'reset to automatic'), { 'data-key': `reset:${breaker.dep}` }),
+        button(t.t('dashboard.controls.forceOpen'), act('force_open', t.t('dashboard.controls.forcedOpen')), {
+          'data-key': `force_open:${breaker.dep}`,
+        }),
+        button(t.t('dashboard.controls.forceClosed'), act('force_closed', t.t('dashboard.controls.forcedClosed')), {
+          'data-key': `force_closed:${breaker.dep}`,
+        }),
+        button(t.t('dashboard.controls.reset'), act('reset', t.t('dashboard.controls.wasReset')), {
+          'data-key': `reset:${breaker.dep}`,
+        }),
       ),
     );
   }
 
   private watchdogSection(watchdog: WatchdogStatus | null): HTMLElement {
+    const t = this.context.t;
     const section = h('section', { class: 'block watchdog', 'aria-labelledby': 'watchdog-heading' });
-    section.append(h('h2', { id: 'watchdog-heading' }, 'Watchdog'));
+    section.append(h('h2', { id: 'watchdog-heading' }, t.t('dashboard.watchdog.heading')));
     if (watchdog === null) {
-      section.append(h('p', { class: 'muted' }, 'This BreakerBar instance runs no watchdog.'));
+      section.append(h('p', { class: 'muted' }, t.t('dashboard.watchdog.none')));
       return section;
     }
-    const mode = watchdogMode(watchdog);
+    const mode = watchdogMode(watchdog, t);
     const modeLine = h('p', { class: `mode mode-${mode.kind}`, 'data-testid': 'watchdog-mode' }, mode.text);
-    if (mode.kind === 'paused' && mode.until !== null) modeLine.append(' · resumes ', live('countdown', mode.until));
+    if (mode.kind === 'paused' && mode.until !== null)
+      modeLine.append(t.t('dashboard.watchdog.resumes'), live('countdown', mode.until));
     const rows: Array<[string, Node | string]> = [
-      ['Storm checks', `${watchdog.consecutiveChecks} / ${watchdog.threshold} in a row`],
-      ['Dead probes', `${watchdog.healthFailures} / ${watchdog.healthFailuresBeforeRestart} in a row`],
-      ['Restart budget', `${watchdog.budgetRemaining} of ${watchdog.maxRestartsPerHour} left this hour`],
+      [
+        t.t('dashboard.watchdog.stormChecks'),
+        t.t('dashboard.watchdog.inARow', { n: watchdog.consecutiveChecks, of: watchdog.threshold }),
+      ],
+      [
+        t.t('dashboard.watchdog.deadProbes'),
+        t.t('dashboard.watchdog.inARow', { n: watchdog.healthFailures, of: watchdog.healthFailuresBeforeRestart }),
+      ],
+      [
+        t.t('dashboard.watchdog.budget'),
+        t.t('dashboard.watchdog.budgetLeft', { left: watchdog.budgetRemaining, max: watchdog.maxRestartsPerHour }),
+      ],
     ];
     if (watchdog.restartInFlight) {
       rows.push([
-        'Restart running',
-        h('span', null, `${watchdog.restartInFlight.trigger}, for `, live('since', watchdog.restartInFlight.since)),
+        t.t('dashboard.watchdog.restartRunning'),
+        h(
+          'span',
+          null,
+          t.t('dashboard.watchdog.restartFor', { trigger: watchdog.restartInFlight.trigger }),
+          live('since', watchdog.restartInFlight.since),
+        ),
       ]);
     }
     const rec = watchdog.recovering;
     if (rec) {
       const what = rec.pending
-        ? 'OpenClaw restarts once its work has drained; pending for '
+        ? t.t('dashboard.watchdog.pendingFor')
         : rec.trigger === 'gateway'
-          ? 'the gateway restarted itself; waiting for it to start, for '
-          : `after a ${rec.trigger} restart, for `;
-      rows.push([rec.pending ? 'Restart pending' : 'Recovering', h('span', null, what, live('since', rec.since))]);
+          ? t.t('dashboard.watchdog.selfRestart')
+          : t.t('dashboard.watchdog.afterRestart', { trigger: rec.trigger });
+      rows.push([
+        t.t(rec.pending ? 'dashboard.watchdog.restartPending' : 'dashboard.watchdog.recovering'),
+        h('span', null, what, live('since', rec.since)),
+      ]);
     }
     if (watchdog.deferral) {
       const holder =
         watchdog.deferral.cause === 'cooldown'
-          ? `OpenClaw holds ${watchdog.deferral.dep} in cooldown`
-          : `${watchdog.deferral.dep} asked to wait`;
-      rows.push([
-        'Storm restart held',
-        h('span', null, `${holder}; until `, live('countdown', watchdog.deferral.until)),
-      ]);
+          ? t.t('dashboard.watchdog.heldCooldown', { dep: watchdog.deferral.dep })
+          : t.t('dashboard.watchdog.heldRetryAfter', { dep: watchdog.deferral.dep });
+      rows.push([t.t('dashboard.watchdog.held'), h('span', null, holder, live('countdown', watchdog.deferral.until))]);
     }
     if (watchdog.enabled && (!watchdog.seenHealthy || watchdog.verified?.runnable === false)) {
       rows.push([
-        'Not restarting',
+        t.t('dashboard.watchdog.notRestarting'),
         !watchdog.seenHealthy
-          ? 'the gateway has not been seen healthy since BreakerBar started'
-          : (watchdog.verified?.problem ?? 'the restart strategy cannot run here'),
+          ? t.t('dashboard.watchdog.neverHealthy')
+          : (watchdog.verified?.problem ?? t.t('dashboard.watchdog.cannotRun')),
       ]);
     }
     if (watchdog.lastDecision) {
       const d = watchdog.lastDecision;
       rows.push([
-        'Last decision',
-        h('span', null, `${d.decision.replace(/_/g, ' ')}: ${d.reason} (`, live('ago', d.ts), ')'),
+        t.t('dashboard.watchdog.lastDecision'),
+        // The decision and its reason are the watchdog's words (English), as its log keeps them.
+        h(
+          'span',
+          null,
+          h('span', { lang: 'en' }, `${d.decision.replace(/_/g, ' ')}: ${d.reason}`),
+          ' (',
+          live('ago', d.ts),
+          ')',
+        ),
       ]);
     }
     if (watchdog.lastRestart) {
       const r = watchdog.lastRestart;
       rows.push([
-        'Last restart',
+        t.t('dashboard.watchdog.lastRestart'),
         h(
           'span',
           null,
           live('ago', r.ts),
           `, ${r.trigger}${r.evidence && r.evidence !== 'manual' ? ` (${r.evidence})` : ''}: ${r.result.replace(/_/g, ' ')}`,
-          r.recoveryMs === null ? '' : `, recovered in ${duration(r.recoveryMs)}`,
+          r.recoveryMs === null ? '' : t.t('dashboard.watchdog.recoveredIn', { ms: r.recoveryMs }),
         ),
       ]);
     }
     rows.push([
-      'Restarts via',
-      watchdog.strategy.description ?? `nothing: ${watchdog.strategy.problem ?? 'no restart strategy'}`,
+      t.t('dashboard.watchdog.via'),
+      watchdog.strategy.description ?? t.t('dashboard.watchdog.noStrategy', { problem: watchdog.strategy.problem }),
     ]);
     const actions = h(
       'div',
-      { class: 'actions', role: 'group', 'aria-label': 'Watchdog actions' },
-      button('Restart gateway…', () => this.restart(watchdog), {
+      { class: 'actions', role: 'group', 'aria-label': t.t('dashboard.watchdog.actions') },
+      button(t.t('dashboard.watchdog.restart'), () => this.restart(watchdog), {
         class: 'primary',
         'data-action': 'restart',
         'data-key': 'restart',
       }),
-      button('Pause 15 min', () => this.watchdogAction(() => this.context.api.pause(900), 'Pause for 15 minutes'), {
-        'data-key': 'pause-15m',
-      }),
-      button('Pause 1 h', () => this.watchdogAction(() => this.context.api.pause(3600), 'Pause for an hour'), {
-        'data-key': 'pause-1h',
-      }),
       button(
-        'Pause until resumed',
-        () => this.watchdogAction(() => this.context.api.pause(null), 'Pause until resumed'),
-        {
-          'data-key': 'pause-forever',
-        },
+        t.t('dashboard.watchdog.pause15'),
+        () => this.watchdogAction(() => this.context.api.pause(900), t.t('dashboard.watchdog.did.pause15')),
+        { 'data-key': 'pause-15m' },
       ),
-      button('Resume', () => this.watchdogAction(() => this.context.api.resume(), 'Resumed'), {
-        disabled: !watchdog.paused,
-        'data-action': 'resume',
-        'data-key': 'resume',
-      }),
+      button(
+        t.t('dashboard.watchdog.pause1h'),
+        () => this.watchdogAction(() => this.context.api.pause(3600), t.t('dashboard.watchdog.did.pause1h')),
+        { 'data-key': 'pause-1h' },
+      ),
+      button(
+        t.t('dashboard.watchdog.pauseForever'),
+        () => this.watchdogAction(() => this.context.api.pause(null), t.t('dashboard.watchdog.did.pauseForever')),
+        { 'data-key': 'pause-forever' },
+      ),
+      button(
+        t.t('dashboard.watchdog.resume'),
+        () => this.watchdogAction(() => this.context.api.resume(), t.t('dashboard.watchdog.did.resume')),
+        { disabled: !watchdog.paused, 'data-action': 'resume', 'data-key': 'resume' },
+      ),
     );
     section.append(
       modeLine,
@@ -379,9 +599,10 @@ export class OverviewView implements View {
   private async restart(watchdog: WatchdogStatus): Promise<void> {
     const choice = await confirmRestart(watchdog.strategy.description);
     if (choice === null) return;
+    const t = this.context.t;
     await this.watchdogAction(
       () => this.context.api.restart({ force: choice === 'force', reason: `restart ${REASON}` }),
-      choice === 'force' ? 'Forced restart' : 'Restart',
+      t.t(choice === 'force' ? 'dashboard.watchdog.did.forced' : 'dashboard.watchdog.did.restart'),
     );
   }
 
@@ -395,7 +616,11 @@ export class OverviewView implements View {
       );
       this.context.changed('decision', 'restart');
     } catch (error) {
-      if (!(error instanceof Cancelled)) this.context.say(`${what} failed: ${describeFailure(error)}`, 'error');
+      if (!(error instanceof Cancelled))
+        this.context.say(
+          this.context.t.t('dashboard.watchdog.failed', { what, error: describeFailure(error) }),
+          'error',
+        );
     }
   }
 }

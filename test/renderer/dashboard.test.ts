@@ -17,9 +17,10 @@ import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../helpers/transcripts.js';
 import { DOCS_SCREENSHOT_DIR, ensureDir, launchChromium, openPage, SCREENSHOT_DIR, visibleText } from './browser.js';
+import { serveContracts, stormIncidents, stormSpend } from './contracts.js';
 import { buildDashboard, type DashboardDaemon, startDashboardDaemon } from './daemon-fixture.js';
 
-const VIEWS = ['overview', 'errors', 'logs', 'settings', 'doctor'] as const;
+const VIEWS = ['overview', 'incidents', 'errors', 'logs', 'settings', 'doctor'] as const;
 const RESTART_REASON = 'restart requested from the dashboard';
 
 let buildDir: string;
@@ -38,6 +39,17 @@ afterAll(async () => {
   await daemon?.close();
   rmSync(buildDir, { recursive: true, force: true });
 });
+
+/**
+ * A page on the daemon, with spend and incidents answered as their contracts say where this core does not
+ * serve them yet (see contracts.ts).
+ */
+async function openDashboard(browser: Browser, scheme: 'light' | 'dark' = 'light') {
+  const probe = await openPage(browser, scheme);
+  const now = Date.now();
+  await serveContracts(probe.page, { spend: stormSpend(now), incidents: stormIncidents(now) });
+  return probe;
+}
 
 /** Requests the page sends to a path (method, headers, body), recorded from now on. */
 function recordRequests(page: Page, path: string): Request[] {
@@ -71,7 +83,7 @@ const cssVariable = (page: Page, name: string) =>
 
 describe('the dashboard served by a real daemon', () => {
   it('opens on the overview: gateway health, a card per dependency with its state and counts, the watchdog', async () => {
-    const { page, context, errors } = await openPage(browser);
+    const { page, context, errors } = await openDashboard(browser);
     try {
       await page.goto(`${daemon.url}/`);
       // No view named in the address: the first-run check runs, finds data and OpenClaw, stays here.
@@ -81,7 +93,7 @@ describe('the dashboard served by a real daemon', () => {
       expect(await zhipu.getAttribute('data-state')).toBe('throttled');
       const zhipuText = await visibleText(zhipu);
       expect(zhipuText).toContain('throttled');
-      expect(zhipuText).toMatch(/Failure rate\s+\d+ % of \d+ calls/);
+      expect(zhipuText).toMatch(/Failure rate\s+\d+% of \d+ calls in the window/);
       expect(zhipuText).toMatch(/Failures in a row\s+6/);
       expect(zhipuText).toMatch(/Retry-After ends\s+in 1 min \d+ s/);
       expect(zhipuText).toMatch(/Next probe\s+in 9 min/);
@@ -93,13 +105,13 @@ describe('the dashboard served by a real daemon', () => {
 
       const anthropic = page.locator('.card[data-dep="anthropic/claude-sonnet-4-5"]');
       expect(await anthropic.getAttribute('data-state')).toBe('open');
-      expect(await visibleText(anthropic)).toMatch(/5 consecutive failures/);
+      expect(await visibleText(anthropic)).toMatch(/5 failures in a row/);
 
       const deepseek = page.locator('.card[data-dep="deepseek/deepseek-v4-pro"]');
       expect(await deepseek.getAttribute('data-state')).toBe('closed');
       // The rate is the minute before the clock: deepseek's last call (800 tokens) was 40 s before the
       // fixture's "now", so by the time the page shows it, it is that call or, on a slow machine, none.
-      expect(await visibleText(deepseek)).toMatch(/main: (800|0) tokens\/min of 100k budget/);
+      expect(await visibleText(deepseek)).toMatch(/main: (800|0) tokens\/min of 100K budget/);
       // Worst first: the open breaker leads.
       expect(await page.locator('.card').first().getAttribute('data-dep')).toBe('anthropic/claude-sonnet-4-5');
 
@@ -128,7 +140,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 
   it('charts the storm per dependency, with the storm restart and the breaker transitions marked on the same axis', async () => {
-    const { page, context, errors } = await openPage(browser);
+    const { page, context, errors } = await openDashboard(browser);
     try {
       const history = recordRequests(page, '/api/history');
       await page.goto(`${daemon.url}/#view=errors`);
@@ -184,7 +196,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 
   it('lists the restart with its reason, trigger, result, recovery, command and exit code, and each notification with its delivery', async () => {
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openDashboard(browser);
     try {
       // As the tray app links a clicked notification: the view, and the event to show in it.
       const opened = daemon.monitor
@@ -221,7 +233,7 @@ describe('the dashboard served by a real daemon', () => {
     const updateDocs = process.env.BREAKERBAR_UPDATE_SCREENSHOTS === '1';
     const out = ensureDir(SCREENSHOT_DIR);
     for (const scheme of ['light', 'dark'] as const) {
-      const { page, context, errors } = await openPage(browser, scheme);
+      const { page, context, errors } = await openDashboard(browser, scheme);
       try {
         await page.goto(`${daemon.url}/#token=${daemon.token}&view=overview`);
         expect(await page.evaluate('matchMedia("(prefers-color-scheme: dark)").matches')).toBe(scheme === 'dark');
@@ -231,6 +243,7 @@ describe('the dashboard served by a real daemon', () => {
         expect((r + g + b) / 3 > 128).toBe(scheme === 'light');
         const ready: Record<(typeof VIEWS)[number], string> = {
           overview: '[data-chart="health"] canvas',
+          incidents: '[data-testid="incidents-table"]',
           errors: '.chart[data-dep="zhipu/glm-5.1"] canvas',
           logs: '[data-testid="restart-log"]',
           settings: '#cfg-watchdog-threshold',
@@ -251,7 +264,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 
   it('moves between views with the keyboard (arrows, Home, End) and keeps the restart behind a confirmation', async () => {
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openDashboard(browser);
     try {
       const restarts = recordRequests(page, '/api/watchdog/restart');
       await page.goto(`${daemon.url}/#view=overview`);
@@ -270,6 +283,8 @@ describe('the dashboard served by a real daemon', () => {
         ).toEqual([`panel-${view}`]);
       };
       await page.keyboard.press('ArrowRight');
+      await expectView('incidents');
+      await page.keyboard.press('ArrowRight');
       await expectView('errors');
       await page.keyboard.press('ArrowRight');
       await expectView('logs');
@@ -282,7 +297,9 @@ describe('the dashboard served by a real daemon', () => {
       await page.keyboard.press('Home');
       await expectView('overview');
       expect(page.url()).toContain('#view=overview');
-      // Tab leaves the tab list for the panel.
+      // Tab leaves the tab list for the language switch, then the panel.
+      await page.keyboard.press('Tab');
+      expect(await focused()).toBe('language');
       await page.keyboard.press('Tab');
       expect(await focused()).toBe('panel-overview');
 
@@ -302,7 +319,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 
   it('restarts the gateway from the button: confirmed, sent with the token from the URL, recorded and logged', async () => {
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openDashboard(browser);
     try {
       const sent = recordRequests(page, '/api/watchdog/restart');
       const simulatedRestarts = daemon.gateway.restarts;
@@ -340,7 +357,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 
   it('asks for the token inline when the tab has none, says where it comes from, and retries with it', async () => {
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openDashboard(browser);
     try {
       const pauses = recordRequests(page, '/api/watchdog/pause');
       await page.goto(`${daemon.url}/#view=overview`);
@@ -384,7 +401,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 
   it('edits the config file: a refused value is shown next to its field, a valid change writes that key only', async () => {
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openDashboard(browser);
     try {
       const before = readFileSync(daemon.configFile, 'utf8');
       await page.goto(`${daemon.url}/#token=${daemon.token}&view=settings`);
@@ -425,7 +442,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 
   it('follows live events while visible, and sends nothing while hidden', async () => {
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openDashboard(browser);
     try {
       const api: string[] = [];
       page.on('request', (request) => {
@@ -466,7 +483,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 
   it('runs under its CSP: header and meta policy, no inline script or style attribute takes effect, no violation in normal use', async () => {
-    const { page, context, errors, violations } = await openPage(browser);
+    const { page, context, errors, violations } = await openDashboard(browser);
     try {
       const response = await page.goto(`${daemon.url}/#token=${daemon.token}`);
       expect(response?.headers()['content-security-policy']).toMatch(/default-src 'self'/);
@@ -513,7 +530,7 @@ describe('the dashboard served by a real daemon', () => {
 describe('the dashboard on a first run', () => {
   it('opens on the Doctor, not an empty overview, when nothing has been read', async () => {
     const empty = await startDashboardDaemon({ staticDir, history: false });
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openDashboard(browser);
     try {
       await page.goto(`${empty.url}/`);
       await page.getByTestId('first-run').waitFor();

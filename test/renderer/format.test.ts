@@ -10,6 +10,8 @@ import {
   relativeTime,
   stateLabel,
   timeLeft,
+  useLanguage,
+  words,
 } from '../../renderer/format.js';
 
 const NOW = 1_750_000_000_000;
@@ -23,17 +25,17 @@ describe('format', () => {
     // Past ten minutes the seconds are noise.
     expect(duration(754_000)).toBe('12 min');
     expect(duration(7_500_000)).toBe('2 h 5 min');
-    expect(duration(3 * 86_400_000 + 4 * 3_600_000 + 59_000)).toBe('3 days 4 h');
-    expect(duration(86_400_000)).toBe('1 day');
+    expect(duration(3 * 86_400_000 + 4 * 3_600_000 + 59_000)).toBe('3 d 4 h');
+    expect(duration(86_400_000)).toBe('1 d');
     expect(duration(-5)).toBe('0 ms');
   });
 
   it('says times relative to now, past and future', () => {
     expect(relativeTime(NOW - 2000, NOW)).toBe('just now');
     expect(relativeTime(NOW - 40_000, NOW)).toBe('40 s ago');
-    expect(relativeTime(NOW - 3 * 60_000 - 59_000, NOW)).toBe('3 min ago');
+    expect(relativeTime(NOW - 3 * 60_000 - 59_000, NOW)).toBe('3 min 59 s ago');
     expect(relativeTime(NOW - 5 * 3_600_000, NOW)).toBe('5 h ago');
-    expect(relativeTime(NOW - 2 * 86_400_000, NOW)).toBe('2 days ago');
+    expect(relativeTime(NOW - 2 * 86_400_000, NOW)).toBe('2 d ago');
     expect(relativeTime(NOW + 120_000, NOW)).toBe('in 2 min');
   });
 
@@ -51,13 +53,13 @@ describe('format', () => {
   });
 
   it('keeps small shares visible and shortens big numbers', () => {
-    expect(percent(0.625)).toBe('63 %');
-    expect(percent(0.004)).toBe('0.4 %');
-    expect(percent(0)).toBe('0 %');
-    expect(percent(1)).toBe('100 %');
+    expect(percent(0.625)).toBe('63%');
+    expect(percent(0.004)).toBe('0.4%');
+    expect(percent(0)).toBe('0%');
+    expect(percent(1)).toBe('100%');
     expect(compact(950)).toBe('950');
-    expect(compact(1600)).toBe('1.6k');
-    expect(compact(100_000)).toBe('100k');
+    expect(compact(1600)).toBe('1.6K');
+    expect(compact(100_000)).toBe('100K');
     expect(compact(3_200_000)).toBe('3.2M');
     expect(stateLabel('half_open')).toBe('half-open');
   });
@@ -65,5 +67,22 @@ describe('format', () => {
   it('says the time left of a window as a remainder, and over once reached', () => {
     expect(timeLeft(NOW + 240_000, NOW)).toBe('4 min left');
     expect(timeLeft(NOW, NOW)).toBe('over');
+  });
+
+  it("speaks the dashboard's language once it is switched, and English again after", () => {
+    try {
+      useLanguage('zh-CN');
+      expect(words().language).toBe('zh-CN');
+      expect(duration(200_000)).toBe('3 分钟 20 秒');
+      expect(countdown(NOW + 65_000, NOW)).toBe('1 分钟 5 秒后');
+      expect(countdown(NOW, NOW)).toBe('现在');
+      expect(timeLeft(NOW + 240_000, NOW)).toBe('剩余 4 分钟');
+      expect(relativeTime(NOW - 40_000, NOW)).toBe('40 秒前');
+      expect(stateLabel('half_open')).toBe('半开');
+      expect(compact(72_000)).toBe('7.2万');
+    } finally {
+      useLanguage('en');
+    }
+    expect(stateLabel('half_open')).toBe('half-open');
   });
 });

@@ -7,13 +7,14 @@
 import { type Formatters, formatters, type Language } from '../i18n.js';
 import type { MessageText } from './area.js';
 import { common } from './common.js';
+import { dashboard } from './dashboard.js';
 import { headline } from './headline.js';
 import { incidents } from './incidents.js';
 import { spend } from './spend.js';
 import { views } from './views.js';
 
 /** Every area, in the order their keys were declared (keys are prefixed by area, so they never collide). */
-export const AREAS = { common, headline, views, incidents, spend } as const;
+export const AREAS = { common, headline, dashboard, views, incidents, spend } as const;
 
 type Areas = typeof AREAS;
 type EnglishOf<A> = A extends Record<Language, infer E> ? E : never;
