@@ -26,6 +26,10 @@ const VIEW_OF: Record<NoticeKind, DashboardView> = {
   gateway_up: 'overview',
   divergence: 'overview',
   token_budget: 'overview',
+  incident_opened: 'overview',
+  incident_escalated: 'overview',
+  incident_resolved: 'overview',
+  digest: 'logs',
 };
 
 /** The fragment (without `#`) that shows this notice's event. */
