@@ -13,6 +13,7 @@ import { daemonCommand } from './daemon.js';
 import { dashboardCommand } from './dashboard.js';
 import { doctorCommand } from './doctor.js';
 import { historyCommand } from './history.js';
+import { maintenanceCommand } from './maintenance.js';
 import { rehearseCommand } from './rehearse.js';
 import { scanCommand } from './scan.js';
 import { serviceCommand } from './service.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   restartCommand,
   pauseCommand,
   resumeCommand,
+  maintenanceCommand,
   breakerCommand,
   doctorCommand,
   dashboardCommand,

@@ -22,7 +22,15 @@ import type { OperatorAction } from '../breaker/types.js';
 import { keyOfError } from '../config/file.js';
 import { ConfigError } from '../config/schema.js';
 import type { LogFields, Logger } from '../log.js';
-import type { ApiBackend, ControlRequest, HistoryQuery, WatchdogAction, WatchdogResponse } from './api-types.js';
+import type {
+  ApiBackend,
+  ControlRequest,
+  HistoryQuery,
+  MaintenanceRequest,
+  MaintenanceResponse,
+  WatchdogAction,
+  WatchdogResponse,
+} from './api-types.js';
 import {
   type CheckResult,
   checkHost,
@@ -32,7 +40,7 @@ import {
   type ListenAddress,
 } from './security.js';
 import { createSseHub, type SseHubOptions } from './sse.js';
-import { parseWatchdogBody } from './watchdog-body.js';
+import { parseMaintenanceBody, parseWatchdogBody } from './watchdog-body.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -115,7 +123,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 type Route =
-  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'events' | 'config' | 'doctor' }
+  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'events' | 'config' | 'doctor' | 'maintenance' }
   | { kind: 'control'; rawDep: string }
   | { kind: 'watchdog'; action: WatchdogAction }
   | { kind: 'static'; rawSegments: string[] };
@@ -128,6 +136,7 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   events: ['GET'],
   control: ['POST'],
   watchdog: ['POST'],
+  maintenance: ['GET', 'HEAD', 'POST', 'DELETE'],
   config: ['GET', 'POST'],
   doctor: ['GET'],
   static: ['GET', 'HEAD'],
@@ -326,6 +335,37 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           sendJson(res, 200, answer);
           break;
         }
+        case 'maintenance': {
+          let request: MaintenanceRequest | null | undefined;
+          if (method === 'POST') {
+            const body = await readAuthorizedJson(req, res, token, maxBodyBytes);
+            if (!body.ok) return reject(body.rejection);
+            const parsed = parseMaintenanceBody(body.value);
+            if (!parsed.ok) return reject({ status: 400, error: parsed.error, param: parsed.param });
+            request = parsed.request;
+          } else if (method === 'DELETE') {
+            // No body to read; a cross-site DELETE needs a CORS preflight, which is never granted.
+            if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+              return reject({ status: 401, error: 'more than one Authorization header' });
+            }
+            const auth = checkToken(req.headers.authorization, token);
+            if (!auth.ok) return reject(rejectionOf(auth));
+            request = null;
+          }
+          let answer: MaintenanceResponse;
+          try {
+            answer = backend.maintenance(request);
+          } catch (error) {
+            return reject({ status: 409, error: error instanceof Error ? error.message : 'maintenance refused' });
+          }
+          if (request !== undefined) {
+            log.info(request === null ? 'maintenance stopped through the API' : 'maintenance started through the API', {
+              until: answer.manual?.until ?? null,
+            });
+          }
+          sendJson(res, 200, answer);
+          break;
+        }
         case 'static': {
           if (staticRoot === null) return reject({ status: 404, error: 'not found' });
           const served = await serveStatic(res, staticRoot, route.rawSegments);
@@ -478,6 +518,8 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
       return { kind: 'config' };
     case '/api/doctor':
       return { kind: 'doctor' };
+    case '/api/maintenance':
+      return { kind: 'maintenance' };
     case '/':
       return hasStatic ? { kind: 'static', rawSegments: ['index.html'] } : null;
   }
