@@ -7,8 +7,8 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { DEFAULT_POLICY } from '../breaker/types.js';
-import { NOTICE_KINDS, SEVERITIES } from '../notify/notice.js';
 import { HEARTBEAT_KINDS } from '../notify/heartbeat-format.js';
+import { NOTICE_KINDS, SEVERITIES } from '../notify/notice.js';
 import { WEEKDAYS } from '../notify/quiet.js';
 import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
 import {
@@ -25,8 +25,8 @@ import {
   optionalName,
   optionalPath,
   optionalRedisUrl,
-  optionalSecretUrl,
   optionalSecret,
+  optionalSecretUrl,
   optionalString,
   optionalTimeOfDay,
   optionalTimeZone,
@@ -288,8 +288,16 @@ export const configSchema = group({
     ),
     desktopMinSeverity: oneOf('info', SEVERITIES, 'Least severe notice shown on the desktop.'),
     digest: group({
-      enabled: bool(false, 'Hold info and warning notices that are not alerts and send one digest per period and channel.'),
-      everySec: int(3600, 60, 7 * DAY_SEC, 'Digest period (aligned to the clock: 3600 sends on the hour) unless at is set.'),
+      enabled: bool(
+        false,
+        'Hold info and warning notices that are not alerts and send one digest per period and channel.',
+      ),
+      everySec: int(
+        3600,
+        60,
+        7 * DAY_SEC,
+        'Digest period (aligned to the clock: 3600 sends on the hour) unless at is set.',
+      ),
       at: optionalTimeOfDay('Send the digest once a day at this local time (HH:MM) instead of every everySec.'),
     }),
   }),
@@ -309,10 +317,16 @@ export const configSchema = group({
     ),
   }),
   heartbeat: group({
-    url: optionalSecretUrl('Push monitor URL pinged every intervalSec (healthchecks.io, Uptime Kuma, any HTTP endpoint); null: off.'),
+    url: optionalSecretUrl(
+      'Push monitor URL pinged every intervalSec (healthchecks.io, Uptime Kuma, any HTTP endpoint); null: off.',
+    ),
     intervalSec: int(60, 1, DAY_SEC, 'Seconds between pushes.'),
     method: oneOf('POST', ['GET', 'POST'] as const, 'GET, or POST with a JSON body {status, headline, ts}.'),
-    kind: oneOf('generic', HEARTBEAT_KINDS, 'URL format: generic, healthchecks (/fail when critical), uptime-kuma (status, msg, ping).'),
+    kind: oneOf(
+      'generic',
+      HEARTBEAT_KINDS,
+      'URL format: generic, healthchecks (/fail when critical), uptime-kuma (status, msg, ping).',
+    ),
     timeoutSec: int(10, 1, 600, 'Per-push timeout.'),
   }),
   fleet: group({

@@ -6,8 +6,8 @@
  * is what the caller passes in.
  */
 import type { Translator } from '../../shared/messages/index.js';
-import type { NoticeInput } from './notifier.js';
 import { ALERT_KINDS, maxSeverity, type Notice, type NoticeKind, routingSeverity, severityRank } from './notice.js';
+import type { NoticeInput } from './notifier.js';
 import { localTime } from './quiet.js';
 
 export interface DigestSettings {
@@ -106,7 +106,11 @@ export function digestNotice(batch: DigestBatch, now: number, t: Translator): No
       entry.count += notice.count;
       if (notice.ts >= entry.latest.ts) entry.latest = notice;
     }
-    if (top === null || severityRank(notice.severity) > severityRank(top.severity) || (notice.severity === top.severity && notice.ts >= top.ts)) {
+    if (
+      top === null ||
+      severityRank(notice.severity) > severityRank(top.severity) ||
+      (notice.severity === top.severity && notice.ts >= top.ts)
+    ) {
       top = notice;
     }
   }

@@ -14,7 +14,7 @@ import { type Headline, headline, headlineText } from '../../shared/headline.js'
 import type { Translator } from '../../shared/messages/index.js';
 import type { Logger } from '../log.js';
 import type { ApiStatus } from '../server/api-types.js';
-import { type HeartbeatConfig, type HeartbeatStatus, formatHeartbeat } from './heartbeat-format.js';
+import { formatHeartbeat, type HeartbeatConfig, type HeartbeatStatus } from './heartbeat-format.js';
 import { scrub } from './webhook.js';
 import { redactUrl } from './webhook-format.js';
 
@@ -148,7 +148,8 @@ export class Heartbeat {
         httpStatus: response.status,
       };
     } catch (error) {
-      const why = signal.aborted && !controller.signal.aborted ? `timed out after ${config.timeoutSec} s` : describe(error);
+      const why =
+        signal.aborted && !controller.signal.aborted ? `timed out after ${config.timeoutSec} s` : describe(error);
       result = {
         ts,
         status: said.status,
@@ -180,7 +181,8 @@ export class Heartbeat {
     const previous = this.last;
     this.last = result;
     if (result.ok) {
-      if (previous !== null && !previous.ok) log.info('heartbeat delivered again', { target: redactUrl(this.options.config.url) });
+      if (previous !== null && !previous.ok)
+        log.info('heartbeat delivered again', { target: redactUrl(this.options.config.url) });
       else log.debug('heartbeat delivered', { status: result.status });
     } else {
       const repeated = previous !== null && !previous.ok && previous.error === result.error;

@@ -10,7 +10,7 @@
  * dropped), then the digest (what needs no action waits for the period's end).
  */
 import { EventEmitter } from 'node:events';
-import { translator as translatorOf, type Translator } from '../../shared/messages/index.js';
+import { type Translator, translator as translatorOf } from '../../shared/messages/index.js';
 import type { Logger } from '../log.js';
 import { Coalescer } from './coalesce.js';
 import type { DesktopChannel } from './desktop.js';
@@ -71,6 +71,13 @@ export interface NotifierOptions {
   /** Words the digest (default English). */
   translator?: Translator;
 }
+
+const UNCOALESCED: ReadonlySet<NoticeKind> = new Set([
+  'incident_opened',
+  'incident_escalated',
+  'incident_resolved',
+  'digest',
+]);
 
 export type NoticeInput = Omit<Notice, 'count' | 'severity'> & Partial<Pick<Notice, 'count' | 'severity'>>;
 
@@ -150,7 +157,8 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
         count: input.count ?? 1,
         severity: input.severity ?? severityOf(input.kind),
       };
-      const out = this.coalescer.offer(notice, this.options.clock());
+      // An incident is already one notice per episode, and a digest one per period: folding them would hide one.
+      const out = UNCOALESCED.has(notice.kind) ? notice : this.coalescer.offer(notice, this.options.clock());
       if (out === null) {
         this.options.log.debug('notification folded into a summary', { kind: notice.kind, dep: notice.dep });
         return;

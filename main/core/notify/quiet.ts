@@ -100,7 +100,12 @@ export function windowEnd(window: RecurringWindow, now: number): number | null {
   // Minute arithmetic starts from the beginning of the current minute.
   const base = now - (now % MINUTE_MS);
   const after = (minutes: number) => base + minutes * MINUTE_MS;
-  if (from === to) return on(day) && minute >= from ? after(DAY_MIN - minute + to) : on(day - 1) && minute < to ? after(to - minute) : null;
+  if (from === to)
+    return on(day) && minute >= from
+      ? after(DAY_MIN - minute + to)
+      : on(day - 1) && minute < to
+        ? after(to - minute)
+        : null;
   if (from < to) return on(day) && minute >= from && minute < to ? after(to - minute) : null;
   if (on(day) && minute >= from) return after(DAY_MIN - minute + to);
   if (on(day - 1) && minute < to) return after(to - minute);

@@ -4,7 +4,7 @@
  * token in the path or query, so anything shown to a human goes through redactUrl.
  */
 import { createHmac } from 'node:crypto';
-import { EVENT_GROUPS, isNoticeKind, NOTICE_KINDS, type Notice, type Severity, SEVERITIES } from './notice.js';
+import { EVENT_GROUPS, isNoticeKind, NOTICE_KINDS, type Notice, SEVERITIES, type Severity } from './notice.js';
 
 export const WEBHOOK_TYPES = ['generic', 'slack', 'discord', 'telegram', 'feishu', 'dingtalk', 'ntfy'] as const;
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];

@@ -5,6 +5,7 @@
  * the sources; the daemon, the app and the rehearsal get the same wiring.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
+import { translator } from '../../shared/messages/index.js';
 import { breakerKeyOf } from '../breaker/runner.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
@@ -12,13 +13,12 @@ import type { Environment, LoadedConfig } from '../config/index.js';
 import type { GatewaySignal } from '../events.js';
 import type { ServiceHealth, StrategyEnvironment, StrategyVerification } from '../gateway/control.js';
 import { HealthMonitor } from '../gateway/health.js';
-import type { Logger } from '../log.js';
-import { translator } from '../../shared/messages/index.js';
 import { languageOf } from '../language.js';
+import type { Logger } from '../log.js';
 import { createNodeNotifierChannel, type DesktopChannel } from '../notify/desktop.js';
 import { AlertWindows } from '../notify/maintenance.js';
-import type { RecurringWindow } from '../notify/quiet.js';
 import { Notifier } from '../notify/notifier.js';
+import type { RecurringWindow } from '../notify/quiet.js';
 import type { WebhookConfig } from '../notify/webhook-format.js';
 import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
 import type { BreakerbarMetrics } from '../server/metrics.js';

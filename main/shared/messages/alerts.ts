@@ -19,7 +19,7 @@ export const alerts = area(
     'alerts.cause.gateway_dead': 'gateway down',
     'alerts.cause.gateway_hung': 'gateway hung',
     'alerts.cause.restart_budget': 'restart budget spent',
-    'alerts.cause.source_error': "cannot read what the gateway writes",
+    'alerts.cause.source_error': 'cannot read what the gateway writes',
     'alerts.cause.cooldown_loop': (p: { deps: string[] }, f) =>
       p.deps.length === 0 ? 'OpenClaw cooldown loop' : `OpenClaw cooldown loop on ${f.list(p.deps)}`,
     'alerts.cause.quota': (p: { deps: string[] }, f) =>

@@ -5,8 +5,8 @@
  * compile error (see area.ts) and a failing test (test/shared/messages.test.ts).
  */
 import { type Formatters, formatters, type Language } from '../i18n.js';
-import type { MessageText } from './area.js';
 import { alerts } from './alerts.js';
+import type { MessageText } from './area.js';
 import { common } from './common.js';
 import { headline } from './headline.js';
 
