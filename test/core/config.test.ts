@@ -104,10 +104,19 @@ const DEFAULTS = {
     stormRestart: 'safe',
     stormWaitSec: 30,
   },
-  notifications: { desktop: true, coalesceSec: 300, webhooks: [] },
+  notifications: {
+    desktop: true,
+    coalesceSec: 300,
+    webhooks: [],
+    desktopMinSeverity: 'info',
+    digest: { enabled: false, everySec: 3600, at: null },
+  },
+  alerts: { quietHours: [], quietHoursAllowCritical: true, maintenance: [] },
+  heartbeat: { url: null, intervalSec: 60, method: 'POST', kind: 'generic', timeoutSec: 10 },
   fleet: { redisUrl: null, hostId: null, openOnPeerEvidence: false, probeLeaseMs: 5000 },
   server: { host: '127.0.0.1', port: 18820, allowNonLoopback: false },
   retention: { days: 30 },
+  ui: { language: 'auto' },
   log: { level: 'info' },
 };
 
@@ -225,12 +234,27 @@ describe('loadConfig parses every documented key', () => {
             type: 'telegram',
             url: 'https://api.telegram.org/bot123:abc/sendMessage',
             events: ['restart_started', 'restart_failed'],
+            minSeverity: 'info',
             timeoutSec: 5,
             retries: 1,
             chatId: '-1001234',
             secret: null,
           },
         ],
+        desktopMinSeverity: 'warning',
+        digest: { enabled: true, everySec: 1800, at: '08:30' },
+      },
+      alerts: {
+        quietHours: [{ days: ['mon', 'fri'], from: '22:00', to: '07:00', timeZone: 'Europe/Berlin' }],
+        quietHoursAllowCritical: false,
+        maintenance: [{ days: ['sun'], from: '03:00', to: '04:00', timeZone: null }],
+      },
+      heartbeat: {
+        url: 'https://hc-ping.com/0f4c-uuid',
+        intervalSec: 30,
+        method: 'GET',
+        kind: 'healthchecks',
+        timeoutSec: 5,
       },
       fleet: {
         redisUrl: 'redis://:pw@10.0.0.5:6379/2',
@@ -240,6 +264,7 @@ describe('loadConfig parses every documented key', () => {
       },
       server: { host: '127.0.0.1', port: 18830, allowNonLoopback: false },
       retention: { days: 90 },
+      ui: { language: 'zh-CN' },
       log: { level: 'warn' },
     };
     const path = configFile(content);
@@ -260,7 +285,8 @@ describe('loadConfig parses every documented key', () => {
       {
         type: 'ntfy',
         url: 'https://ntfy.sh/breakerbar-alerts',
-        events: ['*'],
+        events: ['alerts'],
+        minSeverity: 'warning',
         timeoutSec: 10,
         retries: 3,
         chatId: null,

@@ -116,7 +116,7 @@ export class Heartbeat {
   }
 
   private async send(): Promise<HeartbeatResult> {
-    const { config, clock, log } = this.options;
+    const { config, clock } = this.options;
     const ts = clock();
     let said: { status: HeartbeatStatus; text: string };
     try {

@@ -292,7 +292,7 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
       ok: error === null,
       error,
       dep: notice.dep,
-      suppressed,
+      ...(suppressed ? { suppressed } : {}),
     };
     if (suppressed) {
       this.options.log.debug('notification suppressed', { channel: channel.name, kind: notice.kind, error });

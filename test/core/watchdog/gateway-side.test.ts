@@ -209,8 +209,8 @@ describe('notification channels that fail', () => {
         desktop: false,
         coalesceSec: 1,
         webhooks: [
-          { type: 'generic', url: hung, timeoutSec: 1, retries: 0 },
-          { type: 'generic', url: fine, timeoutSec: 1, retries: 0 },
+          { type: 'generic', url: hung, events: ['*'], timeoutSec: 1, retries: 0 },
+          { type: 'generic', url: fine, events: ['*'], timeoutSec: 1, retries: 0 },
         ],
       },
     });
@@ -311,7 +311,7 @@ describe('divergence alarm', () => {
     const m = await start({
       watchdog: { ...FAST_WATCHDOG, enabled: false, divergenceSec: 1 },
       breakers: { consecutiveFailures: 3, cooldownMs: 60_000 },
-      notifications: { desktop: false, coalesceSec: 1, webhooks: [{ type: 'generic', url: hook }] },
+      notifications: { desktop: false, coalesceSec: 1, webhooks: [{ type: 'generic', url: hook, events: ['*'] }] },
     });
     for (let i = 0; i < 5; i++) call('server_error');
     await until(() => got.includes('divergence'), 15_000);
