@@ -3,8 +3,13 @@
  * loopback: one push in flight at most, a hung receiver costs one timeout, failures are logged once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type HeartbeatConfig, formatHeartbeat } from '../../../main/core/notify/heartbeat-format.js';
-import { Heartbeat, type HeartbeatRecord, META_HEARTBEAT, parseHeartbeatMeta } from '../../../main/core/notify/heartbeat.js';
+import {
+  Heartbeat,
+  type HeartbeatRecord,
+  META_HEARTBEAT,
+  parseHeartbeatMeta,
+} from '../../../main/core/notify/heartbeat.js';
+import { formatHeartbeat, type HeartbeatConfig } from '../../../main/core/notify/heartbeat-format.js';
 import type { ApiStatus } from '../../../main/core/server/api-types.js';
 import { headline, headlineText } from '../../../main/shared/headline.js';
 import { translator } from '../../../main/shared/messages/index.js';
@@ -62,7 +67,10 @@ describe('formatHeartbeat', () => {
   });
 
   it('uptime-kuma: status, msg and ping in the query', () => {
-    const kuma = config('https://kuma.example/api/push/AbC?status=up&msg=OK&ping=', { kind: 'uptime-kuma', method: 'GET' });
+    const kuma = config('https://kuma.example/api/push/AbC?status=up&msg=OK&ping=', {
+      kind: 'uptime-kuma',
+      method: 'GET',
+    });
     const up = new URL(formatHeartbeat(kuma, { ...push, pingMs: 23.4 }).url);
     expect(up.pathname).toBe('/api/push/AbC');
     expect(Object.fromEntries(up.searchParams)).toEqual({ status: 'up', msg: push.headline, ping: '23' });
@@ -99,7 +107,11 @@ describe('Heartbeat', () => {
     expect(result).toMatchObject({ ok: true, httpStatus: 200 });
     const body = JSON.parse(r.requests[0]?.body ?? '{}');
     const line = headline(status, T0);
-    expect(body).toEqual({ status: line.tone, headline: headlineText(line, translator('en')), ts: new Date(T0).toISOString() });
+    expect(body).toEqual({
+      status: line.tone,
+      headline: headlineText(line, translator('en')),
+      ts: new Date(T0).toISOString(),
+    });
     expect(parseHeartbeatMeta(h.meta.get(META_HEARTBEAT))).toMatchObject({ ok: true, ts: T0 });
     expect(h.records).toHaveLength(1);
     // The same outcome again is not another history row.
