@@ -14,7 +14,7 @@ import type { ApiStatus } from '../../../main/core/server/api-types.js';
 import { headline, headlineText } from '../../../main/shared/headline.js';
 import { translator } from '../../../main/shared/messages/index.js';
 import { FakeBackend, recordingLogger } from '../../helpers/fake-backend.js';
-import { type Receiver, type Responder, startReceiver, waitFor } from './receiver.js';
+import { type Receiver, type Responder, startReceiver } from './receiver.js';
 
 const T0 = Date.UTC(2026, 11, 1, 10);
 const receivers: Receiver[] = [];
