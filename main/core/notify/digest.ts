@@ -80,10 +80,11 @@ export class Digest {
     return out;
   }
 
-  /** Notices held (all channels). */
-  held(): number {
+  /** Notices held for one channel, or for all. */
+  held(channel?: string): number {
     let total = 0;
-    for (const batch of this.pending.values()) total += batch.notices.length;
+    for (const [name, batch] of this.pending)
+      if (channel === undefined || name === channel) total += batch.notices.length;
     return total;
   }
 }

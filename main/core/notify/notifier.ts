@@ -72,6 +72,9 @@ export interface NotifierOptions {
   translator?: Translator;
 }
 
+/** The digest's batch for the 'notice' event (what the tray app shows); no channel has this name. */
+const ANNOUNCED = '(announced)';
+
 const UNCOALESCED: ReadonlySet<NoticeKind> = new Set([
   'incident_opened',
   'incident_escalated',
@@ -179,10 +182,14 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
       // A digest due during quiet hours or maintenance waits for them to end (it would only be suppressed).
       if (this.suppression({ kind: 'digest', severity: 'info' }, now) !== null) return;
       for (const batch of this.digest.due(now)) {
-        const channel = this.list.find((c) => c.name === batch.channel);
-        if (!channel) continue;
         const input = digestNotice(batch, now, this.translator);
-        this.send(channel, { ...input, count: 1, severity: input.severity ?? 'info' });
+        const digest: Notice = { ...input, count: 1, severity: input.severity ?? 'info' };
+        if (batch.channel === ANNOUNCED) {
+          this.emit('notice', digest);
+          continue;
+        }
+        const channel = this.list.find((c) => c.name === batch.channel);
+        if (channel) this.send(channel, digest);
       }
     } catch (err) {
       this.options.log.error('notification summaries failed', { error: errorText(err) });
@@ -220,9 +227,9 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
     return this.list.map(({ name, kind, target }) => ({ name, kind, target }));
   }
 
-  /** Notices held for the next digest (all channels). */
-  digestHeld(): number {
-    return this.digest?.held() ?? 0;
+  /** Notices held for the next digest: one channel's (the 'notice' event's is `announced`), or all. */
+  digestHeld(channel?: string): number {
+    return this.digest?.held(channel === 'announced' ? ANNOUNCED : channel) ?? 0;
   }
 
   /** Deliveries running now (all channels). */
@@ -238,19 +245,23 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
   private dispatch(notice: Notice): void {
     const now = this.options.clock();
     const suppressed = this.suppression(notice, now);
-    // Announced before the channels run (the tray app shows it natively, the dashboard lists it);
-    // not while quiet hours or maintenance hold it, or the tray would ring anyway.
-    if (suppressed === null) this.emit('notice', notice);
-    this.options.log.debug('notification', { kind: notice.kind, dep: notice.dep, count: notice.count, suppressed });
     const rank = severityRank(routingSeverity(notice));
+    const held = this.digest !== null && !isImmediate(notice);
+    this.options.log.debug('notification', { kind: notice.kind, dep: notice.dep, count: notice.count, suppressed });
+    // Announced before the channels run: the tray app shows it natively, so it follows the desktop's rules
+    // (its least severity, quiet hours and maintenance, the digest).
+    if (suppressed === null && rank >= severityRank(this.options.desktopMinSeverity ?? 'info')) {
+      if (held) this.digest?.hold(ANNOUNCED, notice, now);
+      else this.emit('notice', notice);
+    }
     for (const channel of this.list) {
       if (!channel.wants(notice.kind) || rank < severityRank(channel.minSeverity)) continue;
       if (suppressed !== null) {
         this.finish(channel, notice, suppressed, true);
         continue;
       }
-      if (this.digest !== null && !isImmediate(notice)) {
-        this.digest.hold(channel.name, notice, now);
+      if (held) {
+        this.digest?.hold(channel.name, notice, now);
         continue;
       }
       this.send(channel, notice);

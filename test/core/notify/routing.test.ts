@@ -134,6 +134,8 @@ describe('Notifier routing', () => {
     h.notifier.notify({ ...notice('divergence'), severity: 'info' });
     await waitFor(() => h.records.length === 3, 5000, 'deliveries');
     expect(desktop.sent.map((n) => n.kind)).toEqual(['token_budget', 'breaker_closed', 'fallback_answering']);
+    // The tray app shows the 'notice' events natively: the same filter.
+    expect(h.announced.map((n) => n.kind)).toEqual(['token_budget', 'breaker_closed', 'fallback_answering']);
   });
 });
 
@@ -196,11 +198,14 @@ describe('digest', () => {
     h.notifier.notify(notice('incident_opened'));
     await waitFor(() => hook.requests.length === 2, 5000, 'the immediate ones');
     expect(kinds(hook)).toEqual(['gateway_down', 'incident_opened']);
-    expect(h.notifier.digestHeld()).toBe(3);
+    expect(h.notifier.digestHeld('webhook:generic#0')).toBe(3);
+    // The tray app's notices follow the same digest.
+    expect(h.announced.map((n) => n.kind)).toEqual(['gateway_down', 'incident_opened']);
+    expect(h.notifier.digestHeld('announced')).toBe(3);
     // Not before the hour ends (T0 is 10:00 sharp; the period runs to 11:00).
     h.clock.now = T0 + HOUR - 1;
     h.notifier.tick();
-    expect(h.notifier.digestHeld()).toBe(3);
+    expect(h.notifier.digestHeld('webhook:generic#0')).toBe(3);
     h.clock.now = T0 + HOUR;
     h.notifier.tick();
     await waitFor(() => hook.requests.length === 3, 5000, 'the digest');
@@ -215,6 +220,7 @@ describe('digest', () => {
       t.t('alerts.digestLine', { count: 1, title: 'Token budget' }),
     ]);
     expect(h.notifier.digestHeld()).toBe(0);
+    expect(h.announced.map((n) => n.kind)).toEqual(['gateway_down', 'incident_opened', 'digest']);
   });
 
   it('a digest due during maintenance waits for its end', async () => {
@@ -229,7 +235,7 @@ describe('digest', () => {
     state = { kind: 'maintenance', until: null, reason: 'upgrading' };
     h.clock.now = T0 + HOUR;
     h.notifier.tick();
-    expect(h.notifier.digestHeld()).toBe(1);
+    expect(h.notifier.digestHeld('webhook:generic#0')).toBe(1);
     state = null;
     h.notifier.tick();
     await waitFor(() => hook.requests.length === 1, 5000, 'the digest');
