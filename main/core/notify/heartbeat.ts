@@ -118,19 +118,23 @@ export class Heartbeat {
   private async send(): Promise<HeartbeatResult> {
     const { config, clock } = this.options;
     const ts = clock();
-    let said: { status: HeartbeatStatus; text: string };
+    let said: { status: HeartbeatStatus; text: string; pingMs: number | null };
     try {
       said = this.describe(ts);
     } catch (error) {
       // A status that cannot be built is itself news: the push says so rather than falling silent.
-      said = { status: 'critical', text: `BreakerBar cannot build its status: ${(error as Error).message}` };
+      said = {
+        status: 'critical',
+        text: `BreakerBar cannot build its status: ${(error as Error).message}`,
+        pingMs: null,
+      };
     }
     const controller = new AbortController();
     this.controller = controller;
     const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(config.timeoutSec * 1000)]);
     let result: HeartbeatResult;
     try {
-      const request = formatHeartbeat(config, { status: said.status, headline: said.text, ts, pingMs: this.ping() });
+      const request = formatHeartbeat(config, { status: said.status, headline: said.text, ts, pingMs: said.pingMs });
       const response = await (this.options.fetch ?? fetch)(request.url, {
         method: request.method,
         headers: request.headers,
@@ -163,17 +167,15 @@ export class Heartbeat {
     return result;
   }
 
-  private describe(now: number): { status: HeartbeatStatus; text: string } {
-    const line: Headline = headline(this.options.status(), now);
-    return { status: line.tone, text: headlineText(line, this.options.translator) };
-  }
-
-  private ping(): number | null {
-    try {
-      return this.options.status().gateway?.last?.latencyMs ?? null;
-    } catch {
-      return null;
-    }
+  /** The headline's tone and words, and the last probe's latency (Uptime Kuma charts it). */
+  private describe(now: number): { status: HeartbeatStatus; text: string; pingMs: number | null } {
+    const status = this.options.status();
+    const line: Headline = headline(status, now);
+    return {
+      status: line.tone,
+      text: headlineText(line, this.options.translator),
+      pingMs: status.gateway?.last?.latencyMs ?? null,
+    };
   }
 
   private finish(result: HeartbeatResult, text: string): void {
