@@ -27,6 +27,10 @@ const VIEW_OF: Record<NoticeKind, DashboardView> = {
   divergence: 'overview',
   token_budget: 'overview',
   spend_budget: 'overview',
+  incident_opened: 'overview',
+  incident_escalated: 'overview',
+  incident_resolved: 'overview',
+  digest: 'logs',
 };
 
 /** The fragment (without `#`) that shows this notice's event. */

@@ -21,6 +21,7 @@ export interface ApiClient {
   url: string;
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
+  delete<T>(path: string): Promise<T>;
 }
 
 /** The running instance for this data directory; an error saying how to start one when there is none. */
@@ -38,6 +39,7 @@ export function connect(loaded: LoadedConfig): ApiClient {
     url,
     get: (path) => request(url, 'GET', path, null, null),
     post: (path, body) => request(url, 'POST', path, readToken(dataDir), body),
+    delete: (path) => request(url, 'DELETE', path, readToken(dataDir), null),
   };
 }
 

@@ -14,6 +14,7 @@ import { dashboardCommand } from './dashboard.js';
 import { doctorCommand } from './doctor.js';
 import { historyCommand } from './history.js';
 import { incidentsCommand } from './incidents.js';
+import { maintenanceCommand } from './maintenance.js';
 import { rehearseCommand } from './rehearse.js';
 import { scanCommand } from './scan.js';
 import { serviceCommand } from './service.js';
@@ -27,6 +28,7 @@ export const COMMANDS: readonly Command[] = [
   restartCommand,
   pauseCommand,
   resumeCommand,
+  maintenanceCommand,
   breakerCommand,
   doctorCommand,
   dashboardCommand,

@@ -5,22 +5,26 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { translator } from '../shared/messages/index.js';
 import { BreakerService } from './breaker/service.js';
 import { defaultConfigPath, type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
 import { runDoctor } from './doctor/index.js';
 import type { CallEvent, GatewaySignal } from './events.js';
+import { wireIncidentNotices } from './incidents/notices.js';
 import { IncidentService } from './incidents/service.js';
 import { IncidentStore } from './incidents/store.js';
 import { languageOf } from './language.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
 import type { DesktopChannel } from './notify/desktop.js';
+import { Heartbeat } from './notify/heartbeat.js';
 import { CooldownLoopDetector } from './openclaw/cooldown-loop.js';
 import { OpenClawCooldowns } from './openclaw/cooldowns.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import { DEFAULT_QUOTA_COMMAND, QuotaReader } from './openclaw/quota.js';
 import { removeApiUrl, writeApiUrl } from './server/api-address.js';
 import { loadOrCreateApiToken } from './server/api-token.js';
+import type { ApiBackend } from './server/api-types.js';
 import { createBackend } from './server/backend.js';
 import { type ApiServer, startApiServer } from './server/http.js';
 import { BreakerbarMetrics } from './server/metrics.js';
@@ -29,10 +33,11 @@ import { GatewayMetricsSource, type MetricsStatus } from './sources/gateway-metr
 import type { IngestSink, Source, SourceStatus } from './sources/source.js';
 import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
-import type { QuotaWindow } from './spend/types.js';
 import { SpendTracker } from './spend/tracker.js';
+import type { QuotaWindow } from './spend/types.js';
 import { steadyClock } from './steady-clock.js';
 import { Store } from './store/db.js';
+import { GatewayHistory } from './store/gateway-history.js';
 import { IngestWriter } from './store/ingest-writer.js';
 import { version } from './version.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
@@ -110,6 +115,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private server: ApiServer | null = null;
   private gatewaySide: GatewaySide | null = null;
   private incidentService: IncidentService | null = null;
+  private heartbeat: Heartbeat | null = null;
   private cooldownReader: OpenClawCooldowns | null = null;
   private cooldownLoops = new CooldownLoopDetector();
   /** Dependencies OpenClaw had a cooldown on since start: their gauge stays (at 0) once it ends. */
@@ -223,9 +229,12 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.prune();
     this.every(HOUR_MS, () => this.prune());
     this.every(this.options.progressIntervalMs ?? 5000, () => this.reportProgress());
+    // Made whether or not it is served: the heartbeat words the same status the API answers.
+    const backend = this.createBackend(store, this.breakerService, this.metrics);
+    this.startHeartbeat(store, backend);
     if (this.options.serve !== false) {
       try {
-        await this.serve(store, this.breakerService, this.metrics);
+        await this.serve(backend);
       } catch (error) {
         await this.stop();
         throw error;
@@ -263,6 +272,14 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       gateway.watchdog.on('decision', (decision) => service.decision(decision));
       gateway.watchdog.on('restart', (row) => service.restart(row));
       gateway.notifier.on('delivered', (row) => service.delivered(row));
+      // One alert when an incident opens (another if it turns critical), one recovery when it closes.
+      const environment = this.options.environment ?? processEnvironment();
+      wireIncidentNotices(
+        service,
+        gateway.notifier,
+        translator(languageOf(this.loaded.config, environment.env)),
+        this.clock,
+      );
     }
     service.start();
     return service;
@@ -278,11 +295,28 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     return this.incidentService;
   }
 
-  /** Starts the local API and /metrics on the configured loopback port. */
-  private async serve(store: Store, breakers: BreakerService, metrics: BreakerbarMetrics): Promise<void> {
-    const { server } = this.loaded.config;
+  /** The off-box heartbeat, when `heartbeat.url` is set. */
+  private startHeartbeat(store: Store, backend: ApiBackend): void {
+    const { heartbeat } = this.loaded.config;
+    if (heartbeat.url === null) return;
     const environment = this.options.environment ?? processEnvironment();
-    const backend = createBackend({
+    const history = this.gatewaySide?.history ?? new GatewayHistory(store.db);
+    this.heartbeat = new Heartbeat({
+      config: { ...heartbeat, url: heartbeat.url },
+      status: () => backend.status(),
+      translator: translator(languageOf(this.loaded.config, environment.env)),
+      clock: this.clock,
+      log: this.log,
+      record: (row) => history.recordNotification(row),
+      setMeta: (key, value) => this.store?.setMeta(key, value),
+    });
+    this.heartbeat.start();
+  }
+
+  /** The core as the local API (and the heartbeat) sees it. */
+  private createBackend(store: Store, breakers: BreakerService, metrics: BreakerbarMetrics): ApiBackend {
+    const environment = this.options.environment ?? processEnvironment();
+    return createBackend({
       store,
       breakers,
       metrics,
@@ -311,6 +345,11 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       },
       clock: this.clock,
     });
+  }
+
+  /** Starts the local API and /metrics on the configured loopback port. */
+  private async serve(backend: ApiBackend): Promise<void> {
+    const { server } = this.loaded.config;
     try {
       this.server = await startApiServer({
         backend,
@@ -419,6 +458,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     // Before the gateway side and the store: an open incident stays open in the store, resumed at the next start.
     this.incidentService?.stop();
     this.incidentService = null;
+    await this.heartbeat?.stop();
+    this.heartbeat = null;
     await this.gatewaySide?.stop();
     this.gatewaySide = null;
     this.breakerService?.stop();

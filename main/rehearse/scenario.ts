@@ -106,6 +106,7 @@ const DECISIONS: Record<DecisionKind, true> = {
   budget_exhausted: true,
   spacing: true,
   paused: true,
+  maintenance: true,
   recovering: true,
   in_flight: true,
   pending: true,

@@ -269,7 +269,7 @@ describe('help and usage errors', () => {
     expect(out).toBe('');
     expect(err).toContain('unknown command "scna"');
     expect(err).toContain(
-      'Commands: daemon, status, restart, pause, resume, breaker, doctor, dashboard, rehearse, scan, history, incidents, spend, service',
+      'Commands: daemon, status, restart, pause, resume, maintenance, breaker, doctor, dashboard, rehearse, scan, history, incidents, spend, service',
     );
   });
 

@@ -121,7 +121,9 @@ process.exit(res.ok ? 0 : 1);
     notifications: {
       desktop: false,
       coalesceSec: 1,
-      webhooks: [{ type: 'generic', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }],
+      webhooks: [
+        { type: 'generic', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['*'] },
+      ],
     },
   };
   writeFileSync(join(home, 'config.json'), JSON.stringify(config));

@@ -18,6 +18,8 @@ import type {
   ControlRequest,
   HistoryQuery,
   IncidentQuery,
+  MaintenanceRequest,
+  MaintenanceResponse,
   WatchdogRequest,
   WatchdogResponse,
 } from '../../main/core/server/api-types.js';
@@ -155,6 +157,15 @@ export class FakeBackend implements ApiBackend {
     if (this.watchdogError) throw this.watchdogError;
     // Only the shape matters to the HTTP layer; the status is the real runner's in monitor tests.
     return { decision: request.action === 'restart' ? 'restart' : 'paused', reason: 'fake', status: null as never };
+  }
+
+  /** Every maintenance call: a request (start), null (stop), undefined (read). */
+  readonly maintenanceRequests: Array<MaintenanceRequest | null | undefined> = [];
+
+  maintenance(request?: MaintenanceRequest | null): MaintenanceResponse {
+    this.maintenanceRequests.push(request);
+    const manual = request ? { startedAt: 1_700_000_000_000, until: null, reason: request.reason } : null;
+    return { manual, quiet: manual && { kind: 'maintenance', until: null, reason: manual.reason } };
   }
 
   config(): ConfigView {

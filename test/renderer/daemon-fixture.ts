@@ -151,8 +151,8 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
           desktop: false,
           coalesceSec: 1,
           webhooks: [
-            { type: 'generic', url: accepting.url, retries: 0, timeoutSec: 2 },
-            { type: 'generic', url: failing.url, retries: 0, timeoutSec: 2 },
+            { type: 'generic', url: accepting.url, events: ['*'], retries: 0, timeoutSec: 2 },
+            { type: 'generic', url: failing.url, events: ['*'], retries: 0, timeoutSec: 2 },
           ],
         },
         server: { port: 0 },

@@ -7,7 +7,9 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { DEFAULT_POLICY } from '../breaker/types.js';
-import { NOTICE_KINDS } from '../notify/notice.js';
+import { HEARTBEAT_KINDS } from '../notify/heartbeat-format.js';
+import { NOTICE_KINDS, SEVERITIES } from '../notify/notice.js';
+import { WEEKDAYS } from '../notify/quiet.js';
 import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
 import {
   bool,
@@ -27,12 +29,16 @@ import {
   optionalPath,
   optionalRedisUrl,
   optionalSecret,
+  optionalSecretUrl,
   optionalString,
+  optionalTimeOfDay,
+  optionalTimeZone,
   optionalUrl,
   parseWith,
   record,
   secretUrl,
   str,
+  timeOfDay,
 } from './schema.js';
 
 const DAY = 86_400_000;
@@ -54,6 +60,14 @@ const policyShape = {
 };
 
 const DEP_PATTERN = /^[^\s]+$/;
+
+/** A window that comes back every week: quiet hours, a maintenance slot. */
+const recurringWindow = {
+  days: listOf([...WEEKDAYS], WEEKDAYS, 'Days the window starts on (default every day).'),
+  from: timeOfDay('00:00', 'Start, HH:MM.'),
+  to: timeOfDay('00:00', 'End, HH:MM; earlier than from means the next day (from = to: 24 hours).'),
+  timeZone: optionalTimeZone("IANA time zone of from/to; null means the system's."),
+};
 
 export { ConfigError } from './schema.js';
 
@@ -304,16 +318,64 @@ export const configSchema = group({
       {
         type: oneOf('generic', WEBHOOK_TYPES, 'Payload format.'),
         url: secretUrl('Webhook URL (Telegram: https://api.telegram.org/bot<token>/sendMessage; ntfy: the topic URL).'),
-        events: listOf(['*'], NOTICE_KINDS, 'Event kinds sent to this webhook, or ["*"].', true),
+        events: listOf(
+          ['alerts'],
+          [...NOTICE_KINDS, 'alerts'],
+          'Event kinds sent to this webhook: kinds, "alerts" (incidents and what needs a human) or "*" (everything).',
+          true,
+        ),
+        minSeverity: oneOf('warning', SEVERITIES, 'Least severe notice sent (recoveries go where their alarm went).'),
         timeoutSec: int(10, 1, 600, 'Per-attempt timeout.'),
         retries: int(3, 0, 20, 'Extra attempts after a failure (backoff doubles).'),
         chatId: optionalString('Telegram chat id (required for telegram).'),
         secret: optionalSecret('Feishu/DingTalk signing secret; for generic and ntfy a Bearer token. Never logged.'),
       },
       'Webhooks: generic JSON, slack, discord, telegram, feishu, dingtalk, ntfy.',
-      'webhooks {type, url, events?, timeoutSec?, retries?, chatId?, secret?}',
+      'webhooks {type, url, events?, minSeverity?, timeoutSec?, retries?, chatId?, secret?}',
       ['type', 'url'],
     ),
+    desktopMinSeverity: oneOf('info', SEVERITIES, 'Least severe notice shown on the desktop.'),
+    digest: group({
+      enabled: bool(
+        false,
+        'Hold info and warning notices that are not alerts and send one digest per period and channel.',
+      ),
+      everySec: int(
+        3600,
+        60,
+        7 * DAY_SEC,
+        'Digest period (aligned to the clock: 3600 sends on the hour) unless at is set.',
+      ),
+      at: optionalTimeOfDay('Send the digest once a day at this local time (HH:MM) instead of every everySec.'),
+    }),
+  }),
+  alerts: group({
+    quietHours: list(
+      recurringWindow,
+      'Quiet hours: no notification below critical (see quietHoursAllowCritical).',
+      'windows {days?, from, to, timeZone?}',
+      ['from', 'to'],
+    ),
+    quietHoursAllowCritical: bool(true, 'Critical notices still go out during quiet hours (never during maintenance).'),
+    maintenance: list(
+      recurringWindow,
+      'Recurring maintenance windows: no notification at all and no automatic restart.',
+      'windows {days?, from, to, timeZone?}',
+      ['from', 'to'],
+    ),
+  }),
+  heartbeat: group({
+    url: optionalSecretUrl(
+      'Push monitor URL pinged every intervalSec (healthchecks.io, Uptime Kuma, any HTTP endpoint); null: off.',
+    ),
+    intervalSec: int(60, 1, DAY_SEC, 'Seconds between pushes.'),
+    method: oneOf('POST', ['GET', 'POST'] as const, 'GET, or POST with a JSON body {status, headline, ts}.'),
+    kind: oneOf(
+      'generic',
+      HEARTBEAT_KINDS,
+      'URL format: generic, healthchecks (/fail when critical), uptime-kuma (status, msg, ping).',
+    ),
+    timeoutSec: int(10, 1, 600, 'Per-push timeout.'),
   }),
   fleet: group({
     redisUrl: optionalRedisUrl(

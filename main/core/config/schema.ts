@@ -193,6 +193,43 @@ export function secretUrl(doc: string): Field<string> {
   };
 }
 
+/** An http(s) URL that may carry a secret (a push monitor's token), or null; errors never show it. */
+export function optionalSecretUrl(doc: string): Field<string | null> {
+  const url = secretUrl(doc);
+  return {
+    ...url,
+    default: null,
+    expected: `null or ${url.expected}`,
+    parse: (value, path) => (value === null ? null : url.parse(value, path)),
+  };
+}
+
+/** A time of day, `HH:MM` on a 24-hour clock. */
+export function timeOfDay(def: string, doc: string): Field<string> {
+  return str(def, doc, 'a time of day "HH:MM" (00:00 to 23:59)', /^([01]\d|2[0-3]):[0-5]\d$/);
+}
+
+/** A time of day `HH:MM`, or null. */
+export function optionalTimeOfDay(doc: string): Field<string | null> {
+  return field<string | null>(null, doc, 'null or a time of day "HH:MM" (00:00 to 23:59)', (v) =>
+    v === null || (typeof v === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(v)) ? v : undefined,
+  );
+}
+
+/** An IANA time zone name (`Europe/Berlin`, `Asia/Shanghai`), or null for the system's. */
+export function optionalTimeZone(doc: string): Field<string | null> {
+  return field<string | null>(null, doc, 'null or an IANA time zone name such as "Europe/Berlin"', (v) => {
+    if (v === null) return null;
+    if (typeof v !== 'string' || v.trim() === '') return undefined;
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: v });
+      return v;
+    } catch {
+      return undefined;
+    }
+  });
+}
+
 /** A `redis://[user:password@]host:port[/db]` URL or null; errors never show it (it may carry a password). */
 export function optionalRedisUrl(doc: string): Field<string | null> {
   const expected = 'null or a redis://host:port URL';

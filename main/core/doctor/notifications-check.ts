@@ -7,7 +7,9 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Environment, LoadedConfig } from '../config/index.js';
+import { type HeartbeatResult, META_HEARTBEAT, parseHeartbeatMeta } from '../notify/heartbeat.js';
 import { redactUrl, validateWebhook, type WebhookConfig } from '../notify/webhook-format.js';
 import { envValue, findOnPath } from './fs-util.js';
 import { type Finding, finding } from './types.js';
@@ -113,7 +115,7 @@ export function checkWebhooks(loaded: LoadedConfig): Finding[] {
   const where = loaded.file ? ` in ${loaded.file}` : '';
   const findings = webhooks.map((webhook, i) => {
     const title = `webhook ${i + 1}: ${webhook.type} → ${redactUrl(webhook.url)}`;
-    const detail = `events: ${webhook.events.join(', ')}`;
+    const detail = `events: ${webhook.events.join(', ')}; minSeverity: ${webhook.minSeverity ?? 'warning'}`;
     const problems = validateWebhook(webhook);
     return problems.length === 0
       ? finding('notifications', 'ok', title, detail)
@@ -143,6 +145,66 @@ export function checkWebhooks(loaded: LoadedConfig): Finding[] {
   return findings;
 }
 
-export function checkNotifications(loaded: LoadedConfig, environment: Environment): Finding[] {
-  return [...checkDesktop(loaded, environment), ...checkWebhooks(loaded)];
+/** The last heartbeat push the daemon kept in its database, or null (none yet, or no database). */
+export function lastHeartbeat(dbPath: string): HeartbeatResult | null {
+  if (!existsSync(dbPath)) return null;
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(META_HEARTBEAT) as { value: string } | undefined;
+    return parseHeartbeatMeta(row?.value);
+  } catch {
+    return null;
+  } finally {
+    db?.close();
+  }
+}
+
+/** The off-box heartbeat: configured, and did the last push get through (and is it recent)? */
+export function checkHeartbeat(loaded: LoadedConfig, now: number, last = lastHeartbeat(loaded.dbPath)): Finding[] {
+  const { heartbeat } = loaded.config;
+  if (heartbeat.url === null) {
+    return [
+      finding(
+        'notifications',
+        'info',
+        'no heartbeat (heartbeat.url null)',
+        'nothing off this machine notices if BreakerBar itself stops',
+        'set heartbeat.url to a push monitor (healthchecks.io, Uptime Kuma)',
+      ),
+    ];
+  }
+  const title = `heartbeat (${heartbeat.kind}) → ${redactUrl(heartbeat.url)} every ${heartbeat.intervalSec} s`;
+  if (last === null) {
+    return [finding('notifications', 'warn', title, 'no push recorded yet', 'start the daemon (`breakerbar daemon`)')];
+  }
+  const age = Math.max(0, Math.round((now - last.ts) / 1000));
+  if (!last.ok) {
+    return [
+      finding(
+        'notifications',
+        'error',
+        title,
+        `last push ${age} s ago failed: ${last.error ?? 'unknown error'}`,
+        'check heartbeat.url and that this machine can reach it',
+      ),
+    ];
+  }
+  // Three intervals without a push: the daemon is not running (or not pushing); the monitor will say so soon.
+  if (age > 3 * heartbeat.intervalSec + heartbeat.timeoutSec) {
+    return [
+      finding(
+        'notifications',
+        'warn',
+        title,
+        `last push ${age} s ago was delivered, but none since`,
+        'is the daemon running? (`breakerbar status`)',
+      ),
+    ];
+  }
+  return [finding('notifications', 'ok', title, `last push ${age} s ago delivered (status ${last.status})`)];
+}
+
+export function checkNotifications(loaded: LoadedConfig, environment: Environment, now = Date.now()): Finding[] {
+  return [...checkDesktop(loaded, environment), ...checkWebhooks(loaded), ...checkHeartbeat(loaded, now)];
 }

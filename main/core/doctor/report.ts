@@ -77,7 +77,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     guarded('breakerbar', () => checkBreakerbar(loaded, timeouts)),
   ]);
   const restart = await guarded('restart', () => checkRestart(loaded, environment));
-  const notifications = await guarded('notifications', () => checkNotifications(loaded, environment));
+  const notifications = await guarded('notifications', () => checkNotifications(loaded, environment, now));
 
   const all = [...config.findings, ...openclaw, ...sources, ...gateway, ...restart, ...notifications, ...breakerbar];
   // Grouped by area in report order; within an area, in the order found.

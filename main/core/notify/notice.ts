@@ -20,10 +20,15 @@ export const NOTICE_KINDS = [
   'watchdog_blocked',
   'openclaw_cooldown_loop',
   'spend_budget',
+  'incident_opened',
+  'incident_escalated',
+  'incident_resolved',
+  'digest',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
-export type Severity = 'info' | 'warning' | 'critical';
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
 
 export interface Notice {
   kind: NoticeKind;
@@ -38,6 +43,11 @@ export interface Notice {
   ts: number;
   /** How many events of this kind+dep were folded into this one (1 = just this one). */
   count: number;
+  /**
+   * A recovery notice: the severity of the alert it closes. It is routed at that severity, so an
+   * all-clear reaches every channel that got the alarm even when the channel filters out `info`.
+   */
+  closes?: Severity;
 }
 
 /**
@@ -69,6 +79,12 @@ const SEVERITY: Record<NoticeKind, Severity> = {
   openclaw_cooldown_loop: 'warning',
   // A spend budget's alert share crossed (the notice itself is critical once the whole limit is used).
   spend_budget: 'warning',
+  // An incident is as loud as the worst it reached; its notices carry that severity (warning until then).
+  incident_opened: 'warning',
+  incident_escalated: 'critical',
+  incident_resolved: 'info',
+  // A digest is as loud as the loudest notice it gathers (info until then).
+  digest: 'info',
 };
 
 export function severityOf(kind: NoticeKind): Severity {
@@ -84,4 +100,45 @@ const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
 /** The more severe of two severities (a summary is as loud as its loudest event). */
 export function maxSeverity(a: Severity, b: Severity): Severity {
   return RANK[a] >= RANK[b] ? a : b;
+}
+
+export function severityRank(severity: Severity): number {
+  return RANK[severity];
+}
+
+/**
+ * What a webhook gets when its `events` is left at the default (`["alerts"]`): what needs a human.
+ * An incident gathers a storm's breaker, restart and gateway notices into one alert and one
+ * recovery, so those are not in it; what the watchdog cannot fix by itself is.
+ */
+export const ALERT_KINDS: readonly NoticeKind[] = [
+  'incident_opened',
+  'incident_escalated',
+  'incident_resolved',
+  'restart_failed',
+  'restart_budget_exhausted',
+  'watchdog_blocked',
+];
+
+/** Named groups allowed in a webhook's `events` besides single kinds. */
+export const EVENT_GROUPS = ['*', 'alerts'] as const;
+
+/** Whether a channel subscribed to `events` (kinds and groups) wants a notice of `kind`. */
+export function eventsWant(events: readonly string[], kind: NoticeKind): boolean {
+  if (events.includes('*') || events.includes(kind)) return true;
+  return events.includes('alerts') && ALERT_KINDS.includes(kind);
+}
+
+/** Recovery kinds and the alert kind each one closes. */
+const CLOSES: Partial<Record<NoticeKind, NoticeKind>> = {
+  restart_succeeded: 'restart_started',
+  breaker_closed: 'breaker_opened',
+  gateway_up: 'gateway_down',
+};
+
+/** The severity a notice is routed at: its own, or for a recovery that of what it closes. */
+export function routingSeverity(notice: Pick<Notice, 'kind' | 'severity' | 'closes'>): Severity {
+  if (notice.closes !== undefined) return maxSeverity(notice.severity, notice.closes);
+  const closed = CLOSES[notice.kind];
+  return closed === undefined ? notice.severity : maxSeverity(notice.severity, severityOf(closed));
 }

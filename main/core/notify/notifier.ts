@@ -3,12 +3,28 @@
  * each notice out to the desktop and the webhooks that want it. notify() returns
  * at once; every delivery runs on its own, so a hung webhook delays nothing else.
  * Each delivery, success or failure, is recorded once and emitted as 'delivered'.
+ *
+ * Per channel, in order: the kinds it wants (`events`), the least severity it
+ * wants (`minSeverity`; a recovery counts at the severity of the alarm it
+ * closes), quiet hours and maintenance (recorded as suppressed, never silently
+ * dropped), then the digest (what needs no action waits for the period's end).
  */
 import { EventEmitter } from 'node:events';
+import { type Translator, translator as translatorOf } from '../../shared/messages/index.js';
 import type { Logger } from '../log.js';
 import { Coalescer } from './coalesce.js';
 import type { DesktopChannel } from './desktop.js';
-import { type Notice, type NoticeKind, severityOf } from './notice.js';
+import { Digest, type DigestSettings, digestNotice, isImmediate } from './digest.js';
+import {
+  eventsWant,
+  type Notice,
+  type NoticeKind,
+  routingSeverity,
+  type Severity,
+  severityOf,
+  severityRank,
+} from './notice.js';
+import { type QuietState, suppressionReason } from './quiet.js';
 import { sendWebhook } from './webhook.js';
 import { formatWebhook, redactUrl, type WebhookConfig, type WebhookType } from './webhook-format.js';
 
@@ -18,8 +34,11 @@ export interface DeliveryRecord {
   channel: string;
   title: string;
   ok: boolean;
+  /** Why it failed, or for a suppressed one `suppressed: <why>`. */
   error: string | null;
   dep: string | null;
+  /** Held by quiet hours or maintenance: not sent, recorded so that nothing vanishes. */
+  suppressed?: boolean;
 }
 
 export interface NotifierOptions {
@@ -41,7 +60,27 @@ export interface NotifierOptions {
    * instead of piling up behind a receiver that hangs.
    */
   maxInFlightPerChannel?: number;
+  /** Least severe notice the desktop shows (default info). */
+  desktopMinSeverity?: Severity;
+  /** Quiet hours or maintenance in force at `now`, if any. */
+  quiet?: (now: number) => QuietState | null;
+  /** Critical notices still go out during quiet hours (default true; never during maintenance). */
+  quietHoursAllowCritical?: boolean;
+  /** Hold what needs no action and send it as one digest per period and channel. */
+  digest?: DigestSettings | null;
+  /** Words the digest (default English). */
+  translator?: Translator;
 }
+
+/** The digest's batch for the 'notice' event (what the tray app shows); no channel has this name. */
+const ANNOUNCED = '(announced)';
+
+const UNCOALESCED: ReadonlySet<NoticeKind> = new Set([
+  'incident_opened',
+  'incident_escalated',
+  'incident_resolved',
+  'digest',
+]);
 
 export type NoticeInput = Omit<Notice, 'count' | 'severity'> & Partial<Pick<Notice, 'count' | 'severity'>>;
 
@@ -54,6 +93,7 @@ export interface ChannelInfo {
 
 interface Channel extends ChannelInfo {
   wants(kind: NoticeKind): boolean;
+  minSeverity: Severity;
   deliver(notice: Notice, signal: AbortSignal): Promise<string | null>;
   inFlight: number;
 }
@@ -66,10 +106,14 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly lastError = new Map<string, string>();
+  private readonly digest: Digest | null;
+  private readonly translator: Translator;
 
   constructor(private readonly options: NotifierOptions) {
     super();
     this.coalescer = new Coalescer(options.coalesceMs);
+    this.digest = options.digest?.enabled ? new Digest(options.digest) : null;
+    this.translator = options.translator ?? translatorOf('en');
     const send = options.send ?? sendWebhook;
     this.list = [];
     const desktop = options.desktop;
@@ -80,6 +124,7 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
         target: 'desktop',
         inFlight: 0,
         wants: () => true,
+        minSeverity: options.desktopMinSeverity ?? 'info',
         deliver: async (notice) => {
           await desktop.send(notice);
           return null;
@@ -87,13 +132,13 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
       });
     }
     options.webhooks.forEach((config, index) => {
-      const all = config.events.includes('*');
       this.list.push({
         name: `webhook:${config.type}#${index}`,
         kind: config.type,
         target: redactUrl(config.url),
         inFlight: 0,
-        wants: (kind) => all || config.events.includes(kind),
+        wants: (kind) => eventsWant(config.events, kind),
+        minSeverity: config.minSeverity ?? 'warning',
         deliver: async (notice, signal) => {
           const request = formatWebhook(config, notice, options.clock());
           const result = await send(config, request, { signal, clock: options.clock });
@@ -115,7 +160,8 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
         count: input.count ?? 1,
         severity: input.severity ?? severityOf(input.kind),
       };
-      const out = this.coalescer.offer(notice, this.options.clock());
+      // An incident is already one notice per episode, and a digest one per period: folding them would hide one.
+      const out = UNCOALESCED.has(notice.kind) ? notice : this.coalescer.offer(notice, this.options.clock());
       if (out === null) {
         this.options.log.debug('notification folded into a summary', { kind: notice.kind, dep: notice.dep });
         return;
@@ -126,11 +172,25 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
     }
   }
 
-  /** Sends the coalesced summaries that are due. */
+  /** Sends the coalesced summaries and the digests that are due. */
   tick(): void {
     try {
       if (this.stopped) return;
-      for (const summary of this.coalescer.due(this.options.clock())) this.dispatch(summary);
+      const now = this.options.clock();
+      for (const summary of this.coalescer.due(now)) this.dispatch(summary);
+      if (this.digest === null) return;
+      // A digest due during quiet hours or maintenance waits for them to end (it would only be suppressed).
+      if (this.suppression({ kind: 'digest', severity: 'info' }, now) !== null) return;
+      for (const batch of this.digest.due(now)) {
+        const input = digestNotice(batch, now, this.translator);
+        const digest: Notice = { ...input, count: 1, severity: input.severity ?? 'info' };
+        if (batch.channel === ANNOUNCED) {
+          this.emit('notice', digest);
+          continue;
+        }
+        const channel = this.list.find((c) => c.name === batch.channel);
+        if (channel) this.send(channel, digest);
+      }
     } catch (err) {
       this.options.log.error('notification summaries failed', { error: errorText(err) });
     }
@@ -167,31 +227,61 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
     return this.list.map(({ name, kind, target }) => ({ name, kind, target }));
   }
 
+  /** Notices held for the next digest: one channel's (the 'notice' event's is `announced`), or all. */
+  digestHeld(channel?: string): number {
+    return this.digest?.held(channel === 'announced' ? ANNOUNCED : channel) ?? 0;
+  }
+
   /** Deliveries running now (all channels). */
   inFlightCount(): number {
     return this.inFlight.size;
   }
 
+  private suppression(notice: Pick<Notice, 'kind' | 'severity' | 'closes'>, now: number): string | null {
+    const state = this.options.quiet?.(now) ?? null;
+    return suppressionReason(state, notice, this.options.quietHoursAllowCritical ?? true);
+  }
+
   private dispatch(notice: Notice): void {
-    // Announced before the channels run: the tray app shows it natively, the dashboard lists it.
-    this.emit('notice', notice);
-    this.options.log.debug('notification', { kind: notice.kind, dep: notice.dep, count: notice.count });
+    const now = this.options.clock();
+    const suppressed = this.suppression(notice, now);
+    const rank = severityRank(routingSeverity(notice));
+    const held = this.digest !== null && !isImmediate(notice);
+    this.options.log.debug('notification', { kind: notice.kind, dep: notice.dep, count: notice.count, suppressed });
+    // Announced before the channels run: the tray app shows it natively, so it follows the desktop's rules
+    // (its least severity, quiet hours and maintenance, the digest).
+    if (suppressed === null && rank >= severityRank(this.options.desktopMinSeverity ?? 'info')) {
+      if (held) this.digest?.hold(ANNOUNCED, notice, now);
+      else this.emit('notice', notice);
+    }
     for (const channel of this.list) {
-      if (!channel.wants(notice.kind)) continue;
-      if (channel.inFlight >= (this.options.maxInFlightPerChannel ?? 16)) {
-        this.finish(channel, notice, `${channel.inFlight} deliveries already in flight; notification dropped`);
+      if (!channel.wants(notice.kind) || rank < severityRank(channel.minSeverity)) continue;
+      if (suppressed !== null) {
+        this.finish(channel, notice, suppressed, true);
         continue;
       }
-      const controller = new AbortController();
-      channel.inFlight += 1;
-      this.controllers.add(controller);
-      const run = this.deliver(channel, notice, controller.signal).finally(() => {
-        channel.inFlight -= 1;
-        this.controllers.delete(controller);
-        this.inFlight.delete(run);
-      });
-      this.inFlight.add(run);
+      if (held) {
+        this.digest?.hold(channel.name, notice, now);
+        continue;
+      }
+      this.send(channel, notice);
     }
+  }
+
+  private send(channel: Channel, notice: Notice): void {
+    if (channel.inFlight >= (this.options.maxInFlightPerChannel ?? 16)) {
+      this.finish(channel, notice, `${channel.inFlight} deliveries already in flight; notification dropped`);
+      return;
+    }
+    const controller = new AbortController();
+    channel.inFlight += 1;
+    this.controllers.add(controller);
+    const run = this.deliver(channel, notice, controller.signal).finally(() => {
+      channel.inFlight -= 1;
+      this.controllers.delete(controller);
+      this.inFlight.delete(run);
+    });
+    this.inFlight.add(run);
   }
 
   private async deliver(channel: Channel, notice: Notice, signal: AbortSignal): Promise<void> {
@@ -204,7 +294,7 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
     this.finish(channel, notice, error);
   }
 
-  private finish(channel: Channel, notice: Notice, error: string | null): void {
+  private finish(channel: Channel, notice: Notice, error: string | null, suppressed = false): void {
     const delivery: DeliveryRecord = {
       ts: this.options.clock(),
       kind: notice.kind,
@@ -213,8 +303,11 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
       ok: error === null,
       error,
       dep: notice.dep,
+      ...(suppressed ? { suppressed } : {}),
     };
-    if (error === null) {
+    if (suppressed) {
+      this.options.log.debug('notification suppressed', { channel: channel.name, kind: notice.kind, error });
+    } else if (error === null) {
       this.lastError.delete(channel.name);
       this.options.log.debug('notification delivered', { channel: channel.name, kind: notice.kind });
     } else {

@@ -4,7 +4,7 @@
  * token in the path or query, so anything shown to a human goes through redactUrl.
  */
 import { createHmac } from 'node:crypto';
-import { isNoticeKind, NOTICE_KINDS, type Notice, type Severity } from './notice.js';
+import { EVENT_GROUPS, isNoticeKind, NOTICE_KINDS, type Notice, SEVERITIES, type Severity } from './notice.js';
 
 export const WEBHOOK_TYPES = ['generic', 'slack', 'discord', 'telegram', 'feishu', 'dingtalk', 'ntfy'] as const;
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];
@@ -13,8 +13,10 @@ export interface WebhookConfig {
   type: WebhookType;
   /** Full URL; for telegram https://api.telegram.org/bot<token>/sendMessage, for ntfy https://ntfy.sh/<topic>. */
   url: string;
-  /** NoticeKind values, or ['*'] for all. */
+  /** NoticeKind values and groups: 'alerts' (what needs a human, the default), '*' (everything). */
   events: string[];
+  /** Least severe notice sent (default 'warning'); a recovery counts at the severity of the alarm it closes. */
+  minSeverity?: Severity;
   timeoutSec: number;
   /** Extra attempts after the first. */
   retries: number;
@@ -196,9 +198,12 @@ export function validateWebhook(config: WebhookConfig): string[] {
     problems.push('telegram webhooks need chatId (the chat, group or @channel to post to)');
   }
   for (const event of config.events) {
-    if (event !== '*' && !isNoticeKind(event)) {
-      problems.push(`unknown event "${event}" (expected '*' or one of ${NOTICE_KINDS.join(', ')})`);
+    if (!(EVENT_GROUPS as readonly string[]).includes(event) && !isNoticeKind(event)) {
+      problems.push(`unknown event "${event}" (expected '*', 'alerts' or one of ${NOTICE_KINDS.join(', ')})`);
     }
+  }
+  if (config.minSeverity !== undefined && !(SEVERITIES as readonly string[]).includes(config.minSeverity)) {
+    problems.push(`minSeverity must be one of ${SEVERITIES.join(', ')}`);
   }
   if (!Number.isFinite(config.timeoutSec) || config.timeoutSec <= 0) {
     problems.push('timeoutSec must be a positive number of seconds');

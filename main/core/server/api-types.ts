@@ -123,6 +123,22 @@ export interface WatchdogResponse {
   status: WatchdogStatus;
 }
 
+/** `POST /api/maintenance`: start (or replace) a maintenance window; `durationSec` null = until stopped. */
+export interface MaintenanceRequest {
+  durationSec: number | null;
+  reason: string;
+}
+
+/** The answer of `GET`, `POST` and `DELETE /api/maintenance`. */
+export interface MaintenanceResponse {
+  /** The window started by hand, if in force: since, until (null = until stopped), why. */
+  manual: { startedAt: number; until: number | null; reason: string } | null;
+  /** What holds notifications now (maintenance by hand or recurring, or quiet hours), as in `status.quiet`. */
+  quiet: ApiStatus['quiet'];
+  /** `DELETE` only: whether a window started by hand was in force. */
+  stopped?: boolean;
+}
+
 export interface ControlRequest {
   dep: string;
   action: OperatorAction;
@@ -205,6 +221,11 @@ export interface ApiBackend {
   control(request: ControlRequest): Transition[];
   /** Restart, pause or resume; throws an Error with a message for a user when there is no watchdog (409). */
   watchdog(request: WatchdogRequest): WatchdogResponse;
+  /**
+   * Starts (a request) or stops (null) a maintenance window, or reads it (undefined); throws an Error with
+   * a message for a user when there is no watchdog side (409).
+   */
+  maintenance(request?: MaintenanceRequest | null): MaintenanceResponse;
   /** The config file and its schema, for the settings view. */
   config(): ConfigView;
   /** Validates and writes the config file; throws ConfigError (→ 400 naming the key) when invalid. */

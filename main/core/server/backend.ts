@@ -12,6 +12,7 @@ import type { DoctorReport } from '../doctor/index.js';
 import type { HealthMonitor } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { IncidentService } from '../incidents/service.js';
+import type { AlertWindows } from '../notify/maintenance.js';
 import type { Notice } from '../notify/notice.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { OpenClawCooldowns } from '../openclaw/cooldowns.js';
@@ -30,6 +31,8 @@ import type {
   ConfigSaveResponse,
   ConfigView,
   HistoryQuery,
+  MaintenanceRequest,
+  MaintenanceResponse,
   TokenRate,
   WatchdogRequest,
   WatchdogResponse,
@@ -66,6 +69,7 @@ export interface BackendParts {
     health: HealthMonitor;
     watchdog: WatchdogRunner;
     notifier: Notifier;
+    windows: AlertWindows;
   };
 }
 
@@ -115,7 +119,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
         incidents: parts.incidents?.status() ?? null,
         quota: spend.quota(),
         budgets: spend.budgets(),
-        quiet: null,
+        quiet: parts.gateway?.windows.state(now) ?? null,
         language: parts.language ?? 'en',
       };
     },
@@ -163,6 +167,21 @@ export function createBackend(parts: BackendParts): ApiBackend {
             ? watchdog.pause(request.durationSec === null ? null : request.durationSec * 1000, request.reason)
             : watchdog.resume();
       return { decision: decision.kind, reason: decision.reason, status: watchdog.status() };
+    },
+
+    maintenance(request?: MaintenanceRequest | null): MaintenanceResponse {
+      const windows = parts.gateway?.windows;
+      if (!windows) throw new Error('this BreakerBar instance runs no watchdog or notifications');
+      let stopped: boolean | undefined;
+      if (request === null) stopped = windows.stop();
+      else if (request !== undefined)
+        windows.start(request.durationSec === null ? null : request.durationSec * 1000, request.reason);
+      const manual = windows.current();
+      return {
+        manual: manual && { ...manual },
+        quiet: windows.state(),
+        ...(stopped === undefined ? {} : { stopped }),
+      };
     },
 
     config(): ConfigView {

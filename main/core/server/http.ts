@@ -27,6 +27,8 @@ import type {
   ControlRequest,
   HistoryQuery,
   IncidentQuery,
+  MaintenanceRequest,
+  MaintenanceResponse,
   WatchdogAction,
   WatchdogResponse,
 } from './api-types.js';
@@ -39,7 +41,7 @@ import {
   type ListenAddress,
 } from './security.js';
 import { createSseHub, type SseHubOptions } from './sse.js';
-import { parseWatchdogBody } from './watchdog-body.js';
+import { parseMaintenanceBody, parseWatchdogBody } from './watchdog-body.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -122,7 +124,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 type Route =
-  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'spend' | 'events' | 'config' | 'doctor' }
+  | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'spend' | 'events' | 'config' | 'doctor' | 'maintenance' }
   | { kind: 'incidents' }
   | { kind: 'incident'; rawId: string }
   | { kind: 'control'; rawDep: string }
@@ -140,6 +142,7 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   events: ['GET'],
   control: ['POST'],
   watchdog: ['POST'],
+  maintenance: ['GET', 'HEAD', 'POST', 'DELETE'],
   config: ['GET', 'POST'],
   doctor: ['GET'],
   static: ['GET', 'HEAD'],
@@ -357,6 +360,37 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           sendJson(res, 200, answer);
           break;
         }
+        case 'maintenance': {
+          let request: MaintenanceRequest | null | undefined;
+          if (method === 'POST') {
+            const body = await readAuthorizedJson(req, res, token, maxBodyBytes);
+            if (!body.ok) return reject(body.rejection);
+            const parsed = parseMaintenanceBody(body.value);
+            if (!parsed.ok) return reject({ status: 400, error: parsed.error, param: parsed.param });
+            request = parsed.request;
+          } else if (method === 'DELETE') {
+            // No body to read; a cross-site DELETE needs a CORS preflight, which is never granted.
+            if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+              return reject({ status: 401, error: 'more than one Authorization header' });
+            }
+            const auth = checkToken(req.headers.authorization, token);
+            if (!auth.ok) return reject(rejectionOf(auth));
+            request = null;
+          }
+          let answer: MaintenanceResponse;
+          try {
+            answer = backend.maintenance(request);
+          } catch (error) {
+            return reject({ status: 409, error: error instanceof Error ? error.message : 'maintenance refused' });
+          }
+          if (request !== undefined) {
+            log.info(request === null ? 'maintenance stopped through the API' : 'maintenance started through the API', {
+              until: answer.manual?.until ?? null,
+            });
+          }
+          sendJson(res, 200, answer);
+          break;
+        }
         case 'static': {
           if (staticRoot === null) return reject({ status: 404, error: 'not found' });
           const served = await serveStatic(res, staticRoot, route.rawSegments);
@@ -513,6 +547,8 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
       return { kind: 'config' };
     case '/api/doctor':
       return { kind: 'doctor' };
+    case '/api/maintenance':
+      return { kind: 'maintenance' };
     case '/':
       return hasStatic ? { kind: 'static', rawSegments: ['index.html'] } : null;
   }

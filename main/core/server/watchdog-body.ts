@@ -2,7 +2,7 @@
  * Bodies of `POST /api/watchdog/{restart,pause,resume}`: checked field by
  * field, each error naming its field, like the breaker control's.
  */
-import type { WatchdogAction, WatchdogRequest } from './api-types.js';
+import type { MaintenanceRequest, WatchdogAction, WatchdogRequest } from './api-types.js';
 
 const MAX_REASON_LENGTH = 200;
 /** A pause longer than a year is a typo; "until resumed" is `null`. */
@@ -55,6 +55,35 @@ export function parseWatchdogBody(action: WatchdogAction, value: unknown): Parse
     case 'resume':
       return { ok: true, request: { action } };
   }
+}
+
+/** Body of `POST /api/maintenance`: `{durationSec: N | null, reason?: TEXT}`. */
+export function parseMaintenanceBody(
+  value: unknown,
+): { ok: true; request: MaintenanceRequest } | { ok: false; param: string; error: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, param: 'body', error: 'body must be a JSON object' };
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (key !== 'durationSec' && key !== 'reason') {
+      return { ok: false, param: key.slice(0, 40), error: 'unknown field for maintenance (durationSec, reason)' };
+    }
+  }
+  const reason = parseReason(record.reason, 'maintenance');
+  if (!reason.ok) return reason;
+  const duration = record.durationSec ?? null;
+  if (
+    duration !== null &&
+    (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1 || duration > MAX_PAUSE_SEC)
+  ) {
+    return {
+      ok: false,
+      param: 'durationSec',
+      error: `durationSec must be a whole number of seconds from 1 to ${MAX_PAUSE_SEC}, or null (until stopped)`,
+    };
+  }
+  return { ok: true, request: { durationSec: duration, reason: reason.value } };
 }
 
 function parseReason(

@@ -5,6 +5,7 @@
  * the sources; the daemon, the app and the rehearsal get the same wiring.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
+import { translator } from '../../shared/messages/index.js';
 import { breakerKeyOf } from '../breaker/runner.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
@@ -12,9 +13,12 @@ import type { Environment, LoadedConfig } from '../config/index.js';
 import type { GatewaySignal } from '../events.js';
 import type { ServiceHealth, StrategyEnvironment, StrategyVerification } from '../gateway/control.js';
 import { HealthMonitor } from '../gateway/health.js';
+import { languageOf } from '../language.js';
 import type { Logger } from '../log.js';
 import { createNodeNotifierChannel, type DesktopChannel } from '../notify/desktop.js';
+import { AlertWindows } from '../notify/maintenance.js';
 import { Notifier } from '../notify/notifier.js';
+import type { RecurringWindow } from '../notify/quiet.js';
 import type { WebhookConfig } from '../notify/webhook-format.js';
 import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
 import type { BreakerbarMetrics } from '../server/metrics.js';
@@ -94,6 +98,8 @@ export class GatewaySide {
   readonly watchdog: WatchdogRunner;
   readonly notifier: Notifier;
   readonly restarter: Restarter;
+  /** Quiet hours and maintenance windows (by hand or recurring). */
+  readonly windows: AlertWindows;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly options: GatewaySideOptions) {
@@ -126,6 +132,13 @@ export class GatewaySide {
       },
       strategyEnvironment(environment, config.profile),
     );
+    this.windows = new AlertWindows({
+      store,
+      clock,
+      // listOf's type admits '*'; the days list is parsed without it.
+      quietHours: config.alerts.quietHours as RecurringWindow[],
+      maintenance: config.alerts.maintenance as RecurringWindow[],
+    });
     this.notifier = new Notifier({
       desktop:
         options.desktop !== undefined
@@ -135,10 +148,16 @@ export class GatewaySide {
             : null,
       webhooks: config.notifications.webhooks as WebhookConfig[],
       coalesceMs: config.notifications.coalesceSec * SEC,
+      desktopMinSeverity: config.notifications.desktopMinSeverity,
+      digest: config.notifications.digest,
+      quiet: (now) => this.windows.state(now),
+      quietHoursAllowCritical: config.alerts.quietHoursAllowCritical,
+      translator: translator(languageOf(config, environment.env)),
       clock,
       log,
       record: (delivery) => {
-        metrics.recordNotification(delivery.channel, delivery.ok);
+        // A suppressed notice is history, not a failed delivery.
+        if (!delivery.suppressed) metrics.recordNotification(delivery.channel, delivery.ok);
         this.history.recordNotification(delivery);
       },
     });
@@ -171,6 +190,7 @@ export class GatewaySide {
       verifyStrategy: async () => strategyCheck(await this.restarter.verify()),
       breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
       notify: (notice) => this.notifier.notify(notice),
+      maintenance: () => this.windows.maintenance()?.reason ?? null,
       fastProbes: (on) => this.health.setFast(on),
       metrics,
       log,

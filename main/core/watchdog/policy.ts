@@ -153,6 +153,7 @@ export type DecisionKind =
   | 'budget_exhausted'
   | 'spacing'
   | 'paused'
+  | 'maintenance'
   | 'recovering'
   | 'in_flight'
   | 'pending'
@@ -227,6 +228,8 @@ export interface WatchdogState {
   recovering: Recovery | null;
   /** Automatic restarts held until this time; Infinity = until resumed. */
   pausedUntil: number | null;
+  /** A maintenance window in force (its reason): automatic restarts are held while it lasts. */
+  maintenance: string | null;
   /** A storm restart held for a Retry-After or an OpenClaw cooldown, since when and until when at most. */
   deferral: { since: number; until: number; dep: string; cause: 'retry_after' | 'cooldown' } | null;
   deferralAlerted: boolean;
@@ -259,6 +262,7 @@ export function initialState(): WatchdogState {
     inFlight: null,
     recovering: null,
     pausedUntil: null,
+    maintenance: null,
     deferral: null,
     deferralAlerted: false,
     budgetAlerted: false,
@@ -323,6 +327,14 @@ export class WatchdogPolicy {
   /** The restart strategy was checked (at start, then now and then): whether restarts can run, and how the service is. */
   strategyChecked(check: StrategyCheck): void {
     this.s.strategy = { ...check };
+  }
+
+  /**
+   * Whether a maintenance window is in force (the runner asks its alert windows before every decision):
+   * someone is working on the gateway, so a dead or stormy gateway is theirs, not the watchdog's.
+   */
+  setMaintenance(reason: string | null): void {
+    this.s.maintenance = reason;
   }
 
   pause(now: number, untilMs: number | null): Decision {
@@ -661,6 +673,9 @@ export class WatchdogPolicy {
           ? `watchdog paused for another ${seconds(until - now)}`
           : 'watchdog paused until resumed',
       );
+    }
+    if (this.s.maintenance !== null) {
+      return hold('maintenance', `maintenance window (${this.s.maintenance}): no automatic restart`);
     }
     if (this.s.inFlight) return hold('in_flight', `a ${this.s.inFlight.trigger} restart is already running`);
     const rec = this.s.recovering;

@@ -55,6 +55,8 @@ export interface WatchdogRunnerOptions {
   /** Whether the restart strategy can run here, and how the gateway's service is. */
   verifyStrategy(): Promise<StrategyCheck>;
   notify(notice: NoticeInput): void;
+  /** The maintenance window in force, if any (its reason): automatic restarts wait for its end. */
+  maintenance?(): string | null;
   /** Probe faster while a restart is verified. */
   fastProbes(on: boolean): void;
   metrics: BreakerbarMetrics;
@@ -216,6 +218,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       })),
       stalled: this.stalled(),
     };
+    this.policy.setMaintenance(this.options.maintenance?.() ?? null);
     const decision = this.policy.check(this.mono(), input);
     this.perform(decision);
     this.tick();
@@ -243,6 +246,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
 
   /** One health probe result (the health monitor's event). */
   probe(result: ProbeResult): Decision {
+    this.policy.setMaintenance(this.options.maintenance?.() ?? null);
     const decision = this.policy.probe(this.mono(), {
       class: result.class,
       dead: result.dead,

@@ -5,6 +5,7 @@
  * compile error (see area.ts) and a failing test (test/shared/messages.test.ts).
  */
 import { type Formatters, formatters, type Language } from '../i18n.js';
+import { alerts } from './alerts.js';
 import type { MessageText } from './area.js';
 import { common } from './common.js';
 import { dashboard } from './dashboard.js';
@@ -14,7 +15,7 @@ import { spend } from './spend.js';
 import { views } from './views.js';
 
 /** Every area, in the order their keys were declared (keys are prefixed by area, so they never collide). */
-export const AREAS = { common, headline, dashboard, views, incidents, spend } as const;
+export const AREAS = { common, headline, dashboard, views, incidents, spend, alerts } as const;
 
 type Areas = typeof AREAS;
 type EnglishOf<A> = A extends Record<Language, infer E> ? E : never;

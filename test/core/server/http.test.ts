@@ -465,3 +465,40 @@ describe('listening', () => {
     expect(log.text()).not.toContain(TOKEN.slice(0, 16));
   });
 });
+
+describe('/api/maintenance', () => {
+  const post = (server: ApiServer, body: unknown, token = TOKEN) =>
+    fetch(`${server.url}/api/maintenance`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('starts with a token and a valid body, stops with a token, reads without one', async () => {
+    const { server, backend } = await start();
+    const started = await post(server, { durationSec: 7200, reason: 'upgrading OpenClaw' });
+    expect(started.status).toBe(200);
+    expect(await started.json()).toMatchObject({ manual: { reason: 'upgrading OpenClaw' } });
+    const read = await fetch(`${server.url}/api/maintenance`);
+    expect(read.status).toBe(200);
+    const stopped = await fetch(`${server.url}/api/maintenance`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(stopped.status).toBe(200);
+    expect(backend.maintenanceRequests).toEqual([{ durationSec: 7200, reason: 'upgrading OpenClaw' }, undefined, null]);
+  });
+
+  it('refuses a missing token, a bad duration and unknown fields, naming the field', async () => {
+    const { server, backend } = await start();
+    expect((await post(server, { durationSec: 60 }, 'wrong')).status).toBe(401);
+    expect((await fetch(`${server.url}/api/maintenance`, { method: 'DELETE' })).status).toBe(401);
+    const bad = await post(server, { durationSec: 0 });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ param: 'durationSec' });
+    const unknown = await post(server, { durationSec: null, until: 5 });
+    expect(await unknown.json()).toMatchObject({ param: 'until' });
+    expect((await post(server, { durationSec: null, reason: 'a\nb' })).status).toBe(400);
+    expect(backend.maintenanceRequests).toEqual([]);
+  });
+});

@@ -209,8 +209,8 @@ describe('notification channels that fail', () => {
         desktop: false,
         coalesceSec: 1,
         webhooks: [
-          { type: 'generic', url: hung, timeoutSec: 1, retries: 0 },
-          { type: 'generic', url: fine, timeoutSec: 1, retries: 0 },
+          { type: 'generic', url: hung, events: ['*'], timeoutSec: 1, retries: 0 },
+          { type: 'generic', url: fine, events: ['*'], timeoutSec: 1, retries: 0 },
         ],
       },
     });
@@ -311,7 +311,7 @@ describe('divergence alarm', () => {
     const m = await start({
       watchdog: { ...FAST_WATCHDOG, enabled: false, divergenceSec: 1 },
       breakers: { consecutiveFailures: 3, cooldownMs: 60_000 },
-      notifications: { desktop: false, coalesceSec: 1, webhooks: [{ type: 'generic', url: hook }] },
+      notifications: { desktop: false, coalesceSec: 1, webhooks: [{ type: 'generic', url: hook, events: ['*'] }] },
     });
     for (let i = 0; i < 5; i++) call('server_error');
     await until(() => got.includes('divergence'), 15_000);
@@ -368,5 +368,35 @@ describe('manual restart', () => {
     await side(m).watchdog.settled();
     expect(readFileSync(marker, 'utf8')).toBe('x');
     expect(restarts(m)[0]).toMatchObject({ trigger: 'manual', reason: 'from the test' });
+  }, 30_000);
+});
+
+describe('maintenance, end to end in one process', () => {
+  it('a dead gateway during maintenance is neither restarted nor announced, and both are on record', async () => {
+    const got: string[] = [];
+    const hook = await receiverOn((_req, res, body) => {
+      got.push((JSON.parse(body) as Notice).kind);
+      res.end();
+    });
+    const restartCommand = [process.execPath, '-e', `fetch('${gateway.baseUrl}/__sim/restart',{method:'POST'})`];
+    const m = await start({
+      watchdog: { ...FAST_WATCHDOG, healthFailuresBeforeRestart: 1, restartCommand },
+      notifications: { desktop: false, coalesceSec: 1, webhooks: [{ type: 'generic', url: hook, events: ['*'] }] },
+    });
+    await until(() => side(m).watchdog.status().seenHealthy, 10_000);
+    side(m).windows.start(3_600_000, 'upgrading OpenClaw');
+    const status = (await (await fetch(`${m.apiUrl}/api/status`)).json()) as { quiet: unknown };
+    expect(status.quiet).toMatchObject({ kind: 'maintenance', reason: 'upgrading OpenClaw' });
+    gateway.state = 'refuse';
+    await until(() => decisions(m).some((d) => d.decision === 'maintenance'), 10_000);
+    await until(() => notifications(m).some((n) => n.kind === 'gateway_down'), 10_000);
+    const held = notifications(m).find((n) => n.kind === 'gateway_down');
+    expect(held).toMatchObject({ ok: false, error: 'suppressed: maintenance (upgrading OpenClaw)' });
+    expect(restarts(m)).toEqual([]);
+    expect(got).toEqual([]);
+    // Over: the watchdog restarts the dead gateway again.
+    side(m).windows.stop();
+    await until(() => restarts(m).length > 0, 10_000);
+    expect(restarts(m)[0]).toMatchObject({ trigger: 'health' });
   }, 30_000);
 });

@@ -333,6 +333,29 @@ describe('pause, dry run, manual', () => {
     expect(p.check(100 * HOUR + MIN, storm()).kind).toBe('restart');
   });
 
+  it('holds storm and dead-gateway restarts during maintenance, and restarts again once it ends', () => {
+    const p = policy({ threshold: 1 });
+    p.setMaintenance('upgrading the gateway');
+    const storming = p.check(0, storm());
+    expect(storming.kind).toBe('maintenance');
+    expect(storming.restart).toBeNull();
+    expect(storming.reason).toContain('upgrading the gateway');
+    p.probe(MIN, probe('refused'));
+    const dead = p.probe(MIN + 15 * SEC, probe('refused'));
+    expect(dead.kind).toBe('maintenance');
+    expect(dead.restart).toBeNull();
+    // The outage is still reported (the notifier decides whether to say it).
+    expect(dead.alerts.map((a) => a.kind)).toContain('gateway_down');
+    p.setMaintenance(null);
+    expect(p.probe(MIN + 30 * SEC, probe('refused')).kind).toBe('restart');
+  });
+
+  it('a manual restart goes through during maintenance', () => {
+    const p = policy();
+    p.setMaintenance('upgrading the gateway');
+    expect(p.manual(0).restart).toMatchObject({ trigger: 'manual' });
+  });
+
   it('a manual restart goes through while paused or in dry run, but never alongside another', () => {
     const p = policy({ dryRun: true });
     p.pause(0, null);

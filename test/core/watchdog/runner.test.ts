@@ -68,6 +68,7 @@ beforeEach(() => {
   outcome = 'done';
   notices = [];
   strategy = { runnable: true, problem: null, service: 'running' };
+  maintenance = null;
 });
 
 afterEach(async () => {
@@ -98,8 +99,12 @@ function fakeRestarter(): Restarter {
   } as unknown as Restarter;
 }
 
+/** What the runner's maintenance callback answers (a reason while a window is in force). */
+let maintenance: string | null = null;
+
 async function started(settings: Partial<WatchdogSettings> = {}): Promise<WatchdogRunner> {
   runner = new WatchdogRunner({
+    maintenance: () => maintenance,
     settings: { ...SETTINGS, ...settings },
     checkIntervalMs: HOUR, // the test calls check() itself
     store,
@@ -150,6 +155,34 @@ async function probing(r: WatchdogRunner, cls: 'ok' | 'refused', ms: number): Pr
   }
   return kinds;
 }
+
+describe('maintenance', () => {
+  it('a dead gateway during maintenance is recorded, not restarted; a manual restart still runs', async () => {
+    const r = await started();
+    await probing(r, 'ok', 10 * SEC);
+    maintenance = 'upgrading OpenClaw';
+    const kinds = await probing(r, 'refused', 60 * SEC);
+    expect(kinds).toContain('maintenance');
+    expect(orders).toHaveLength(0);
+    const stored = history.decisions(0, Number.MAX_SAFE_INTEGER).filter((d) => d.decision === 'maintenance');
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored[0]?.reason).toContain('upgrading OpenClaw');
+    expect(r.restartNow('by hand during maintenance').kind).toBe('restart');
+    await r.settled();
+    expect(orders.map((o) => o.trigger)).toEqual(['manual']);
+  });
+
+  it('restarts again once the window is over', async () => {
+    const r = await started();
+    await probing(r, 'ok', 10 * SEC);
+    maintenance = 'upgrading OpenClaw';
+    await probing(r, 'refused', 30 * SEC);
+    expect(orders).toHaveLength(0);
+    maintenance = null;
+    await probing(r, 'refused', 10 * SEC);
+    expect(orders.map((o) => o.trigger)).toEqual(['health']);
+  });
+});
 
 describe('time that cannot fool it', () => {
   it('a wall clock stepped back 2 h after a restart does not hold the next restart of a dead gateway', async () => {
