@@ -5,6 +5,7 @@
  * Each delivery, success or failure, is recorded once and emitted as 'delivered'.
  */
 import { EventEmitter } from 'node:events';
+import { type Translator, translator } from '../../shared/messages/index.js';
 import type { Logger } from '../log.js';
 import { Coalescer } from './coalesce.js';
 import type { DesktopChannel } from './desktop.js';
@@ -32,6 +33,8 @@ export interface NotifierOptions {
   record(delivery: DeliveryRecord): void;
   /** Injectable for tests. */
   send?: typeof sendWebhook;
+  /** The words of summaries and webhook chrome (the daemon's language; English when not given). */
+  translator?: Translator;
   /** How often start()'s timer calls tick(). */
   tickMs?: number;
   /** How long stop() waits for deliveries in flight before abandoning them. */
@@ -69,7 +72,8 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
 
   constructor(private readonly options: NotifierOptions) {
     super();
-    this.coalescer = new Coalescer(options.coalesceMs);
+    const t = options.translator ?? translator('en');
+    this.coalescer = new Coalescer(options.coalesceMs, t);
     const send = options.send ?? sendWebhook;
     this.list = [];
     const desktop = options.desktop;
@@ -95,7 +99,7 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
         inFlight: 0,
         wants: (kind) => all || config.events.includes(kind),
         deliver: async (notice, signal) => {
-          const request = formatWebhook(config, notice, options.clock());
+          const request = formatWebhook(config, notice, options.clock(), t);
           const result = await send(config, request, { signal, clock: options.clock });
           return result.ok ? null : (result.error ?? 'failed');
         },

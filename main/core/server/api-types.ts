@@ -3,6 +3,7 @@
  * Electron through the preload) imports these types only, never the core.
  */
 
+import type { Language } from '../../shared/i18n.js';
 import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome } from '../classify.js';
 import type { DoctorReport } from '../doctor/index.js';
@@ -16,7 +17,6 @@ import type { BudgetStanding, QuotaWindow } from '../spend/types.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
-import type { Language } from '../../shared/i18n.js';
 
 export interface TokenRate {
   agentId: string;

@@ -5,6 +5,7 @@
  * the sources; the daemon, the app and the rehearsal get the same wiring.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
+import { type Translator, translator } from '../../shared/messages/index.js';
 import { breakerKeyOf } from '../breaker/runner.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
@@ -12,6 +13,7 @@ import type { Environment, LoadedConfig } from '../config/index.js';
 import type { GatewaySignal } from '../events.js';
 import type { ServiceHealth, StrategyEnvironment, StrategyVerification } from '../gateway/control.js';
 import { HealthMonitor } from '../gateway/health.js';
+import { languageOf } from '../language.js';
 import type { Logger } from '../log.js';
 import { createNodeNotifierChannel, type DesktopChannel } from '../notify/desktop.js';
 import { Notifier } from '../notify/notifier.js';
@@ -43,6 +45,8 @@ export interface GatewaySideOptions {
   monotonic?: () => number;
   /** The Electron app passes its native channel; undefined means node-notifier when enabled; null none. */
   desktop?: DesktopChannel | null;
+  /** The words of every notice; defaults to the language the config and environment choose. */
+  translator?: Translator;
 }
 
 /** The service manager's view of the gateway, as the watchdog policy weighs it. */
@@ -95,10 +99,13 @@ export class GatewaySide {
   readonly notifier: Notifier;
   readonly restarter: Restarter;
   private readonly unsubscribe: Array<() => void> = [];
+  /** The daemon's language, resolved once: every notice is worded in it. */
+  private readonly words: Translator;
 
   constructor(private readonly options: GatewaySideOptions) {
     const { loaded, environment, store, breakers, metrics, log, clock } = options;
     const { config } = loaded;
+    this.words = options.translator ?? translator(languageOf(config, environment.env));
     this.history = new GatewayHistory(store.db);
     const endpoint = resolveGatewayEndpoint(loaded, environment);
     this.health = new HealthMonitor({
@@ -137,6 +144,7 @@ export class GatewaySide {
       coalesceMs: config.notifications.coalesceSec * SEC,
       clock,
       log,
+      translator: this.words,
       record: (delivery) => {
         metrics.recordNotification(delivery.channel, delivery.ok);
         this.history.recordNotification(delivery);
@@ -171,6 +179,7 @@ export class GatewaySide {
       verifyStrategy: async () => strategyCheck(await this.restarter.verify()),
       breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
       notify: (notice) => this.notifier.notify(notice),
+      translator: this.words,
       fastProbes: (on) => this.health.setFast(on),
       metrics,
       log,
@@ -187,10 +196,11 @@ export class GatewaySide {
     const transition = (t: Parameters<typeof transitionNotice>[0]) => {
       // History read during a backfill is stored, not announced.
       if (!isLiveTransition(t, clock())) return;
-      const notice = transitionNotice(t, clock());
+      const notice = transitionNotice(t, clock(), this.words);
       if (notice) this.notifier.notify(notice);
     };
-    const budget = (rate: Parameters<typeof budgetNotice>[0]) => this.notifier.notify(budgetNotice(rate, clock()));
+    const budget = (rate: Parameters<typeof budgetNotice>[0]) =>
+      this.notifier.notify(budgetNotice(rate, clock(), this.words));
     breakers.on('transition', transition);
     breakers.on('budget', budget);
     this.unsubscribe.push(

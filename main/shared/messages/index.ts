@@ -8,9 +8,10 @@ import { type Formatters, formatters, type Language } from '../i18n.js';
 import type { MessageText } from './area.js';
 import { common } from './common.js';
 import { headline } from './headline.js';
+import { notices } from './notices.js';
 
 /** Every area, in the order their keys were declared (keys are prefixed by area, so they never collide). */
-export const AREAS = { common, headline } as const;
+export const AREAS = { common, headline, notices } as const;
 
 type Areas = typeof AREAS;
 type EnglishOf<A> = A extends Record<Language, infer E> ? E : never;
