@@ -68,11 +68,11 @@ export class FakeBackend implements ApiBackend {
     notifications: [],
     fleet: null,
     openclawCooldowns: null,
-      incidents: null,
-      quota: [],
-      budgets: [],
-      quiet: null,
-      language: 'en',
+    incidents: null,
+    quota: [],
+    budgets: [],
+    quiet: null,
+    language: 'en',
   };
   private readonly listeners = new Set<(event: ApiEvent) => void>();
 
