@@ -24,7 +24,12 @@ const ZH_AREA: Record<DoctorArea, string> = {
   breakerbar: 'BreakerBar',
 };
 
-const ZH_TRIGGER: Record<string, string> = { storm: '429 风暴', health: '健康检查', manual: '手动', gateway: '网关自身' };
+const ZH_TRIGGER: Record<string, string> = {
+  storm: '429 风暴',
+  health: '健康检查',
+  manual: '手动',
+  gateway: '网关自身',
+};
 const ZH_RESULT: Record<string, string> = {
   running: '进行中',
   recovering: '等待网关启动',
@@ -106,9 +111,9 @@ export const cli = area(
     'cli.status.col.failed': 'failed',
     'cli.status.col.until': 'until',
     'cli.status.col.cooldown': 'OpenClaw cooldown',
-    'cli.status.breaker.state': (p: { state: string; forced: boolean }) =>
-      `${p.state}${p.forced ? ' (forced)' : ''}`,
-    'cli.status.breaker.until': (p: { until: number; now: number }, f: Formatters) => `in ${f.duration(p.until - p.now)}`,
+    'cli.status.breaker.state': (p: { state: string; forced: boolean }) => `${p.state}${p.forced ? ' (forced)' : ''}`,
+    'cli.status.breaker.until': (p: { until: number; now: number }, f: Formatters) =>
+      `in ${f.duration(p.until - p.now)}`,
     'cli.status.breaker.cooldown': (p: { leftMs: number; why: string }, f: Formatters) =>
       `${f.duration(p.leftMs)} left (${p.why})`,
     // OpenClaw's own cooldowns.

@@ -8,12 +8,13 @@ import { type Formatters, formatters, type Language } from '../i18n.js';
 import type { MessageText } from './area.js';
 import { cli } from './cli.js';
 import { common } from './common.js';
+import { doctor } from './doctor.js';
 import { headline } from './headline.js';
 import { notices } from './notices.js';
 import { tray } from './tray.js';
 
 /** Every area, in the order their keys were declared (keys are prefixed by area, so they never collide). */
-export const AREAS = { common, headline, notices, tray, cli } as const;
+export const AREAS = { common, headline, notices, tray, cli, doctor } as const;
 
 type Areas = typeof AREAS;
 type EnglishOf<A> = A extends Record<Language, infer E> ? E : never;
