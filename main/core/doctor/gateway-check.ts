@@ -36,8 +36,6 @@ function tokenSourceText(source: TokenSource, endpoint: GatewayEndpoint): string
   return sources[source];
 }
 
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
-
 export async function checkGateway(
   loaded: LoadedConfig,
   environment: Environment,
