@@ -155,7 +155,9 @@ export async function checkRestart(
     const which = triggerList(triggers);
     if (!plan) {
       findings.push(
-        finding('restart', level, `no way to restart the gateway for ${which}`, problem ?? undefined, NO_PLAN_FIX),
+        saidFinding('restart', level, { key: 'doctor.restart.noPlan', params: { triggers } }, problem ?? undefined, {
+          key: 'doctor.restart.noPlanFix',
+        }),
       );
       continue;
     }
@@ -175,11 +177,11 @@ export async function checkRestart(
     } else {
       const found = verification.program;
       findings.push(
-        finding(
+        saidFinding(
           'restart',
           'ok',
-          `${which}: ${plan.description}`,
-          `would run: ${plan.argv.join(' ')}${found && found !== program ? ` (${program} is ${found})` : ''}`,
+          { key: 'doctor.restart.plan', params: { triggers, description: plan.description } },
+          { key: 'doctor.restart.wouldRun', params: { argv: plan.argv, program, found: found ?? null } },
         ),
       );
     }

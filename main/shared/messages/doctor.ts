@@ -7,6 +7,23 @@ import type { Formatters } from '../i18n.js';
 import { area } from './area.js';
 
 type Startup = 'started' | 'unknown' | string;
+type Trigger = 'manual' | 'health' | 'storm';
+
+const EN_TRIGGER: Record<Trigger, string> = {
+  manual: 'manual restart',
+  health: 'restart of a dead or hung gateway',
+  storm: 'restart after a 429 storm',
+};
+const ZH_TRIGGER: Record<Trigger, string> = {
+  manual: '手动重启',
+  health: '网关宕机或卡死时的重启',
+  storm: '429 风暴后的重启',
+};
+/** The restarts a line is about: all three, or each named. */
+const enTriggers = (triggers: Trigger[]) =>
+  triggers.length === 3 ? 'every restart (manual, health, storm)' : triggers.map((t) => EN_TRIGGER[t]).join(', ');
+const zhTriggers = (triggers: Trigger[]) =>
+  triggers.length === 3 ? '所有重启（手动、健康检查、429 风暴）' : triggers.map((t) => ZH_TRIGGER[t]).join('、');
 
 const enStartup = (s: Startup) =>
   s === 'started' ? 'started' : s === 'unknown' ? 'startup state unknown (older gateway?)' : s;
@@ -52,6 +69,14 @@ export const doctor = area(
     'doctor.restart.on': 'watchdog on',
     'doctor.restart.onDetail': (p: { probes: number; checks: number; max: number }) =>
       `restarts after ${p.probes} dead probes or ${p.checks} checks with new 429s, at most ${p.max} per hour`,
+    'doctor.restart.plan': (p: { triggers: Trigger[]; description: string }) =>
+      `${enTriggers(p.triggers)}: ${p.description}`,
+    'doctor.restart.wouldRun': (p: { argv: string[]; program: string; found: string | null }) =>
+      `would run: ${p.argv.join(' ')}${p.found && p.found !== p.program ? ` (${p.program} is ${p.found})` : ''}`,
+    'doctor.restart.noPlan': (p: { triggers: Trigger[] }) =>
+      `no way to restart the gateway for ${enTriggers(p.triggers)}`,
+    'doctor.restart.noPlanFix':
+      'set watchdog.restartCommand to the command that restarts your gateway (argv, absolute program path), or install the openclaw CLI',
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -88,5 +113,12 @@ export const doctor = area(
     'doctor.restart.on': '看门狗已开启',
     'doctor.restart.onDetail': (p: { probes: number; checks: number; max: number }) =>
       `连续 ${p.probes} 次探测失败或 ${p.checks} 次检查发现新的 429 后重启，每小时最多 ${p.max} 次`,
+    'doctor.restart.plan': (p: { triggers: Trigger[]; description: string }) =>
+      `${zhTriggers(p.triggers)}：${p.description}`,
+    'doctor.restart.wouldRun': (p: { argv: string[]; program: string; found: string | null }) =>
+      `将执行：${p.argv.join(' ')}${p.found && p.found !== p.program ? `（${p.program} 即 ${p.found}）` : ''}`,
+    'doctor.restart.noPlan': (p: { triggers: Trigger[] }) => `${zhTriggers(p.triggers)}没有可用的重启方式`,
+    'doctor.restart.noPlanFix':
+      '把 watchdog.restartCommand 设为重启网关的命令（参数数组，程序用绝对路径），或安装 openclaw CLI',
   },
 );
