@@ -10,10 +10,13 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { app, session, shell } from 'electron';
 import { type LoadedConfig, loadConfig } from '../core/config/index.js';
+import { languageOf } from '../core/language.js';
 import type { LockState } from '../core/lock.js';
 import { createLogger, type LogFields, type Logger } from '../core/log.js';
 import { readApiUrl } from '../core/server/api-address.js';
 import { API_TOKEN_FILE } from '../core/server/api-token.js';
+import type { Language, LanguageSetting } from '../shared/i18n.js';
+import { translator } from '../shared/messages/index.js';
 import { forkCore, spawnCoreWithNode } from './core-process.js';
 import { type CoreChild, CoreSupervisor, type ForkRequest, type SupervisorTiming } from './core-supervisor.js';
 import { pidLockState } from './dev-lock.js';
@@ -130,6 +133,7 @@ export async function startApp(deps: Partial<AppDependencies> = {}): Promise<Run
     return quitting;
   };
   const tray = new TrayController({
+    translator: translator(appLanguage(d.loadConfig)),
     supervisor,
     openDashboard: (route) => window.show(route),
     preferences,
@@ -167,6 +171,20 @@ function openOnFirstRun(supervisor: CoreSupervisor, preferences: PreferenceStore
     window.show();
   };
   supervisor.on('change', onChange);
+}
+
+/**
+ * The app's language, resolved once: the config's `ui.language`, the locale variables, then the
+ * system's own locale as Electron reports it. A config that does not load yet speaks the system's.
+ */
+function appLanguage(load: () => LoadedConfig): Language {
+  let setting: LanguageSetting = 'auto';
+  try {
+    setting = load().config.ui.language;
+  } catch {
+    // The supervisor reports a bad config in the menu; the words follow the system meanwhile.
+  }
+  return languageOf({ ui: { language: setting } }, process.env, app.getLocale());
 }
 
 /** Linux autostart command: the AppImage when run from one, the installed binary, or electron + app dir. */

@@ -4,14 +4,19 @@
  * into a `Menu` and maps each item's action to a click handler, so every rule
  * here is tested in milliseconds with a fixed clock.
  *
- * States (issue #6): healthy; degraded = a breaker half-open or throttled, a
+ * The tooltip and the menu's first line are the headline (main/shared/headline.ts):
+ * what is wrong, what BreakerBar is doing about it, until when. Every word comes
+ * from the catalogue (area `tray`) in the app's language.
+ *
+ * States: healthy; degraded = a breaker half-open or throttled, a
  * restart deferred or running, the watchdog paused or in dry run; down = the
  * gateway dead, a breaker open, the restart budget exhausted, or no core to ask.
  * A dependency OpenClaw itself holds in cooldown (every auth profile of its
  * provider out) is degraded too: OpenClaw will not call it until then.
  */
 import type { ApiBreaker, ApiStatus } from '../core/server/api-types.js';
-import { clockWords, durationWords, relativeWords } from './human-time.js';
+import { headline, headlineText } from '../shared/headline.js';
+import { type Translator, translator } from '../shared/messages/index.js';
 
 export type HealthState = 'healthy' | 'degraded' | 'down';
 /** The tray's state: a health state, or `connecting` while no core has answered yet. */
@@ -60,10 +65,13 @@ export interface TrayInput {
   /** Launch at login: null when this platform offers no way to set it. */
   launchAtLogin: boolean | null;
   now: number;
+  /** The app's language (English when not given). */
+  translator?: Translator;
 }
 
 export interface TrayModel {
   state: TrayState;
+  /** The headline, cut to TOOLTIP_MAX; without a status, where the core stands. */
   tooltip: string;
   /** Why the state is not healthy, most severe first (the tooltip shows the first). */
   reasons: string[];
@@ -72,6 +80,8 @@ export interface TrayModel {
 
 /** Windows cuts tray tooltips at 127 characters; the others are not much kinder. */
 export const TOOLTIP_MAX = 127;
+/** A menu line longer than this is cut: menus are read at a glance (the dashboard says it all). */
+export const MENU_LINE_MAX = 120;
 /** More dependency lines than this and the menu stops being a glance; the dashboard has them all. */
 export const MAX_DEPENDENCY_LINES = 10;
 
@@ -81,52 +91,54 @@ export interface Assessment {
   reasons: string[];
 }
 
+const EN = translator('en');
+
 /** The overall state of a running core's status. */
-export function assess(status: ApiStatus, now: number): Assessment {
+export function assess(status: ApiStatus, now: number, t: Translator = EN): Assessment {
   const down: string[] = [];
   const degraded: string[] = [];
   const gateway = status.gateway;
   const last = gateway?.last ?? null;
   if (gateway && last) {
     if (last.dead) {
-      const since = gateway.downSince === null ? '' : ` for ${durationWords(now - gateway.downSince)}`;
-      down.push(`gateway down (${last.class})${since}`);
+      const forMs = gateway.downSince === null ? null : now - gateway.downSince;
+      down.push(t.t('tray.reason.gatewayDown', { cls: last.class, forMs }));
     } else if (!last.ok) {
       degraded.push(
-        `gateway ${last.class === 'starting' || last.class === 'draining' ? last.class : `answers ${last.class}`}`,
+        last.class === 'starting' || last.class === 'draining'
+          ? t.t('tray.reason.gatewayBusy', { cls: last.class })
+          : t.t('tray.reason.gatewayAnswers', { cls: last.class }),
       );
     }
   }
   for (const breaker of sortBreakers(status.breakers)) {
-    if (breaker.state === 'open') down.push(`${breaker.dep} open`);
-    else if (breaker.state === 'throttled') degraded.push(`${breaker.dep} throttled`);
-    else if (breaker.state === 'half_open') degraded.push(`${breaker.dep} half-open`);
+    if (breaker.state === 'open') down.push(t.t('tray.reason.breaker', { dep: breaker.dep, state: breaker.state }));
+    else if (breaker.state !== 'closed')
+      degraded.push(t.t('tray.reason.breaker', { dep: breaker.dep, state: breaker.state }));
   }
   for (const breaker of sortBreakers(status.breakers)) {
     const cooldown = breaker.openclawCooldown;
-    if (cooldown && cooldown.until > now) degraded.push(`${breaker.dep} ${openclawCooldownWords(cooldown, now)}`);
+    if (cooldown && cooldown.until > now)
+      degraded.push(t.t('tray.reason.cooldown', { dep: breaker.dep, words: openclawCooldownWords(cooldown, now, t) }));
   }
   const w = status.watchdog;
   if (w) {
     if (w.enabled && !w.dryRun && w.budgetRemaining <= 0) {
-      down.push(`restart budget exhausted (${w.maxRestartsPerHour} per hour)`);
+      down.push(t.t('tray.reason.budget', { max: w.maxRestartsPerHour }));
     }
-    if (w.restartInFlight || w.recovering) degraded.push('gateway restarting');
-    if (w.deferral)
-      degraded.push(
-        `restart deferred for ${w.deferral.dep} (${w.deferral.cause === 'cooldown' ? 'OpenClaw cooldown' : 'Retry-After'})`,
-      );
-    if (w.paused) degraded.push('watchdog paused');
-    if (w.enabled && w.dryRun) degraded.push('watchdog in dry run');
-    if (w.diverging) degraded.push('probes green while a breaker stays open');
+    if (w.restartInFlight || w.recovering) degraded.push(t.t('tray.reason.restarting'));
+    if (w.deferral) degraded.push(t.t('tray.reason.deferred', { dep: w.deferral.dep, cause: w.deferral.cause }));
+    if (w.paused) degraded.push(t.t('tray.reason.paused'));
+    if (w.enabled && w.dryRun) degraded.push(t.t('tray.reason.dryRun'));
+    if (w.diverging) degraded.push(t.t('tray.reason.diverging'));
     if (w.enabled && ((w.strategy.problem !== null && w.strategy.argv === null) || w.verified?.runnable === false)) {
-      degraded.push('no way to restart the gateway');
+      degraded.push(t.t('tray.reason.noStrategy'));
     } else if (w.enabled && !w.seenHealthy) {
-      degraded.push('watchdog waiting to see the gateway healthy');
+      degraded.push(t.t('tray.reason.neverHealthy'));
     }
   }
   for (const source of status.sources) {
-    if (source.lastError !== null) degraded.push(`cannot read ${source.kind}`);
+    if (source.lastError !== null) degraded.push(t.t('tray.reason.source', { source: source.kind }));
   }
   const state: HealthState = down.length > 0 ? 'down' : degraded.length > 0 ? 'degraded' : 'healthy';
   return { state, reasons: [...down, ...degraded] };
@@ -141,42 +153,40 @@ export function sortBreakers(breakers: readonly ApiBreaker[]): ApiBreaker[] {
 
 export function trayModel(input: TrayInput): TrayModel {
   const { core, status, now } = input;
+  const t = input.translator ?? EN;
   let state: TrayState;
   let reasons: string[];
-  let summary: string;
+  let tooltip: string;
   if (core.phase === 'connected' && status) {
-    const assessment = assess(status, now);
+    const assessment = assess(status, now, t);
     state = assessment.state;
     reasons = assessment.reasons;
-    summary = state === 'healthy' ? healthySummary(status, now) : `${stateWord(state)}: ${reasonSummary(reasons)}`;
+    tooltip = headlineLine(status, now, assessment, t);
   } else if (core.phase === 'unreachable') {
     state = 'down';
-    reasons = [`core not reachable: ${core.detail}`];
-    summary = `core not reachable: ${core.detail}`;
+    reasons = [t.t('tray.reason.coreUnreachable', { detail: core.detail })];
+    tooltip = t.t('tray.tooltip.core', { text: reasons[0] ?? '' });
   } else {
     state = 'connecting';
     reasons = [];
-    summary = core.phase === 'connecting' ? core.detail : 'connecting to the core…';
+    tooltip = t.t('tray.tooltip.core', {
+      text: core.phase === 'connecting' ? core.detail : t.t('tray.tooltip.connecting'),
+    });
   }
-  return { state, reasons, tooltip: clip(`BreakerBar: ${summary}`, TOOLTIP_MAX), menu: menuModel(input) };
+  return { state, reasons, tooltip: clip(tooltip, TOOLTIP_MAX), menu: menuModel(input, t) };
 }
 
-function stateWord(state: HealthState): string {
-  return state === 'down' ? 'down' : 'degraded';
-}
-
-function reasonSummary(reasons: string[]): string {
-  const [first, ...rest] = reasons;
-  return rest.length === 0 ? (first ?? '') : `${first} (+${rest.length} more)`;
-}
-
-function healthySummary(status: ApiStatus, now: number): string {
-  const deps = status.breakers.length;
-  const depWords =
-    deps === 0 ? 'no dependencies seen yet' : `${deps} ${deps === 1 ? 'dependency' : 'dependencies'} closed`;
-  const uptime = gatewayUptime(status, now);
-  const gateway = status.gateway?.last ? `gateway up${uptime === null ? '' : ` ${durationWords(uptime)}`}, ` : '';
-  return `all healthy — ${gateway}${depWords}`;
+/**
+ * The headline, as the tooltip and the menu's first line say it. The headline weighs what is wrong with the
+ * gateway and its dependencies; the tray's icon also dims for the watchdog's own state (paused, dry run, a
+ * restart running). When the headline finds nothing wrong but the icon is not healthy, the first reason
+ * follows it, so the words never contradict the icon.
+ */
+export function headlineLine(status: ApiStatus, now: number, assessment: Assessment, t: Translator = EN): string {
+  const h = headline(status, now);
+  const text = headlineText(h, t);
+  const reason = assessment.reasons[0];
+  return h.tone === 'ok' && assessment.state !== 'healthy' && reason ? `${text} · ${reason}` : text;
 }
 
 /** How long the gateway has been up: its own uptime from /readyz when it reports one, else since probes turned ok. */
@@ -188,35 +198,38 @@ export function gatewayUptime(status: ApiStatus, now: number): number | null {
   return gateway.upSince === null ? null : now - gateway.upSince;
 }
 
-function menuModel(input: TrayInput): MenuItemModel[] {
+function menuModel(input: TrayInput, t: Translator): MenuItemModel[] {
   const { core, status, now } = input;
   const items: MenuItemModel[] = [];
   const connected = core.phase === 'connected';
+  // The headline opens the menu, whole where the tooltip may be cut.
+  if (connected && status) {
+    const line = headlineLine(status, now, assess(status, now, t), t);
+    items.push({ type: 'text', id: 'headline', label: clip(line, MENU_LINE_MAX) });
+  }
   if (core.phase === 'connecting') {
-    items.push({ type: 'text', id: 'core', label: `Core: ${core.detail}` });
+    items.push({ type: 'text', id: 'core', label: t.t('tray.core.detail', { detail: core.detail }) });
   } else if (core.phase === 'unreachable') {
-    items.push({ type: 'text', id: 'core', label: clip(`Core not reachable: ${core.detail}`, 100) });
+    items.push({ type: 'text', id: 'core', label: clip(t.t('tray.core.unreachable', { detail: core.detail }), 100) });
     if (core.retryAt !== null) {
-      items.push({ type: 'text', id: 'core-retry', label: `Trying again ${relativeWords(core.retryAt, now)}` });
+      items.push({ type: 'text', id: 'core-retry', label: t.t('tray.core.retry', { at: core.retryAt, now }) });
     }
   }
   if (status) {
-    items.push({ type: 'text', id: 'gateway', label: gatewayLine(status, now) });
-    const watchdog = watchdogLine(status, now);
+    if (connected) items.push({ type: 'separator' });
+    items.push({ type: 'text', id: 'gateway', label: gatewayLine(status, now, t) });
+    const watchdog = watchdogLine(status, now, t);
     if (watchdog) items.push({ type: 'text', id: 'watchdog', label: watchdog });
     items.push({ type: 'separator' });
-    items.push(...dependencyLines(status, now));
-    const restart = lastRestartLine(status, now);
+    items.push(...dependencyLines(status, now, t));
+    const restart = lastRestartLine(status, now, t);
     if (restart) items.push({ type: 'separator' }, { type: 'text', id: 'last-restart', label: restart });
   }
   if (core.phase === 'connected') {
     items.push({
       type: 'text',
       id: 'core',
-      label:
-        core.mode === 'embedded'
-          ? 'Core: running in this app'
-          : `Core: BreakerBar daemon${core.pid === null ? '' : ` (pid ${core.pid})`}`,
+      label: core.mode === 'embedded' ? t.t('tray.core.embedded') : t.t('tray.core.daemon', { pid: core.pid }),
     });
   }
   items.push({ type: 'separator' });
@@ -226,45 +239,49 @@ function menuModel(input: TrayInput): MenuItemModel[] {
   items.push({
     type: 'action',
     id: 'restart',
-    label: inFlight ? 'Restarting Gateway…' : input.confirmRestart ? 'Restart Gateway…' : 'Restart Gateway',
+    label: inFlight
+      ? t.t('tray.action.restarting')
+      : input.confirmRestart
+        ? t.t('tray.action.restartConfirm')
+        : t.t('tray.action.restart'),
     enabled: w !== null && inFlight === null,
   });
   if (w?.paused) {
-    items.push({ type: 'action', id: 'resume', label: 'Resume Watchdog', enabled: true });
+    items.push({ type: 'action', id: 'resume', label: t.t('tray.action.resume'), enabled: true });
   } else {
     items.push({
       type: 'submenu',
       id: 'pause',
-      label: 'Pause Watchdog',
+      label: t.t('tray.action.pause'),
       enabled: w?.enabled === true,
       items: [
-        { type: 'action', id: 'pause-15m', label: 'For 15 Minutes', enabled: true },
-        { type: 'action', id: 'pause-1h', label: 'For 1 Hour', enabled: true },
-        { type: 'action', id: 'pause-until-resumed', label: 'Until Resumed', enabled: true },
+        { type: 'action', id: 'pause-15m', label: t.t('tray.action.pause15m'), enabled: true },
+        { type: 'action', id: 'pause-1h', label: t.t('tray.action.pause1h'), enabled: true },
+        { type: 'action', id: 'pause-until-resumed', label: t.t('tray.action.pauseUntilResumed'), enabled: true },
       ],
     });
   }
   items.push({ type: 'separator' });
-  items.push({ type: 'action', id: 'open-dashboard', label: 'Open Dashboard', enabled: true });
-  items.push({ type: 'action', id: 'open-logs', label: 'Open Logs Folder', enabled: true });
-  items.push({ type: 'action', id: 'open-metrics', label: 'Open Metrics in Browser', enabled: connected });
+  items.push({ type: 'action', id: 'open-dashboard', label: t.t('tray.action.openDashboard'), enabled: true });
+  items.push({ type: 'action', id: 'open-logs', label: t.t('tray.action.openLogs'), enabled: true });
+  items.push({ type: 'action', id: 'open-metrics', label: t.t('tray.action.openMetrics'), enabled: connected });
   items.push({ type: 'separator' });
   items.push({
     type: 'checkbox',
     id: 'toggle-launch-at-login',
-    label: 'Launch at Login',
+    label: t.t('tray.action.launchAtLogin'),
     checked: input.launchAtLogin === true,
     enabled: input.launchAtLogin !== null,
   });
   items.push({
     type: 'checkbox',
     id: 'toggle-confirm-restart',
-    label: 'Ask Before Restarting',
+    label: t.t('tray.action.confirmRestart'),
     checked: input.confirmRestart,
     enabled: true,
   });
   items.push({ type: 'separator' });
-  items.push({ type: 'action', id: 'quit', label: 'Quit BreakerBar', enabled: true });
+  items.push({ type: 'action', id: 'quit', label: t.t('tray.action.quit'), enabled: true });
   return tidy(items);
 }
 
@@ -279,114 +296,107 @@ export function tidy(items: MenuItemModel[]): MenuItemModel[] {
   return out;
 }
 
-export function gatewayLine(status: ApiStatus, now: number): string {
+export function gatewayLine(status: ApiStatus, now: number, t: Translator = EN): string {
   const gateway = status.gateway;
-  if (!gateway) return 'Gateway: not watched by this core';
+  if (!gateway) return t.t('tray.gateway.notWatched');
   const last = gateway.last;
-  if (!last) return 'Gateway: not probed yet';
-  const probed = `probed ${relativeWords(last.ts, now)}`;
-  if (last.ok) {
-    const uptime = gatewayUptime(status, now);
-    return `Gateway: up${uptime === null ? '' : ` ${durationWords(uptime)}`} · ${probed}`;
-  }
-  if (last.dead) {
-    const since = gateway.downSince === null ? '' : ` for ${durationWords(now - gateway.downSince)}`;
-    return `Gateway: down (${last.class})${since} · ${probed}`;
-  }
-  return `Gateway: ${last.class === 'starting' || last.class === 'draining' ? `${last.class}…` : `answers ${last.class}`} · ${probed}`;
+  if (!last) return t.t('tray.gateway.notProbed');
+  const probed = t.t('tray.gateway.probed', { at: last.ts, now });
+  let state: string;
+  if (last.ok) state = t.t('tray.gateway.up', { uptimeMs: gatewayUptime(status, now) });
+  else if (last.dead)
+    state = t.t('tray.gateway.down', {
+      cls: last.class,
+      forMs: gateway.downSince === null ? null : now - gateway.downSince,
+    });
+  else if (last.class === 'starting' || last.class === 'draining')
+    state = t.t('tray.gateway.busy', { cls: last.class });
+  else state = t.t('tray.gateway.answers', { cls: last.class });
+  return `${state} · ${probed}`;
 }
 
-export function watchdogLine(status: ApiStatus, now: number): string | null {
+export function watchdogLine(status: ApiStatus, now: number, t: Translator = EN): string | null {
   const w = status.watchdog;
   if (!w) return null;
   if (w.restartInFlight) {
-    return `Watchdog: restarting the gateway (${w.restartInFlight.trigger}) since ${relativeWords(w.restartInFlight.since, now)}`;
+    return t.t('tray.watchdog.restarting', { trigger: w.restartInFlight.trigger, since: w.restartInFlight.since, now });
   }
-  if (w.recovering) return `Watchdog: verifying recovery since ${relativeWords(w.recovering.since, now)}`;
+  if (w.recovering) return t.t('tray.watchdog.verifying', { since: w.recovering.since, now });
   if (w.paused) {
     return w.pausedUntil === null
-      ? 'Watchdog: paused until resumed'
-      : `Watchdog: paused until ${clockWords(w.pausedUntil, now)} (${relativeWords(w.pausedUntil, now)})`;
+      ? t.t('tray.watchdog.pausedUntilResumed')
+      : t.t('tray.watchdog.pausedUntil', { until: w.pausedUntil, now });
   }
-  if (!w.enabled) return 'Watchdog: watch only (restarts off)';
-  if (w.deferral) {
-    return `Watchdog: restart deferred for ${w.deferral.dep}, ${relativeWords(w.deferral.until, now)}`;
-  }
-  const budget = `${w.budgetRemaining}/${w.maxRestartsPerHour} restarts left this hour`;
-  if (w.budgetRemaining <= 0) return `Watchdog: restart budget exhausted (${budget})`;
-  return `Watchdog: ${w.dryRun ? 'dry run' : 'active'} · ${budget}`;
+  if (!w.enabled) return t.t('tray.watchdog.watchOnly');
+  if (w.deferral) return t.t('tray.watchdog.deferred', { dep: w.deferral.dep, until: w.deferral.until, now });
+  const budget = { left: w.budgetRemaining, max: w.maxRestartsPerHour };
+  if (w.budgetRemaining <= 0) return t.t('tray.watchdog.budgetExhausted', budget);
+  return t.t('tray.watchdog.active', { dryRun: w.dryRun, ...budget });
 }
 
-const STATE_WORDS: Record<ApiBreaker['state'], string> = {
-  closed: 'closed',
-  half_open: 'half-open',
-  open: 'open',
-  throttled: 'throttled',
-};
-
 /** One dependency: its state and, when open or throttled, when it will be tried again. */
-export function dependencyLine(breaker: ApiBreaker, now: number): string {
-  const parts = [STATE_WORDS[breaker.state]];
-  if (breaker.forced) parts[0] = `${parts[0]} (forced)`;
+export function dependencyLine(breaker: ApiBreaker, now: number, t: Translator = EN): string {
+  const parts = [t.t('tray.dep.state', { state: breaker.state, forced: Boolean(breaker.forced) })];
   if (breaker.state === 'throttled' && breaker.retryAfterUntil !== null) {
     parts.push(
       breaker.retryAfterUntil > now
-        ? `Retry-After ends ${relativeWords(breaker.retryAfterUntil, now)}`
-        : 'Retry-After over, next call is a trial',
+        ? t.t('tray.dep.retryAfterEnds', { until: breaker.retryAfterUntil, now })
+        : t.t('tray.dep.retryAfterOver'),
     );
   } else if (breaker.state === 'open' && !breaker.forced && breaker.openUntil !== null) {
     parts.push(
-      breaker.openUntil > now ? `next probe ${relativeWords(breaker.openUntil, now)}` : 'next call is a trial',
+      breaker.openUntil > now
+        ? t.t('tray.dep.nextProbe', { until: breaker.openUntil, now })
+        : t.t('tray.dep.nextCallTrial'),
     );
   } else if (breaker.state === 'half_open') {
-    parts.push(`trying (${breaker.trialSuccesses} ok)`);
+    parts.push(t.t('tray.dep.trying', { ok: breaker.trialSuccesses }));
   }
   const cooldown = breaker.openclawCooldown;
-  if (cooldown && cooldown.until > now) parts.push(openclawCooldownWords(cooldown, now));
-  return `${breaker.dep}: ${parts.join(', ')}`;
+  if (cooldown && cooldown.until > now) parts.push(openclawCooldownWords(cooldown, now, t));
+  return t.t('tray.dep.line', { dep: breaker.dep, parts });
 }
 
 /** "OpenClaw cooldown: 4 min left (rate_limit)"; "OpenClaw disabled: 2 h left (billing)". */
-export function openclawCooldownWords(cooldown: NonNullable<ApiBreaker['openclawCooldown']>, now: number): string {
-  return `OpenClaw ${cooldown.kind}: ${durationWords(cooldown.until - now)} left (${cooldown.reason ?? 'no reason given'})`;
+export function openclawCooldownWords(
+  cooldown: NonNullable<ApiBreaker['openclawCooldown']>,
+  now: number,
+  t: Translator = EN,
+): string {
+  return t.t('tray.dep.cooldown', { kind: cooldown.kind, leftMs: cooldown.until - now, reason: cooldown.reason });
 }
 
-function dependencyLines(status: ApiStatus, now: number): MenuItemModel[] {
-  if (status.breakers.length === 0) return [{ type: 'text', id: 'deps-none', label: 'No dependencies seen yet' }];
+function dependencyLines(status: ApiStatus, now: number, t: Translator): MenuItemModel[] {
+  if (status.breakers.length === 0) return [{ type: 'text', id: 'deps-none', label: t.t('tray.deps.none') }];
   const sorted = sortBreakers(status.breakers);
   const shown = sorted.length > MAX_DEPENDENCY_LINES ? sorted.slice(0, MAX_DEPENDENCY_LINES - 1) : sorted;
   const lines: MenuItemModel[] = shown.map((b) => ({
     type: 'text',
     id: `dep:${b.dep}`,
-    label: dependencyLine(b, now),
+    label: dependencyLine(b, now, t),
   }));
   if (shown.length < sorted.length) {
     const rest = sorted.slice(shown.length);
-    const closed = rest.every((b) => b.state === 'closed');
     lines.push({
       type: 'text',
       id: 'deps-more',
-      label: `…and ${rest.length} more${closed ? ', all closed' : ''} (Open Dashboard)`,
+      label: t.t('tray.deps.more', { n: rest.length, allClosed: rest.every((b) => b.state === 'closed') }),
     });
   }
   return lines;
 }
 
-const RESULT_WORDS: Record<string, string> = {
-  running: 'running',
-  started: 'gateway started',
-  recovered: 'recovered',
-  not_recovered: 'did not recover',
-  failed: 'failed',
-  dry_run: 'dry run, not restarted',
-};
-
-export function lastRestartLine(status: ApiStatus, now: number): string | null {
+export function lastRestartLine(status: ApiStatus, now: number, t: Translator = EN): string | null {
   const r = status.watchdog?.lastRestart;
   if (!r) return null;
-  const result = RESULT_WORDS[r.result] ?? r.result;
-  const recovery = r.recoveryMs === null ? '' : ` in ${durationWords(r.recoveryMs)}`;
-  return `Last restart ${relativeWords(r.ts, now)} (${r.trigger}: ${clip(r.reason, 60)}): ${result}${recovery}`;
+  return t.t('tray.lastRestart', {
+    ts: r.ts,
+    now,
+    trigger: r.trigger,
+    reason: clip(r.reason, 60),
+    result: r.result,
+    recoveryMs: r.recoveryMs,
+  });
 }
 
 function clip(text: string, max: number): string {

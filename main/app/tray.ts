@@ -17,6 +17,7 @@ import {
   shell,
   Tray,
 } from 'electron';
+import { type Translator, translator } from '../shared/messages/index.js';
 import { CoreApiError } from './core-api.js';
 import type { CoreSupervisor } from './core-supervisor.js';
 import { trayIconPath } from './icons.js';
@@ -38,6 +39,8 @@ export interface TrayControllerOptions {
   logsDir: string;
   quit(): void;
   clock?: () => number;
+  /** The app's language, resolved once at start (English when not given). */
+  translator?: Translator;
 }
 
 const RESTART_REASON = 'restart from the menu bar';
@@ -50,8 +53,11 @@ export class TrayController {
   private readonly onChange = () => this.render();
   private readonly clock: () => number;
 
+  private readonly words: Translator;
+
   constructor(private readonly options: TrayControllerOptions) {
     this.clock = options.clock ?? Date.now;
+    this.words = options.translator ?? translator('en');
   }
 
   /** Creates the tray icon (after `app.whenReady()`). */
@@ -86,6 +92,7 @@ export class TrayController {
       confirmRestart: preferences.value.confirmRestart,
       launchAtLogin: loginItem.get(),
       now: this.clock(),
+      translator: this.words,
     });
   }
 
@@ -190,14 +197,12 @@ export class TrayController {
     if (preferences.value.confirmRestart) {
       const answer = await this.ask({
         type: 'question',
-        message: 'Restart the OpenClaw gateway?',
-        detail:
-          'With the openclaw CLI the gateway first finishes the work in progress (at most 5 minutes), then ' +
-          'restarts. A restart that is already running is not doubled.',
-        buttons: ['Restart', 'Cancel'],
+        message: this.words.t('tray.dialog.restartQuestion'),
+        detail: this.words.t('tray.dialog.restartDetail'),
+        buttons: [this.words.t('tray.dialog.restart'), this.words.t('tray.dialog.cancel')],
         defaultId: 0,
         cancelId: 1,
-        checkboxLabel: 'Do not ask again',
+        checkboxLabel: this.words.t('tray.dialog.dontAsk'),
         checkboxChecked: false,
       });
       if (answer.response !== 0) return;
@@ -206,7 +211,7 @@ export class TrayController {
     const answer = await api.restart({ force: false, reason: RESTART_REASON });
     supervisor.refresh();
     if (answer.decision !== 'restart') {
-      await this.tell({ type: 'info', message: 'The gateway was not restarted', detail: answer.reason });
+      await this.tell({ type: 'info', message: this.words.t('tray.dialog.notRestarted'), detail: answer.reason });
     }
   }
 
@@ -227,7 +232,7 @@ export class TrayController {
   }
 
   private async tell(options: MessageBoxOptions): Promise<void> {
-    await dialog.showMessageBox({ buttons: ['OK'], ...options });
+    await dialog.showMessageBox({ buttons: [this.words.t('tray.dialog.ok')], ...options });
   }
 
   private image(path: string): NativeImage {

@@ -93,18 +93,45 @@ export function parseTimeOption(flag: string, value: string | undefined, now = D
 }
 
 /** Renders rows as aligned columns; the first row is the header. */
+/**
+ * Columns a text takes in a terminal: East Asian wide characters (CJK, full-width forms) take two, so that
+ * Chinese labels line up with the rest.
+ */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    const wide =
+      (code >= 0x1100 && code <= 0x115f) ||
+      (code >= 0x2e80 && code <= 0xa4cf) ||
+      (code >= 0xac00 && code <= 0xd7a3) ||
+      (code >= 0xf900 && code <= 0xfaff) ||
+      (code >= 0xfe30 && code <= 0xfe4f) ||
+      (code >= 0xff00 && code <= 0xff60) ||
+      (code >= 0xffe0 && code <= 0xffe6) ||
+      (code >= 0x20000 && code <= 0x3fffd);
+    width += wide ? 2 : 1;
+  }
+  return width;
+}
+
+function pad(text: string, width: number, start: boolean): string {
+  const room = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return start ? `${room}${text}` : `${text}${room}`;
+}
+
 export function table(rows: Array<Array<string | number>>): string {
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, String(cell).length);
+      widths[i] = Math.max(widths[i] ?? 0, displayWidth(String(cell)));
     });
   }
   return rows
     .map((row) =>
       row
         .map((cell, i) =>
-          typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0),
+          typeof cell === 'number' ? pad(String(cell), widths[i] ?? 0, true) : pad(cell, widths[i] ?? 0, false),
         )
         .join('  ')
         .trimEnd(),

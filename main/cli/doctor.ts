@@ -1,49 +1,61 @@
-import { processEnvironment } from '../core/config/index.js';
-import { type Area, type DoctorReport, type Level, runDoctor } from '../core/doctor/index.js';
+import { loadConfig, processEnvironment } from '../core/config/index.js';
+import { type Area, type DoctorReport, type Finding, type Level, runDoctor } from '../core/doctor/index.js';
+import { languageOf } from '../core/language.js';
+import { type Language, resolveLanguage } from '../shared/i18n.js';
+import { type Translator, translator } from '../shared/messages/index.js';
 import { type Command, stringOption } from './command.js';
 
-const HEADINGS: Record<Area, string> = {
-  config: 'Configuration',
-  openclaw: 'OpenClaw',
-  sources: 'Sources',
-  gateway: 'Gateway',
-  restart: 'Restart',
-  notifications: 'Notifications',
-  breakerbar: 'BreakerBar',
-};
+const EN = translator('en');
 
 export const MARKS: Record<Level, string> = { ok: '✓', info: '·', warn: '!', error: '✗' };
 
 const COLORS: Record<Level, string> = { ok: '\x1b[32m', info: '\x1b[2m', warn: '\x1b[33m', error: '\x1b[31m' };
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
 /** "2 problems, 1 warning", or that nothing needs attention. */
-export function summaryLine(summary: DoctorReport['summary']): string {
-  if (summary.error === 0 && summary.warn === 0) return `No problems found (${summary.ok} ok).`;
-  const parts: string[] = [];
-  if (summary.error > 0) parts.push(plural(summary.error, 'problem', 'problems'));
-  if (summary.warn > 0) parts.push(plural(summary.warn, 'warning', 'warnings'));
-  return `${parts.join(', ')}.`;
+export function summaryLine(summary: DoctorReport['summary'], t: Translator = EN): string {
+  return t.t('cli.doctor.summary', summary);
+}
+
+/** A finding's texts in the reader's language: its messages where it has them, else its own words. */
+function worded(f: Finding, t: Translator): { title: string; detail?: string; fix?: string } {
+  const words = f.words;
+  return {
+    title: words ? t.say(words.title) : f.title,
+    detail: words?.detail ? t.say(words.detail) : f.detail,
+    fix: words?.fix ? t.say(words.fix) : f.fix,
+  };
 }
 
 /** The report for a human: grouped by area, one line per finding, detail and fix indented below. */
-export function renderReport(report: DoctorReport, color = false): string {
+export function renderReport(report: DoctorReport, color = false, t: Translator = EN): string {
   const lines: string[] = [];
   let area: Area | null = null;
   for (const f of report.findings) {
     if (f.area !== area) {
       if (area !== null) lines.push('');
       area = f.area;
-      lines.push(HEADINGS[f.area]);
+      lines.push(t.t('cli.doctor.heading', { area: f.area }));
     }
     const mark = color ? `${COLORS[f.level]}${MARKS[f.level]}\x1b[0m` : MARKS[f.level];
-    lines.push(`  ${mark} ${f.title}`);
-    if (f.detail) lines.push(`      ${f.detail}`);
-    if (f.fix) lines.push(`      fix: ${f.fix}`);
+    const text = worded(f, t);
+    lines.push(`  ${mark} ${text.title}`);
+    if (text.detail) lines.push(`      ${text.detail}`);
+    if (text.fix) lines.push(`      ${t.t('cli.doctor.fix', { fix: text.fix })}`);
   }
-  lines.push('', summaryLine(report.summary));
+  lines.push('', summaryLine(report.summary, t));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The doctor's language: the config's `ui.language`, else the locale variables. A config that does not
+ * load is itself one of the doctor's findings, so it never stops the report: the locale decides then.
+ */
+export function doctorLanguage(configFile: string | undefined, env: NodeJS.ProcessEnv): Language {
+  try {
+    return languageOf(loadConfig(configFile).config, env);
+  } catch {
+    return resolveLanguage([env.LC_ALL, env.LC_MESSAGES, env.LANG]);
+  }
 }
 
 export const doctorCommand: Command = {
@@ -81,7 +93,8 @@ Options:
       io.out(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       const color = io.isTTY && !process.env.NO_COLOR;
-      io.out(renderReport(report, color));
+      const t = translator(doctorLanguage(stringOption(args, 'config'), process.env));
+      io.out(renderReport(report, color, t));
     }
     return report.summary.error > 0 ? 1 : 0;
   },

@@ -5,20 +5,24 @@
  * still works. It survives a restart of BreakerBar.
  */
 import { loadConfig } from '../core/config/index.js';
+import { languageOf } from '../core/language.js';
 import type { MaintenanceResponse } from '../core/server/api-types.js';
+import { type Translator, translator } from '../shared/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';
-import { when } from './time-words.js';
 import { parseDuration } from './watchdog-control.js';
 
 /** One line: what holds notifications now, and until when. */
-export function describeMaintenance(answer: MaintenanceResponse, now: number): string {
+export function describeMaintenance(
+  answer: MaintenanceResponse,
+  now: number,
+  t: Translator = translator('en'),
+): string {
   const quiet = answer.quiet;
-  if (quiet === null) return 'no maintenance window and no quiet hours: notifications and automatic restarts as usual';
-  const until = quiet.until === null ? 'until stopped' : `until ${when(quiet.until, now)}`;
-  if (quiet.kind === 'quiet_hours') return `quiet hours ${until} (${quiet.reason}): only critical notifications`;
-  const how = answer.manual !== null ? 'started by hand' : 'recurring';
-  return `maintenance ${until}, ${how} (${quiet.reason}): no notifications, no automatic restarts`;
+  if (quiet === null) return t.t('cli.maintenance.none');
+  const params = { until: quiet.until, now, reason: quiet.reason };
+  if (quiet.kind === 'quiet_hours') return t.t('cli.maintenance.quietHours', params);
+  return t.t('cli.maintenance.window', { ...params, manual: answer.manual !== null });
 }
 
 export const maintenanceCommand: Command = {
@@ -60,7 +64,9 @@ Options:
     if (action !== 'start' && (forText !== undefined || reason !== undefined)) {
       throw new UsageError('--for and --reason go with `maintenance start`');
     }
-    const client = connect(loadConfig(stringOption(args, 'config')));
+    const loaded = loadConfig(stringOption(args, 'config'));
+    const client = connect(loaded);
+    const t = translator(languageOf(loaded.config, process.env));
     let answer: MaintenanceResponse;
     if (action === 'start') {
       const body: Record<string, unknown> = { durationSec: forText === undefined ? null : parseDuration(forText) };
@@ -71,16 +77,16 @@ Options:
     } else {
       answer = await client.get<MaintenanceResponse>('/api/maintenance');
     }
-    print(io, args.values.json === true, answer, action);
+    print(io, args.values.json === true, answer, action, t);
     return 0;
   },
 };
 
-function print(io: Io, json: boolean, answer: MaintenanceResponse, action: string): void {
+function print(io: Io, json: boolean, answer: MaintenanceResponse, action: string, t: Translator): void {
   if (json) {
     io.out(`${JSON.stringify(answer, null, 2)}\n`);
     return;
   }
-  if (action === 'stop' && answer.stopped === false) io.out('no maintenance window started by hand was in force\n');
-  io.out(`${describeMaintenance(answer, Date.now())}\n`);
+  if (action === 'stop' && answer.stopped === false) io.out(`${t.t('cli.maintenance.noneStopped')}\n`);
+  io.out(`${describeMaintenance(answer, Date.now(), t)}\n`);
 }

@@ -1,9 +1,11 @@
 import { loadConfig } from '../core/config/index.js';
+import { languageOf } from '../core/language.js';
 import type { ApiStatus } from '../core/server/api-types.js';
+import { headline, headlineText } from '../shared/headline.js';
+import { type Translator, translator } from '../shared/messages/index.js';
 import { connect } from './api-client.js';
-import { type Command, stringOption, table } from './command.js';
+import { type Command, displayWidth, stringOption, table } from './command.js';
 import { incidentsLine } from './incidents.js';
-import { duration, when } from './time-words.js';
 
 export const statusCommand: Command = {
   name: 'status',
@@ -23,115 +25,203 @@ Options:
   options: { json: { type: 'boolean' }, config: { type: 'string' } },
   positionals: false,
   async run(args, io) {
-    const client = connect(loadConfig(stringOption(args, 'config')));
+    const loaded = loadConfig(stringOption(args, 'config'));
+    const client = connect(loaded);
     const status = await client.get<ApiStatus>('/api/status');
-    io.out(args.values.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, Date.now()));
+    const t = translator(languageOf(loaded.config, process.env));
+    io.out(args.values.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, Date.now(), t));
     return 0;
   },
 };
+
+const EN = translator('en');
+
+/** Section labels take this many columns (continuation lines are indented as far). */
+const LABEL_COLUMNS = 11;
+const INDENT = ' '.repeat(LABEL_COLUMNS);
+
+/** "Gateway    ", "网关       ": a label padded to the column, by terminal width (a CJK character takes two). */
+function labelled(label: string, text: string): string {
+  return `${label}${' '.repeat(Math.max(1, LABEL_COLUMNS - displayWidth(label)))}${text}`;
+}
 
 /**
  * OpenClaw's own cooldowns, one line per profile and window, and any database
  * whose state could not be read: nothing at all when there is neither.
  */
-export function cooldownLines(status: ApiStatus, now: number): string[] {
+export function cooldownLines(status: ApiStatus, now: number, t: Translator = EN): string[] {
   const state = status.openclawCooldowns;
   if (!state) return [];
   const lines: string[] = [];
   for (const c of state.active) {
-    const why = c.reason ?? 'no reason recorded';
-    const counted =
-      c.errorCount !== null && c.errorCount > 0 ? `, ${c.errorCount} error${c.errorCount === 1 ? '' : 's'}` : '';
-    lines.push(`OpenClaw ${c.kind} ${c.dep}: ${duration(c.until - now)} left (${why}), profile ${c.profile}${counted}`);
+    lines.push(
+      t.t('cli.status.cooldown', {
+        kind: c.kind,
+        dep: c.dep,
+        leftMs: c.until - now,
+        why: c.reason,
+        profile: c.profile,
+        errors: c.errorCount,
+      }),
+    );
   }
   for (const db of state.databases) {
-    if (db.error !== null) lines.push(`OpenClaw cooldown state ${db.path} not fully read: ${db.error}`);
+    if (db.error !== null) lines.push(t.t('cli.status.cooldownUnread', { path: db.path, error: db.error }));
   }
   return lines.length > 0 ? ['', ...lines] : [];
 }
 
-export function renderStatus(status: ApiStatus, now: number): string {
-  const lines: string[] = [`BreakerBar ${status.version}`];
+/** The gateway's line: its address, state, since when, and the last probe. */
+function gatewayLines(status: ApiStatus, now: number, t: Translator): string[] {
   const gateway = status.gateway;
-  if (gateway) {
-    const last = gateway.last;
-    const state = last === null ? 'not probed yet' : last.ok ? 'up' : last.class;
-    const since = last?.ok && gateway.upSince ? `, up for ${duration(now - gateway.upSince)}` : '';
-    const down = !last?.ok && gateway.downSince ? `, since ${when(gateway.downSince, now)}` : '';
-    lines.push(
-      `Gateway    ${gateway.baseUrl}: ${state}${since}${down}${last ? ` (${last.detail}, ${when(last.ts, now)})` : ''}`,
-    );
-  }
+  if (!gateway) return [];
+  const last = gateway.last;
+  const state =
+    last === null ? t.t('cli.status.gateway.notProbed') : last.ok ? t.t('cli.status.gateway.up') : last.class;
+  const since = last?.ok && gateway.upSince ? t.t('cli.status.gateway.upFor', { ms: now - gateway.upSince }) : '';
+  const down =
+    !last?.ok && gateway.downSince ? t.t('cli.status.gateway.downSince', { since: gateway.downSince, now }) : '';
+  const probe = last ? t.t('cli.status.gateway.probe', { detail: last.detail, ts: last.ts, now }) : '';
+  return [labelled(t.t('cli.status.label.gateway'), `${gateway.baseUrl}: ${state}${since}${down}${probe}`)];
+}
+
+/** The watchdog: its mode and counters, what it is doing, why it would not act, its last restart. */
+function watchdogLines(status: ApiStatus, now: number, t: Translator): string[] {
   const w = status.watchdog;
-  if (w) {
-    const mode = !w.enabled
-      ? 'disabled (watch only)'
-      : w.paused
-        ? `paused${w.pausedUntil ? ` until ${new Date(w.pausedUntil).toLocaleTimeString()}` : ' until resumed'}`
-        : w.dryRun
-          ? 'dry run (decides, never restarts)'
-          : 'active';
-    lines.push(
-      `Watchdog   ${mode}; 429 checks ${w.consecutiveChecks}/${w.threshold}, dead probes ${w.healthFailures}/${w.healthFailuresBeforeRestart}, restart budget ${w.budgetRemaining}/${w.maxRestartsPerHour} this hour`,
+  if (!w) return [];
+  const lines: string[] = [];
+  const mode = !w.enabled
+    ? t.t('cli.status.watchdog.disabled')
+    : w.paused
+      ? w.pausedUntil
+        ? t.t('cli.status.watchdog.pausedUntil', { until: w.pausedUntil, now })
+        : t.t('cli.status.watchdog.pausedUntilResumed')
+      : w.dryRun
+        ? t.t('cli.status.watchdog.dryRun')
+        : t.t('cli.status.watchdog.active');
+  lines.push(
+    labelled(
+      t.t('cli.status.label.watchdog'),
+      t.t('cli.status.watchdog.counters', {
+        mode,
+        checks: w.consecutiveChecks,
+        threshold: w.threshold,
+        failures: w.healthFailures,
+        failuresMax: w.healthFailuresBeforeRestart,
+        left: w.budgetRemaining,
+        max: w.maxRestartsPerHour,
+      }),
+    ),
+  );
+  const more = (text: string) => lines.push(`${INDENT}${text}`);
+  if (w.restartInFlight)
+    more(
+      t.t('cli.status.watchdog.restartRunning', {
+        trigger: w.restartInFlight.trigger,
+        since: w.restartInFlight.since,
+        now,
+      }),
     );
-    if (w.restartInFlight)
-      lines.push(
-        `           restart running (${w.restartInFlight.trigger}) since ${when(w.restartInFlight.since, now)}`,
-      );
-    if (w.recovering) {
-      const rec = w.recovering;
-      lines.push(
-        rec.pending
-          ? `           restart pending since ${when(rec.since, now)}: OpenClaw restarts once its work has drained`
-          : rec.trigger === 'gateway'
-            ? `           the gateway restarted itself ${when(rec.since, now)}: waiting for it to start`
-            : `           verifying recovery since ${when(rec.since, now)}: waiting for /startupz to say started`,
-      );
-    }
-    if (w.storm && !w.deferral) lines.push(`           429 storm since ${when(w.storm.since, now)}`);
-    if (w.deferral)
-      lines.push(
-        `           429 storm${w.storm ? ` since ${when(w.storm.since, now)}` : ''}: restart held for ${w.deferral.dep} until ${new Date(w.deferral.until).toLocaleTimeString()} (${w.deferral.cause === 'cooldown' ? "OpenClaw's cooldown" : 'Retry-After'})`,
-      );
-    if (w.enabled && !w.seenHealthy)
-      lines.push('           no automatic restart: the gateway has not been seen healthy since BreakerBar started');
-    else if (w.enabled && w.verified && !w.verified.runnable)
-      lines.push(`           no automatic restart: ${w.verified.problem ?? 'the restart strategy cannot run'}`);
-    if (w.diverging) lines.push('           ALARM: health probes green while a breaker stays open');
-    const r = w.lastRestart;
-    if (r) {
-      const recovery = r.recoveryMs !== null ? `, recovered in ${duration(r.recoveryMs)}` : '';
-      lines.push(`Last restart ${when(r.ts, now)} (${r.trigger}: ${r.reason}): ${r.result}${recovery}`);
-    }
-    lines.push(`Restarts via ${w.strategy.description ?? `nothing: ${w.strategy.problem}`}`);
+  if (w.recovering) {
+    const rec = w.recovering;
+    const key = rec.pending
+      ? 'cli.status.watchdog.restartPending'
+      : rec.trigger === 'gateway'
+        ? 'cli.status.watchdog.restartedItself'
+        : 'cli.status.watchdog.verifying';
+    more(t.t(key, { since: rec.since, now }));
   }
-  if (status.incidents) lines.push(incidentsLine(status.incidents, status.language));
-  if (status.breakers.length === 0) {
-    lines.push('', 'No dependencies seen yet.');
-  } else {
-    const held = status.breakers.some((b) => b.openclawCooldown !== null);
-    const rows: Array<Array<string | number>> = [
-      ['dependency', 'state', 'calls', 'failed', 'until', ...(held ? ['OpenClaw cooldown'] : [])],
-    ];
-    for (const b of status.breakers) {
-      const until = b.retryAfterUntil ?? b.openUntil;
-      const cooldown = b.openclawCooldown;
-      rows.push([
-        b.dep,
-        b.forced ? `${b.state} (forced)` : b.state,
-        b.window.calls,
-        `${Math.round(b.window.failureRate * 100)}%`,
-        b.state !== 'closed' && until ? `in ${duration(until - now)}` : '',
-        ...(held
-          ? [cooldown ? `${duration(cooldown.until - now)} left (${cooldown.reason ?? cooldown.kind})` : '']
-          : []),
-      ]);
-    }
-    lines.push('', table(rows));
+  if (w.storm && !w.deferral) more(t.t('cli.status.watchdog.storm', { since: w.storm.since, now }));
+  if (w.deferral)
+    more(
+      t.t('cli.status.watchdog.held', {
+        stormSince: w.storm?.since ?? null,
+        dep: w.deferral.dep,
+        until: w.deferral.until,
+        now,
+        cause: w.deferral.cause,
+      }),
+    );
+  if (w.enabled && !w.seenHealthy) more(t.t('cli.status.watchdog.neverHealthy'));
+  else if (w.enabled && w.verified && !w.verified.runnable)
+    more(t.t('cli.status.watchdog.notRunnable', { problem: w.verified.problem }));
+  if (w.diverging) more(t.t('cli.status.watchdog.diverging'));
+  const r = w.lastRestart;
+  if (r) {
+    lines.push(
+      t.t('cli.status.lastRestart', {
+        ts: r.ts,
+        now,
+        trigger: r.trigger,
+        reason: r.reason,
+        result: r.result,
+        recoveryMs: r.recoveryMs,
+      }),
+    );
   }
-  lines.push(...cooldownLines(status, now));
-  if (status.notifications.length > 0) {
-    lines.push('', `Notifications: ${status.notifications.map((n) => `${n.name} (${n.target})`).join(', ')}`);
+  lines.push(t.t('cli.status.restartsVia', { description: w.strategy.description, problem: w.strategy.problem }));
+  return lines;
+}
+
+/** One row per dependency's breaker, with OpenClaw's cooldown beside it when any is held. */
+function breakerLines(status: ApiStatus, now: number, t: Translator): string[] {
+  if (status.breakers.length === 0) return ['', t.t('cli.status.noDependencies')];
+  const held = status.breakers.some((b) => b.openclawCooldown !== null);
+  const rows: Array<Array<string | number>> = [
+    [
+      t.t('cli.status.col.dependency'),
+      t.t('cli.status.col.state'),
+      t.t('cli.status.col.calls'),
+      t.t('cli.status.col.failed'),
+      t.t('cli.status.col.until'),
+      ...(held ? [t.t('cli.status.col.cooldown')] : []),
+    ],
+  ];
+  for (const b of status.breakers) {
+    const until = b.retryAfterUntil ?? b.openUntil;
+    const cooldown = b.openclawCooldown;
+    rows.push([
+      b.dep,
+      t.t('cli.status.breaker.state', { state: b.state, forced: Boolean(b.forced) }),
+      b.window.calls,
+      t.percent(b.window.failureRate),
+      b.state !== 'closed' && until ? t.t('cli.status.breaker.until', { until, now }) : '',
+      ...(held
+        ? [
+            cooldown
+              ? t.t('cli.status.breaker.cooldown', {
+                  leftMs: cooldown.until - now,
+                  why: cooldown.reason ?? cooldown.kind,
+                })
+              : '',
+          ]
+        : []),
+    ]);
   }
+  return ['', table(rows)];
+}
+
+function notificationLines(status: ApiStatus, t: Translator): string[] {
+  if (status.notifications.length === 0) return [];
+  const channels = status.notifications.map((n) => `${n.name} (${n.target})`);
+  return ['', t.t('cli.status.notifications', { channels })];
+}
+
+/**
+ * `breakerbar status` as text: the headline (what is wrong, what is being done, until when) first, then
+ * one section per part, each from its own function, in the reader's language.
+ */
+export function renderStatus(status: ApiStatus, now: number, t: Translator = EN): string {
+  const lines: string[] = [
+    headlineText(headline(status, now), t),
+    '',
+    t.t('cli.status.version', { version: status.version }),
+    ...gatewayLines(status, now, t),
+    ...watchdogLines(status, now, t),
+    ...(status.incidents ? [incidentsLine(status.incidents, t.language)] : []),
+    ...breakerLines(status, now, t),
+    ...cooldownLines(status, now, t),
+    ...notificationLines(status, t),
+  ];
   return `${lines.join('\n')}\n`;
 }

@@ -5,9 +5,9 @@
  */
 import { loadConfig } from '../core/config/index.js';
 import type { ApiStatus, WatchdogResponse } from '../core/server/api-types.js';
+import { translator } from '../shared/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';
-import { duration } from './time-words.js';
 
 const DURATION = /^(\d+)\s*(s|m|min|h|d)?$/;
 const UNIT_SEC: Record<string, number> = { s: 1, m: 60, min: 60, h: 3600, d: 86400 };
@@ -74,7 +74,7 @@ Options:
       }
       if (w && !w.restartInFlight && !w.recovering) {
         const last = w.lastRestart;
-        const recovery = last?.recoveryMs != null ? ` in ${duration(last.recoveryMs)}` : '';
+        const recovery = last?.recoveryMs != null ? ` in ${translator('en').duration(last.recoveryMs)}` : '';
         io.out(`restart ${last?.result ?? 'finished'}${recovery}${last?.detail ? `: ${last.detail}` : ''}\n`);
         return last && ['recovered', 'started'].includes(last.result) ? 0 : 1;
       }

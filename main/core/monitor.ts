@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import { translator } from '../shared/messages/index.js';
+import { type Translator, translator } from '../shared/messages/index.js';
 import { BreakerService } from './breaker/service.js';
 import { defaultConfigPath, type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
 import { runDoctor } from './doctor/index.js';
@@ -146,6 +146,12 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     });
   }
 
+  /** The language every notice is worded in, resolved once from the config and the environment. */
+  private words(): Translator {
+    const env = (this.options.environment ?? processEnvironment()).env;
+    return translator(languageOf(this.loaded.config, env));
+  }
+
   async start(): Promise<void> {
     const { dataDir, dbPath } = this.loaded;
     mkdirSync(dataDir, { recursive: true });
@@ -197,7 +203,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     // Read before the watchdog starts, so that its first check already knows OpenClaw's cooldowns; the
     // loop detector first looks at the next poll, once the notifier is there to tell someone.
     this.cooldownReader = new OpenClawCooldowns({ stateDir: this.loaded.stateDir, log: this.log, clock: this.clock });
-    this.cooldownLoops = new CooldownLoopDetector();
+    this.cooldownLoops = new CooldownLoopDetector(undefined, this.words());
     this.pollCooldowns(false);
     this.every(this.options.cooldownPollMs ?? COOLDOWN_POLL_MS, () => this.pollCooldowns(true));
     this.log.info('following OpenClaw', {
@@ -219,6 +225,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         monotonic: this.options.monotonic ?? (this.options.clock ? this.options.clock : steadyClock()),
         cooldownUntil: (dep, now) => this.cooldownReader?.cooldownUntil(dep, now) ?? null,
         desktop: this.options.desktop,
+        translator: this.words(),
       });
       this.gatewaySide.start();
     }

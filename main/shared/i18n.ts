@@ -85,6 +85,11 @@ const RELATIVE: Record<Language, { now: string; ago: (d: string) => string; in: 
   'zh-CN': { now: '刚刚', ago: (d) => `${d}前`, in: (d) => `${d}后` },
 };
 
+/** A time in a sentence: the time of day when it is within 20 hours of now, else date and time. */
+export function moment(ts: number, now: number, f: Formatters): string {
+  return Math.abs(ts - now) < 20 * HOUR ? f.clock(ts) : f.dateTime(ts);
+}
+
 /** Formatters for one language, built once and reused (Intl objects are costly to make). */
 export function formatters(language: Language): Formatters {
   const integer = new Intl.NumberFormat(language, { maximumFractionDigits: 0 });

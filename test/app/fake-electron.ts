@@ -201,6 +201,7 @@ export const app = {
   whenReady: vi.fn(() => Promise.resolve()),
   isPackaged: false,
   getAppPath: vi.fn(() => '/app'),
+  getLocale: vi.fn(() => 'en-US'),
   getPath: vi.fn((name: string) => {
     const path = state.paths[name];
     if (!path) throw new Error(`fake app.getPath: no path set for ${name}`);

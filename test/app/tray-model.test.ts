@@ -14,7 +14,14 @@ import {
   trayModel,
 } from '../../main/app/tray-model.js';
 import type { ApiStatus } from '../../main/core/server/api-types.js';
+import { headline, headlineText } from '../../main/shared/headline.js';
+import { translator } from '../../main/shared/messages/index.js';
 import { apiStatus, breaker, gateway, MIN, NOW, probe, restartRow, source, watchdog } from './fixtures.js';
+
+const en = translator('en');
+const zh = translator('zh-CN');
+/** The headline as the tray says it (tooltip and first line), computed with the same functions. */
+const tip = (status: ApiStatus, t = en) => headlineText(headline(status, NOW), t);
 
 const CONNECTED: CoreView = { phase: 'connected', mode: 'embedded', url: 'http://127.0.0.1:18820', pid: 99 };
 
@@ -47,7 +54,8 @@ describe('overall state', () => {
     const model = trayModel(input(apiStatus()));
     expect(model.state).toBe('healthy');
     expect(model.reasons).toEqual([]);
-    expect(model.tooltip).toBe('BreakerBar: all healthy — gateway up 3 h, 2 dependencies closed');
+    expect(model.tooltip).toBe(tip(apiStatus()));
+    expect(model.tooltip).toBe('All well · 2 dependencies answering');
   });
 
   it.each([
@@ -87,7 +95,9 @@ describe('overall state', () => {
     const model = trayModel(input(status));
     expect(model.state).toBe('degraded');
     expect(model.reasons).toEqual([reason]);
-    expect(model.tooltip).toBe(`BreakerBar: degraded: ${reason}`);
+    // The headline, and the reason after it when the headline itself finds nothing wrong.
+    expect(model.tooltip).toBe(headline(status, NOW).tone === 'ok' ? `${tip(status)} · ${reason}` : tip(status));
+    expect(label(model.menu, 'headline')).toBe(model.tooltip);
   });
 
   it.each([
@@ -120,7 +130,7 @@ describe('overall state', () => {
       watchdog: watchdog({ paused: true }),
     });
     expect(assess(status, NOW).reasons).toEqual(['b/two open', 'a/one throttled', 'watchdog paused']);
-    expect(trayModel(input(status)).tooltip).toBe('BreakerBar: down: b/two open (+2 more)');
+    expect(trayModel(input(status)).tooltip).toBe(tip(status));
   });
 
   it('does not count a budget spent in dry run or with the watchdog off', () => {
@@ -263,7 +273,8 @@ describe('menu', () => {
     const { menu } = trayModel(input(apiStatus({ breakers })));
     const deps = menu.filter((m) => 'id' in m && (m.id.startsWith('dep:') || m.id === 'deps-more'));
     expect(deps).toHaveLength(MAX_DEPENDENCY_LINES);
-    expect(label(menu, 'dep:z/last')).toBe('z/last: open, next probe in 60 s');
+    expect(label(menu, 'dep:z/last')).toBe(`z/last: open, next probe ${en.relative(NOW + MIN, NOW)}`);
+    expect(label(menu, 'dep:z/last')).toBe('z/last: open, next probe in 1 min');
     expect(label(menu, 'deps-more')).toBe('…and 7 more, all closed (Open Dashboard)');
   });
 
@@ -305,9 +316,85 @@ describe("OpenClaw's own cooldown", () => {
     const model = trayModel(input(apiStatus({ breakers: [held, breaker('deepseek/deepseek-v4-pro')] })));
     expect(model.state).toBe('degraded');
     expect(model.reasons).toEqual(['zhipu/glm-5.1 OpenClaw cooldown: 4 min left (rate_limit)']);
-    expect(model.tooltip).toBe('BreakerBar: degraded: zhipu/glm-5.1 OpenClaw cooldown: 4 min left (rate_limit)');
+    expect(model.tooltip).toBe(tip(apiStatus({ breakers: [held, breaker('deepseek/deepseek-v4-pro')] })));
+    expect(model.tooltip).toContain('OpenClaw holds zhipu/glm-5.1 in cooldown until');
     expect(label(model.menu, 'dep:zhipu/glm-5.1')).toBe(
       'zhipu/glm-5.1: closed, OpenClaw cooldown: 4 min left (rate_limit)',
+    );
+  });
+});
+
+describe('the headline opens the tray', () => {
+  it('is the first menu line, and the tooltip cut to what Windows shows', () => {
+    const many = Array.from({ length: 8 }, (_, i) =>
+      breaker(`provider-${i}/a-rather-long-model-name-${i}`, { state: 'open', reason: 'server errors' }),
+    );
+    const status = apiStatus({ breakers: many });
+    const model = trayModel(input(status));
+    const full = tip(status);
+    expect(full.length).toBeGreaterThan(TOOLTIP_MAX);
+    expect([...model.tooltip].length).toBe(TOOLTIP_MAX);
+    expect(model.tooltip).toBe(`${[...full].slice(0, TOOLTIP_MAX - 1).join('')}…`);
+    expect(model.menu[0]).toMatchObject({ type: 'text', id: 'headline' });
+    expect(label(model.menu, 'headline')?.startsWith([...full].slice(0, 60).join(''))).toBe(true);
+  });
+
+  it('has no headline line before a core has answered', () => {
+    const model = trayModel(input(null, { core: { phase: 'connecting', detail: 'starting the core…' } }));
+    expect(item(model.menu, 'headline')).toBeUndefined();
+  });
+});
+
+describe('the tray in Chinese', () => {
+  const zhInput = (status: ApiStatus | null, overrides: Partial<TrayInput> = {}) =>
+    input(status, { translator: zh, ...overrides });
+
+  it('says the headline, the lines and the actions in Chinese', () => {
+    const status = apiStatus({
+      breakers: [
+        breaker('deepseek/deepseek-v4-pro'),
+        breaker('zhipu/glm-5.1', { state: 'throttled', retryAfterUntil: NOW + 42_000, openUntil: NOW + 42_000 }),
+      ],
+      watchdog: watchdog({ lastRestart: restartRow() }),
+    });
+    const model = trayModel(zhInput(status));
+    expect(model.tooltip).toBe(tip(status, zh));
+    expect(label(model.menu, 'headline')).toBe(tip(status, zh));
+    expect(model.reasons).toEqual(['zhipu/glm-5.1 限流']);
+    expect(label(model.menu, 'gateway')).toBe(
+      `网关：运行中 ${zh.duration(3 * 3_600_000)} · ${zh.relative(NOW - 12_000, NOW)}探测`,
+    );
+    expect(label(model.menu, 'watchdog')).toBe('看门狗：运行中 · 本小时剩余 4/4 次重启');
+    expect(label(model.menu, 'dep:zhipu/glm-5.1')).toBe(
+      `zhipu/glm-5.1：限流，Retry-After ${zh.relative(NOW + 42_000, NOW)}结束`,
+    );
+    expect(label(model.menu, 'dep:deepseek/deepseek-v4-pro')).toBe('deepseek/deepseek-v4-pro：闭合');
+    expect(label(model.menu, 'last-restart')).toMatch(/^上次重启 .+（429 风暴：.+）：已恢复，用时 48 秒$/);
+    expect(label(model.menu, 'core')).toBe('核心：运行在本应用内');
+    expect(label(model.menu, 'restart')).toBe('重启网关…');
+    expect(label(model.menu, 'pause-15m')).toBe('15 分钟');
+    expect(label(model.menu, 'quit')).toBe('退出 BreakerBar');
+  });
+
+  it('says down reasons, an unreachable core and OpenClaw cooldowns in Chinese', () => {
+    const dead = apiStatus({
+      gateway: gateway({
+        last: probe({ ok: false, dead: true, class: 'refused' }),
+        upSince: null,
+        downSince: NOW - 2 * MIN,
+      }),
+    });
+    expect(assess(dead, NOW, zh).reasons[0]).toBe(`网关宕机（refused）已 ${zh.duration(2 * MIN)}`);
+    const unreachable = trayModel(
+      zhInput(null, { core: { phase: 'unreachable', detail: 'the core exited (code 1)', retryAt: NOW + 8000 } }),
+    );
+    expect(unreachable.tooltip).toBe('BreakerBar：无法连接核心：the core exited (code 1)');
+    expect(label(unreachable.menu, 'core-retry')).toBe(`${zh.relative(NOW + 8000, NOW)}重试`);
+    const held = breaker('zhipu/glm-5.1', {
+      openclawCooldown: { until: NOW + 4 * MIN, reason: 'rate_limit', profile: 'zhipu:default', kind: 'cooldown' },
+    });
+    expect(dependencyLine(held, NOW, zh)).toBe(
+      `zhipu/glm-5.1：闭合，OpenClaw 冷却：剩余 ${zh.duration(4 * MIN)}（rate_limit）`,
     );
   });
 });

@@ -16,10 +16,15 @@ import { PreferenceStore } from '../../main/app/preferences.js';
 import { TrayController } from '../../main/app/tray.js';
 import type { CoreView } from '../../main/app/tray-model.js';
 import type { ApiStatus } from '../../main/core/server/api-types.js';
+import { headline, headlineText } from '../../main/shared/headline.js';
+import { translator } from '../../main/shared/messages/index.js';
 import { until } from '../helpers/transcripts.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
 import { app, dialog, FakeTray, Menu, reset, shell, state } from './fake-electron.js';
 import { apiStatus, breaker, gateway, NOW, probe, watchdog } from './fixtures.js';
+
+/** The tooltip is the headline, worded in English (the tray's default language). */
+const tip = (status: ApiStatus) => headlineText(headline(status, NOW), translator('en'));
 
 vi.mock('electron', async () => (await import('./fake-electron.js')).electron);
 
@@ -105,8 +110,10 @@ describe('icon and menu for each state', () => {
     start();
     connect();
     expect(tray().image.path).toBe('/assets/tray-healthyTemplate.png');
-    expect(tray().tooltip).toBe('BreakerBar: all healthy — gateway up 3 h, 2 dependencies closed');
-    expect(menu().labels().slice(0, 4)).toEqual([
+    expect(tray().tooltip).toBe(tip(apiStatus()));
+    expect(tray().tooltip).toBe('All well · 2 dependencies answering');
+    expect(menu().labels().slice(0, 5)).toEqual([
+      tip(apiStatus()),
       'Gateway: up 3 h · probed 12 s ago',
       'Watchdog: active · 4/4 restarts left this hour',
       'deepseek/deepseek-v4-pro: closed',
@@ -124,13 +131,13 @@ describe('icon and menu for each state', () => {
 
   it('down: the down icon when the gateway is dead', () => {
     start('linux');
-    connect(
-      apiStatus({
-        gateway: gateway({ last: probe({ ok: false, dead: true, class: 'refused' }), downSince: NOW - 60_000 }),
-      }),
-    );
+    const dead = apiStatus({
+      gateway: gateway({ last: probe({ ok: false, dead: true, class: 'refused' }), downSince: NOW - 60_000 }),
+    });
+    connect(dead);
     expect(tray().image.path).toBe('/assets/tray-down.png');
-    expect(tray().tooltip).toBe('BreakerBar: down: gateway down (refused) for 60 s');
+    expect(tray().tooltip).toBe(tip(dead));
+    expect(tray().tooltip).toMatch(/^Gateway down since /);
   });
 
   it('shows a word in the macOS menu bar when the artwork is missing, so the app stays reachable', () => {

@@ -10,9 +10,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MARKS, renderReport, summaryLine } from '../../main/cli/doctor.js';
+import { doctorLanguage, MARKS, renderReport, summaryLine } from '../../main/cli/doctor.js';
 import type { DoctorReport } from '../../main/core/doctor/index.js';
+import { saidFinding } from '../../main/core/doctor/types.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+import { translator } from '../../main/shared/messages/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIST = join(ROOT, 'dist', 'main', 'cli');
@@ -234,5 +236,67 @@ describe('rendering', () => {
   it('colours the marks only when asked', () => {
     expect(renderReport(report, true)).toContain('\x1b[31m✗\x1b[0m nothing listens');
     expect(renderReport(report)).not.toContain('\x1b[');
+  });
+});
+
+describe('rendering in Chinese', () => {
+  const zh = translator('zh-CN');
+  const report: DoctorReport = {
+    findings: [
+      { area: 'config', level: 'ok', title: 'config file /x.json' },
+      saidFinding(
+        'gateway',
+        'error',
+        { key: 'doctor.gateway.refused', params: { where: '127.0.0.1:18789' } },
+        'connect ECONNREFUSED 127.0.0.1:18789',
+        { key: 'doctor.gateway.refusedFix' },
+      ),
+      saidFinding(
+        'restart',
+        'info',
+        { key: 'doctor.restart.on' },
+        {
+          key: 'doctor.restart.onDetail',
+          params: { probes: 2, checks: 3, max: 4 },
+        },
+      ),
+    ],
+    summary: { ok: 1, info: 1, warn: 0, error: 1 },
+  };
+
+  it('keeps English in the finding itself (stored, --json) and words it in Chinese for a Chinese reader', () => {
+    expect(report.findings[1]).toMatchObject({
+      title: 'nothing listens on 127.0.0.1:18789',
+      detail: 'connect ECONNREFUSED 127.0.0.1:18789',
+    });
+    expect(renderReport(report, false, zh)).toBe(
+      [
+        '配置',
+        '  ✓ config file /x.json',
+        '',
+        '网关',
+        '  ✗ 127.0.0.1:18789 上没有程序在监听',
+        '      connect ECONNREFUSED 127.0.0.1:18789',
+        '      修复：网关在运行吗？运行 `openclaw gateway status`；如果它监听在其他端口，请设置 gatewayUrl 或 OPENCLAW_GATEWAY_PORT',
+        '',
+        '重启',
+        '  · 看门狗已开启',
+        '      连续 2 次探测失败或 3 次检查发现新的 429 后重启，每小时最多 4 次',
+        '',
+        '1 个问题。',
+        '',
+      ].join('\n'),
+    );
+    expect(renderReport(report)).toContain('  ✗ nothing listens on 127.0.0.1:18789');
+  });
+
+  it('summarises in Chinese', () => {
+    expect(summaryLine({ ok: 3, info: 0, warn: 1, error: 2 }, zh)).toBe('2 个问题，1 个警告。');
+    expect(summaryLine({ ok: 3, info: 4, warn: 0, error: 0 }, zh)).toBe('未发现问题（3 项正常）。');
+  });
+
+  it('takes its language from the locale when the config says auto, even when the config does not load', () => {
+    expect(doctorLanguage('/nonexistent/breakerbar-config.json', { LANG: 'zh_CN.UTF-8' })).toBe('zh-CN');
+    expect(doctorLanguage('/nonexistent/breakerbar-config.json', { LANG: 'en_US.UTF-8' })).toBe('en');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../main/cli/command.js';
 import { describeMaintenance, maintenanceCommand } from '../../main/cli/maintenance.js';
-import { when } from '../../main/cli/time-words.js';
+import { translator } from '../../main/shared/messages/index.js';
 
 const NOW = Date.UTC(2026, 11, 1, 10);
 const io = { out: () => undefined, err: () => undefined, isTTY: false };
@@ -15,7 +15,7 @@ describe('breakerbar maintenance', () => {
     expect(
       describeMaintenance({ manual, quiet: { kind: 'maintenance', until: manual.until, reason: manual.reason } }, NOW),
     ).toBe(
-      `maintenance until ${when(manual.until, NOW)}, started by hand (upgrading OpenClaw): no notifications, no automatic restarts`,
+      `maintenance until ${translator('en').relative(manual.until, NOW)}, started by hand (upgrading OpenClaw): no notifications, no automatic restarts`,
     );
     expect(
       describeMaintenance({ manual: null, quiet: { kind: 'maintenance', until: null, reason: 'recurring' } }, NOW),

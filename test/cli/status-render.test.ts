@@ -1,7 +1,10 @@
 /** `breakerbar status` as text: OpenClaw's own cooldowns beside the breakers. */
 import { describe, expect, it } from 'vitest';
 import { cooldownLines, renderStatus } from '../../main/cli/status.js';
+import { languageOf } from '../../main/core/language.js';
 import type { OpenClawCooldownsStatus } from '../../main/core/openclaw/cooldowns.js';
+import { headline, headlineText } from '../../main/shared/headline.js';
+import { translator } from '../../main/shared/messages/index.js';
 import { apiStatus, breaker, MIN, NOW } from '../app/fixtures.js';
 
 const COOLDOWNS: OpenClawCooldownsStatus = {
@@ -70,5 +73,53 @@ describe('breakerbar status', () => {
     const text = renderStatus(apiStatus({ openclawCooldowns: { active: [], databases: [], checkedAt: NOW } }), NOW);
     expect(text).not.toContain('OpenClaw');
     expect(cooldownLines(apiStatus(), NOW)).toEqual([]);
+  });
+});
+
+describe('breakerbar status opens with the headline', () => {
+  it('says the headline first, then the sections', () => {
+    const status = apiStatus({ breakers: [breaker('zhipu/glm-5.1', { state: 'open', reason: 'server errors' })] });
+    const lines = renderStatus(status, NOW).split('\n');
+    expect(lines[0]).toBe(headlineText(headline(status, NOW), translator('en')));
+    expect(lines[0]).toMatch(/^zhipu\/glm-5\.1 failing since /);
+    expect(lines[1]).toBe('');
+    expect(lines[2]).toBe(`BreakerBar ${status.version}`);
+    expect(lines[3]).toMatch(/^Gateway {4}http/);
+    expect(lines[4]).toMatch(/^Watchdog {3}active; 429 checks /);
+  });
+
+  it('speaks Chinese with LANG=zh_CN.UTF-8 and ui.language auto', () => {
+    const language = languageOf({ ui: { language: 'auto' } }, { LANG: 'zh_CN.UTF-8' });
+    expect(language).toBe('zh-CN');
+    const zh = translator(language);
+    const status = apiStatus({
+      breakers: [
+        breaker('zhipu/glm-5.1', {
+          openclawCooldown: { until: NOW + 4 * MIN, reason: 'rate_limit', profile: 'zhipu:default', kind: 'cooldown' },
+        }),
+        breaker('deepseek/deepseek-v4-pro', { state: 'open', openUntil: NOW + 3 * MIN }),
+      ],
+      openclawCooldowns: COOLDOWNS,
+    });
+    const text = renderStatus(status, NOW, zh);
+    const lines = text.split('\n');
+    expect(lines[0]).toBe(headlineText(headline(status, NOW), zh));
+    expect(lines[0]).toContain('起调用失败');
+    expect(text).toMatch(/^网关 {7}http/m);
+    expect(text).toMatch(/^看门狗 {5}运行中；429 检查 0\/3/m);
+    expect(text).toMatch(/^依赖\s+状态\s+调用\s+失败率\s+到期\s+OpenClaw 冷却$/m);
+    expect(text).toContain(`deepseek/deepseek-v4-pro  断开`);
+    expect(text).toContain(`${zh.duration(3 * MIN)}后`);
+    expect(text).toContain(
+      `OpenClaw 冷却 zhipu/glm-5.1：剩余 ${zh.duration(4 * MIN)}（rate_limit），配置档 zhipu:default，3 次错误`,
+    );
+    expect(text).toContain('未能完整读取 OpenClaw 冷却状态 agents/ops/agent/openclaw-agent.sqlite');
+    // Nothing of the English chrome is left.
+    expect(text).not.toMatch(/\b(Gateway|Watchdog|dependency|left|profile|Restarts via)\b/);
+  });
+
+  it('keeps English with ui.language en whatever the locale says', () => {
+    expect(languageOf({ ui: { language: 'en' } }, { LANG: 'zh_CN.UTF-8' })).toBe('en');
+    expect(languageOf({ ui: { language: 'auto' } }, { LC_ALL: 'en_US.UTF-8', LANG: 'zh_CN.UTF-8' })).toBe('en');
   });
 });

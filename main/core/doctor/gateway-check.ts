@@ -10,7 +10,7 @@ import {
   resolveGatewayEndpoint,
   type TokenSource,
 } from '../openclaw/gateway-endpoint.js';
-import { type Finding, finding } from './types.js';
+import { type Finding, finding, saidFinding } from './types.js';
 
 export interface ProbeTimeouts {
   connectTimeoutMs: number;
@@ -36,8 +36,6 @@ function tokenSourceText(source: TokenSource, endpoint: GatewayEndpoint): string
   return sources[source];
 }
 
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
-
 export async function checkGateway(
   loaded: LoadedConfig,
   environment: Environment,
@@ -46,7 +44,9 @@ export async function checkGateway(
   const findings: Finding[] = [];
   const endpoint = resolveGatewayEndpoint(loaded, environment);
   const url = endpoint.baseUrl;
-  findings.push(finding('gateway', 'info', `gateway URL ${url}`, portSourceText(endpoint)));
+  findings.push(
+    saidFinding('gateway', 'info', { key: 'doctor.gateway.url', params: { url } }, portSourceText(endpoint)),
+  );
   for (const warning of endpoint.warnings) {
     findings.push(
       finding(
@@ -61,20 +61,20 @@ export async function checkGateway(
 
   if (endpoint.tokenSource !== null) {
     findings.push(
-      finding(
+      saidFinding(
         'gateway',
         'ok',
-        'gateway operator token found',
+        { key: 'doctor.gateway.tokenFound' },
         `from ${tokenSourceText(endpoint.tokenSource, endpoint)} (not shown)`,
       ),
     );
   } else {
     const metrics = loaded.config.gatewayMetrics.enabled;
     findings.push(
-      finding(
+      saidFinding(
         'gateway',
         'info',
-        'no gateway operator token found',
+        { key: 'doctor.gateway.tokenMissing' },
         metrics
           ? "OpenClaw's own metrics need it (served only where OpenClaw's diagnostics-prometheus plugin is installed and enabled); BreakerBar does not need those metrics: the gateway log and transcripts are read without it"
           : 'only needed for gatewayMetrics, which is off',
@@ -95,17 +95,14 @@ export async function checkGateway(
   })();
   switch (result.class) {
     case 'ok': {
-      const startup =
-        result.startup === 'started'
-          ? 'started'
-          : result.startup === 'unknown'
-            ? 'startup state unknown (older gateway?)'
-            : result.startup;
       findings.push(
-        finding(
+        saidFinding(
           'gateway',
           'ok',
-          `gateway answers at ${url}: live in ${Math.round(result.latencyMs ?? 0)} ms, ${startup}`,
+          {
+            key: 'doctor.gateway.answers',
+            params: { url, latencyMs: Math.round(result.latencyMs ?? 0), startup: result.startup },
+          },
           result.detail,
         ),
       );
@@ -127,47 +124,43 @@ export async function checkGateway(
     case 'starting':
     case 'draining':
       findings.push(
-        finding(
+        saidFinding(
           'gateway',
           'warn',
-          `gateway at ${url} is ${result.class}`,
+          { key: 'doctor.gateway.busy', params: { url, state: result.class } },
           result.class === 'starting'
             ? `${result.detail}; startup can take minutes on large installs`
             : `${result.detail}; it is finishing work before stopping`,
-          'wait and run `breakerbar doctor` again; restarting now only starts over',
+          { key: 'doctor.gateway.busyFix' },
         ),
       );
       break;
     case 'refused':
       findings.push(
-        finding(
-          'gateway',
-          'error',
-          `nothing listens on ${where}`,
-          result.detail,
-          'is the gateway running? `openclaw gateway status`; if it listens on another port, set gatewayUrl or OPENCLAW_GATEWAY_PORT',
-        ),
+        saidFinding('gateway', 'error', { key: 'doctor.gateway.refused', params: { where } }, result.detail, {
+          key: 'doctor.gateway.refusedFix',
+        }),
       );
       break;
     case 'read_timeout':
       findings.push(
-        finding(
+        saidFinding(
           'gateway',
           'error',
-          `gateway at ${url} accepted the connection but did not answer within ${seconds(timeouts.readTimeoutMs)}: hung`,
+          { key: 'doctor.gateway.hung', params: { url, timeoutMs: timeouts.readTimeoutMs } },
           result.detail,
-          'restart it: `openclaw gateway restart --force` (the watchdog does this after repeated dead probes)',
+          { key: 'doctor.gateway.hungFix' },
         ),
       );
       break;
     case 'connect_timeout':
       findings.push(
-        finding(
+        saidFinding(
           'gateway',
           'error',
-          `no connection to ${where} within ${seconds(timeouts.connectTimeoutMs)}`,
+          { key: 'doctor.gateway.connectTimeout', params: { where, timeoutMs: timeouts.connectTimeoutMs } },
           result.detail,
-          'check gatewayUrl: the gateway listens on loopback; a firewall or a wrong address drops the connection',
+          { key: 'doctor.gateway.connectTimeoutFix' },
         ),
       );
       break;
@@ -195,12 +188,12 @@ export async function checkGateway(
       break;
     case 'not_openclaw':
       findings.push(
-        finding(
+        saidFinding(
           'gateway',
           'error',
-          `something other than the OpenClaw gateway answers at ${url}`,
+          { key: 'doctor.gateway.notOpenClaw', params: { url } },
           `${result.detail}; the watchdog never restarts anything for it`,
-          'check the port (`openclaw gateway status`) and set gatewayUrl or OPENCLAW_GATEWAY_PORT to the gateway',
+          { key: 'doctor.gateway.notOpenClawFix' },
         ),
       );
       break;

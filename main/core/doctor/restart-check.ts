@@ -10,7 +10,7 @@ import type { RestartPlan, RestartTrigger, ServiceState, StrategyVerification } 
 import { runCommand } from '../gateway/run-command.js';
 import { strategyEnvironment } from '../watchdog/gateway-side.js';
 import { Restarter } from '../watchdog/restarter.js';
-import { type Finding, finding, type Level } from './types.js';
+import { type Finding, finding, type Level, saidFinding } from './types.js';
 
 const TRIGGERS: readonly RestartTrigger[] = ['manual', 'health', 'storm'];
 
@@ -105,30 +105,21 @@ export async function checkRestart(
   const findings: Finding[] = [];
   const w = loaded.config.watchdog;
   if (!w.enabled) {
-    findings.push(
-      finding(
-        'restart',
-        'info',
-        'watchdog off (watchdog.enabled false)',
-        'BreakerBar watches but never restarts the gateway on its own; manual restarts still use the plan below',
-      ),
-    );
+    findings.push(saidFinding('restart', 'info', { key: 'doctor.restart.off' }, { key: 'doctor.restart.offDetail' }));
   } else if (w.dryRun) {
     findings.push(
-      finding(
-        'restart',
-        'info',
-        'watchdog in dry run (watchdog.dryRun)',
-        'restarts are decided and notified, never run',
-      ),
+      saidFinding('restart', 'info', { key: 'doctor.restart.dryRun' }, { key: 'doctor.restart.dryRunDetail' }),
     );
   } else {
     findings.push(
-      finding(
+      saidFinding(
         'restart',
         'info',
-        'watchdog on',
-        `restarts after ${w.healthFailuresBeforeRestart} dead probes or ${w.threshold} checks with new 429s, at most ${w.maxRestartsPerHour} per hour`,
+        { key: 'doctor.restart.on' },
+        {
+          key: 'doctor.restart.onDetail',
+          params: { probes: w.healthFailuresBeforeRestart, checks: w.threshold, max: w.maxRestartsPerHour },
+        },
       ),
     );
   }
@@ -164,7 +155,9 @@ export async function checkRestart(
     const which = triggerList(triggers);
     if (!plan) {
       findings.push(
-        finding('restart', level, `no way to restart the gateway for ${which}`, problem ?? undefined, NO_PLAN_FIX),
+        saidFinding('restart', level, { key: 'doctor.restart.noPlan', params: { triggers } }, problem ?? undefined, {
+          key: 'doctor.restart.noPlanFix',
+        }),
       );
       continue;
     }
@@ -184,11 +177,11 @@ export async function checkRestart(
     } else {
       const found = verification.program;
       findings.push(
-        finding(
+        saidFinding(
           'restart',
           'ok',
-          `${which}: ${plan.description}`,
-          `would run: ${plan.argv.join(' ')}${found && found !== program ? ` (${program} is ${found})` : ''}`,
+          { key: 'doctor.restart.plan', params: { triggers, description: plan.description } },
+          { key: 'doctor.restart.wouldRun', params: { argv: plan.argv, program, found: found ?? null } },
         ),
       );
     }

@@ -27,7 +27,7 @@ import { AGENT_DATABASE_NAME, AgentDatabase, type CompressionCheck, SchemaError 
 import { transcriptRole } from '../sources/transcripts-jsonl.js';
 import { ZSTD_DECODER } from '../sources/zstd.js';
 import { errnoCode, humanSize, isPermissionError, permissionFix, statOrCode } from './fs-util.js';
-import { type Finding, finding } from './types.js';
+import { type Finding, finding, saidFinding } from './types.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 /** Compressed rows decoded per database: enough to tell "decodes" from "does not", quick on any size. */
@@ -206,7 +206,15 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
   agents.sort((a, b) => a.id.localeCompare(b.id));
 
   if (agents.length === 0) {
-    findings.unshift(finding('sources', 'warn', `no agents under ${agentsDir}`, undefined, NO_AGENTS_FIX));
+    findings.unshift(
+      saidFinding(
+        'sources',
+        'warn',
+        { key: 'doctor.sources.noAgents', params: { dir: agentsDir } },
+        undefined,
+        NO_AGENTS_FIX,
+      ),
+    );
     return findings;
   }
 
@@ -220,7 +228,12 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
     return `${a.id} (${parts.join(', ') || 'no transcripts yet'})`;
   };
   findings.unshift(
-    finding('sources', 'ok', `${agents.length} agent(s) under ${agentsDir}`, agents.map(describe).join(', ')),
+    saidFinding(
+      'sources',
+      'ok',
+      { key: 'doctor.sources.agents', params: { n: agents.length, dir: agentsDir } },
+      agents.map(describe).join(', '),
+    ),
   );
 
   const jsonlFiles = agents.reduce((n, a) => n + a.jsonl, 0);
@@ -228,10 +241,10 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
   const jsonlAgents = agents.filter((a) => a.jsonl > 0).length;
   if (jsonlFiles > 0 || archived > 0) {
     findings.push(
-      finding(
+      saidFinding(
         'sources',
         jsonlFiles > 0 ? 'ok' : 'info',
-        `${jsonlFiles} JSONL transcript file(s) in ${jsonlAgents} agent(s)`,
+        { key: 'doctor.sources.jsonl', params: { files: jsonlFiles, agents: jsonlAgents } },
         archived > 0
           ? `${archived} archived transcript(s) (.reset/.deleted/.corrupt-/.bak) not read; ingest.includeArchives reads them`
           : 'legacy transcripts (OpenClaw up to 2026.7.1)',
@@ -244,10 +257,10 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
 
   if (jsonlFiles === 0 && databases.length === 0) {
     findings.push(
-      finding(
+      saidFinding(
         'sources',
         'warn',
-        'no transcripts yet in any agent',
+        { key: 'doctor.sources.noTranscripts' },
         `looked for agents/<id>/sessions/*.jsonl and agents/<id>/agent/${AGENT_DATABASE_NAME}`,
         'they appear after the first conversation with an agent; if the gateway has been used, check that openclawDir points at its state directory',
       ),
@@ -275,10 +288,10 @@ function databaseFindings(databases: readonly Inspected[]): Finding[] {
       );
     }
     findings.push(
-      finding(
+      saidFinding(
         'sources',
         'ok',
-        `${readable.length} SQLite agent database(s), schema version ${versions.join(', ')}`,
+        { key: 'doctor.sources.databases', params: { n: readable.length, versions } },
         details.join('; '),
       ),
     );

@@ -4,6 +4,8 @@
  * the CLI renders them. Nothing here changes anything on disk or the network.
  */
 
+import { type Message, translator } from '../../shared/messages/index.js';
+
 export type Level = 'ok' | 'info' | 'warn' | 'error';
 
 export const LEVELS: readonly Level[] = ['ok', 'info', 'warn', 'error'];
@@ -22,6 +24,12 @@ export interface Finding {
   detail?: string;
   /** What to do about it, when something is missing or wrong. */
   fix?: string;
+  /**
+   * The same texts as catalogue messages, for a reader of another language (the CLI's, the dashboard's);
+   * `title`, `detail` and `fix` above are their English wording. A part without a message (a probe's own
+   * detail, a file path) is shown as it is.
+   */
+  words?: { title: Message; detail?: Message; fix?: Message };
 }
 
 export interface DoctorReport {
@@ -34,6 +42,29 @@ export function finding(area: Area, level: Level, title: string, detail?: string
   const out: Finding = { area, level, title };
   if (detail !== undefined && detail !== '') out.detail = detail;
   if (fix !== undefined && fix !== '') out.fix = fix;
+  return out;
+}
+
+const EN = translator('en');
+
+/**
+ * A finding worded from the catalogue: English in `title`/`detail`/`fix` (stored, `--json`, tests), the
+ * messages in `words`. `detail` and `fix` may be plain text instead (a probe's detail, a path).
+ */
+export function saidFinding(
+  area: Area,
+  level: Level,
+  title: Message,
+  detail?: Message | string,
+  fix?: Message | string,
+): Finding {
+  const text = (part: Message | string | undefined) =>
+    part === undefined ? undefined : typeof part === 'string' ? part : EN.say(part);
+  const out = finding(area, level, EN.say(title), text(detail), text(fix));
+  const words: NonNullable<Finding['words']> = { title };
+  if (detail !== undefined && typeof detail !== 'string') words.detail = detail;
+  if (fix !== undefined && typeof fix !== 'string') words.fix = fix;
+  out.words = words;
   return out;
 }
 

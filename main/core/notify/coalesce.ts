@@ -4,6 +4,8 @@
  * notice of a (kind, dep) goes out at once; the rest of that interval is
  * folded into one summary. Pure: time is only what the caller passes in.
  */
+import type { Formatters } from '../../shared/i18n.js';
+import { type Translator, translator } from '../../shared/messages/index.js';
 import { maxSeverity, type Notice } from './notice.js';
 
 interface Slot {
@@ -18,7 +20,11 @@ interface Slot {
 export class Coalescer {
   private readonly slots = new Map<string, Slot>();
 
-  constructor(private readonly intervalMs: number) {}
+  constructor(
+    private readonly intervalMs: number,
+    /** The words of a summary (the daemon's language). */
+    private readonly t: Translator = translator('en'),
+  ) {}
 
   /** The notice to send now, or null when it was folded into a later summary. */
   offer(notice: Notice, now: number): Notice | null {
@@ -44,6 +50,7 @@ export class Coalescer {
       { ...notice, severity: maxSeverity(slot.latest.severity, notice.severity) },
       slot.folded + notice.count,
       now - slot.sentAt,
+      this.t,
     );
     this.slots.set(key, { sentAt: now, folded: 0, latest: null });
     return summary;
@@ -58,7 +65,7 @@ export class Coalescer {
         this.slots.delete(key);
         continue;
       }
-      out.push(summarize(slot.latest, slot.folded, now - slot.sentAt));
+      out.push(summarize(slot.latest, slot.folded, now - slot.sentAt, this.t));
       this.slots.set(key, { sentAt: now, folded: 0, latest: null });
     }
     return out;
@@ -81,16 +88,20 @@ function keyOf(notice: Notice): string {
   return JSON.stringify([notice.kind, notice.dep]);
 }
 
-function summarize(latest: Notice, count: number, spanMs: number): Notice {
-  const what = count === 1 ? '+1 more' : `+${count} more`;
-  return { ...latest, count, body: `${latest.body} (${what} in the last ${formatSpan(spanMs)}; this is the latest)` };
+function summarize(latest: Notice, count: number, spanMs: number, t: Translator): Notice {
+  return { ...latest, count, body: t.t('notices.coalesced', { body: latest.body, count, spanMs: roundSpan(spanMs) }) };
 }
 
-/** `45 s`, `5 min`, `2 h`: rounded, since a summary's span is approximate anyway. */
-export function formatSpan(ms: number): string {
+/** A summary's span to one unit (45 s, 5 min, 2 h): it is approximate anyway, and shorter to read. */
+export function roundSpan(ms: number): number {
   const seconds = Math.max(1, Math.round(ms / 1000));
-  if (seconds < 90) return `${seconds} s`;
+  if (seconds < 90) return seconds * 1000;
   const minutes = Math.round(seconds / 60);
-  if (minutes < 90) return `${minutes} min`;
-  return `${Math.round(minutes / 60)} h`;
+  if (minutes < 90) return minutes * 60_000;
+  return Math.round(minutes / 60) * 3_600_000;
+}
+
+/** `45 s`, `5 min`, `2 h` (in the formatters' language). */
+export function formatSpan(ms: number, f: Formatters = translator('en')): string {
+  return f.duration(roundSpan(ms));
 }

@@ -10,7 +10,7 @@
  * dropped), then the digest (what needs no action waits for the period's end).
  */
 import { EventEmitter } from 'node:events';
-import { type Translator, translator as translatorOf } from '../../shared/messages/index.js';
+import { type Translator, translator } from '../../shared/messages/index.js';
 import type { Logger } from '../log.js';
 import { Coalescer } from './coalesce.js';
 import type { DesktopChannel } from './desktop.js';
@@ -51,6 +51,8 @@ export interface NotifierOptions {
   record(delivery: DeliveryRecord): void;
   /** Injectable for tests. */
   send?: typeof sendWebhook;
+  /** The words of summaries and webhook chrome (the daemon's language; English when not given). */
+  translator?: Translator;
   /** How often start()'s timer calls tick(). */
   tickMs?: number;
   /** How long stop() waits for deliveries in flight before abandoning them. */
@@ -68,8 +70,6 @@ export interface NotifierOptions {
   quietHoursAllowCritical?: boolean;
   /** Hold what needs no action and send it as one digest per period and channel. */
   digest?: DigestSettings | null;
-  /** Words the digest (default English). */
-  translator?: Translator;
 }
 
 /** The digest's batch for the 'notice' event (what the tray app shows); no channel has this name. */
@@ -111,9 +111,10 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
 
   constructor(private readonly options: NotifierOptions) {
     super();
-    this.coalescer = new Coalescer(options.coalesceMs);
+    const t = options.translator ?? translator('en');
+    this.coalescer = new Coalescer(options.coalesceMs, t);
     this.digest = options.digest?.enabled ? new Digest(options.digest) : null;
-    this.translator = options.translator ?? translatorOf('en');
+    this.translator = t;
     const send = options.send ?? sendWebhook;
     this.list = [];
     const desktop = options.desktop;
@@ -140,7 +141,7 @@ export class Notifier extends EventEmitter<{ delivered: [DeliveryRecord]; notice
         wants: (kind) => eventsWant(config.events, kind),
         minSeverity: config.minSeverity ?? 'warning',
         deliver: async (notice, signal) => {
-          const request = formatWebhook(config, notice, options.clock());
+          const request = formatWebhook(config, notice, options.clock(), t);
           const result = await send(config, request, { signal, clock: options.clock });
           return result.ok ? null : (result.error ?? 'failed');
         },

@@ -4,6 +4,7 @@
  * token in the path or query, so anything shown to a human goes through redactUrl.
  */
 import { createHmac } from 'node:crypto';
+import { type Translator, translator } from '../../shared/messages/index.js';
 import { EVENT_GROUPS, isNoticeKind, NOTICE_KINDS, type Notice, SEVERITIES, type Severity } from './notice.js';
 
 export const WEBHOOK_TYPES = ['generic', 'slack', 'discord', 'telegram', 'feishu', 'dingtalk', 'ntfy'] as const;
@@ -54,7 +55,17 @@ const NTFY_PRIORITY: Record<Severity, string> = { critical: '5', warning: '4', i
 /** ntfy tags that map to emojis in the app. */
 const NTFY_TAG: Record<Severity, string> = { critical: 'rotating_light', warning: 'warning', info: 'white_check_mark' };
 
-export function formatWebhook(config: WebhookConfig, notice: Notice, now: number): WebhookRequest {
+/**
+ * `t`: the language of the chrome around the notice (its severity tag, where it came from); the notice's
+ * own title and body are already worded. The generic payload stays machine-readable (kinds and severities
+ * as codes) and says which language its texts are in.
+ */
+export function formatWebhook(
+  config: WebhookConfig,
+  notice: Notice,
+  now: number,
+  t: Translator = translator('en'),
+): WebhookRequest {
   switch (config.type) {
     case 'generic':
       return {
@@ -69,6 +80,7 @@ export function formatWebhook(config: WebhookConfig, notice: Notice, now: number
           severity: notice.severity,
           ts: new Date(notice.ts).toISOString(),
           count: notice.count,
+          language: t.language,
         }),
       };
     case 'slack':
@@ -77,7 +89,7 @@ export function formatWebhook(config: WebhookConfig, notice: Notice, now: number
       return {
         url: config.url,
         headers: JSON_HEADERS,
-        body: JSON.stringify({ text: escapeSlack(plainText(notice, LIMITS.slackText)) }),
+        body: JSON.stringify({ text: escapeSlack(plainText(notice, LIMITS.slackText, t)) }),
       };
     case 'discord':
       return {
@@ -88,11 +100,11 @@ export function formatWebhook(config: WebhookConfig, notice: Notice, now: number
           allowed_mentions: { parse: [] },
           embeds: [
             {
-              title: truncate(`[${notice.severity.toUpperCase()}] ${notice.title}`, LIMITS.discordTitle),
+              title: truncate(`${severityTag(notice, t)} ${notice.title}`, LIMITS.discordTitle),
               description: truncate(notice.body, LIMITS.discordDescription),
               color: DISCORD_COLOR[notice.severity],
               timestamp: new Date(notice.ts).toISOString(),
-              footer: { text: footer(notice) },
+              footer: { text: footer(notice, t) },
             },
           ],
         }),
@@ -104,14 +116,14 @@ export function formatWebhook(config: WebhookConfig, notice: Notice, now: number
         headers: JSON_HEADERS,
         body: JSON.stringify({
           chat_id: config.chatId ?? '',
-          text: plainText(notice, LIMITS.telegramText),
+          text: plainText(notice, LIMITS.telegramText, t),
           disable_web_page_preview: true,
         }),
       };
     case 'feishu': {
       const payload: Record<string, unknown> = {
         msg_type: 'text',
-        content: { text: plainText(notice, LIMITS.feishuText) },
+        content: { text: plainText(notice, LIMITS.feishuText, t) },
       };
       if (config.secret) {
         const timestamp = String(Math.floor(now / 1000));
@@ -131,7 +143,7 @@ export function formatWebhook(config: WebhookConfig, notice: Notice, now: number
       return {
         url,
         headers: JSON_HEADERS,
-        body: JSON.stringify({ msgtype: 'text', text: { content: plainText(notice, LIMITS.dingtalkText) } }),
+        body: JSON.stringify({ msgtype: 'text', text: { content: plainText(notice, LIMITS.dingtalkText, t) } }),
       };
     }
     case 'ntfy': {
@@ -145,7 +157,7 @@ export function formatWebhook(config: WebhookConfig, notice: Notice, now: number
           Tags: tags.join(','),
           ...bearer(config.secret),
         },
-        body: truncateBytes(`${notice.body}\n${footer(notice)}`, LIMITS.ntfyBodyBytes),
+        body: truncateBytes(`${notice.body}\n${footer(notice, t)}`, LIMITS.ntfyBodyBytes),
       };
     }
   }
@@ -253,17 +265,22 @@ function escapeSlack(text: string): string {
 }
 
 /** Where it came from: chat rooms mix many bots, and some (Feishu, DingTalk) filter by keyword. */
-function footer(notice: Notice): string {
-  return `BreakerBar · ${notice.dep ?? 'gateway'}`;
+function footer(notice: Notice, t: Translator): string {
+  return t.t('notices.webhook.origin', { dep: notice.dep });
+}
+
+/** "[CRITICAL]", "【严重】". */
+function severityTag(notice: Notice, t: Translator): string {
+  return t.t('notices.webhook.severity', { severity: notice.severity });
 }
 
 /**
  * "[SEVERITY] title", the body, and a footer, within `max`: the body is what gets
  * cut, so the title and origin always survive.
  */
-function plainText(notice: Notice, max: number): string {
-  const head = `[${notice.severity.toUpperCase()}] ${notice.title}`;
-  const tail = footer(notice);
+function plainText(notice: Notice, max: number, t: Translator): string {
+  const head = `${severityTag(notice, t)} ${notice.title}`;
+  const tail = footer(notice, t);
   const room = Math.max(1, max - head.length - tail.length - 2);
   return truncate(`${head}\n${truncate(notice.body, room)}\n${tail}`, max);
 }

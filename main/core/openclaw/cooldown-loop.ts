@@ -20,6 +20,7 @@
  *
  * Pure: time is only the `now` the caller passes.
  */
+import { type Translator, translator } from '../../shared/messages/index.js';
 import type { NoticeInput } from '../notify/notifier.js';
 import {
   activeCooldowns,
@@ -65,7 +66,11 @@ interface Track {
 export class CooldownLoopDetector {
   private readonly tracks = new Map<string, Track>();
 
-  constructor(private readonly settings: CooldownLoopSettings = DEFAULT_LOOP_SETTINGS) {}
+  constructor(
+    private readonly settings: CooldownLoopSettings = DEFAULT_LOOP_SETTINGS,
+    /** The words of the notices (the daemon's language). */
+    private readonly t: Translator = translator('en'),
+  ) {}
 
   /** One look at the state; returns the notices to send now (at most one per key and episode). */
   observe(snapshot: CooldownSnapshot, now: number): NoticeInput[] {
@@ -119,25 +124,34 @@ export class CooldownLoopDetector {
 
   private loopNotice(cooldown: OpenClawCooldown, track: Track, now: number): NoticeInput | null {
     const { reentries, longMs } = this.settings;
-    const who = profileLabel(cooldown.profile);
-    const why = cooldown.reason ?? 'no reason recorded';
+    const t = this.t;
+    const profile = profileLabel(cooldown.profile);
+    const why = cooldown.reason;
     const length = cooldown.until - track.since;
-    const ends = `${KIND_WORDS[cooldown.kind]} until ${new Date(cooldown.until).toISOString()} (${span(cooldown.until - now)} from now)`;
-    const restart = 'A gateway restart does not lift it: OpenClaw keeps this state on disk.';
-    const advice =
-      ADVICE[cooldown.reason ?? ''] ?? 'Check the provider account and key; `openclaw models status` lists it.';
+    const ends = t.t('notices.cooldown.ends', {
+      kind: cooldown.kind,
+      until: cooldown.until,
+      leftMs: cooldown.until - now,
+    });
+    const tail = [t.t('notices.cooldown.restart'), t.t('notices.cooldown.advice', { reason: cooldown.reason })];
+    // Chinese runs sentences together; English separates them with a space.
+    const sentences = (parts: string[]) => parts.join(t.language === 'zh-CN' ? '' : ' ');
     const severity = cooldown.kind === 'disabled' ? { severity: 'critical' as const } : {};
     if (track.entries.length >= reentries) {
       const counts = track.entries.map((entry) => entry.count).filter((count): count is number => count !== null);
-      const escalation = counts.length > 1 ? ` (failure count ${counts.join(' → ')})` : '';
+      const loop = t.t('notices.cooldownLoop.body', {
+        profile,
+        why,
+        kind: cooldown.kind,
+        entries: track.entries.length,
+        spanMs: now - (track.entries[0]?.at ?? now),
+        counts,
+      });
       return {
         kind: 'openclaw_cooldown_loop',
         dep: cooldown.dep,
-        title: `OpenClaw keeps ${cooldown.dep} in cooldown`,
-        body:
-          `Profile ${who} went back into OpenClaw's ${why} ${cooldown.kind} ${track.entries.length} times in ` +
-          `${span(now - (track.entries[0]?.at ?? now))}${escalation}, with no successful call in between; ` +
-          `it is ${ends}. ${restart} ${advice}`,
+        title: t.t('notices.cooldownLoop.title', { dep: cooldown.dep }),
+        body: sentences([loop, t.t('notices.cooldown.loopTail', { ends }), ...tail]),
         ts: now,
         ...severity,
       };
@@ -146,8 +160,12 @@ export class CooldownLoopDetector {
       return {
         kind: 'openclaw_cooldown_loop',
         dep: cooldown.dep,
-        title: `OpenClaw ${cooldown.kind === 'disabled' ? 'disabled' : 'holds back'} ${cooldown.dep} for ${span(length)}`,
-        body: `Profile ${who} is ${ends}, for ${why}: OpenClaw will not use it before then. ${restart} ${advice}`,
+        title: t.t('notices.cooldownLong.title', { dep: cooldown.dep, kind: cooldown.kind, lengthMs: length }),
+        body: sentences([
+          t.t('notices.cooldownLong.body', { profile, why }),
+          t.t('notices.cooldown.longTail', { ends, why }),
+          ...tail,
+        ]),
         ts: now,
         ...severity,
       };
@@ -156,38 +174,10 @@ export class CooldownLoopDetector {
   }
 }
 
-const KIND_WORDS: Record<CooldownKind, string> = {
-  cooldown: 'in cooldown',
-  disabled: 'disabled',
-  blocked: 'blocked by its subscription limit',
-};
-
-/** What a human can do, by OpenClaw's failure reason. */
-const ADVICE: Record<string, string> = {
-  billing: 'Check the provider account: credits, plan or payment method.',
-  auth: 'Check the API key or sign-in of that profile.',
-  auth_permanent: 'The key or account looks revoked: replace the credential.',
-  rate_limit: 'The provider keeps rate-limiting it: lower the load, raise the quota, or move agents to another model.',
-  overloaded: 'The provider keeps answering overloaded: move agents to another model for now.',
-  model_not_found: 'The provider does not know this model: check the model id in openclaw.json.',
-};
-
 function keyOf(profile: string, kind: CooldownKind, dep: string): string {
   return `${profile}\u0000${kind}\u0000${dep}`;
 }
 
 function profileOfKey(key: string): string {
   return key.slice(0, key.indexOf('\u0000'));
-}
-
-/** `45 s`, `12 min`, `3 h 20 min`, `2 d 4 h`. */
-export function span(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 90) return `${s} s`;
-  const m = Math.round(s / 60);
-  if (m < 90) return `${m} min`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
-  const d = Math.floor(h / 24);
-  return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
 }

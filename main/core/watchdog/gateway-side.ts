@@ -5,7 +5,7 @@
  * the sources; the daemon, the app and the rehearsal get the same wiring.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
-import { translator } from '../../shared/messages/index.js';
+import { type Translator, translator } from '../../shared/messages/index.js';
 import { breakerKeyOf } from '../breaker/runner.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
@@ -47,6 +47,8 @@ export interface GatewaySideOptions {
   monotonic?: () => number;
   /** The Electron app passes its native channel; undefined means node-notifier when enabled; null none. */
   desktop?: DesktopChannel | null;
+  /** The words of every notice; defaults to the language the config and environment choose. */
+  translator?: Translator;
 }
 
 /** The service manager's view of the gateway, as the watchdog policy weighs it. */
@@ -101,10 +103,13 @@ export class GatewaySide {
   /** Quiet hours and maintenance windows (by hand or recurring). */
   readonly windows: AlertWindows;
   private readonly unsubscribe: Array<() => void> = [];
+  /** The daemon's language, resolved once: every notice is worded in it. */
+  private readonly words: Translator;
 
   constructor(private readonly options: GatewaySideOptions) {
     const { loaded, environment, store, breakers, metrics, log, clock } = options;
     const { config } = loaded;
+    this.words = options.translator ?? translator(languageOf(config, environment.env));
     this.history = new GatewayHistory(store.db);
     const endpoint = resolveGatewayEndpoint(loaded, environment);
     this.health = new HealthMonitor({
@@ -152,9 +157,9 @@ export class GatewaySide {
       digest: config.notifications.digest,
       quiet: (now) => this.windows.state(now),
       quietHoursAllowCritical: config.alerts.quietHoursAllowCritical,
-      translator: translator(languageOf(config, environment.env)),
       clock,
       log,
+      translator: this.words,
       record: (delivery) => {
         // A suppressed notice is history, not a failed delivery.
         if (!delivery.suppressed) metrics.recordNotification(delivery.channel, delivery.ok);
@@ -191,6 +196,7 @@ export class GatewaySide {
       breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
       notify: (notice) => this.notifier.notify(notice),
       maintenance: () => this.windows.maintenance()?.reason ?? null,
+      translator: this.words,
       fastProbes: (on) => this.health.setFast(on),
       metrics,
       log,
@@ -207,10 +213,11 @@ export class GatewaySide {
     const transition = (t: Parameters<typeof transitionNotice>[0]) => {
       // History read during a backfill is stored, not announced.
       if (!isLiveTransition(t, clock())) return;
-      const notice = transitionNotice(t, clock());
+      const notice = transitionNotice(t, clock(), this.words);
       if (notice) this.notifier.notify(notice);
     };
-    const budget = (rate: Parameters<typeof budgetNotice>[0]) => this.notifier.notify(budgetNotice(rate, clock()));
+    const budget = (rate: Parameters<typeof budgetNotice>[0]) =>
+      this.notifier.notify(budgetNotice(rate, clock(), this.words));
     breakers.on('transition', transition);
     breakers.on('budget', budget);
     this.unsubscribe.push(

@@ -1,93 +1,175 @@
 /**
  * The words BreakerBar uses to tell a human what happened, in one place: the
  * watchdog's alerts and restarts, breaker transitions, budget crossings. The
- * channels only format and deliver.
+ * policy hands over facts (kinds, dependencies, counts, durations); this module
+ * words them with the daemon's translator (area `notices` of the catalogue).
+ * The channels only format and deliver.
  */
+
+import type { Translator } from '../../shared/messages/index.js';
 import type { Transition } from '../breaker/types.js';
 import type { NoticeInput } from '../notify/notifier.js';
 import type { TokenRate } from '../server/api-types.js';
-import type { Alert, Evidence, RestartTrigger } from './policy.js';
+import type { Alert, AlertFacts, Evidence, RestartFacts, RestartTrigger } from './policy.js';
 
-const TRIGGER_WORDS: Record<RestartTrigger, string> = {
-  storm: 'after a 429 storm',
-  health: 'because it was dead or hung',
-  manual: 'on request',
-};
-
-/** Why a restart starts, as its notice's title says it. */
-const EVIDENCE_WORDS: Record<Evidence, string> = {
-  storm: 'after a 429 storm',
-  dead: 'because it stopped answering',
-  unloaded: 'because its service was unloaded',
-  hung: 'because it hangs: sessions stalled, no upstream call',
-  manual: 'on request',
-};
-
-export function alertNotice(alert: Alert, ts: number): NoticeInput {
-  const titles: Record<Alert['kind'], string> = {
-    restart_deferred: alert.message.includes('OpenClaw holds')
-      ? `Restart held: OpenClaw keeps ${alert.dep ?? 'a provider'} in cooldown`
-      : `Restart deferred: ${alert.dep ?? 'upstream'} asked to retry later`,
-    restart_budget_exhausted: 'Restart budget spent: the watchdog stopped restarting',
-    gateway_down: 'OpenClaw gateway is down',
-    gateway_up: 'OpenClaw gateway is back',
-    divergence: 'Health checks green, but a provider is down',
-    fallback_answering: `${alert.dep ?? 'A provider'} is rate limited; fallbacks are answering`,
-    restart_would_run: 'Dry run: the watchdog would restart the gateway',
-    watchdog_blocked: 'The watchdog will not restart the gateway',
-  };
-  return { kind: alert.kind, dep: alert.dep, title: titles[alert.kind], body: alert.message, ts };
+/** The title and body of an alert, from its facts. */
+export function noticeText(facts: AlertFacts, dep: string | null, t: Translator): { title: string; body: string } {
+  switch (facts.kind) {
+    case 'restart_deferred':
+      return {
+        title:
+          facts.cause === 'cooldown'
+            ? t.t('notices.restartDeferred.cooldown.title', { dep })
+            : t.t('notices.restartDeferred.retryAfter.title', { dep }),
+        body: t.t('notices.restartDeferred.body', facts),
+      };
+    case 'restart_budget_exhausted':
+      return { title: t.t('notices.budgetExhausted.title'), body: t.t('notices.budgetExhausted.body', facts) };
+    case 'gateway_down':
+      return { title: t.t('notices.gatewayDown.title'), body: t.t('notices.gatewayDown.body', facts) };
+    case 'gateway_up':
+      return { title: t.t('notices.gatewayUp.title'), body: t.t('notices.gatewayUp.body') };
+    case 'divergence':
+      return { title: t.t('notices.divergence.title'), body: t.t('notices.divergence.body', facts) };
+    case 'fallback_answering':
+      return {
+        title: t.t('notices.fallbackAnswering.title', { dep }),
+        body: t.t('notices.fallbackAnswering.body', facts),
+      };
+    case 'restart_would_run':
+      return {
+        title: t.t('notices.wouldRun.title'),
+        body: t.t('notices.wouldRun.body', { why: whyText(facts.order, t) }),
+      };
+    case 'watchdog_blocked':
+      return { title: t.t('notices.blocked.title'), body: t.t('notices.blocked.body', facts.blocked) };
+  }
 }
 
-export function restartStartedNotice(evidence: Evidence, reason: string, command: string, ts: number): NoticeInput {
+/** Why a restart was ordered, as one clause (no final stop). */
+export function whyText(facts: RestartFacts, t: Translator): string {
+  switch (facts.evidence) {
+    case 'storm':
+      return t.t('notices.why.storm', facts);
+    case 'dead':
+      return t.t('notices.why.dead', facts);
+    case 'unloaded':
+      return t.t('notices.why.unloaded', facts);
+    case 'hung':
+      return t.t('notices.why.hung', facts);
+    case 'manual':
+      return t.t('notices.why.manual', facts);
+  }
+}
+
+export function alertNotice(alert: Alert, ts: number, t: Translator): NoticeInput {
+  return { kind: alert.kind, dep: alert.dep, ...noticeText(alert, alert.dep, t), ts };
+}
+
+/**
+ * A restart begins. `facts` is null for an order that carries none (made outside the policy): its English
+ * `reason` is all there is to say then.
+ */
+export function restartStartedNotice(
+  evidence: Evidence,
+  why: RestartFacts | string,
+  command: string | null,
+  ts: number,
+  t: Translator,
+): NoticeInput {
+  const clause = typeof why === 'string' ? why : whyText(why, t);
   return {
     kind: 'restart_started',
     dep: null,
-    title: `Restarting the OpenClaw gateway ${EVIDENCE_WORDS[evidence]}`,
-    body: `${reason}. Running: ${command}.`,
+    title: t.t('notices.restartStarted.title', { evidence }),
+    body: t.t('notices.restartStarted.body', { why: clause, command }),
     ts,
   };
 }
 
-export function restartFailedNotice(trigger: RestartTrigger, message: string, ts: number): NoticeInput {
+/** The restart command failed; `message` is the command's own report (exit code, output). */
+export function restartFailedNotice(trigger: RestartTrigger, message: string, ts: number, t: Translator): NoticeInput {
   return {
     kind: 'restart_failed',
     dep: null,
-    title: `Gateway restart ${TRIGGER_WORDS[trigger]} failed`,
-    body: message,
+    title: t.t('notices.restartFailed.title', { trigger }),
+    body: t.t('notices.restartFailed.body', { message }),
     ts,
   };
 }
 
-export function restartSucceededNotice(trigger: RestartTrigger, message: string, ts: number): NoticeInput {
+/** The restart ran, but the gateway did not start within its grace. */
+export function notRecoveredNotice(
+  trigger: RestartTrigger,
+  grace: { graceMs: number; pending: boolean },
+  ts: number,
+  t: Translator,
+): NoticeInput {
+  return {
+    kind: 'restart_failed',
+    dep: null,
+    title: t.t('notices.restartFailed.title', { trigger }),
+    body: t.t('notices.notRecovered.body', grace),
+    ts,
+  };
+}
+
+export function restartSucceededNotice(
+  trigger: RestartTrigger,
+  recoveryMs: number,
+  ts: number,
+  t: Translator,
+): NoticeInput {
   return {
     kind: 'restart_succeeded',
     dep: null,
-    title: `Gateway recovered after a restart ${TRIGGER_WORDS[trigger]}`,
-    body: message,
+    title: t.t('notices.restartSucceeded.title', { trigger }),
+    body: t.t('notices.restartSucceeded.body', { recoveryMs }),
     ts,
   };
 }
 
-/** Breaker transitions worth a human's attention: open, throttled, and back to closed. */
-export function transitionNotice(transition: Transition, ts: number): NoticeInput | null {
+/**
+ * Breaker transitions worth a human's attention: open, throttled, and back to closed. The transition's
+ * reason is the breaker engine's own (English) account of the numbers; the title says what happened.
+ */
+export function transitionNotice(transition: Transition, ts: number, t: Translator): NoticeInput | null {
   const { dep, to, reason } = transition;
-  if (to === 'open') return { kind: 'breaker_opened', dep, title: `${dep} breaker opened`, body: `${reason}.`, ts };
+  if (to === 'open')
+    return {
+      kind: 'breaker_opened',
+      dep,
+      title: t.t('notices.breakerOpened.title', { dep }),
+      body: t.t('notices.breakerOpened.body', { reason }),
+      ts,
+    };
   if (to === 'throttled') {
-    return { kind: 'breaker_throttled', dep, title: `${dep} is throttled by its provider`, body: `${reason}.`, ts };
+    return {
+      kind: 'breaker_throttled',
+      dep,
+      title: t.t('notices.breakerThrottled.title', { dep }),
+      body: t.t('notices.breakerThrottled.body', { reason }),
+      ts,
+    };
   }
   if (to === 'closed' && transition.from !== 'closed') {
-    return { kind: 'breaker_closed', dep, title: `${dep} recovered`, body: `Breaker closed: ${reason}.`, ts };
+    return {
+      kind: 'breaker_closed',
+      dep,
+      title: t.t('notices.breakerClosed.title', { dep }),
+      body: t.t('notices.breakerClosed.body', { reason }),
+      ts,
+    };
   }
   return null;
 }
 
-export function budgetNotice(rate: TokenRate, ts: number): NoticeInput {
+export function budgetNotice(rate: TokenRate, ts: number, t: Translator): NoticeInput {
   return {
     kind: 'token_budget',
     dep: rate.dep,
-    title: `Token budget crossed: ${rate.agentId} on ${rate.dep}`,
-    body: `${rate.tokensPerMinute.toLocaleString('en-US')} tokens in the last minute (budget ${rate.budget?.toLocaleString('en-US') ?? '?'}).`,
+    title: t.t('notices.tokenBudget.title', { agent: rate.agentId, dep: rate.dep }),
+    body: t.t('notices.tokenBudget.body', { tokens: rate.tokensPerMinute, budget: rate.budget ?? null }),
     ts,
   };
 }

@@ -120,11 +120,53 @@ export type AlertKind =
   | 'restart_would_run'
   | 'watchdog_blocked';
 
-export interface Alert {
-  kind: AlertKind;
+/**
+ * What an alert is about, as data: the notice that tells a human is worded from these facts in the
+ * daemon's language (notices.ts); `message` is the English sentence kept for logs and tests.
+ */
+export type AlertFacts =
+  | { kind: 'gateway_down'; detail: string }
+  | { kind: 'gateway_up' }
+  | { kind: 'fallback_answering'; deps: Array<{ dep: string; fallbacks: string[] }> }
+  | { kind: 'divergence'; stuck: Array<{ dep: string; state: BreakerInput['state']; forMs: number }> }
+  | { kind: 'restart_budget_exhausted'; restarts: number; max: number; nextInMs: number; trigger: 'storm' | 'health' }
+  | { kind: 'watchdog_blocked'; blocked: BlockedFacts }
+  | {
+      kind: 'restart_deferred';
+      deps: string[];
+      dep: string;
+      cause: 'retry_after' | 'cooldown';
+      askedMs: number;
+      heldMs: number;
+    }
+  | { kind: 'restart_would_run'; order: RestartFacts };
+
+/** Why automatic restarts cannot run. */
+export type BlockedFacts =
+  | { cause: 'not_openclaw'; detail: string }
+  | { cause: 'never_healthy'; problem: string | null }
+  | { cause: 'unchecked' }
+  | { cause: 'not_runnable'; problem: string | null };
+
+/** Why a restart was ordered, as data (see AlertFacts). */
+export type RestartFacts =
+  | {
+      evidence: 'storm';
+      deps: string[];
+      forMs: number;
+      upstream: 'held_longest' | 'over' | 'none';
+      heldMs: number;
+    }
+  | { evidence: 'dead'; forMs: number; detail: string }
+  | { evidence: 'unloaded'; detail: string; parked: boolean }
+  | { evidence: 'hung'; sessions: number; deps: string[]; quietMs: number }
+  /** `reason`: what the requester said, null for the default request. */
+  | { evidence: 'manual'; reason: string | null };
+
+export type Alert = AlertFacts & {
   dep: string | null;
   message: string;
-}
+};
 
 export interface RestartOrder {
   trigger: RestartTrigger;
@@ -134,6 +176,8 @@ export interface RestartOrder {
   deps: string[];
   /** What the probe saw (a hung gateway wants a forced restart). */
   probeClass: string | null;
+  /** Why, as data for the notice's wording; orders made elsewhere (tests, tools) may leave it out. */
+  facts?: RestartFacts;
 }
 
 /** The words a decision is stored and counted under. */
@@ -240,6 +284,8 @@ export interface WatchdogState {
 }
 
 const HOUR_MS = 3_600_000;
+/** The reason a manual restart is stored under when the requester gave none. */
+export const DEFAULT_MANUAL_REASON = 'restart requested by the user';
 /** A process start this much older than a restart's beginning cannot be the restarted process. */
 const PROCESS_START_SLACK_MS = 2000;
 
@@ -387,6 +433,7 @@ export class WatchdogPolicy {
     if (affected.every((d) => d.workingFallbacks.length > 0)) {
       this.resetStorm();
       const detail = affected.map((d) => `${d.dep} → ${d.workingFallbacks.join(', ')}`).join('; ');
+      const deps = affected.map((d) => ({ dep: d.dep, fallbacks: d.workingFallbacks }));
       return this.decision(
         'check',
         'fallback_answering',
@@ -397,6 +444,7 @@ export class WatchdogPolicy {
           {
             kind: 'fallback_answering',
             dep: top,
+            deps,
             message: `Rate limited, fallbacks answering: ${detail}. No restart.`,
           },
         ],
@@ -409,6 +457,13 @@ export class WatchdogPolicy {
 
     const stormFor = seconds(now - (this.s.stormSince ?? now));
     const stillHeld = affected.some((d) => (d.retryAfterUntil ?? 0) > now || (d.cooldownUntil ?? 0) > now);
+    const facts: RestartFacts = {
+      evidence: 'storm',
+      deps: affected.map((d) => d.dep),
+      forMs: now - (this.s.stormSince ?? now),
+      upstream: stillHeld ? 'held_longest' : this.s.deferral !== null ? 'over' : 'none',
+      heldMs: this.settings.maxDeferralMs,
+    };
     const upstream = stillHeld
       ? `held the longest allowed (${seconds(this.settings.maxDeferralMs)}) for Retry-After or cooldown`
       : this.s.deferral !== null
@@ -422,6 +477,7 @@ export class WatchdogPolicy {
       reason,
       deps: affected.map((d) => d.dep),
       probeClass: null,
+      facts,
     });
   }
 
@@ -438,6 +494,7 @@ export class WatchdogPolicy {
         'probe',
         `the gateway address answers, but not as an OpenClaw gateway (${result.detail}); check gatewayUrl. Nothing is restarted for it`,
         'not_openclaw',
+        { cause: 'not_openclaw', detail: result.detail },
       );
     }
     const alerts: Alert[] = [];
@@ -479,7 +536,12 @@ export class WatchdogPolicy {
     // Down during a restart in flight is expected, not news: the restart's own notices say it.
     if (!this.s.down && !this.restarting() && this.s.seenHealthy) {
       this.s.down = true;
-      alerts.push({ kind: 'gateway_down', dep: null, message: `The gateway is down: ${result.detail}.` });
+      alerts.push({
+        kind: 'gateway_down',
+        dep: null,
+        detail: result.detail,
+        message: `The gateway is down: ${result.detail}.`,
+      });
     }
     if (!this.settings.enabled)
       return this.decision('probe', 'disabled', `${streak}; watchdog disabled`, null, null, alerts);
@@ -496,6 +558,9 @@ export class WatchdogPolicy {
         : `gateway dead for ${seconds(deadFor)}: ${result.detail}`,
       deps: [],
       probeClass: result.class,
+      facts: unloaded
+        ? { evidence: 'unloaded', detail: result.detail, parked: service === 'parked' }
+        : { evidence: 'dead', forMs: deadFor, detail: result.detail },
     });
     return { ...order, alerts: [...alerts, ...order.alerts] };
   }
@@ -527,7 +592,7 @@ export class WatchdogPolicy {
   }
 
   /** The user asked for a restart: same path, recorded as manual; only an in-flight restart stops it. */
-  manual(now: number, reason = 'restart requested by the user'): Decision {
+  manual(now: number, reason = DEFAULT_MANUAL_REASON): Decision {
     const flight = this.s.inFlight;
     if (flight) {
       return this.decision(
@@ -556,6 +621,7 @@ export class WatchdogPolicy {
       reason,
       deps: [],
       probeClass: null,
+      facts: { evidence: 'manual', reason: reason === DEFAULT_MANUAL_REASON ? null : reason },
     });
   }
 
@@ -631,7 +697,12 @@ export class WatchdogPolicy {
         const message = `Health probes are green while ${stuck.map((b) => `${b.dep} has been ${b.state} for ${seconds(now - b.since)}`).join(', ')}: health checks alone are lying.`;
         out.push(
           this.decision('tick', 'divergence', message, oldest.dep, null, [
-            { kind: 'divergence', dep: oldest.dep, message },
+            {
+              kind: 'divergence',
+              dep: oldest.dep,
+              stuck: stuck.map((b) => ({ dep: b.dep, state: b.state, forMs: now - b.since })),
+              message,
+            },
           ]),
         );
       }
@@ -658,6 +729,7 @@ export class WatchdogPolicy {
       reason: `gateway hung: it answers its probes, but ${what}`,
       deps: stalled.deps,
       probeClass: 'hung',
+      facts: { evidence: 'hung', sessions: stalled.sessions, deps: stalled.deps, quietMs: quietFor },
     });
   }
 
@@ -695,7 +767,7 @@ export class WatchdogPolicy {
       );
     }
     const blocked = this.blockedReason();
-    if (blocked) return this.blocked('check', blocked, 'unverified');
+    if (blocked) return this.blocked('check', blocked.reason, 'unverified', blocked.facts);
     this.s.blockedAlerted = false;
     const recent = this.recentRestarts(now);
     if (recent.length >= this.settings.maxRestartsPerHour) {
@@ -707,6 +779,10 @@ export class WatchdogPolicy {
         alerts.push({
           kind: 'restart_budget_exhausted',
           dep: null,
+          restarts: recent.length,
+          max: this.settings.maxRestartsPerHour,
+          nextInMs: oldest + HOUR_MS - now,
+          trigger,
           message: `${reason}. The ${trigger === 'storm' ? '429 storm' : 'outage'} needs a human.`,
         });
       }
@@ -728,23 +804,40 @@ export class WatchdogPolicy {
   }
 
   /** Why automatic restarts cannot run at all yet, or null. */
-  private blockedReason(): string | null {
+  private blockedReason(): { reason: string; facts: BlockedFacts } | null {
     const strategy = this.s.strategy;
     if (!this.s.seenHealthy) {
-      const how = strategy && !strategy.runnable && strategy.problem ? `; and ${strategy.problem}` : '';
-      return `not restarting: BreakerBar has not seen this gateway healthy since it started, so its failures may be BreakerBar's own wrong address or a gateway that was never installed${how}. Run \`breakerbar doctor\``;
+      const problem = strategy && !strategy.runnable && strategy.problem ? strategy.problem : null;
+      const how = problem ? `; and ${problem}` : '';
+      return {
+        reason: `not restarting: BreakerBar has not seen this gateway healthy since it started, so its failures may be BreakerBar's own wrong address or a gateway that was never installed${how}. Run \`breakerbar doctor\``,
+        facts: { cause: 'never_healthy', problem },
+      };
     }
-    if (strategy === null) return 'not restarting: the restart strategy has not been checked yet';
-    if (!strategy.runnable) return `not restarting: ${strategy.problem ?? 'no way to restart the gateway here'}`;
+    if (strategy === null)
+      return {
+        reason: 'not restarting: the restart strategy has not been checked yet',
+        facts: { cause: 'unchecked' },
+      };
+    if (!strategy.runnable)
+      return {
+        reason: `not restarting: ${strategy.problem ?? 'no way to restart the gateway here'}`,
+        facts: { cause: 'not_runnable', problem: strategy.problem },
+      };
     return null;
   }
 
   /** A hold that cannot lift by itself: alerted once until automatic restarts become possible. */
-  private blocked(source: Decision['source'], reason: string, kind: DecisionKind): Decision {
+  private blocked(source: Decision['source'], reason: string, kind: DecisionKind, facts: BlockedFacts): Decision {
     const alerts: Alert[] = [];
     if (!this.s.blockedAlerted) {
       this.s.blockedAlerted = true;
-      alerts.push({ kind: 'watchdog_blocked', dep: null, message: `${reason[0]?.toUpperCase()}${reason.slice(1)}.` });
+      alerts.push({
+        kind: 'watchdog_blocked',
+        dep: null,
+        blocked: facts,
+        message: `${reason[0]?.toUpperCase()}${reason.slice(1)}.`,
+      });
     }
     return this.decision(source, kind, reason, null, null, alerts);
   }
@@ -779,7 +872,15 @@ export class WatchdogPolicy {
     const alerts: Alert[] = [];
     if (!this.s.deferralAlerted) {
       this.s.deferralAlerted = true;
-      alerts.push({ kind: 'restart_deferred', dep: binding.dep, message: reason });
+      alerts.push({
+        kind: 'restart_deferred',
+        dep: binding.dep,
+        deps: affected.map((d) => d.dep),
+        cause: binding.cause,
+        askedMs: binding.asked - now,
+        heldMs: binding.until - now,
+        message: reason,
+      });
     }
     return this.decision('check', 'deferred', reason, binding.dep, null, alerts);
   }
@@ -856,6 +957,7 @@ export class WatchdogPolicy {
           {
             kind: 'restart_would_run',
             dep: order.deps[0] ?? null,
+            order: order.facts ?? { evidence: 'manual', reason: order.reason },
             message: `Dry run: would restart the gateway: ${order.reason}.`,
           },
         ],

@@ -11,6 +11,7 @@
  * neither a deadline already held nor the spacing between restarts.
  */
 import { EventEmitter } from 'node:events';
+import { type Translator, translator } from '../../shared/messages/index.js';
 import type { BreakerSnapshot } from '../breaker/types.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { Logger } from '../log.js';
@@ -18,7 +19,13 @@ import type { NoticeInput } from '../notify/notifier.js';
 import type { BreakerbarMetrics } from '../server/metrics.js';
 import type { Store } from '../store/db.js';
 import type { GatewayHistory, RestartRow } from '../store/gateway-history.js';
-import { alertNotice, restartFailedNotice, restartStartedNotice, restartSucceededNotice } from './notices.js';
+import {
+  alertNotice,
+  notRecoveredNotice,
+  restartFailedNotice,
+  restartStartedNotice,
+  restartSucceededNotice,
+} from './notices.js';
 import {
   type CheckInput,
   type Decision,
@@ -57,6 +64,8 @@ export interface WatchdogRunnerOptions {
   notify(notice: NoticeInput): void;
   /** The maintenance window in force, if any (its reason): automatic restarts wait for its end. */
   maintenance?(): string | null;
+  /** The words of the notices, in the daemon's language (English when not given). */
+  translator?: Translator;
   /** Probe faster while a restart is verified. */
   fastProbes(on: boolean): void;
   metrics: BreakerbarMetrics;
@@ -349,7 +358,10 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       this.perform(decision);
       if (recovering && recovering.trigger !== 'gateway') {
         if (decision.kind === 'recovered' || decision.kind === 'not_recovered') {
-          this.finishRecovery(decision, recovering.trigger, recovering.startedAt ?? now, recovering.since);
+          this.finishRecovery(decision, recovering.trigger, recovering.startedAt ?? now, recovering.since, {
+            graceMs: recovering.graceMs,
+            pending: recovering.pending,
+          });
         }
       } else if (recovering && decision.kind === 'quiet') {
         this.options.fastProbes(false);
@@ -358,7 +370,13 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   }
 
   /** A restart's verification ended: recovered (started and answering) or not within the grace. */
-  private finishRecovery(decision: Decision, trigger: RestartTrigger, startedAt: number, since: number): void {
+  private finishRecovery(
+    decision: Decision,
+    trigger: RestartTrigger,
+    startedAt: number,
+    since: number,
+    grace: { graceMs: number; pending: boolean },
+  ): void {
     this.options.fastProbes(false);
     const recovered = decision.kind === 'recovered';
     const wall = this.options.clock();
@@ -373,13 +391,13 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     }
     this.options.notify(
       recovered
-        ? restartSucceededNotice(trigger, `${decision.reason}.`, wall)
-        : restartFailedNotice(
-            trigger,
-            `${decision.reason}. Check the gateway's logs; run \`breakerbar doctor\`.`,
-            wall,
-          ),
+        ? restartSucceededNotice(trigger, Math.max(0, startedAt - since), wall, this.words())
+        : notRecoveredNotice(trigger, grace, wall, this.words()),
     );
+  }
+
+  private words(): Translator {
+    return this.options.translator ?? translator('en');
   }
 
   /** Stores, counts and logs a decision; sends its alerts; starts the restart it orders. */
@@ -420,7 +438,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       dep: decision.dep,
     });
     this.emit('decision', { ...decision, ts: now });
-    for (const alert of decision.alerts) this.options.notify(alertNotice(alert, now));
+    for (const alert of decision.alerts) this.options.notify(alertNotice(alert, now, this.words()));
     const would = decision.wouldRestart;
     if (would) {
       const id = history.startRestart({
@@ -455,7 +473,13 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     force ||= order.probeClass === 'read_timeout' || order.evidence === 'hung';
     const { plan } = restarter.plan(order, force);
     this.options.notify(
-      restartStartedNotice(order.evidence, order.reason, plan ? plan.argv.join(' ') : '(no restart strategy)', now),
+      restartStartedNotice(
+        order.evidence,
+        order.facts ?? order.reason,
+        plan ? plan.argv.join(' ') : null,
+        now,
+        this.words(),
+      ),
     );
     this.announceRestart(id);
     this.options.fastProbes(true);
@@ -485,7 +509,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     if (execution.outcome === 'failed') {
       this.restartId = null;
       this.options.fastProbes(false);
-      this.options.notify(restartFailedNotice(order.trigger, execution.message, finished));
+      this.options.notify(restartFailedNotice(order.trigger, execution.message, finished, this.words()));
     }
     this.announceRestart(id);
   }

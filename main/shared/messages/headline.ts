@@ -1,10 +1,6 @@
 /** The headline: what is wrong, what BreakerBar is doing about it, until when (see ../headline.ts). */
-import type { Formatters } from '../i18n.js';
+import { moment as at } from '../i18n.js';
 import { area } from './area.js';
-
-/** A time shown in a sentence: the time of day when it is within the day, else date and time. */
-const at = (ts: number, now: number, f: Formatters) =>
-  Math.abs(ts - now) < 20 * 3_600_000 ? f.clock(ts) : f.dateTime(ts);
 
 export const headline = area(
   {

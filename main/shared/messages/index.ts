@@ -7,15 +7,31 @@
 import { type Formatters, formatters, type Language } from '../i18n.js';
 import { alerts } from './alerts.js';
 import type { MessageText } from './area.js';
+import { cli } from './cli.js';
 import { common } from './common.js';
 import { dashboard } from './dashboard.js';
+import { doctor } from './doctor.js';
 import { headline } from './headline.js';
 import { incidents } from './incidents.js';
+import { notices } from './notices.js';
 import { spend } from './spend.js';
+import { tray } from './tray.js';
 import { views } from './views.js';
 
 /** Every area, in the order their keys were declared (keys are prefixed by area, so they never collide). */
-export const AREAS = { common, headline, dashboard, views, incidents, spend, alerts } as const;
+export const AREAS = {
+  common,
+  headline,
+  dashboard,
+  views,
+  incidents,
+  spend,
+  alerts,
+  notices,
+  tray,
+  cli,
+  doctor,
+} as const;
 
 type Areas = typeof AREAS;
 type EnglishOf<A> = A extends Record<Language, infer E> ? E : never;

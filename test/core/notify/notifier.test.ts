@@ -133,6 +133,7 @@ describe('Notifier', () => {
       severity: 'warning',
       ts: new Date(T0).toISOString(),
       count: 1,
+      language: 'en',
     });
     expect(byPrefix('generic').headers.authorization).toBe('Bearer gen-token');
     expect(parsed('slack').text).toContain('熔断器已打开');
@@ -218,7 +219,7 @@ describe('Notifier', () => {
     const [first, summary] = r.requests.map((req) => JSON.parse(req.body) as Record<string, unknown>);
     expect(first).toMatchObject({ count: 1, body: 'failure 0' });
     expect(summary).toMatchObject({ count: 49 });
-    expect(summary?.body).toBe('failure 49 (+49 more in the last 60 s; this is the latest)');
+    expect(summary?.body).toBe('failure 49 (+49 more in the last 1 min; this is the latest)');
   });
 
   it('start() runs tick() on an unref’d timer; stop() ends it', async () => {

@@ -11,6 +11,7 @@ import {
   type WebhookConfig,
   type WebhookType,
 } from '../../../main/core/notify/webhook-format.js';
+import { translator } from '../../../main/shared/messages/index.js';
 
 /** 2026-01-01T10:00:00.123Z */
 const NOW = 1767261600123;
@@ -59,6 +60,7 @@ describe('formatWebhook', () => {
       severity: 'warning',
       ts: '2026-01-01T09:59:00.000Z',
       count: 3,
+      language: 'en',
     });
     const withToken = formatWebhook(config('generic', { secret: 'tok-1' }), NOTICE, NOW);
     expect(withToken.headers.Authorization).toBe('Bearer tok-1');
@@ -170,6 +172,50 @@ describe('formatWebhook', () => {
     expect(bytes).toBeGreaterThan(LIMITS.ntfyBodyBytes - 10);
     expect(request.body).not.toContain('\ufffd');
     expect(request.body.endsWith('…')).toBe(true);
+  });
+});
+
+describe('formatWebhook in Chinese', () => {
+  const zh = translator('zh-CN');
+  const CN: Notice = {
+    ...NOTICE,
+    kind: 'gateway_down',
+    dep: null,
+    title: 'OpenClaw 网关已宕机',
+    body: '网关已宕机：connection refused。',
+    severity: 'critical',
+  };
+
+  it('generic: the texts as worded, codes unchanged, and the language named', () => {
+    expect(json(formatWebhook(config('generic'), CN, NOW, zh).body)).toMatchObject({
+      kind: 'gateway_down',
+      severity: 'critical',
+      title: 'OpenClaw 网关已宕机',
+      body: '网关已宕机：connection refused。',
+      language: 'zh-CN',
+    });
+  });
+
+  it('feishu: severity tag and origin in Chinese around the notice', () => {
+    const body = json(formatWebhook(config('feishu'), CN, NOW, zh).body) as { content: { text: string } };
+    expect(body.content.text).toBe('【严重】 OpenClaw 网关已宕机\n网关已宕机：connection refused。\nBreakerBar · 网关');
+  });
+
+  it('dingtalk: the same text, a dependency named as the origin', () => {
+    const notice: Notice = { ...CN, dep: 'zhipu/glm-5.1', severity: 'warning' };
+    const body = json(formatWebhook(config('dingtalk'), notice, NOW, zh).body) as { text: { content: string } };
+    expect(body.text.content).toBe(
+      '【警告】 OpenClaw 网关已宕机\n网关已宕机：connection refused。\nBreakerBar · zhipu/glm-5.1',
+    );
+  });
+
+  it('discord and ntfy: the tag and the footer in Chinese', () => {
+    const discord = json(formatWebhook(config('discord'), CN, NOW, zh).body) as {
+      embeds: Array<{ title: string; footer: { text: string } }>;
+    };
+    expect(discord.embeds[0]?.title).toBe('【严重】 OpenClaw 网关已宕机');
+    expect(discord.embeds[0]?.footer.text).toBe('BreakerBar · 网关');
+    expect(formatWebhook(config('ntfy'), CN, NOW, zh).body).toBe('网关已宕机：connection refused。\nBreakerBar · 网关');
   });
 });
 

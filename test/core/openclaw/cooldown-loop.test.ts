@@ -5,8 +5,9 @@
  * time is injected.
  */
 import { describe, expect, it } from 'vitest';
-import { CooldownLoopDetector, span } from '../../../main/core/openclaw/cooldown-loop.js';
+import { CooldownLoopDetector } from '../../../main/core/openclaw/cooldown-loop.js';
 import { buildSnapshot, type CooldownSnapshot, parseAuthState } from '../../../main/core/openclaw/cooldown-state.js';
+import { translator } from '../../../main/shared/messages/index.js';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 const S = 1000;
@@ -57,7 +58,7 @@ describe('CooldownLoopDetector', () => {
     });
     expect(notices[0]?.severity).toBeUndefined();
     expect(notices[0]?.body).toContain(
-      "Profile zai:default went back into OpenClaw's rate_limit cooldown 3 times in 2 min",
+      "Profile zai:default went back into OpenClaw's rate_limit cooldown 3 times in 1 min 33 s",
     );
     expect(notices[0]?.body).toContain('(failure count 1 → 2 → 3)');
     expect(notices[0]?.body).toContain('A gateway restart does not lift it');
@@ -125,7 +126,7 @@ describe('CooldownLoopDetector', () => {
     const detector = new CooldownLoopDetector();
     // 2026.9 after eight failed probes: a 64 min rate-limit window that began 40 min before BreakerBar looked.
     const notices = detector.observe(rateLimited(T0, 8), T0 + 40 * MIN);
-    expect(notices.map((n) => n.title)).toEqual(['OpenClaw holds back zai/glm-5.1 for 64 min']);
+    expect(notices.map((n) => n.title)).toEqual(['OpenClaw holds back zai/glm-5.1 for 1 h 4 min']);
   });
 
   it('alerts again for a new episode once the key was out of cooldown for the whole window', () => {
@@ -147,11 +148,21 @@ describe('CooldownLoopDetector', () => {
   });
 });
 
-describe('span', () => {
-  it('says a duration in at most two units', () => {
-    expect(span(45 * S)).toBe('45 s');
-    expect(span(12 * MIN)).toBe('12 min');
-    expect(span(200 * MIN)).toBe('3 h 20 min');
-    expect(span(52 * 60 * MIN)).toBe('2 d 4 h');
+describe('CooldownLoopDetector in Chinese', () => {
+  it('words a loop and a long window in the daemon language', () => {
+    const zh = translator('zh-CN');
+    const detector = new CooldownLoopDetector(undefined, zh);
+    detector.observe(rateLimited(T0, 1), T0 + S);
+    detector.observe(rateLimited(T0 + 31 * S, 2), T0 + 32 * S);
+    const [loop] = detector.observe(rateLimited(T0 + 92 * S, 3), T0 + 93 * S);
+    expect(loop?.title).toBe('OpenClaw 反复冷却 zai/glm-5.1');
+    expect(loop?.body).toContain(`配置档 zai:default 在 ${zh.duration(93 * S)} 内 3 次重新进入 OpenClaw 的冷却中状态`);
+    expect(loop?.body).toContain('（失败计数 1 → 2 → 3）');
+    expect(loop?.body).toContain('重启网关无法解除');
+    expect(loop?.body).toContain('服务商持续限流');
+    expect(loop?.body).not.toMatch(/Profile|restart|cooldown /);
+
+    const long = new CooldownLoopDetector(undefined, zh).observe(rateLimited(T0, 8), T0 + 40 * MIN);
+    expect(long.map((n) => n.title)).toEqual([`OpenClaw 暂停使用 zai/glm-5.1，长达 ${zh.duration(64 * MIN)}`]);
   });
 });

@@ -20,6 +20,7 @@ import type { DesktopChannel } from '../../../main/core/notify/desktop.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
+import { translator } from '../../../main/shared/messages/index.js';
 import { appendLines, until } from '../../helpers/transcripts.js';
 
 let root: string;
@@ -179,6 +180,35 @@ describe('the restart command fails or hangs', () => {
     expect(got[0]?.kind).toBe('restart_failed');
     expect(got[0]?.body).toContain('exit');
     expect(side(m).watchdog.status().restartInFlight).toBeNull();
+  }, 30_000);
+
+  it('speaks the configured language: ui.language zh-CN words the webhook in Chinese', async () => {
+    const restartCommand = [process.execPath, '-e', 'console.error("gateway not installed"); process.exit(1)'];
+    const got: Array<Notice & { language: string }> = [];
+    const hook = await receiverOn((_req, res, body) => {
+      got.push(JSON.parse(body) as Notice & { language: string });
+      res.end();
+    });
+    await start({
+      ui: { language: 'zh-CN' },
+      watchdog: { ...FAST_WATCHDOG, restartCommand },
+      notifications: {
+        desktop: false,
+        coalesceSec: 1,
+        webhooks: [{ type: 'generic', url: hook, events: ['restart_started', 'restart_failed'] }],
+      },
+    });
+    await writeUntil('rate_limited', () => got.some((n) => n.kind === 'restart_failed'));
+    const zh = translator('zh-CN');
+    const started = got.find((n) => n.kind === 'restart_started');
+    expect(started?.title).toBe(zh.t('notices.restartStarted.title', { evidence: 'storm' }));
+    expect(started?.body).toMatch(/^zhipu\/glm-5\.1 的 429 风暴已持续 .+。执行：/);
+    const failed = got.find((n) => n.kind === 'restart_failed');
+    expect(failed).toMatchObject({
+      title: zh.t('notices.restartFailed.title', { trigger: 'storm' }),
+      language: 'zh-CN',
+    });
+    expect(failed?.body.startsWith('重启命令失败：')).toBe(true);
   }, 30_000);
 
   it('a command that hangs is killed at the timeout, the restart fails, and the monitor keeps answering', async () => {

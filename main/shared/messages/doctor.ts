@@ -1,0 +1,124 @@
+/**
+ * `breakerbar doctor`'s findings that most people meet: the gateway answering
+ * (or not), the sources found, the watchdog's mode. The others keep their
+ * English words (main/core/doctor/*-check.ts) until they move here too.
+ */
+import type { Formatters } from '../i18n.js';
+import { area } from './area.js';
+
+type Startup = 'started' | 'unknown' | string;
+type Trigger = 'manual' | 'health' | 'storm';
+
+const EN_TRIGGER: Record<Trigger, string> = {
+  manual: 'manual restart',
+  health: 'restart of a dead or hung gateway',
+  storm: 'restart after a 429 storm',
+};
+const ZH_TRIGGER: Record<Trigger, string> = {
+  manual: '手动重启',
+  health: '网关宕机或卡死时的重启',
+  storm: '429 风暴后的重启',
+};
+/** The restarts a line is about: all three, or each named. */
+const enTriggers = (triggers: Trigger[]) =>
+  triggers.length === 3 ? 'every restart (manual, health, storm)' : triggers.map((t) => EN_TRIGGER[t]).join(', ');
+const zhTriggers = (triggers: Trigger[]) =>
+  triggers.length === 3 ? '所有重启（手动、健康检查、429 风暴）' : triggers.map((t) => ZH_TRIGGER[t]).join('、');
+
+const enStartup = (s: Startup) =>
+  s === 'started' ? 'started' : s === 'unknown' ? 'startup state unknown (older gateway?)' : s;
+const zhStartup = (s: Startup) =>
+  s === 'started' ? '已启动' : s === 'unknown' ? '启动状态未知（旧版网关？）' : s === 'starting' ? '正在启动' : s;
+
+export const doctor = area(
+  {
+    'doctor.gateway.url': (p: { url: string }) => `gateway URL ${p.url}`,
+    'doctor.gateway.tokenFound': 'gateway operator token found',
+    'doctor.gateway.tokenMissing': 'no gateway operator token found',
+    'doctor.gateway.answers': (p: { url: string; latencyMs: number; startup: Startup }, f: Formatters) =>
+      `gateway answers at ${p.url}: live in ${f.integer(p.latencyMs)} ms, ${enStartup(p.startup)}`,
+    'doctor.gateway.busy': (p: { url: string; state: 'starting' | 'draining' }) => `gateway at ${p.url} is ${p.state}`,
+    'doctor.gateway.busyFix': 'wait and run `breakerbar doctor` again; restarting now only starts over',
+    'doctor.gateway.refused': (p: { where: string }) => `nothing listens on ${p.where}`,
+    'doctor.gateway.refusedFix':
+      'is the gateway running? `openclaw gateway status`; if it listens on another port, set gatewayUrl or OPENCLAW_GATEWAY_PORT',
+    'doctor.gateway.hung': (p: { url: string; timeoutMs: number }, f: Formatters) =>
+      `gateway at ${p.url} accepted the connection but did not answer within ${f.duration(p.timeoutMs)}: hung`,
+    'doctor.gateway.hungFix':
+      'restart it: `openclaw gateway restart --force` (the watchdog does this after repeated dead probes)',
+    'doctor.gateway.connectTimeout': (p: { where: string; timeoutMs: number }, f: Formatters) =>
+      `no connection to ${p.where} within ${f.duration(p.timeoutMs)}`,
+    'doctor.gateway.connectTimeoutFix':
+      'check gatewayUrl: the gateway listens on loopback; a firewall or a wrong address drops the connection',
+    'doctor.gateway.notOpenClaw': (p: { url: string }) =>
+      `something other than the OpenClaw gateway answers at ${p.url}`,
+    'doctor.gateway.notOpenClawFix':
+      'check the port (`openclaw gateway status`) and set gatewayUrl or OPENCLAW_GATEWAY_PORT to the gateway',
+    'doctor.sources.agents': (p: { n: number; dir: string }) => `${p.n} agent(s) under ${p.dir}`,
+    'doctor.sources.noAgents': (p: { dir: string }) => `no agents under ${p.dir}`,
+    'doctor.sources.jsonl': (p: { files: number; agents: number }) =>
+      `${p.files} JSONL transcript file(s) in ${p.agents} agent(s)`,
+    'doctor.sources.databases': (p: { n: number; versions: number[] }) =>
+      `${p.n} SQLite agent database(s), schema version ${p.versions.join(', ')}`,
+    'doctor.sources.noTranscripts': 'no transcripts yet in any agent',
+    'doctor.restart.off': 'watchdog off (watchdog.enabled false)',
+    'doctor.restart.offDetail':
+      'BreakerBar watches but never restarts the gateway on its own; manual restarts still use the plan below',
+    'doctor.restart.dryRun': 'watchdog in dry run (watchdog.dryRun)',
+    'doctor.restart.dryRunDetail': 'restarts are decided and notified, never run',
+    'doctor.restart.on': 'watchdog on',
+    'doctor.restart.onDetail': (p: { probes: number; checks: number; max: number }) =>
+      `restarts after ${p.probes} dead probes or ${p.checks} checks with new 429s, at most ${p.max} per hour`,
+    'doctor.restart.plan': (p: { triggers: Trigger[]; description: string }) =>
+      `${enTriggers(p.triggers)}: ${p.description}`,
+    'doctor.restart.wouldRun': (p: { argv: string[]; program: string; found: string | null }) =>
+      `would run: ${p.argv.join(' ')}${p.found && p.found !== p.program ? ` (${p.program} is ${p.found})` : ''}`,
+    'doctor.restart.noPlan': (p: { triggers: Trigger[] }) =>
+      `no way to restart the gateway for ${enTriggers(p.triggers)}`,
+    'doctor.restart.noPlanFix':
+      'set watchdog.restartCommand to the command that restarts your gateway (argv, absolute program path), or install the openclaw CLI',
+  },
+  {
+    'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
+    'doctor.gateway.tokenFound': '找到了网关操作令牌',
+    'doctor.gateway.tokenMissing': '没有找到网关操作令牌',
+    'doctor.gateway.answers': (p: { url: string; latencyMs: number; startup: Startup }, f: Formatters) =>
+      `网关在 ${p.url} 应答：存活，耗时 ${f.integer(p.latencyMs)} 毫秒，${zhStartup(p.startup)}`,
+    'doctor.gateway.busy': (p: { url: string; state: 'starting' | 'draining' }) =>
+      `${p.url} 上的网关${p.state === 'starting' ? '正在启动' : '正在排空'}`,
+    'doctor.gateway.busyFix': '请稍候再运行 `breakerbar doctor`；现在重启只会从头再来',
+    'doctor.gateway.refused': (p: { where: string }) => `${p.where} 上没有程序在监听`,
+    'doctor.gateway.refusedFix':
+      '网关在运行吗？运行 `openclaw gateway status`；如果它监听在其他端口，请设置 gatewayUrl 或 OPENCLAW_GATEWAY_PORT',
+    'doctor.gateway.hung': (p: { url: string; timeoutMs: number }, f: Formatters) =>
+      `${p.url} 上的网关接受了连接，但 ${f.duration(p.timeoutMs)} 内没有应答：已卡死`,
+    'doctor.gateway.hungFix': '重启它：`openclaw gateway restart --force`（看门狗在多次探测失败后也会这样做）',
+    'doctor.gateway.connectTimeout': (p: { where: string; timeoutMs: number }, f: Formatters) =>
+      `${f.duration(p.timeoutMs)} 内无法连接到 ${p.where}`,
+    'doctor.gateway.connectTimeoutFix': '请检查 gatewayUrl：网关监听在本机回环地址；防火墙或错误的地址会丢弃连接',
+    'doctor.gateway.notOpenClaw': (p: { url: string }) => `${p.url} 上应答的不是 OpenClaw 网关`,
+    'doctor.gateway.notOpenClawFix':
+      '请检查端口（`openclaw gateway status`），并把 gatewayUrl 或 OPENCLAW_GATEWAY_PORT 设为网关的地址',
+    'doctor.sources.agents': (p: { n: number; dir: string }) => `${p.dir} 下有 ${p.n} 个智能体`,
+    'doctor.sources.noAgents': (p: { dir: string }) => `${p.dir} 下没有智能体`,
+    'doctor.sources.jsonl': (p: { files: number; agents: number }) =>
+      `${p.agents} 个智能体中有 ${p.files} 个 JSONL 会话记录文件`,
+    'doctor.sources.databases': (p: { n: number; versions: number[] }) =>
+      `${p.n} 个 SQLite 智能体数据库，结构版本 ${p.versions.join('、')}`,
+    'doctor.sources.noTranscripts': '所有智能体都还没有会话记录',
+    'doctor.restart.off': '看门狗已关闭（watchdog.enabled 为 false）',
+    'doctor.restart.offDetail': 'BreakerBar 只监视，不会自行重启网关；手动重启仍按下面的方式执行',
+    'doctor.restart.dryRun': '看门狗处于演练模式（watchdog.dryRun）',
+    'doctor.restart.dryRunDetail': '会做出重启决定并发送通知，但从不真正执行',
+    'doctor.restart.on': '看门狗已开启',
+    'doctor.restart.onDetail': (p: { probes: number; checks: number; max: number }) =>
+      `连续 ${p.probes} 次探测失败或 ${p.checks} 次检查发现新的 429 后重启，每小时最多 ${p.max} 次`,
+    'doctor.restart.plan': (p: { triggers: Trigger[]; description: string }) =>
+      `${zhTriggers(p.triggers)}：${p.description}`,
+    'doctor.restart.wouldRun': (p: { argv: string[]; program: string; found: string | null }) =>
+      `将执行：${p.argv.join(' ')}${p.found && p.found !== p.program ? `（${p.program} 即 ${p.found}）` : ''}`,
+    'doctor.restart.noPlan': (p: { triggers: Trigger[] }) => `${zhTriggers(p.triggers)}没有可用的重启方式`,
+    'doctor.restart.noPlanFix':
+      '把 watchdog.restartCommand 设为重启网关的命令（参数数组，程序用绝对路径），或安装 openclaw CLI',
+  },
+);
