@@ -15,7 +15,10 @@ const LEVEL_ORDER: Record<Finding['level'], number> = { error: 0, warn: 1, info:
 
 export class DoctorView implements View {
   readonly key = 'doctor' as const;
-  readonly label: string;
+  /** Read by the shell at each render, so a language switch relabels the tab. */
+  get label(): string {
+    return this.context.t.t('views.doctor.tab');
+  }
   readonly panel = h('section', { class: 'view doctor' });
   readonly debounceMs = 0;
   /** Set by the shell when the dashboard opened here because there was nothing else to show. */
@@ -23,7 +26,6 @@ export class DoctorView implements View {
   private report: DoctorReport | null = null;
 
   constructor(private readonly context: ViewContext) {
-    this.label = context.t.t('views.doctor.tab');
   }
 
   affectedBy(): boolean {

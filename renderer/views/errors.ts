@@ -35,7 +35,10 @@ interface Panel {
 
 export class ErrorsView implements View {
   readonly key = 'errors' as const;
-  readonly label: string;
+  /** Read by the shell at each render, so a language switch relabels the tab. */
+  get label(): string {
+    return this.context.t.t('views.errors.tab');
+  }
   readonly panel = h('section', { class: 'view errors' });
   private readonly gate = new RenderGate(this.panel);
   readonly debounceMs = 3000;
@@ -44,7 +47,6 @@ export class ErrorsView implements View {
   private last: Panel[] | null = null;
 
   constructor(private readonly context: ViewContext) {
-    this.label = context.t.t('views.errors.tab');
   }
 
   affectedBy(type: string): boolean {

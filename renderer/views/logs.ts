@@ -40,7 +40,10 @@ type Transitioned = Transition & { at: number };
 
 export class LogsView implements View {
   readonly key = 'logs' as const;
-  readonly label: string;
+  /** Read by the shell at each render, so a language switch relabels the tab. */
+  get label(): string {
+    return this.context.t.t('views.logs.tab');
+  }
   readonly panel = h('section', { class: 'view logs' });
   private readonly gate = new RenderGate(this.panel);
   readonly debounceMs = 1500;
@@ -48,7 +51,6 @@ export class LogsView implements View {
   private last: { history: ApiHistory; now: number } | null = null;
 
   constructor(private readonly context: ViewContext) {
-    this.label = context.t.t('views.logs.tab');
   }
 
   affectedBy(type: string): boolean {

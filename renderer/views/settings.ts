@@ -40,7 +40,10 @@ const idOf = (path: string) => `cfg-${path.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 
 export class SettingsView implements View {
   readonly key = 'settings' as const;
-  readonly label: string;
+  /** Read by the shell at each render, so a language switch relabels the tab. */
+  get label(): string {
+    return this.context.t.t('views.settings.tab');
+  }
   readonly panel = h('section', { class: 'view settings' });
   readonly debounceMs = 0;
   private controls = new Map<string, FieldControl>();
@@ -50,7 +53,6 @@ export class SettingsView implements View {
   private open: Set<SettingGroup> | null = null;
 
   constructor(private readonly context: ViewContext) {
-    this.label = context.t.t('views.settings.tab');
   }
 
   affectedBy(): boolean {

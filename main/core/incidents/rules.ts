@@ -45,7 +45,13 @@ export interface IncidentWorld {
   }>;
   /** The last health probe (null when this instance does not probe, or before the first). */
   gateway: { dead: boolean; detail: string } | null;
-  watchdog: { enabled: boolean; budgetRemaining: number; maxRestartsPerHour: number } | null;
+  watchdog: {
+    enabled: boolean;
+    budgetRemaining: number;
+    maxRestartsPerHour: number;
+    /** A restart is running or being verified: the gateway is expected to be down for a while. */
+    restarting?: boolean;
+  } | null;
   sources: Array<{ kind: string; lastError: string | null }>;
   /** Dependencies OpenClaw keeps in a cooldown that does not end (a loop was announced and it is still in force). */
   cooldownLoops: string[];
@@ -99,7 +105,9 @@ export function conditionsOf(world: IncidentWorld): Condition[] {
       });
     }
   }
-  if (world.gateway?.dead) {
+  // A gateway down because BreakerBar (or OpenClaw itself) is restarting it is the remedy under way, not a
+  // new trouble; a restart that does not bring it back ends its verification, and then it counts.
+  if (world.gateway?.dead && !world.watchdog?.restarting) {
     out.push({
       key: 'gateway_dead',
       cause: 'gateway_dead',

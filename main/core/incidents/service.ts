@@ -174,6 +174,7 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
             enabled: watchdog.enabled,
             budgetRemaining: watchdog.budgetRemaining,
             maxRestartsPerHour: watchdog.maxRestartsPerHour,
+            restarting: watchdog.restartInFlight !== null || watchdog.recovering !== null,
           }
         : null,
       sources: inputs.sources().map((source) => ({ kind: source.kind, lastError: source.lastError })),

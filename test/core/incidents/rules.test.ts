@@ -59,6 +59,15 @@ describe('conditionsOf', () => {
     expect(conditionsOf(world())).toEqual([]);
   });
 
+  it('does not count a gateway down while a restart is running or being verified: that is the remedy', () => {
+    const dead = { dead: true, detail: 'connection refused' };
+    const restarting = { enabled: true, budgetRemaining: 3, maxRestartsPerHour: 4, restarting: true };
+    expect(conditionsOf(world({ gateway: dead, watchdog: restarting })).map((c) => c.cause)).toEqual([]);
+    expect(
+      conditionsOf(world({ gateway: dead, watchdog: { ...restarting, restarting: false } })).map((c) => c.cause),
+    ).toEqual(['gateway_dead']);
+  });
+
   it('names each cause with its key, dependency, severity and whether the grace applies', () => {
     const found = conditionsOf(
       world({
