@@ -1,10 +1,9 @@
 /**
- * Answers for the API routes whose server side is newer than some cores the
- * dashboard talks to (`/api/spend`, `/api/incidents`): a page route passes each
- * request to the server and, only when the server does not know the route (404),
- * answers with the data given here, shaped as the contract types say. The
- * dashboard cannot tell the difference, which is the point: its views are
- * tested against the contract whether or not the core under test serves it.
+ * Answers for the API routes newer than some cores the dashboard talks to
+ * (`/api/spend`, `/api/incidents`): a page route answers each request with the
+ * data given here, shaped as the contract types say, or with the 404 an older
+ * core gives when no data is given. The views are tested against the contract
+ * and against a core that lacks it, whatever the server under test serves.
  */
 import type { Page, Route } from 'playwright-core';
 import type { IncidentDetail, IncidentList, IncidentSummary } from '../../main/core/incidents/types.js';
@@ -16,9 +15,13 @@ export interface Contracts {
 }
 
 async function answer(route: Route, body: unknown | undefined): Promise<void> {
-  const response = await route.fetch();
-  if (response.status() !== 404 || body === undefined) {
-    await route.fulfill({ response });
+  if (body === undefined) {
+    const path = new URL(route.request().url()).pathname;
+    await route.fulfill({
+      status: 404,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: `no route ${path}` }),
+    });
     return;
   }
   await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
@@ -29,7 +32,7 @@ export function summaryOf(detail: IncidentDetail): IncidentSummary {
   return summary;
 }
 
-/** Routes `/api/spend` and `/api/incidents[/<id>]` on `page` to `contracts` where the server lacks them. */
+/** Routes `/api/spend` and `/api/incidents[/<id>]` on `page` to `contracts` (404 for what it leaves out). */
 export async function serveContracts(page: Page, contracts: Contracts): Promise<void> {
   await page.route(
     (url) => url.pathname === '/api/spend',

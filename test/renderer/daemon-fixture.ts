@@ -147,6 +147,8 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
         budgets: { rates: [{ agent: '*', dep: 'deepseek/*', tokensPerMinute: 100_000 }] },
         // No automatic restart during the tests: the first storm check is an hour away.
         watchdog: { checkIntervalSec: 3600, startupGraceSec: 5, restartCommand },
+        // The breakers the last minute trips open an incident soon enough for the Incidents view to show it.
+        incidents: { graceSec: 1 },
         notifications: {
           desktop: false,
           coalesceSec: 1,
@@ -201,6 +203,7 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
       breaker(s, 'zhipu/glm-5.1')?.state === 'throttled' && breaker(s, 'anthropic/claude-sonnet-4-5')?.state === 'open'
     );
   });
+  await until(() => (monitor.incidents?.openCount() ?? 0) > 0, 15_000, 'the incident the tripped breakers open');
   const history = monitor.gateway?.history;
   if (!history) throw new Error('the monitor runs no gateway side');
   // An hour of health probes as the monitor stores them: latency rising with the storm, and the gateway

@@ -6,7 +6,7 @@
  * words that status at NOW (the tray and the CLI say the same sentence), the
  * cards must show their last 24 hours as a drawn sparkline, and every label must
  * be in the language chosen. Spend and incidents are answered as their contracts
- * say where the server does not serve them (contracts.ts).
+ * say, or are missing as from an older core (contracts.ts).
  *
  * BREAKERBAR_UPDATE_SCREENSHOTS=1 writes the storm in both languages, light and
  * dark, and an incident's timeline to docs/screenshots/.

@@ -55,7 +55,8 @@ describe('settings layout', () => {
     expect(groupOf(field('watchdog.maxRestartsPerHour'))).toBe('watchdog');
     expect(groupOf(field('breakers.cooldownMs'))).toBe('breakers');
     expect(groupOf(field('notifications.webhooks'))).toBe('notifications');
-    expect(groupOf(field('budgets'))).toBe('spend');
+    expect(groupOf(field('budgets.rates'))).toBe('spend');
+    expect(groupOf(field('budgets.spend'))).toBe('spend');
     expect(groupOf(field('fleet.redisUrl'))).toBe('fleet');
     expect(groupOf(field('retention.days'))).toBe('storage');
     expect(groupOf(field('log.level'))).toBe('advanced');

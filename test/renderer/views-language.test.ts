@@ -221,15 +221,15 @@ describe('the Settings view', () => {
       expect(await page.locator('[data-field="health.intervalSec"] .unit').textContent()).toBe('秒');
       expect(await visibleText(page.locator('[data-field="watchdog.threshold"] .help'))).toContain('默认值：3');
 
-      await page.locator('#cfg-budgets').fill('[{"agent": "*",');
+      await page.locator('#cfg-budgets-rates').fill('[{"agent": "*",');
       // The "(changed)" mark is drawn by CSS from words the view puts in an attribute.
       expect(
         await page.evaluate<string>(
-          `getComputedStyle(document.querySelector('[data-field="budgets"] label'), '::after').content`,
+          `getComputedStyle(document.querySelector('[data-field="budgets.rates"] label'), '::after').content`,
         ),
       ).toBe('"（已修改）"');
       await page.getByRole('button', { name: '保存修改' }).click();
-      expect(await visibleText(page.locator('#cfg-budgets-error'))).toMatch(/^不是有效的 JSON：应为 /);
+      expect(await visibleText(page.locator('#cfg-budgets-rates-error'))).toMatch(/^不是有效的 JSON：应为 /);
       expect(await visibleText(page.locator('.form-status'))).toBe('未保存：请修正标出的字段。');
       await page.screenshot({ path: join(ensureDir(SCREENSHOT_DIR), 'settings-zh-CN.png') });
       expect(errors).toEqual([]);
