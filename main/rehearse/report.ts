@@ -348,7 +348,7 @@ export function incidentSpans(timeline: readonly TimelineEvent[]): IncidentSpan[
     if (e.type !== 'incident') continue;
     const span = spans.get(e.id) ?? {
       id: e.id,
-      openedAt: e.t,
+      openedAt: e.openedAtSec,
       closedAt: null,
       severity: e.severity,
       causes: [],
@@ -356,7 +356,7 @@ export function incidentSpans(timeline: readonly TimelineEvent[]): IncidentSpan[
       summary: '',
     };
     Object.assign(span, { severity: e.severity, causes: e.causes, deps: e.deps, summary: e.summary });
-    if (e.change === 'closed') span.closedAt = e.t;
+    if (e.change === 'closed') span.closedAt = e.closedAtSec ?? e.t;
     spans.set(e.id, span);
   }
   return [...spans.values()];

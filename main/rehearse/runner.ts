@@ -129,6 +129,9 @@ export type TimelineEvent =
       causes: string[];
       deps: string[];
       summary: string;
+      /** When the incident itself says it began and ended (scenario seconds): it is dated from its first cause. */
+      openedAtSec: number;
+      closedAtSec: number | null;
     };
 
 export interface Latency {
@@ -715,6 +718,8 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
         push({ t: now(), type: 'restart_result', id: row.id, result: row.result, detail: row.detail });
       }
     });
+    /** A wall time the core stored, in scenario seconds (the clock steps in force now taken out). */
+    const scenarioSec = (wall: number) => Math.max(0, Math.round(((wall - stepMs - t0) * scale) / 100) / 10);
     const incidents = monitor.incidents;
     /** What the timeline last said of each incident: an update shows only when it changes what it is about. */
     const said = new Map<number, string>();
@@ -732,6 +737,8 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
           causes: [...incident.causes],
           deps: [...incident.deps],
           summary: incident.summary,
+          openedAtSec: scenarioSec(incident.openedAt),
+          closedAtSec: incident.closedAt === null ? null : scenarioSec(incident.closedAt),
         });
       });
     }

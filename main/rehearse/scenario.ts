@@ -226,7 +226,7 @@ export class ScenarioError extends Error {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const CONFIG_SECTIONS = ['watchdog', 'breakers', 'health', 'notifications', 'ingest'];
+const CONFIG_SECTIONS = ['watchdog', 'breakers', 'health', 'notifications', 'ingest', 'incidents'];
 
 class Checker {
   constructor(private readonly source: string) {}

@@ -34,6 +34,8 @@ const SMALL = {
     { id: 'coder', deps: ['deepseek/deepseek-v4-pro'] },
   ],
   phases: [{ atSec: 10, durationSec: 20, deps: { 'anthropic/claude-sonnet-4-5': { server_error: 1 } } }],
+  // A short grace, so that the burst is an incident and the report tells it as one.
+  config: { incidents: { graceSec: 5 } },
   expectations: [
     { kind: 'breaker_state', dep: 'anthropic/claude-sonnet-4-5', state: 'open', withinSec: 10 },
     { kind: 'stays_closed', dep: 'deepseek/deepseek-v4-pro' },
@@ -140,6 +142,11 @@ describe('reports', () => {
     const page = readFileSync(html, 'utf8');
     expect(page).toMatch(/^<!doctype html>/);
     expect(page).toContain('<svg');
+    // Read as an incident: the burst's own section, with what happened while it was open.
+    const incident = /<article class="incident warning"><h4>([^<]*)<\/h4>[\s\S]*?<\/article>/.exec(page);
+    expect(incident?.[1]).toContain('Incident #1 · breaker on anthropic/claude-sonnet-4-5');
+    expect(incident?.[0]).toContain('closed → open');
+    expect(page).toContain('Outside the incidents');
     expect(page).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
     expect(page).not.toMatch(/<script|<link|@import|url\(/i);
     expect(page).toContain('A short &#60;503&#62; burst &#38; &#34;quotes&#34;');

@@ -47,6 +47,9 @@ const incident = (t: number, change: 'opened' | 'updated' | 'closed', severity =
   causes: ['breaker'],
   deps: [DEP],
   summary: `429 storm on ${DEP}`,
+  // Dated from its first cause (the trip at 10 s), announced after the grace.
+  openedAtSec: 10,
+  closedAtSec: change === 'closed' ? 90 : null,
 });
 
 const timeline: TimelineEvent[] = [
@@ -65,7 +68,7 @@ describe('the rehearsal report as incidents', () => {
     expect(incidentSpans(timeline)).toEqual([
       {
         id: 1,
-        openedAt: 20,
+        openedAt: 10,
         closedAt: 90,
         severity: 'critical',
         causes: ['breaker'],
@@ -80,7 +83,8 @@ describe('the rehearsal report as incidents', () => {
     const html = renderHtml([report(timeline)]);
     const article = /<article class="incident critical">([\s\S]*?)<\/article>/.exec(html)?.[1] ?? '';
     expect(article).toContain(`Incident #1 · 429 storm on ${DEP} (critical)`);
-    expect(article).toContain('opened at 20.0 s · resolved at 90.0 s after 70 s · causes: breaker');
+    expect(article).toContain('opened at 10.0 s · resolved at 90.0 s after 80 s · causes: breaker');
+    expect(article).toContain('closed → open (5 rate_limited in a row)');
     expect(article).toContain('#4 storm (evidence: storm): 3 checks saw 429s');
     expect(article).toContain('half_open → closed');
     expect(article).not.toContain('before');
@@ -95,7 +99,7 @@ describe('the rehearsal report as incidents', () => {
   it('says so when no incident opened, and lists incidents in the text report', () => {
     expect(renderHtml([report(timeline.slice(0, 2))])).toContain('No incident opened.');
     expect(renderText(report(timeline))).toContain(
-      `Incidents\nIncident #1 · 429 storm on ${DEP} (critical): opened at 20.0 s · resolved at 90.0 s after 70 s`,
+      `Incidents\nIncident #1 · 429 storm on ${DEP} (critical): opened at 10.0 s · resolved at 90.0 s after 80 s`,
     );
   });
 });
