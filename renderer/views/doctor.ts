@@ -25,8 +25,7 @@ export class DoctorView implements View {
   firstRun = false;
   private report: DoctorReport | null = null;
 
-  constructor(private readonly context: ViewContext) {
-  }
+  constructor(private readonly context: ViewContext) {}
 
   affectedBy(): boolean {
     // The checks probe the gateway and read files: run on request, not on every event.

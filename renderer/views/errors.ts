@@ -46,8 +46,7 @@ export class ErrorsView implements View {
   private charts: Chart[] = [];
   private last: Panel[] | null = null;
 
-  constructor(private readonly context: ViewContext) {
-  }
+  constructor(private readonly context: ViewContext) {}
 
   affectedBy(type: string): boolean {
     return type === 'calls' || type === 'transition' || type === 'restart';

@@ -50,8 +50,7 @@ export class LogsView implements View {
   private filter: LogFilter = SHOW_ALL;
   private last: { history: ApiHistory; now: number } | null = null;
 
-  constructor(private readonly context: ViewContext) {
-  }
+  constructor(private readonly context: ViewContext) {}
 
   affectedBy(type: string): boolean {
     return type === 'restart' || type === 'decision' || type === 'notification' || type === 'transition';

@@ -52,8 +52,7 @@ export class SettingsView implements View {
   /** Groups the user opened (kept across re-renders); null until the first render picks them. */
   private open: Set<SettingGroup> | null = null;
 
-  constructor(private readonly context: ViewContext) {
-  }
+  constructor(private readonly context: ViewContext) {}
 
   affectedBy(): boolean {
     return false;
