@@ -10,6 +10,7 @@ import type { SpendReport } from '../main/core/spend/types.js';
 import type { RestartRow } from '../main/core/store/gateway-history.js';
 import type { WatchdogStatus } from '../main/core/watchdog/runner.js';
 import type { Translator } from '../main/shared/messages/index.js';
+import { OUTCOMES } from '../main/shared/outcomes.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -30,19 +31,7 @@ export function watchdogMode(status: WatchdogStatus, t: Translator): WatchdogMod
   return { kind: 'active', text: t.t('dashboard.watchdog.active') };
 }
 
-const OUTCOME_WORDS = new Set([
-  'ok',
-  'rate_limited',
-  'overloaded',
-  'server_error',
-  'timeout',
-  'connection_reset',
-  'aborted',
-  'auth',
-  'billing',
-  'context_overflow',
-  'other_error',
-]);
+const OUTCOME_WORDS = new Set<string>(OUTCOMES);
 
 /** An outcome as people say it ("rate limited", "限流"); an unknown one as it came. */
 export function outcomeWords(outcome: string, t: Translator): string {

@@ -5,20 +5,9 @@
  * tested on its own; order matters, the first matching row wins.
  */
 
-export const OUTCOMES = [
-  'ok',
-  'rate_limited',
-  'overloaded',
-  'server_error',
-  'timeout',
-  'connection_reset',
-  'aborted',
-  'auth',
-  'billing',
-  'context_overflow',
-  'other_error',
-] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+import { OUTCOMES, type Outcome } from '../shared/outcomes.js';
+
+export { OUTCOMES, type Outcome };
 
 export type Phase = 'complete' | 'before_output' | 'mid_stream';
 
