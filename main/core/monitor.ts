@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import type { Language } from '../shared/i18n.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { BreakerService } from './breaker/service.js';
 import { defaultConfigPath, type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
@@ -146,10 +147,13 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     });
   }
 
-  /** The language every notice is worded in, resolved once from the config and the environment. */
+  /** The language every notice, webhook and the heartbeat are worded in: the config's, else the system's. */
+  private language(): Language {
+    return languageOf(this.loaded.config, (this.options.environment ?? processEnvironment()).env);
+  }
+
   private words(): Translator {
-    const env = (this.options.environment ?? processEnvironment()).env;
-    return translator(languageOf(this.loaded.config, env));
+    return translator(this.language());
   }
 
   async start(): Promise<void> {
@@ -280,13 +284,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       gateway.watchdog.on('restart', (row) => service.restart(row));
       gateway.notifier.on('delivered', (row) => service.delivered(row));
       // One alert when an incident opens (another if it turns critical), one recovery when it closes.
-      const environment = this.options.environment ?? processEnvironment();
-      wireIncidentNotices(
-        service,
-        gateway.notifier,
-        translator(languageOf(this.loaded.config, environment.env)),
-        this.clock,
-      );
+      wireIncidentNotices(service, gateway.notifier, this.words(), this.clock);
     }
     service.start();
     return service;
@@ -306,12 +304,11 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private startHeartbeat(store: Store, backend: ApiBackend): void {
     const { heartbeat } = this.loaded.config;
     if (heartbeat.url === null) return;
-    const environment = this.options.environment ?? processEnvironment();
     const history = this.gatewaySide?.history ?? new GatewayHistory(store.db);
     this.heartbeat = new Heartbeat({
       config: { ...heartbeat, url: heartbeat.url },
       status: () => backend.status(),
-      translator: translator(languageOf(this.loaded.config, environment.env)),
+      translator: this.words(),
       clock: this.clock,
       log: this.log,
       record: (row) => history.recordNotification(row),
@@ -331,7 +328,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       incidents: this.incidentService ?? undefined,
       cooldowns: this.cooldownReader ?? undefined,
       spend: this.spendTracker ?? undefined,
-      language: languageOf(this.loaded.config, environment.env),
+      language: this.language(),
       gateway: this.gatewaySide ?? undefined,
       configFile: this.loaded.file ?? defaultConfigPath(environment),
       effectiveConfig: () => this.loaded.config as unknown as Record<string, unknown>,
@@ -553,7 +550,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       budgets: () => this.loaded.config.budgets.spend,
       quota: () => this.quotaReader?.windows() ?? [],
       clock: this.clock,
-      language: languageOf(this.loaded.config, env),
+      language: this.language(),
     });
     this.every(this.options.spendCheckMs ?? MINUTE_MS, () => this.checkSpendBudgets());
   }
