@@ -33,7 +33,7 @@ function failed(over: Partial<AssistantFacts> = {}): AssistantFacts {
 const outcomeOfText = (errorMessage: unknown): Outcome => classify(failed({ errorMessage })).outcome;
 
 describe('OUTCOMES and emptyOutcomeCounts', () => {
-  it('lists the eleven outcomes of the issue', () => {
+  it('lists the eleven outcomes', () => {
     expect(OUTCOMES).toEqual([
       'ok',
       'rate_limited',

@@ -107,7 +107,7 @@ const DEPS: readonly Dependency[] = [
   },
 ];
 
-/** Failures any provider may report, each with the outcome the rules give it. */
+/** Failures any provider may report, each with the outcome the classifier's rules give it. */
 export const FAILURES: readonly Failure[] = [
   { outcome: 'overloaded', stopReason: 'error', errorMessage: 'Overloaded', errorStatus: 529 },
   { outcome: 'server_error', stopReason: 'error', errorMessage: '503 Service Unavailable', errorStatus: 503 },

@@ -5,7 +5,7 @@
  * same calls always yields the same transitions and snapshots, and a restart
  * rebuilds state by replaying stored history.
  *
- * Choices the issue leaves open, made here once:
+ * Choices made here once:
  * - Time: the breaker's clock is the latest of every event time and every
  *   `tick`/`control` time seen. Cooldowns and Retry-After run on that clock.
  * - Window: `(end - windowMs, end]` over event time, where `end` is the latest
@@ -52,7 +52,10 @@ import type {
 import { DEFAULT_POLICY } from './types.js';
 import { isQuota, verdictOf } from './verdict.js';
 
-/** Active probes: at least this far apart (field guide)… */
+/**
+ * Active probes: at least this far apart, so a dependency just back up gets a trickle of trials, not
+ * a burst that knocks it over again…
+ */
 export const PROBE_SPACING_MS = 250;
 /** …plus up to this much jitter, so breakers that open together do not probe in lockstep. */
 export const PROBE_JITTER_MS = 50;

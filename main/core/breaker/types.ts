@@ -8,7 +8,11 @@ import type { Outcome, Phase } from '../classify.js';
 export const BREAKER_STATES = ['closed', 'half_open', 'open', 'throttled'] as const;
 export type BreakerState = (typeof BREAKER_STATES)[number];
 
-/** `breaker_state` gauge values, as the field guide fixes them (throttled added as 3). */
+/**
+ * `breaker_state` gauge values: 0 closed, 1 half_open, 2 open is the convention breaker dashboards and
+ * alert rules already read, so existing Grafana panels work unchanged; throttled (a quota, not an
+ * outage) is added as 3 so it sorts above open without renumbering them.
+ */
 export const STATE_GAUGE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2, throttled: 3 };
 
 export interface BreakerPolicy {
@@ -32,6 +36,20 @@ export interface BreakerPolicy {
   maxRetryAfterMs: number;
 }
 
+/**
+ * The defaults, each with its reason:
+ * - a 30 s window with at least 20 calls before the rate counts: long enough that one slow
+ *   agent turn (a handful of calls) cannot decide, short enough to notice a storm within a minute;
+ * - open above 60 % failures, or on 5 failures in a row: the run catches a total outage at low
+ *   traffic, the ratio catches partial decay at high traffic, and 60 % leaves a provider that fails
+ *   every other call (a flaky but working route) closed;
+ * - 30 s first cooldown, doubled after each failed trial up to 10 min: a blip recovers in one
+ *   cooldown, a real outage is probed less and less often;
+ * - 2 successful trials to close: one success may be luck; two (from different sessions, where
+ *   there are any) is evidence;
+ * - a provider's Retry-After is honoured up to 1 h: beyond that it is more likely a misparsed
+ *   header than a plan, and a breaker held open for a day would hide the recovery.
+ */
 export const DEFAULT_POLICY: BreakerPolicy = {
   windowMs: 30_000,
   minCalls: 20,

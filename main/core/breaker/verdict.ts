@@ -29,7 +29,8 @@ const VERDICTS: Readonly<Record<Outcome, Verdict>> = {
 export function verdictOf(obs: Pick<Observation, 'outcome' | 'phase'>): Verdict {
   const verdict = VERDICTS[obs.outcome];
   // A stream that broke after tokens were delivered reached a working upstream;
-  // the field guide treats it as a possible billing dispute, never a reason to open.
+  // the failure is the stream's (often a client timeout or a disputed, partly billed answer), not
+  // the provider's availability, so it never opens a breaker.
   return verdict === 'failure' && obs.phase === 'mid_stream' ? 'neutral' : verdict;
 }
 

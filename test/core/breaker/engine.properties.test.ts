@@ -2,7 +2,7 @@
  * Properties of the breaker over random histories: observations with random
  * outcomes, phases, Retry-After values and sessions at mostly increasing event
  * times (some arrive late), ticks, operator controls and active probes, under
- * random policies. Each property states an invariant the issue promises.
+ * random policies. Each property states an invariant the engine promises.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
