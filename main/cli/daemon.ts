@@ -11,6 +11,7 @@ import {
 import type { Monitor } from '../core/monitor.js';
 import { type Command, type Parsed, stringOption, UsageError } from './command.js';
 import { ReloadingMonitor } from './config-reload.js';
+import { type BannerFacts, daemonBanner } from './daemon-banner.js';
 
 export const daemonCommand: Command = {
   name: 'daemon',
@@ -58,19 +59,15 @@ Options:
         if (!banner) return;
         banner = false;
         io.err(
-          [
-            'BreakerBar daemon (headless core, no Electron needed)',
-            `  following  ${current.stateDir}`,
-            `  storing in ${current.dbPath}`,
-            `  config     ${current.file ?? 'defaults (no config file)'} (followed: changes apply live)`,
-            `  API        ${monitor.apiUrl ?? 'off'}  (/metrics, /api/status; token in ${current.dataDir}/api-token)`,
-            ...gatewayLines(monitor),
-            ...(monitor.apiUrl && dashboardDir()
-              ? [`  dashboard  ${monitor.apiUrl}/  (\`breakerbar dashboard\` prints it signed in)`]
-              : []),
-            '  Ctrl-C to stop; `breakerbar status` shows the state, `breakerbar doctor` what is missing.',
-            '',
-          ].join('\n'),
+          daemonBanner({
+            stateDir: current.stateDir,
+            dbPath: current.dbPath,
+            configFile: current.file,
+            dataDir: current.dataDir,
+            apiUrl: monitor.apiUrl,
+            gateway: gatewayFacts(monitor),
+            dashboard: dashboardDir() !== undefined,
+          }),
         );
       },
     });
@@ -93,13 +90,15 @@ Options:
 };
 
 /** The gateway probed and how the watchdog will act, for the start banner. */
-function gatewayLines(monitor: Monitor): string[] {
+function gatewayFacts(monitor: Monitor): BannerFacts['gateway'] {
   const side = monitor.gateway;
-  if (!side) return [];
+  if (!side) return null;
   const status = side.watchdog.status();
-  const mode = !status.enabled ? 'watch only (watchdog.enabled false)' : status.dryRun ? 'dry run' : 'active';
-  const via = status.strategy.description ?? `no restart strategy: ${status.strategy.problem}`;
-  return [`  gateway    ${side.health.health().baseUrl}`, `  watchdog   ${mode}; restarts via ${via}`];
+  return {
+    baseUrl: side.health.health().baseUrl,
+    mode: !status.enabled ? 'watch only (watchdog.enabled false)' : status.dryRun ? 'dry run' : 'active',
+    restartsVia: status.strategy.description ?? `no restart strategy: ${status.strategy.problem}`,
+  };
 }
 
 /** The built dashboard beside this CLI (dist/renderer), served at `/` when it exists. */
