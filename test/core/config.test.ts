@@ -428,6 +428,9 @@ describe('loadConfig errors', () => {
     [{ ingest: { backfilDays: 3 } }, 'unknown config key "ingest.backfilDays" (did you mean "ingest.backfillDays"?)'],
     [{ retention: { Days: 3 } }, 'unknown config key "retention.Days" (did you mean "retention.days"?)'],
     [{ log: { levle: 'info' } }, 'unknown config key "log.levle" (did you mean "log.level"?)'],
+    // Written as a group where the schema is flat, and the other way round.
+    [{ gateway: { token: 'x' } }, 'unknown config key "gateway.token" (did you mean "gatewayToken"?)'],
+    [{ watchdog: { dry: { run: true } } }, 'unknown config key "watchdog.dry.run" (did you mean "watchdog.dryRun"?)'],
   ])('an unknown key %j gets a "did you mean"', (content, message) => {
     expect(errorFor(content).message).toContain(message);
   });

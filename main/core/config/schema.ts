@@ -382,8 +382,13 @@ export function parseWith<S extends Shape>(node: Group<S>, input: unknown, prefi
     if (!known.includes(key)) {
       const path = prefix ? `${prefix}.${key}` : key;
       const hint = closest(key, known);
+      if (hint)
+        throw new ConfigError(`unknown config key "${path}" (did you mean "${prefix ? `${prefix}.` : ''}${hint}"?)`);
+      const regrouped = regroupedKey(node, prefix, key, (input as Record<string, unknown>)[key]);
       throw new ConfigError(
-        `unknown config key "${path}"${hint ? ` (did you mean "${prefix ? `${prefix}.` : ''}${hint}"?)` : ''}`,
+        regrouped
+          ? `unknown config key "${regrouped.written}" (did you mean "${regrouped.meant}"?)`
+          : `unknown config key "${path}"`,
       );
     }
   }
@@ -419,6 +424,33 @@ export function describeFields(node: Group<Shape>, prefix = ''): Array<{ path: s
     const path = prefix ? `${prefix}.${key}` : key;
     return child.kind === 'field' ? [{ path, field: child }] : describeFields(child, path);
   });
+}
+
+/** Every dotted path a value holds: `{token: "x"}` under `gateway` is `gateway.token`. */
+function pathsIn(value: unknown, path: string): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [path];
+  const entries = Object.entries(value);
+  return entries.length === 0 ? [path] : entries.flatMap(([key, child]) => pathsIn(child, `${path}.${key}`));
+}
+
+/**
+ * A key written as a group that the schema spells flat, or the other way round: `gateway.token` for
+ * `gatewayToken`, `watchdog.dry.run` for `watchdog.dryRun`. Paths match when they agree letter for letter
+ * once dots and case are ignored.
+ */
+function regroupedKey(
+  node: Group<Shape>,
+  prefix: string,
+  key: string,
+  value: unknown,
+): { written: string; meant: string } | undefined {
+  const flat = (path: string) => path.replace(/\./g, '').toLowerCase();
+  const fields = describeFields(node, prefix).map(({ path }) => path);
+  for (const written of pathsIn(value, prefix ? `${prefix}.${key}` : key)) {
+    const meant = fields.find((path) => flat(path) === flat(written));
+    if (meant) return { written, meant };
+  }
+  return undefined;
 }
 
 function closest(word: string, candidates: string[]): string | undefined {
