@@ -245,7 +245,7 @@ export function optionalRedisUrl(doc: string): Field<string | null> {
     parse(value, path) {
       if (value === null) return null;
       const problem = typeof value === 'string' ? redisUrlProblem(value) : 'not a string';
-      if (problem === null) return value;
+      if (typeof value === 'string' && problem === null) return value;
       throw new ConfigError(
         `config key "${path}" is not ${expected}: ${problem} (value hidden: it may carry a password)`,
       );

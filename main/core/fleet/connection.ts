@@ -94,6 +94,7 @@ export class RedisConnection extends EventEmitter<RedisConnectionEvents> {
   private epoch = 0;
   private inFlight = 0;
   private healthTimer: NodeJS.Timeout | null = null;
+  private readonly guarded = new WeakSet<object>();
 
   constructor(options: RedisConnectionOptions) {
     super();
@@ -128,6 +129,7 @@ export class RedisConnection extends EventEmitter<RedisConnectionEvents> {
       retryStrategy: (attempt) => backoffDelay(attempt - 1, backoff, random),
     });
     this.client.on('error', (error: Error) => {
+      this.guardStream();
       // ioredis's own timeouts (its ready check, AUTH, SELECT while connecting) say neither what nor how long.
       this.attemptError =
         error.message === 'Command timed out'
@@ -284,6 +286,19 @@ export class RedisConnection extends EventEmitter<RedisConnectionEvents> {
   private stopHealthCheck(): void {
     if (this.healthTimer) clearInterval(this.healthTimer);
     this.healthTimer = null;
+  }
+
+  /**
+   * ioredis listens for one 'error' per socket; a TLS socket can emit a second
+   * (a failed certificate check, then the alert that follows), which nothing
+   * would catch and which would end the process. The first error is reported
+   * through ioredis already: later ones on the same socket are ignored here.
+   */
+  private guardStream(): void {
+    const stream = this.client.stream;
+    if (!stream || this.guarded.has(stream)) return;
+    this.guarded.add(stream);
+    stream.on('error', () => {});
   }
 
   private clean(message: string): string {
