@@ -140,9 +140,13 @@ describe('FleetLink with a shared redis-server', () => {
     a.publishTransition(closed(ts + 60_000));
     expect((await closedSeen).state).toBe('closed');
     expect(b.peers()).toEqual([]);
-    await sleep(20);
-    expect(seenByA).toEqual([]);
-    expect(a.peers()).toEqual([]);
+    // Each subscriber gets a channel's messages in publish order: once A has heard a marker published after
+    // its own two transitions, it has had them too, and ignored them.
+    const marker = { host: 'marker', ...opened(ts), dep: 'marker/dep', at: ts, seq: 1 };
+    expect(await raw.publish(`${options.prefix}:transitions`, JSON.stringify(marker))).toBe(2);
+    await waitUntil(() => seenByA.length > 0, 1_000, 'A to hear the marker');
+    expect(seenByA.map((p) => p.host)).toEqual(['marker']);
+    expect(a.peers().map((p) => p.host)).toEqual(['marker']);
     expect(a.status().dropped).toBe(0);
   });
 
@@ -207,8 +211,8 @@ describe('FleetLink with a shared redis-server', () => {
     await raw.publish(channel, JSON.stringify({ ...valid, to: 'exploded' }));
     await raw.publish(channel, JSON.stringify({ ...valid, host: 'b' }));
     await raw.publish(channel, JSON.stringify(valid));
+    // Published last, so (messages arriving in order) everything before it has been judged once it is seen.
     await waitUntil(() => seen.length > 0, 1_000, 'the valid message');
-    await sleep(20);
     expect(seen.map((p) => p.host)).toEqual(['x']);
     expect(b.status().connected).toBe(true);
   });
@@ -227,7 +231,7 @@ describe('FleetLink with a shared redis-server', () => {
     unsubscribe();
     a.publishTransition(closed(Date.now() + 1));
     await waitUntil(() => seen.length === 2, 1_000, 'the closed report');
-    await sleep(20);
+    // Listeners are called together for each report: the removed one would have pushed a third entry by now.
     expect(seen).toHaveLength(2);
   });
 
