@@ -4,19 +4,18 @@
  * where the build and the tray code expect them:
  *
  *   main/app/assets/tray-<state>Template.png / @2x  macOS menu bar, 16 and 32 px, black + alpha only
- *   main/app/assets/tray-<state>.png                 Linux tray, 32 px, colour
- *   main/app/assets/tray-<state>.ico                 Windows tray, 16 + 32 px, colour
- *   build/icon.png                                   1024 px master of the app icon
- *   build/icons/<n>x<n>.png                          Linux desktop icon set (16 … 512)
- *   build/icon.icns                                  macOS app icon (PNG entries ic07 … ic14)
- *   build/icon.ico                                   Windows app icon (16 … 256)
+ *   main/app/assets/tray-<state>.png                 Linux and Windows tray, 32 px, colour
+ *   build/icon.png                                   the app icon, 1024 px
+ *
+ * The app icon is one large PNG on purpose: electron-builder makes the macOS .icns, the
+ * Windows .ico and the Linux sizes from it when it packages (electron-builder.yml).
  *
  * The states are told apart by shape, not colour, because a macOS template image is
  * only an alpha mask: healthy is the plain glyph, degraded adds a dot, down adds a cross.
  *
  * Rasterising is done by Debian's Chromium through playwright-core (no downloaded
- * browser); the PNG, ICO and ICNS files are then written by this script with no image
- * library, so the output is byte-for-byte reproducible for a given Chromium.
+ * browser); the PNG files are then written by this script with no image library, so the
+ * output is byte-for-byte reproducible for a given Chromium.
  *
  *   node scripts/make-icons.mjs                 regenerate everything
  *   node scripts/make-icons.mjs --preview FILE  also write an enlarged contact sheet
@@ -115,21 +114,8 @@ const appSvg = (size) =>
 
 // ─── What gets written ─────────────────────────────────────────────────────────────
 const ASSETS = 'main/app/assets';
-const LINUX_SET = [16, 32, 48, 64, 128, 256, 512];
-// Windows: classic sizes as 32-bit BMP entries, 256 as PNG (what Windows' own tools write).
-const WIN_APP_SIZES = [16, 24, 32, 48, 64, 256];
-const WIN_TRAY_SIZES = [16, 32];
-// ICNS PNG entries: type → pixel size (ic11…ic14 are the @2x variants of 16…256).
-const ICNS_TYPES = [
-  ['ic11', 32],
-  ['ic12', 64],
-  ['ic07', 128],
-  ['ic13', 256],
-  ['ic08', 256],
-  ['ic14', 512],
-  ['ic09', 512],
-  ['ic10', 1024],
-];
+const TRAY_COLOR_SIZE = 32;
+const APP_SIZE = 1024;
 
 // ─── PNG: decode (Chromium's screenshots) and encode (our files) ──────────────────
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -259,67 +245,6 @@ export function encodePng({ width, height, rgba }) {
   ]);
 }
 
-// ─── ICO and ICNS containers ───────────────────────────────────────────────────────
-/** A 32-bit BMP (DIB) icon entry: BITMAPINFOHEADER, bottom-up BGRA rows, then the 1-bit AND mask. */
-function bmpEntry({ width, height, rgba }) {
-  const maskStride = Math.ceil(width / 32) * 4;
-  const header = Buffer.alloc(40);
-  header.writeUInt32LE(40, 0); // biSize
-  header.writeInt32LE(width, 4);
-  header.writeInt32LE(height * 2, 8); // colour bitmap + mask
-  header.writeUInt16LE(1, 12); // planes
-  header.writeUInt16LE(32, 14); // bits per pixel
-  header.writeUInt32LE(width * height * 4 + maskStride * height, 20); // biSizeImage
-  const xor = Buffer.alloc(width * height * 4);
-  const mask = Buffer.alloc(maskStride * height);
-  for (let y = 0; y < height; y++) {
-    const row = height - 1 - y; // bottom-up
-    for (let x = 0; x < width; x++) {
-      const i = (y * width + x) * 4;
-      xor.set([rgba[i + 2], rgba[i + 1], rgba[i], rgba[i + 3]], (row * width + x) * 4);
-      if (rgba[i + 3] === 0) mask[row * maskStride + (x >> 3)] |= 0x80 >> (x & 7);
-    }
-  }
-  return Buffer.concat([header, xor, mask]);
-}
-
-/** ICO container: ICONDIR, one ICONDIRENTRY per image, then the images. */
-export function buildIco(images) {
-  const dir = Buffer.alloc(6 + 16 * images.length);
-  dir.writeUInt16LE(0, 0);
-  dir.writeUInt16LE(1, 2); // 1 = icon
-  dir.writeUInt16LE(images.length, 4);
-  const bodies = images.map((img) => (img.width >= 256 ? encodePng(img) : bmpEntry(img)));
-  let offset = dir.length;
-  images.forEach((img, i) => {
-    const e = 6 + 16 * i;
-    dir[e] = img.width >= 256 ? 0 : img.width; // 0 means 256
-    dir[e + 1] = img.height >= 256 ? 0 : img.height;
-    dir[e + 2] = 0; // palette size
-    dir[e + 3] = 0;
-    dir.writeUInt16LE(1, e + 4); // planes
-    dir.writeUInt16LE(32, e + 6); // bits per pixel
-    dir.writeUInt32LE(bodies[i].length, e + 8);
-    dir.writeUInt32LE(offset, e + 12);
-    offset += bodies[i].length;
-  });
-  return Buffer.concat([dir, ...bodies]);
-}
-
-/** ICNS container: 'icns' + total length, then (type, length incl. header, PNG data) entries. */
-export function buildIcns(entries) {
-  const parts = entries.map(([type, png]) => {
-    const head = Buffer.alloc(8);
-    head.write(type, 0, 'latin1');
-    head.writeUInt32BE(png.length + 8, 4);
-    return Buffer.concat([head, png]);
-  });
-  const head = Buffer.alloc(8);
-  head.write('icns', 0, 'latin1');
-  head.writeUInt32BE(8 + parts.reduce((n, p) => n + p.length, 0), 4);
-  return Buffer.concat([head, ...parts]);
-}
-
 // ─── Rasterising ───────────────────────────────────────────────────────────────────
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -390,21 +315,14 @@ async function main() {
       const x2 = toTemplate(await renderer.render(traySvgTemplate(state, 32), 32));
       await write(`${ASSETS}/tray-${state}Template.png`, encodePng(x1));
       await write(`${ASSETS}/tray-${state}Template@2x.png`, encodePng(x2));
-      const color = {};
-      for (const size of WIN_TRAY_SIZES) color[size] = await renderer.render(traySvgColor(state, size), size);
-      await write(`${ASSETS}/tray-${state}.png`, encodePng(color[32]));
-      await write(`${ASSETS}/tray-${state}.ico`, buildIco(WIN_TRAY_SIZES.map((s) => color[s])));
-      preview.push([`${state}Template`, x1, x2], [state, color[16], color[32]]);
+      const color = await renderer.render(traySvgColor(state, TRAY_COLOR_SIZE), TRAY_COLOR_SIZE);
+      await write(`${ASSETS}/tray-${state}.png`, encodePng(color));
+      // The 16 px colour variant is only drawn for the preview: how the tray shows it at 100 % scaling.
+      preview.push([`${state}Template`, x1, x2], [state, await renderer.render(traySvgColor(state, 16), 16), color]);
     }
 
-    const app = {};
-    for (const size of new Set([...LINUX_SET, ...WIN_APP_SIZES, ...ICNS_TYPES.map(([, s]) => s), 1024])) {
-      app[size] = await renderer.render(appSvg(size), size);
-    }
-    await write('build/icon.png', encodePng(app[1024]));
-    for (const size of LINUX_SET) await write(`build/icons/${size}x${size}.png`, encodePng(app[size]));
-    await write('build/icon.icns', buildIcns(ICNS_TYPES.map(([type, size]) => [type, encodePng(app[size])])));
-    await write('build/icon.ico', buildIco(WIN_APP_SIZES.map((s) => app[s])));
+    const app = await renderer.render(appSvg(APP_SIZE), APP_SIZE);
+    await write('build/icon.png', encodePng(app));
 
     if (previewFile) {
       // An enlarged contact sheet (pixelated, on light and dark menu bars) for eyeballing the artwork.
@@ -430,7 +348,7 @@ async function main() {
             .join('')}</tr>`;
         })
         .join('');
-      const html = `<!doctype html><body style="font:12px sans-serif;margin:8px"><table>${rows}</table>${cell(app[256], 1)}${cell(app[32], 1)}${cell(app[16], 1)}</body>`;
+      const html = `<!doctype html><body style="font:12px sans-serif;margin:8px"><table>${rows}</table>${cell(app, 0.25)}</body>`;
       const sheet = await renderer.renderPage(html, 960, 400);
       await mkdir(dirname(previewFile), { recursive: true });
       await writeFile(previewFile, sheet);

@@ -1,65 +1,20 @@
 /**
  * A client of the core's `/api/events` stream (server-sent events) over
- * `fetch`, for the app's main process where there is no EventSource: parses
- * `event:` / `data:` / `retry:` lines, and reconnects with a growing delay
- * when the stream ends or the core is gone. Each (re)connection is announced,
- * so the caller can fetch a fresh status for whatever it missed meanwhile.
+ * `fetch`, for the app's main process where there is no EventSource. The
+ * format itself (lines, `event:` / `data:` / `id:` / `retry:`, comments) is
+ * read by eventsource-parser; this module adds what EventSource would:
+ * reconnecting with a growing delay when the stream ends or the core is gone,
+ * honouring the server's `retry:`, and sending `Last-Event-ID` after a
+ * reconnection when the server numbered its events. Each (re)connection is
+ * announced, so the caller can fetch a fresh status for whatever it missed.
  * Format: https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
+import { createParser } from 'eventsource-parser';
 import type { ApiEvent } from '../core/server/api-types.js';
 
 export interface SseMessage {
   event: string;
   data: string;
-}
-
-/**
- * Incremental parser: feed it chunks as they arrive, get the complete messages.
- * Comments (`: heartbeat`) are skipped; `retry:` is reported to `onRetry`.
- */
-export class SseParser {
-  private buffer = '';
-  private event = '';
-  private data: string[] = [];
-
-  constructor(private readonly onRetry: (ms: number) => void = () => {}) {}
-
-  push(chunk: string): SseMessage[] {
-    this.buffer += chunk;
-    const messages: SseMessage[] = [];
-    for (;;) {
-      const match = /\r\n|\r|\n/.exec(this.buffer);
-      // A lone \r at the end may be the first half of \r\n: wait for the next chunk.
-      if (!match || (match[0] === '\r' && match.index === this.buffer.length - 1)) break;
-      const line = this.buffer.slice(0, match.index);
-      this.buffer = this.buffer.slice(match.index + match[0].length);
-      const message = this.line(line);
-      if (message) messages.push(message);
-    }
-    return messages;
-  }
-
-  private line(line: string): SseMessage | null {
-    if (line === '') {
-      if (this.data.length === 0) {
-        this.event = '';
-        return null;
-      }
-      const message = { event: this.event || 'message', data: this.data.join('\n') };
-      this.event = '';
-      this.data = [];
-      return message;
-    }
-    if (line.startsWith(':')) return null;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') this.event = value;
-    else if (field === 'data') this.data.push(value);
-    else if (field === 'retry' && /^\d+$/.test(value)) this.onRetry(Number(value));
-    return null;
-  }
 }
 
 /** Every ApiEvent type: a Record, so a type added to api-types.ts without being listed here fails to compile. */
@@ -106,6 +61,8 @@ export class EventStream {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private delayMs: number;
+  /** The last `id:` the server sent (none so far: the core does not number its events yet). */
+  private lastEventId = '';
   private readonly minDelayMs: number;
   private readonly maxDelayMs: number;
 
@@ -128,6 +85,16 @@ export class EventStream {
     this.controller = null;
   }
 
+  private deliver(message: SseMessage): void {
+    const event = toApiEvent(message);
+    if (!event) return;
+    try {
+      this.options.onEvent(event);
+    } catch {
+      // A listener's bug must not cost everyone else the stream (and a reconnect storm).
+    }
+  }
+
   private async connect(): Promise<void> {
     if (this.closed) return;
     const controller = new AbortController();
@@ -135,16 +102,24 @@ export class EventStream {
     const fetchImpl = this.options.fetch ?? fetch;
     let reason = 'stream ended';
     try {
+      const headers: Record<string, string> = { accept: 'text/event-stream' };
+      if (this.lastEventId) headers['last-event-id'] = this.lastEventId;
       const response = await fetchImpl(`${this.options.url}/api/events`, {
-        headers: { accept: 'text/event-stream' },
+        headers,
         signal: controller.signal,
       });
       if (!response.ok || !response.body) {
         await response.body?.cancel();
         throw new Error(`HTTP ${response.status}`);
       }
-      const parser = new SseParser((ms) => {
-        this.delayMs = Math.min(Math.max(ms, this.minDelayMs), this.maxDelayMs);
+      const parser = createParser({
+        onEvent: (message) => {
+          if (message.id !== undefined) this.lastEventId = message.id;
+          this.deliver({ event: message.event ?? 'message', data: message.data });
+        },
+        onRetry: (ms) => {
+          this.delayMs = Math.min(Math.max(ms, this.minDelayMs), this.maxDelayMs);
+        },
       });
       const decoder = new TextDecoder();
       const reader = response.body.getReader();
@@ -158,15 +133,7 @@ export class EventStream {
           this.delayMs = this.minDelayMs;
           this.options.onOpen?.();
         }
-        for (const message of parser.push(decoder.decode(value, { stream: true }))) {
-          const event = toApiEvent(message);
-          if (!event) continue;
-          try {
-            this.options.onEvent(event);
-          } catch {
-            // A listener's bug must not cost everyone else the stream (and a reconnect storm).
-          }
-        }
+        parser.feed(decoder.decode(value, { stream: true }));
       }
     } catch (error) {
       if (this.closed) return;

@@ -4,8 +4,8 @@
  * - macOS: a template image (`…Template.png`, black + alpha, with `@2x` beside
  *   it), which macOS recolours for light and dark menu bars; Electron picks the
  *   `@2x` file on Retina screens by itself when it sits next to the 1x one.
- * - Windows: `.ico` (several sizes in one file, sharp at every DPI).
- * - Linux and others: a 32×32 PNG.
+ * - Windows, Linux and others: a 32×32 colour PNG (Electron scales it to the
+ *   tray's size; one file per state keeps the artwork script free of ICO writing).
  * The artwork is generated into `main/app/assets/` under exactly these names.
  */
 import { join } from 'node:path';
@@ -20,7 +20,6 @@ export function iconStateFor(state: TrayState): HealthState {
 
 export function trayIconFile(state: HealthState, platform: NodeJS.Platform): string {
   if (platform === 'darwin') return `tray-${state}Template.png`;
-  if (platform === 'win32') return `tray-${state}.ico`;
   return `tray-${state}.png`;
 }
 
@@ -34,6 +33,5 @@ export function expectedIconFiles(): string[] {
     `tray-${state}Template.png`,
     `tray-${state}Template@2x.png`,
     `tray-${state}.png`,
-    `tray-${state}.ico`,
   ]);
 }

@@ -36,8 +36,8 @@ export function appPaths(here = dirname(fileURLToPath(import.meta.url)), exists 
 /**
  * Icons copied next to the compiled host win; else `main/app/assets` at the app's root (the development
  * tree, and the packaged app, which ships that folder). Inside a packaged app the icons are unpacked
- * from the asar (electron-builder.yml): the real files are used, because Windows loads an `.ico` from
- * inside an archive only through a temporary copy (electron/electron#30911).
+ * from the asar (electron-builder.yml): the real files are used, because a tray icon inside an archive
+ * reaches the OS only through a temporary copy (electron/electron#30911).
  */
 export function assetsDir(here: string, exists: (path: string) => boolean): string {
   const beside = join(here, 'assets');

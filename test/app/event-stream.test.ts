@@ -1,43 +1,85 @@
 /**
  * The app's reader of `/api/events`: the server-sent-events format however the
- * bytes are split, and a stream that comes back by itself after the core went
+ * bytes are split (read by eventsource-parser), Last-Event-ID on reconnection, and a stream that comes back by itself after the core went
  * away and returned (against the real server on loopback).
  */
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventStream, SseParser, toApiEvent } from '../../main/app/event-stream.js';
+import { EventStream, toApiEvent } from '../../main/app/event-stream.js';
 import type { ApiEvent } from '../../main/core/server/api-types.js';
 import { until } from '../helpers/transcripts.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
 import { notice } from './fixtures.js';
 
-describe('SseParser', () => {
-  it('reads event and data lines, skipping comments, whatever the chunks', () => {
+/** A bare SSE server on loopback: each request gets the next scripted body, written one character at a time. */
+async function scriptedServer(bodies: string[]) {
+  const requests: IncomingHttpHeaders[] = [];
+  const server = createServer(async (req, res) => {
+    requests.push(req.headers);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const body = bodies[requests.length - 1] ?? '';
+    for (const char of body) {
+      res.write(char);
+      // Each character in its own chunk: the reader must reassemble lines across reads.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+describe('EventStream reading the format', () => {
+  const closers: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it('reads events however the bytes are split; comments, unknown types and bad JSON are skipped', async () => {
     const text =
-      'retry: 3000\n: connected\n\nevent: probe\ndata: {"ok":true}\n\n: heartbeat\n\nevent: notice\ndata: {"a":1}\n\n';
-    const whole = new SseParser().push(text);
-    expect(whole).toEqual([
-      { event: 'probe', data: '{"ok":true}' },
-      { event: 'notice', data: '{"a":1}' },
+      'retry: 300\n: connected\n\nevent: probe\ndata: {"ok":true}\n\n: heartbeat\n\n' +
+      'event: mystery\ndata: {}\n\nevent: probe\ndata: {not json\n\n' +
+      'event: notice\r\ndata: {"a":\r\ndata: 1}\r\n\r\n';
+    const server = await scriptedServer([text]);
+    closers.push(server.close);
+    const events: ApiEvent[] = [];
+    const drops: Array<[string, number]> = [];
+    const stream = new EventStream({
+      url: server.url,
+      onEvent: (event) => events.push(event),
+      onDrop: (reason, retryInMs) => drops.push([reason, retryInMs]),
+      minDelayMs: 50,
+      maxDelayMs: 5_000,
+    });
+    closers.push(() => stream.close());
+    stream.start();
+    await until(() => drops.length > 0, 5_000, 'the end of the first stream');
+    stream.close();
+    // Multi-line data is joined with a newline, which JSON takes as whitespace; CRLF line ends work too.
+    expect(events).toEqual([
+      { type: 'probe', data: { ok: true } },
+      { type: 'notice', data: { a: 1 } },
     ]);
-    // One character at a time gives the same messages.
-    const parser = new SseParser();
-    const bytewise = [...text].flatMap((c) => parser.push(c));
-    expect(bytewise).toEqual(whole);
+    // The server's retry: 300 replaces the 50 ms default.
+    expect(drops).toEqual([['stream ended', 300]]);
   });
 
-  it('joins multi-line data, takes CRLF and CR line ends, and defaults the type to message', () => {
-    const parser = new SseParser();
-    expect(parser.push('data: one\r\ndata: two\r\n\r')).toEqual([]);
-    expect(parser.push('\ndata:x\r\r\n')).toEqual([
-      { event: 'message', data: 'one\ntwo' },
-      { event: 'message', data: 'x' },
-    ]);
-  });
-
-  it('reports retry', () => {
-    const seen: number[] = [];
-    new SseParser((ms) => seen.push(ms)).push('retry: 2500\n\nretry: soon\n\n');
-    expect(seen).toEqual([2500]);
+  it('sends Last-Event-ID when it reconnects after numbered events', async () => {
+    const server = await scriptedServer([`id: 41\nevent: notice\ndata: ${JSON.stringify(notice())}\n\n`, '']);
+    closers.push(server.close);
+    const events: ApiEvent[] = [];
+    const stream = new EventStream({ url: server.url, onEvent: (event) => events.push(event), minDelayMs: 20 });
+    closers.push(() => stream.close());
+    stream.start();
+    await until(() => server.requests.length >= 2, 5_000, 'the reconnection');
+    stream.close();
+    expect(events).toEqual([{ type: 'notice', data: notice() }]);
+    expect(server.requests[0]?.['last-event-id']).toBeUndefined();
+    expect(server.requests[1]?.['last-event-id']).toBe('41');
   });
 
   it('turns known types into ApiEvents and drops the rest', () => {
@@ -104,8 +146,25 @@ describe('EventStream', () => {
     await until(() => opened.length === 1);
     await until(() => (core?.backend.subscribers ?? 0) > 0);
     stream.close();
-    core.backend.emit({ type: 'calls', data: { count: 1, deps: [] } });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // A second stream, opened after the close, proves the event below really went out to live subscribers.
+    const control: ApiEvent[] = [];
+    let witnessOpen = false;
+    const witness = new EventStream({
+      url: core.url,
+      onEvent: (event) => control.push(event),
+      onOpen: () => {
+        witnessOpen = true;
+      },
+      minDelayMs: 20,
+    });
+    witness.start();
+    try {
+      await until(() => witnessOpen);
+      core.backend.emit({ type: 'calls', data: { count: 1, deps: [] } });
+      await until(() => control.length === 1);
+    } finally {
+      witness.close();
+    }
     expect(events).toEqual([]);
     expect(opened).toHaveLength(1);
   });

@@ -1,6 +1,6 @@
 /**
  * The icon file for each tray state and platform: template images on macOS
- * (recoloured by the menu bar), ICO on Windows, PNG elsewhere.
+ * (recoloured by the menu bar), a colour PNG elsewhere.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ describe('tray icons', () => {
     ['healthy', 'darwin', 'tray-healthyTemplate.png'],
     ['degraded', 'darwin', 'tray-degradedTemplate.png'],
     ['down', 'darwin', 'tray-downTemplate.png'],
-    ['healthy', 'win32', 'tray-healthy.ico'],
-    ['down', 'win32', 'tray-down.ico'],
+    ['healthy', 'win32', 'tray-healthy.png'],
+    ['down', 'win32', 'tray-down.png'],
     ['degraded', 'linux', 'tray-degraded.png'],
     ['down', 'freebsd', 'tray-down.png'],
   ] as const)('%s on %s is %s', (state, platform, file) => {
@@ -27,16 +27,13 @@ describe('tray icons', () => {
 
   it('lists every file the artwork must provide, @2x beside each template', () => {
     const files = expectedIconFiles();
-    expect(files).toHaveLength(12);
+    expect(files).toHaveLength(9);
     for (const state of ['healthy', 'degraded', 'down']) {
       expect(files).toEqual(
-        expect.arrayContaining([
-          `tray-${state}Template.png`,
-          `tray-${state}Template@2x.png`,
-          `tray-${state}.png`,
-          `tray-${state}.ico`,
-        ]),
+        expect.arrayContaining([`tray-${state}Template.png`, `tray-${state}Template@2x.png`, `tray-${state}.png`]),
       );
     }
+    // Only what the script writes: no ICO any more (Windows takes the PNG).
+    expect(files.filter((f) => !f.endsWith('.png'))).toEqual([]);
   });
 });

@@ -148,7 +148,7 @@ describe('electron-builder.yml', () => {
       'node_modules/better-sqlite3/lib/database.js',
       'node_modules/better-sqlite3/package.json',
       'node_modules/some-other-addon/build/Release/addon.node',
-      'main/app/assets/tray-down.ico',
+      'main/app/assets/tray-down.png',
       'node_modules/node-notifier/vendor/snoreToast/snoretoast-x64.exe',
     ]) {
       expect(unpacked(file), file).toBe(true);
@@ -210,27 +210,62 @@ describe('electron-builder.yml', () => {
     expect(parseEntitlements('<plist version="1.0"><dict><key>a</key><true/></dict></plist>')).toEqual({ a: true });
   });
 
-  it('uses the icons in build/, and electron-builder accepts each without converting it', async () => {
-    const outDir = await mkdtemp(join(tmpdir(), 'breakerbar-icons-'));
+  it('makes every platform icon from the one PNG in build/, which electron-builder accepts as large enough', async () => {
+    // Converting needs electron-builder's icon tool, downloaded when packaging. Here a recorder stands in for
+    // it (ELECTRON_BUILDER_ICONS_TOOLSET_DIR is electron-builder's own override): what is checked is which
+    // file electron-builder resolves from the configuration, hands to the tool, and its size check.
+    const work = await mkdtemp(join(tmpdir(), 'breakerbar-icons-'));
+    const toolset = join(work, 'toolset');
+    const calls = join(work, 'calls.jsonl');
+    await mkdir(toolset);
+    await writeFile(
+      join(toolset, 'icon-tool.js'),
+      `const fs = require('node:fs');
+const path = require('node:path');
+const arg = (name) => process.argv.find((a) => a.startsWith('--' + name + '='))?.slice(name.length + 3);
+fs.appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ input: arg('input'), format: arg('format') }) + '\\n');
+const out = arg('out');
+// An ICO directory with one 256 px entry (0 means 256), which electron-builder reads back for its size.
+const ico = Buffer.alloc(22);
+ico.writeUInt16LE(1, 2);
+ico.writeUInt16LE(1, 4);
+if (arg('format') === 'ico') fs.writeFileSync(path.join(out, 'icon.ico'), ico);
+if (arg('format') === 'icns') fs.writeFileSync(path.join(out, 'icon.icns'), 'icns');
+`,
+    );
+    const previous = process.env.ELECTRON_BUILDER_ICONS_TOOLSET_DIR;
+    process.env.ELECTRON_BUILDER_ICONS_TOOLSET_DIR = toolset;
     const roots = [join(projectDir, 'build'), projectDir];
+    const master = join(projectDir, 'build/icon.png');
     try {
-      const resolve = (source: string | null | undefined, format: 'icns' | 'ico' | 'set') =>
+      const resolve = (source: string | null | undefined, format: 'icns' | 'ico' | 'set', outDir: string) =>
         convertIcon({ sources: [source ?? 'missing'], fallbackSources: [], roots, format, outDir });
 
-      const mac = await resolve(config.mac?.icon, 'icns');
-      expect(mac.isFallback).toBe(false);
-      expect(mac.icons.map((i) => i.file)).toEqual([join(projectDir, 'build/icon.icns')]);
+      const mac = await resolve(config.mac?.icon, 'icns', join(work, 'mac'));
+      expect(mac).toEqual({ icons: [{ file: join(work, 'mac', 'icon.icns'), size: 1024 }], isFallback: false });
+      const win = await resolve(config.win?.icon, 'ico', join(work, 'win'));
+      expect(win).toEqual({ icons: [{ file: join(work, 'win', 'icon.ico'), size: 256 }], isFallback: false });
+      // Linux takes the PNG as it is.
+      const linux = await resolve(config.linux?.icon, 'set', join(work, 'linux'));
+      expect(linux).toEqual({ icons: [{ file: master, size: 1024 }], isFallback: false });
 
-      const win = await resolve(config.win?.icon, 'ico');
-      expect(win.icons).toEqual([{ file: join(projectDir, 'build/icon.ico'), size: 256 }]);
-
-      const linux = await resolve(config.linux?.icon, 'set');
-      expect(linux.icons.map((i) => i.size)).toEqual([16, 32, 48, 64, 128, 256, 512]);
+      const recorded = (await readFile(calls, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(recorded).toEqual([
+        { input: master, format: 'icns' },
+        { input: master, format: 'ico' },
+      ]);
 
       // …and electron-builder's check does reject an icon that is too small for an app.
-      await expect(resolve('main/app/assets/tray-healthy.ico', 'ico')).rejects.toThrow(/at least 256x256/);
+      await expect(resolve('main/app/assets/tray-healthy.png', 'ico', join(work, 'small'))).rejects.toThrow(
+        /at least 256x256/,
+      );
     } finally {
-      await rm(outDir, { recursive: true, force: true });
+      if (previous === undefined) delete process.env.ELECTRON_BUILDER_ICONS_TOOLSET_DIR;
+      else process.env.ELECTRON_BUILDER_ICONS_TOOLSET_DIR = previous;
+      await rm(work, { recursive: true, force: true });
     }
   });
 });

@@ -3,14 +3,16 @@
  * electron-builder load, so they are checked as files: PNG signatures, chunk CRCs and
  * sizes; template images decoded and found to be black + alpha only; the three tray
  * states told apart by their alpha (the only thing a macOS template image has) and by
- * brightness in the coloured variants; ICO and ICNS containers walked entry by entry.
- * The decoder here is independent of the script's encoder.
+ * brightness in the coloured variants; the app icon one large PNG, from which
+ * electron-builder makes the platform formats. The decoder here is independent of the
+ * script's encoder.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { expectedIconFiles } from '../../main/app/icons.js';
 
 const projectDir = fileURLToPath(new URL('../..', import.meta.url));
 const read = (relative: string) => readFileSync(join(projectDir, relative));
@@ -137,14 +139,10 @@ describe('tray icons', () => {
       expect(meanDiff(down, alpha(x1))).toBeLessThan(10);
     });
 
-    it(`${state}: a 32 px colour PNG for Linux and a 16 + 32 px ICO for Windows`, () => {
+    it(`${state}: a 32 px colour PNG for Linux and Windows`, () => {
       const png = decodePng(read(`${ASSETS}/tray-${state}.png`));
       expect([png.width, png.height]).toEqual([32, 32]);
       expect(isBlackAndAlphaOnly(png)).toBe(false);
-      const ico = readIco(read(`${ASSETS}/tray-${state}.ico`));
-      expect(ico.map((e) => e.width)).toEqual([16, 32]);
-      // The ICO's 32 px image is the same picture as the PNG.
-      expect(meanDiff(luminance(ico[1]?.image as Image), luminance(png))).toBeLessThan(1);
     });
   }
 
@@ -179,128 +177,22 @@ describe('tray icons', () => {
   });
 });
 
-// ─── ICO and ICNS ────────────────────────────────────────────────────────────────
-interface IcoEntry {
-  width: number;
-  height: number;
-  format: 'png' | 'bmp';
-  image: Image;
-}
-
-/** Walks an ICO: ICONDIR, ICONDIRENTRYs, then PNG or 32-bit BMP images that fit the file exactly. */
-function readIco(buf: Buffer): IcoEntry[] {
-  if (buf.readUInt16LE(0) !== 0 || buf.readUInt16LE(2) !== 1) throw new Error('not an ICO (reserved 0, type 1)');
-  const count = buf.readUInt16LE(4);
-  let expectedOffset = 6 + 16 * count;
-  const entries: IcoEntry[] = [];
-  for (let i = 0; i < count; i++) {
-    const e = 6 + 16 * i;
-    const width = buf[e] || 256;
-    const height = buf[e + 1] || 256;
-    const size = buf.readUInt32LE(e + 8);
-    const offset = buf.readUInt32LE(e + 12);
-    if (buf.readUInt16LE(e + 4) !== 1 || buf.readUInt16LE(e + 6) !== 32) throw new Error(`entry ${i}: not 32 bpp`);
-    if (offset !== expectedOffset) throw new Error(`entry ${i}: data at ${offset}, expected ${expectedOffset}`);
-    const data = buf.subarray(offset, offset + size);
-    expectedOffset = offset + size;
-    if (data.subarray(0, 8).equals(PNG_SIGNATURE)) {
-      const image = decodePng(data);
-      if (image.width !== width || image.height !== height) throw new Error(`entry ${i}: PNG size differs`);
-      entries.push({ width, height, format: 'png', image });
-    } else {
-      entries.push({ width, height, format: 'bmp', image: readIcoBmp(data, width, height) });
-    }
-  }
-  if (expectedOffset !== buf.length) throw new Error('ICO has trailing or missing bytes');
-  return entries;
-}
-
-/** A BMP icon entry: BITMAPINFOHEADER (height doubled for the mask), bottom-up BGRA, 1-bit AND mask. */
-function readIcoBmp(data: Buffer, width: number, height: number): Image {
-  const maskStride = Math.ceil(width / 32) * 4;
-  if (data.readUInt32LE(0) !== 40) throw new Error('BMP entry without BITMAPINFOHEADER');
-  if (data.readInt32LE(4) !== width || data.readInt32LE(8) !== height * 2) throw new Error('BMP size differs');
-  if (data.readUInt16LE(14) !== 32 || data.readUInt32LE(16) !== 0) throw new Error('BMP entry is not 32-bit BI_RGB');
-  if (data.length !== 40 + width * height * 4 + maskStride * height) throw new Error('BMP entry has the wrong length');
-  const rgba = Buffer.alloc(width * height * 4);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const src = 40 + ((height - 1 - y) * width + x) * 4;
-      rgba.set(
-        [data[src + 2] as number, data[src + 1] as number, data[src] as number, data[src + 3] as number],
-        (y * width + x) * 4,
-      );
-      // The AND mask must agree with alpha: transparent where alpha is 0.
-      const maskBit =
-        ((data[40 + width * height * 4 + (height - 1 - y) * maskStride + (x >> 3)] as number) >> (7 - (x & 7))) & 1;
-      if (maskBit !== (data[src + 3] === 0 ? 1 : 0)) throw new Error(`BMP mask disagrees with alpha at ${x},${y}`);
-    }
-  }
-  return { width, height, rgba };
-}
-
 describe('application icon', () => {
-  it('has a 1024 px master and a Linux set from 16 to 512 px', () => {
+  it('is one 1024 px PNG, and no platform file is left beside it to go stale', () => {
     const master = decodePng(read('build/icon.png'));
     expect([master.width, master.height]).toEqual([1024, 1024]);
     // Transparent corners (the rounded tile inside Apple's icon grid), an opaque middle.
     expect(master.rgba[3]).toBe(0);
     expect(master.rgba[(512 * 1024 + 512) * 4 + 3]).toBe(255);
-    for (const size of [16, 32, 48, 64, 128, 256, 512]) {
-      const { width, height } = pngHeader(read(`build/icons/${size}x${size}.png`));
-      expect([width, height], `${size}x${size}.png`).toEqual([size, size]);
+    // electron-builder makes .icns, .ico and the Linux sizes from the PNG when it packages.
+    for (const stale of ['build/icon.icns', 'build/icon.ico', 'build/icons']) {
+      expect(existsSync(join(projectDir, stale)), stale).toBe(false);
     }
   });
+});
 
-  it('has an ICNS whose entries are PNGs of the sizes their types promise', () => {
-    const buf = read('build/icon.icns');
-    expect(buf.toString('latin1', 0, 4)).toBe('icns');
-    expect(buf.readUInt32BE(4)).toBe(buf.length);
-    const expected: Record<string, number> = {
-      ic07: 128,
-      ic08: 256,
-      ic09: 512,
-      ic10: 1024,
-      ic11: 32,
-      ic12: 64,
-      ic13: 256,
-      ic14: 512,
-    };
-    const found: Record<string, number> = {};
-    let offset = 8;
-    while (offset < buf.length) {
-      const type = buf.toString('latin1', offset, offset + 4);
-      const length = buf.readUInt32BE(offset + 4);
-      expect(length, type).toBeGreaterThan(8);
-      const { width, height } = pngHeader(buf.subarray(offset + 8, offset + length));
-      expect(width, type).toBe(height);
-      found[type] = width;
-      offset += length;
-    }
-    expect(offset).toBe(buf.length);
-    expect(found).toEqual(expected);
-  });
-
-  it('has an ICO with 16 to 256 px images, 256 as PNG and the small ones as BMP', () => {
-    const entries = readIco(read('build/icon.ico'));
-    expect(entries.map((e) => [e.width, e.format])).toEqual([
-      [16, 'bmp'],
-      [24, 'bmp'],
-      [32, 'bmp'],
-      [48, 'bmp'],
-      [64, 'bmp'],
-      [256, 'png'],
-    ]);
-    // Every image is the same artwork: opaque in the middle, clear in the corner.
-    for (const { width, image } of entries) {
-      const mid = Math.floor(width / 2);
-      expect(image.rgba[(mid * width + mid) * 4 + 3], `${width}px centre`).toBe(255);
-      expect(image.rgba[3], `${width}px corner`).toBe(0);
-    }
-  });
-
-  it('rejects a truncated container, so the checks above can fail', () => {
-    const ico = read('build/icon.ico');
-    expect(() => readIco(ico.subarray(0, ico.length - 1))).toThrow();
+describe('tray assets', () => {
+  it('are exactly the files the tray code loads', () => {
+    expect(readdirSync(join(projectDir, ASSETS)).sort()).toEqual(expectedIconFiles().sort());
   });
 });

@@ -340,7 +340,22 @@ describe('loadConfig parses every documented key', () => {
   it('never shows a redis URL in an error (it may carry a password)', () => {
     const message = errorFor({ fleet: { redisUrl: 'http://:hunter2@host:6379' } }).message;
     expect(message).toContain('"fleet.redisUrl"');
+    expect(message).toContain('must start with redis:// or rediss://');
     expect(message).not.toContain('hunter2');
+  });
+
+  it('takes a rediss:// (TLS) URL, and says what is wrong with a bad Redis URL', () => {
+    const url = 'rediss://default:hunter2@eu1.example.cloud:6380/0';
+    expect(loadConfig(configFile({ fleet: { redisUrl: url } }), environment()).config.fleet.redisUrl).toBe(url);
+    for (const [url, problem] of [
+      ['redis://:hunter2@h/cache', 'database number'],
+      ['rediss://hunter2@h', 'user without a password'],
+      ['redis:///0', 'no host'],
+    ]) {
+      const message = errorFor({ fleet: { redisUrl: url } }).message;
+      expect(message, url).toContain(problem);
+      expect(message, url).not.toContain('hunter2');
+    }
   });
 
   it('rejects a gatewayUrl with credentials or without a scheme', () => {

@@ -3,6 +3,7 @@
  * default, what it accepts and how to say so. The `Config` type is derived from
  * the schema, so a key, its type, its default and its validation live in one place.
  */
+import { redisUrlProblem } from '../fleet/redis-options.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -230,9 +231,12 @@ export function optionalTimeZone(doc: string): Field<string | null> {
   });
 }
 
-/** A `redis://[user:password@]host:port[/db]` URL or null; errors never show it (it may carry a password). */
+/**
+ * A `redis://` or `rediss://` (TLS) URL or null, checked by the same reader the
+ * fleet link connects with; errors never show it (it may carry a password).
+ */
 export function optionalRedisUrl(doc: string): Field<string | null> {
-  const expected = 'null or a redis://host:port URL';
+  const expected = 'null or a redis:// or rediss:// URL';
   return {
     kind: 'field',
     default: null,
@@ -240,15 +244,11 @@ export function optionalRedisUrl(doc: string): Field<string | null> {
     expected,
     parse(value, path) {
       if (value === null) return null;
-      if (typeof value === 'string' && /^redis:\/\/\S+$/.test(value)) {
-        try {
-          const url = new URL(value);
-          if (url.hostname) return value;
-        } catch {
-          // reported below, without the value
-        }
-      }
-      throw new ConfigError(`config key "${path}" is not ${expected} (value hidden: it may carry a password)`);
+      const problem = typeof value === 'string' ? redisUrlProblem(value) : 'not a string';
+      if (typeof value === 'string' && problem === null) return value;
+      throw new ConfigError(
+        `config key "${path}" is not ${expected}: ${problem} (value hidden: it may carry a password)`,
+      );
     },
   };
 }

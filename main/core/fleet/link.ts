@@ -19,9 +19,14 @@
  * - `<prefix>:lease:<dep>` — the probe lease, `<host>:<token>`, with PX expiry.
  * - `<prefix>:fence:<dep>` — the fencing-token counter.
  * A single Redis (or a primary) is assumed: Redis Cluster is not supported.
+ * The Redis protocol, TLS and reconnecting are ioredis's (see connection.ts).
  */
 import { EventEmitter } from 'node:events';
+import type { ConnectionOptions } from 'node:tls';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
+import type { BackoffPolicy } from './backoff.js';
+import { isRedisReplyError, RedisConnection } from './connection.js';
 import {
   type FleetTransition,
   formatTransitionMessage,
@@ -30,14 +35,15 @@ import {
   parseTransitionMessage,
   type TransitionMessage,
 } from './peers.js';
-import { type BackoffPolicy, RedisError, RespClient, RespSubscriber, type RespValue } from './resp.js';
-import { ACQUIRE_LEASE, PUBLISH_TRANSITION, RELEASE_LEASE } from './scripts.js';
+import { defineScripts, type FleetScripts } from './scripts.js';
 
 export type { FleetTransition, PeerState } from './peers.js';
 
 export interface FleetLinkOptions {
-  /** `redis://[user:password@]host[:port][/db]`. */
+  /** `redis://[user:password@]host[:port][/db]`, or `rediss://…` for TLS (see redis-options.ts). */
   url: string;
+  /** Extra TLS options for a `rediss://` URL, e.g. the CA of a privately run Redis. */
+  tls?: ConnectionOptions;
   /** This host's name in the fleet: unique per BreakerBar instance, stable across restarts. */
   hostId: string;
   /** Key and channel prefix, so several fleets (or tests) can share one Redis. Default `breakerbar`. */
@@ -85,6 +91,13 @@ export type LeaseCheck = 'valid' | 'lost' | 'unknown';
 
 export interface FleetLinkEvents {
   status: [FleetStatus];
+  /**
+   * Peer states were read from Redis after a (re)connect: `reports` is how
+   * many were found (stale ones and this host's own included, though only
+   * current peers' are taken). A failed read is not announced; the next
+   * reconnect tries again.
+   */
+  resynced: [reports: number];
 }
 
 const DEFAULT_STATE_TTL_MS = 10 * 60_000;
@@ -95,8 +108,9 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
   private readonly log: Logger;
   private readonly clock: () => number;
   private readonly stateTtlMs: number;
-  private readonly cmd: RespClient;
-  private readonly sub: RespSubscriber;
+  private readonly cmd: RedisConnection;
+  private readonly sub: RedisConnection;
+  private readonly scripts: Redis & FleetScripts;
   private readonly view: PeerView;
   private readonly peerListeners = new Set<(peer: PeerState) => void>();
   /** This host's latest report per dependency, published again after an outage. */
@@ -122,15 +136,20 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
     this.stateTtlMs = options.stateTtlMs ?? DEFAULT_STATE_TTL_MS;
     const connection = {
       url: options.url,
+      tls: options.tls,
       commandTimeoutMs: options.commandTimeoutMs ?? 500,
       reconnect: options.reconnect,
       healthCheckMs: options.healthCheckMs,
       log: options.log,
     };
-    this.cmd = new RespClient({ ...connection, name: 'fleet-commands' });
-    this.sub = new RespSubscriber({ ...connection, name: 'fleet-subscriber' });
+    this.cmd = new RedisConnection({ ...connection, name: 'fleet-commands' });
+    this.scripts = defineScripts(this.cmd.client);
+    this.sub = new RedisConnection({
+      ...connection,
+      name: 'fleet-subscriber',
+      subscriptions: new Map([[this.key('transitions'), (text: string) => this.onMessage(text)]]),
+    });
     this.view = new PeerView({ hostId: this.hostId, ttlMs: this.stateTtlMs, clock: this.clock });
-    this.sub.subscribe(this.key('transitions'), (text) => this.onMessage(text));
     for (const connection of [this.cmd, this.sub]) {
       connection.on('up', () => {
         if (!this.stopped && this.cmd.isUp && this.sub.isUp) this.setConnected(true);
@@ -219,18 +238,17 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
       throw new RangeError(`lease ttlMs must be a positive integer (${ttlMs})`);
     if (!this.cmd.isUp) return { kind: 'uncoordinated', reason: this.unavailable() };
     const requestedAt = this.clock();
-    let reply: RespValue;
+    let reply: unknown;
     try {
-      reply = await this.cmd.command([
-        'EVAL',
-        ACQUIRE_LEASE,
-        '2',
-        this.key('lease', dep),
-        this.key('fence', dep),
-        this.hostId,
-        String(ttlMs),
-        String(Math.max(0, Math.floor(requestedAt))),
-      ]);
+      reply = await this.cmd.call('lease script', () =>
+        this.scripts.breakerbarAcquireLease(
+          this.key('lease', dep),
+          this.key('fence', dep),
+          this.hostId,
+          String(ttlMs),
+          String(Math.max(0, Math.floor(requestedAt))),
+        ),
+      );
     } catch (error) {
       // A timeout is ambiguous (the lease may have been granted); it lapses by itself after ttlMs.
       return { kind: 'uncoordinated', reason: this.refused(error as Error) };
@@ -253,7 +271,9 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
   async releaseProbeLease(dep: string, token: number): Promise<boolean> {
     if (!this.cmd.isUp) return false;
     try {
-      const reply = await this.cmd.command(['EVAL', RELEASE_LEASE, '1', this.key('lease', dep), this.value(token)]);
+      const reply = await this.cmd.call('release script', () =>
+        this.scripts.breakerbarReleaseLease(this.key('lease', dep), this.value(token)),
+      );
       return reply === 1;
     } catch (error) {
       this.refused(error as Error);
@@ -265,7 +285,7 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
   async validateFencing(dep: string, token: number): Promise<LeaseCheck> {
     if (!this.cmd.isUp) return 'unknown';
     try {
-      const reply = await this.cmd.command(['GET', this.key('lease', dep)]);
+      const reply = await this.cmd.call('GET', (client) => client.get(this.key('lease', dep)));
       return reply === this.value(token) ? 'valid' : 'lost';
     } catch (error) {
       this.refused(error as Error);
@@ -283,19 +303,18 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
     return `${this.hostId}:${token}`;
   }
 
-  private send(message: TransitionMessage): Promise<RespValue> {
-    return this.cmd.command([
-      'EVAL',
-      PUBLISH_TRANSITION,
-      '2',
-      this.key('state', message.dep),
-      this.key('deps'),
-      this.hostId,
-      formatTransitionMessage(message),
-      String(this.stateTtlMs),
-      this.key('transitions'),
-      message.dep,
-    ]);
+  private send(message: TransitionMessage): Promise<unknown> {
+    return this.cmd.call('publish script', () =>
+      this.scripts.breakerbarPublishTransition(
+        this.key('state', message.dep),
+        this.key('deps'),
+        this.hostId,
+        formatTransitionMessage(message),
+        String(this.stateTtlMs),
+        this.key('transitions'),
+        message.dep,
+      ),
+    );
   }
 
   private onMessage(text: string): void {
@@ -342,22 +361,19 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
       this.send(message).catch((error: Error) => this.log.debug('fleet: republish failed', { error: error.message }));
     }
     try {
-      const deps = await this.cmd.command(['SMEMBERS', this.key('deps')]);
-      if (!Array.isArray(deps)) return;
+      const deps = await this.cmd.call('SMEMBERS', (client) => client.smembers(this.key('deps')));
       const hashes = await Promise.all(
-        deps
-          .filter((dep): dep is string => typeof dep === 'string')
-          .map((dep) => this.cmd.command(['HGETALL', this.key('state', dep)])),
+        deps.map((dep) => this.cmd.call('HGETALL', (client) => client.hgetall(this.key('state', dep)))),
       );
+      let reports = 0;
       for (const hash of hashes) {
-        if (!Array.isArray(hash)) continue;
-        // HGETALL: field, value, field, value, …
-        for (let i = 1; i < hash.length; i += 2) {
-          const text = hash[i];
-          const message = typeof text === 'string' ? parseTransitionMessage(text) : null;
+        for (const text of Object.values(hash)) {
+          reports += 1;
+          const message = parseTransitionMessage(text);
           if (message) this.take(message, false);
         }
       }
+      this.emit('resynced', reports);
     } catch (error) {
       // The next reconnect tries again; live messages keep flowing meanwhile.
       this.log.debug('fleet: reading peer states failed', { error: (error as Error).message });
@@ -365,12 +381,12 @@ export class FleetLink extends EventEmitter<FleetLinkEvents> {
   }
 
   private unavailable(): string {
-    return this.cmd.lastError ?? (this.stopped ? 'fleet link stopped' : 'not connected to Redis');
+    return this.cmd.lastError ?? this.lastError ?? (this.stopped ? 'fleet link stopped' : 'not connected to Redis');
   }
 
   /** Reason text for an uncoordinated answer; a Redis that refuses our scripts is worth one warning. */
   private refused(error: Error): string {
-    if (error instanceof RedisError && this.warned !== error.message) {
+    if (isRedisReplyError(error) && this.warned !== error.message) {
       this.warned = error.message;
       this.log.warn('fleet: Redis refused a lease command; probes are not coordinated', { error: error.message });
     }

@@ -1,10 +1,12 @@
 /**
- * The Lua scripts the fleet runs with EVAL. Scripts run atomically in Redis,
- * which is what makes the probe lease safe (check-then-set and
- * compare-then-delete with no other client in between) and makes a published
- * transition one round trip that cannot half-apply. Redis caches compiled
- * scripts by hash, so sending the short text each time costs little.
+ * The Lua scripts the fleet runs. Scripts run atomically in Redis, which is
+ * what makes the probe lease safe (check-then-set and compare-then-delete with
+ * no other client in between) and makes a published transition one round
+ * trip that cannot half-apply. They are defined on the ioredis client
+ * (`defineScripts`), which sends EVALSHA and falls back to EVAL when the
+ * server does not know the script yet (a fresh or restarted Redis).
  */
+import type { Redis } from 'ioredis';
 
 /**
  * Announce a transition: remember it in the dependency's state hash, list the
@@ -49,3 +51,29 @@ export const RELEASE_LEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
+
+/** Script replies as RESP gives them: integers, strings, arrays of those. */
+type Reply = number | string | null | Reply[];
+
+/** The scripts as commands on the client, once `defineScripts` ran. Arguments as documented above. */
+export interface FleetScripts {
+  breakerbarPublishTransition(
+    stateKey: string,
+    depsKey: string,
+    host: string,
+    message: string,
+    ttlMs: string,
+    channel: string,
+    dep: string,
+  ): Promise<Reply>;
+  breakerbarAcquireLease(leaseKey: string, fenceKey: string, host: string, ttlMs: string, seed: string): Promise<Reply>;
+  breakerbarReleaseLease(leaseKey: string, value: string): Promise<Reply>;
+}
+
+/** Defines the scripts on `client` (names prefixed, so they cannot shadow a Redis command). */
+export function defineScripts(client: Redis): Redis & FleetScripts {
+  client.defineCommand('breakerbarPublishTransition', { numberOfKeys: 2, lua: PUBLISH_TRANSITION });
+  client.defineCommand('breakerbarAcquireLease', { numberOfKeys: 2, lua: ACQUIRE_LEASE });
+  client.defineCommand('breakerbarReleaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
+  return client as Redis & FleetScripts;
+}

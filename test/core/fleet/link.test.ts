@@ -4,6 +4,7 @@
  * under contention, Redis restarts, and local-only behaviour while Redis is
  * down or hung.
  */
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   FleetLink,
@@ -12,7 +13,6 @@ import {
   type PeerState,
   type ProbeLease,
 } from '../../../main/core/fleet/link.js';
-import { RespClient } from '../../../main/core/fleet/resp.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { freePort, type RedisServer, startRedisServer, startSilentServer } from '../../helpers/redis-server.js';
 import { nextEvent, recordingLogger, sleep, waitUntil } from './wait.js';
@@ -89,18 +89,17 @@ const closed = (ts: number) => ({
 
 describe('FleetLink with a shared redis-server', () => {
   let redis: RedisServer;
-  let raw: RespClient;
+  /** A plain client for looking at (and ageing) the keys the links write. */
+  let raw: Redis;
   let prefix: string;
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    raw = new RespClient({ url: redis.url });
-    const up = nextEvent(raw, 'up', 3_000);
-    raw.start();
-    await up;
+    raw = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await raw.connect();
   });
   afterAll(async () => {
-    raw?.close();
+    raw?.disconnect();
     await redis?.stop();
   });
   afterEach(() => {
@@ -141,9 +140,13 @@ describe('FleetLink with a shared redis-server', () => {
     a.publishTransition(closed(ts + 60_000));
     expect((await closedSeen).state).toBe('closed');
     expect(b.peers()).toEqual([]);
-    await sleep(20);
-    expect(seenByA).toEqual([]);
-    expect(a.peers()).toEqual([]);
+    // Each subscriber gets a channel's messages in publish order: once A has heard a marker published after
+    // its own two transitions, it has had them too, and ignored them.
+    const marker = { host: 'marker', ...opened(ts), dep: 'marker/dep', at: ts, seq: 1 };
+    expect(await raw.publish(`${options.prefix}:transitions`, JSON.stringify(marker))).toBe(2);
+    await waitUntil(() => seenByA.length > 0, 1_000, 'A to hear the marker');
+    expect(seenByA.map((p) => p.host)).toEqual(['marker']);
+    expect(a.peers().map((p) => p.host)).toEqual(['marker']);
     expect(a.status().dropped).toBe(0);
   });
 
@@ -175,7 +178,7 @@ describe('FleetLink with a shared redis-server', () => {
       `${DEP} open`,
     ]);
     // The hashes expire by themselves (state TTL, default 10 min).
-    const pttl = await raw.command(['PTTL', `${options.prefix}:state:${DEP}`]);
+    const pttl = await raw.pttl(`${options.prefix}:state:${DEP}`);
     expect(pttl).toBeGreaterThan(590_000);
     expect(pttl).toBeLessThanOrEqual(600_000);
   });
@@ -185,13 +188,14 @@ describe('FleetLink with a shared redis-server', () => {
     // A host whose reports are 11 minutes old.
     const old = await connected(link('old', redis.url, { ...options, clock: () => Date.now() - 11 * 60_000 }));
     old.publishTransition({ ...opened(Date.now() - 11 * 60_000), openUntil: null });
-    for (let i = 0; i < 100 && (await raw.command(['HLEN', `${options.prefix}:state:${DEP}`])) === 0; i++)
-      await sleep(5);
-    expect(await raw.command(['HLEN', `${options.prefix}:state:${DEP}`])).toBe(1);
+    for (let i = 0; i < 100 && (await raw.hlen(`${options.prefix}:state:${DEP}`)) === 0; i++) await sleep(5);
+    expect(await raw.hlen(`${options.prefix}:state:${DEP}`)).toBe(1);
     const late = link('late', redis.url, options);
     const told = collect(late);
+    const resynced = nextEvent<[number]>(late, 'resynced', 3_000);
     await connected(late);
-    await sleep(100); // time to read the hash
+    // The hash was read (one report found) and its only report judged too old.
+    expect(await resynced).toEqual([1]);
     expect(late.peers()).toEqual([]);
     expect(told).toEqual([]);
   });
@@ -203,12 +207,12 @@ describe('FleetLink with a shared redis-server', () => {
     const channel = `${options.prefix}:transitions`;
     const ts = Date.now();
     const valid = { host: 'x', ...opened(ts), at: ts, seq: 1 };
-    expect(await raw.command(['PUBLISH', channel, 'not json'])).toBe(1);
-    await raw.command(['PUBLISH', channel, JSON.stringify({ ...valid, to: 'exploded' })]);
-    await raw.command(['PUBLISH', channel, JSON.stringify({ ...valid, host: 'b' })]);
-    await raw.command(['PUBLISH', channel, JSON.stringify(valid)]);
+    expect(await raw.publish(channel, 'not json')).toBe(1);
+    await raw.publish(channel, JSON.stringify({ ...valid, to: 'exploded' }));
+    await raw.publish(channel, JSON.stringify({ ...valid, host: 'b' }));
+    await raw.publish(channel, JSON.stringify(valid));
+    // Published last, so (messages arriving in order) everything before it has been judged once it is seen.
     await waitUntil(() => seen.length > 0, 1_000, 'the valid message');
-    await sleep(20);
     expect(seen.map((p) => p.host)).toEqual(['x']);
     expect(b.status().connected).toBe(true);
   });
@@ -227,7 +231,7 @@ describe('FleetLink with a shared redis-server', () => {
     unsubscribe();
     a.publishTransition(closed(Date.now() + 1));
     await waitUntil(() => seen.length === 2, 1_000, 'the closed report');
-    await sleep(20);
+    // Listeners are called together for each report: the removed one would have pushed a third entry by now.
     expect(seen).toHaveLength(2);
   });
 
@@ -270,19 +274,31 @@ describe('FleetLink with a shared redis-server', () => {
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBe((tokens[i - 1] as number) + 1);
   });
 
+  /** Lets Redis expire a lease now, as its ttl running out would (a long ttl keeps a loaded machine from doing it early). */
+  async function expireNow(key: string): Promise<void> {
+    expect(await raw.pexpire(key, 1)).toBe(1);
+    for (let i = 0; i < 200 && (await raw.exists(key)) === 1; i++) await sleep(5);
+    expect(await raw.exists(key)).toBe(0);
+  }
+
   it('lets the lease expire after its ttl; the holder then learns it lost it', async () => {
     const options = fresh();
     const a = await connected(link('a', redis.url, options));
     const b = await connected(link('b', redis.url, options));
-    const first = await a.acquireProbeLease(DEP, 150);
+    const TTL = 60_000;
+    const first = await a.acquireProbeLease(DEP, TTL);
     if (first.kind !== 'granted') throw new Error(`expected granted, got ${first.kind}`);
-    expect(first.expiresAt).toBeLessThanOrEqual(Date.now() + 150);
+    expect(first.expiresAt).toBeLessThanOrEqual(Date.now() + TTL);
     // Fencing tokens start from the wall clock, not 0 (see ACQUIRE_LEASE).
     expect(first.token).toBeGreaterThan(Date.now() - 60_000);
     expect(await a.validateFencing(DEP, first.token)).toBe('valid');
-    expect(await b.acquireProbeLease(DEP, 150)).toEqual({ kind: 'held', holder: 'a', token: first.token });
-    expect(await a.acquireProbeLease(DEP, 150)).toMatchObject({ kind: 'held', holder: 'a' });
-    await sleep(200);
+    expect(await b.acquireProbeLease(DEP, TTL)).toEqual({ kind: 'held', holder: 'a', token: first.token });
+    expect(await a.acquireProbeLease(DEP, TTL)).toMatchObject({ kind: 'held', holder: 'a' });
+    // The script gave the lease the ttl asked for (PX), so Redis drops it by itself when it runs out.
+    const pttl = await raw.pttl(`${options.prefix}:lease:${DEP}`);
+    expect(pttl).toBeGreaterThan(TTL / 2);
+    expect(pttl).toBeLessThanOrEqual(TTL);
+    await expireNow(`${options.prefix}:lease:${DEP}`);
     const second = await b.acquireProbeLease(DEP, 1_000);
     if (second.kind !== 'granted') throw new Error(`expected granted, got ${second.kind}`);
     expect(second.token).toBeGreaterThan(first.token);
@@ -296,9 +312,9 @@ describe('FleetLink with a shared redis-server', () => {
     const options = fresh();
     const a = await connected(link('a', redis.url, options));
     const b = await connected(link('b', redis.url, options));
-    const stale = await a.acquireProbeLease(DEP, 100);
+    const stale = await a.acquireProbeLease(DEP, 60_000);
     if (stale.kind !== 'granted') throw new Error(`expected granted, got ${stale.kind}`);
-    await sleep(150);
+    await expireNow(`${options.prefix}:lease:${DEP}`);
     const current = await b.acquireProbeLease(DEP, 5_000);
     if (current.kind !== 'granted') throw new Error(`expected granted, got ${current.kind}`);
     // A's lease expired and B holds a new one: A's late release must not free B's.
@@ -370,17 +386,10 @@ describe('FleetLink when Redis goes away', () => {
     await waitUntil(() => seenByB.some((p) => p.state === 'closed'), 1_000, 'the live closed report');
     expect(b.peers()).toEqual([]);
     // The hash lost everything with the restart; republishing filled it again for late starters.
-    const hash = await new Promise<unknown>((resolve, reject) => {
-      const c = new RespClient({ url: redis.url });
-      c.once('up', () =>
-        c
-          .command(['HGETALL', `restart:state:${DEP}`])
-          .then(resolve, reject)
-          .finally(() => c.close()),
-      );
-      c.start();
-    });
-    expect(hash).toHaveLength(2);
+    const c = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await c.connect();
+    const hash = await c.hgetall(`restart:state:${DEP}`).finally(() => c.disconnect());
+    expect(Object.keys(hash)).toEqual(['a']);
     // Fencing stays monotonic although Redis lost the counter.
     await sleep(5);
     const after = await a.acquireProbeLease(DEP, 1_000);
@@ -404,7 +413,12 @@ describe('FleetLink when Redis goes away', () => {
     expect(performance.now() - t0).toBeLessThan(50);
     expect(lease).toEqual({ kind: 'uncoordinated', reason: expect.stringMatching(/ECONNREFUSED/) });
     expect(a.peers()).toEqual([]);
-    await sleep(200); // retries keep failing
+    // Retries keep failing (each logged at debug level), yet the warning was given once.
+    await waitUntil(
+      () => recorder.lines.filter((l) => l.msg === 'redis connection failed').length >= 6,
+      3_000,
+      'three failed retries per connection',
+    );
     expect(recorder.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
     expect(recorder.text()).toContain(`redis://127.0.0.1:${port}/0`);
     expect(recorder.text()).not.toContain('pw-xyzzy');
@@ -416,7 +430,7 @@ describe('FleetLink when Redis goes away', () => {
     const a = link('a', silent.url, { prefix: 'hang', commandTimeoutMs: 100 });
     const down = waitForStatus(a, false, 1_000);
     a.start();
-    expect((await down).lastError).toBe('PING timed out after 100 ms');
+    expect((await down).lastError).toBe('connected, but no answer within 100 ms');
     const t0 = performance.now();
     expect((await a.acquireProbeLease(DEP, 1_000)).kind).toBe('uncoordinated');
     expect(performance.now() - t0).toBeLessThan(50);
@@ -427,20 +441,24 @@ describe('FleetLink when Redis goes away', () => {
   });
 
   it('answers "uncoordinated" within the timeout when Redis stops answering commands', async () => {
-    // Answers the handshake's PING, then nothing: the command connection comes up, the lease script hangs.
+    // Answers the connect (ready check, subscription, the peer-state read), then nothing: the link comes up, the lease script hangs.
+    const bulk = (text: string) => `$${Buffer.byteLength(text)}\r\n${text}\r\n`;
     const silent = await startSilentServer((data, socket) => {
-      if (data.includes('PING')) socket.write('+PONG\r\n');
+      const request = data.toLowerCase();
+      if (request.includes('info')) socket.write(bulk('# Server\r\nredis_version:7.0.0\r\nloading:0\r\n'));
+      if (request.includes('subscribe')) socket.write(`*3\r\n${bulk('subscribe')}${bulk('hang2:transitions')}:1\r\n`);
+      // The link reads peer states on connect: none.
+      if (request.includes('smembers')) socket.write('*0\r\n');
     });
     closers.push(() => silent.close());
     const a = link('a', silent.url, { prefix: 'hang2', commandTimeoutMs: 150, healthCheckMs: 0 });
-    a.start();
-    await waitUntil(() => silent.connections >= 2, 1_000, 'both connections');
-    await sleep(50);
+    await connected(a);
     const t0 = performance.now();
     const lease = await a.acquireProbeLease(DEP, 1_000);
     const elapsed = performance.now() - t0;
-    expect(lease).toEqual({ kind: 'uncoordinated', reason: 'EVAL timed out after 150 ms' });
+    expect(lease).toEqual({ kind: 'uncoordinated', reason: 'lease script timed out after 150 ms' });
     expect(elapsed).toBeLessThan(300);
-    expect(a.status().connected).toBe(false);
+    // A Redis that does not answer in time is dropped; the link says so.
+    await waitUntil(() => !a.status().connected, 1_000, 'the link to go down');
   });
 });
