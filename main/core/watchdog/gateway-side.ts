@@ -15,13 +15,13 @@ import type { ServiceHealth, StrategyEnvironment, StrategyVerification } from '.
 import { HealthMonitor } from '../gateway/health.js';
 import { languageOf } from '../language.js';
 import type { Logger } from '../log.js';
+import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
 import { createNodeNotifierChannel, type DesktopChannel } from '../notify/desktop.js';
 import { AlertWindows } from '../notify/maintenance.js';
 import { Notifier } from '../notify/notifier.js';
 import type { RecurringWindow } from '../notify/quiet.js';
 import type { WebhookConfig } from '../notify/webhook-format.js';
 import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
-import type { BreakerbarMetrics } from '../server/metrics.js';
 import type { Store } from '../store/db.js';
 import { GatewayHistory, probeRow } from '../store/gateway-history.js';
 import { budgetNotice, transitionNotice } from './notices.js';
