@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BreakerService } from '../../../main/core/breaker/service.js';
+import type { BreakerService } from '../../../main/core/breaker/service.js';
 import type { Transition } from '../../../main/core/breaker/types.js';
 import type { Outcome } from '../../../main/core/classify.js';
+import { composeBreakers } from '../../../main/core/compose.js';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
 import type { CallEvent, GatewaySignal, SourceKind } from '../../../main/core/events.js';
@@ -106,7 +107,7 @@ function harness(config: Record<string, unknown> = {}, now = s(10)): Harness {
     sources: () => [],
     stalledSessions: () => service.stalledSessions(),
   });
-  const service = new BreakerService({
+  const service = composeBreakers({
     config: parseWith(configSchema, config),
     store,
     metrics,
