@@ -8,7 +8,7 @@
 
 import type { Translator } from '../../shared/messages/index.js';
 import type { Transition } from '../breaker/types.js';
-import type { NoticeInput } from '../notify/notifier.js';
+import type { NoticeInput } from '../notify/notice.js';
 import type { TokenRate } from '../server/api-types.js';
 import type { Alert, AlertFacts, Evidence, RestartFacts, RestartTrigger } from './policy.js';
 

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
-import type { NoticeInput } from '../../../main/core/notify/notifier.js';
+import type { NoticeInput } from '../../../main/core/notify/notice.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
 import type {
