@@ -6,10 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readApiUrl } from '../core/api-files/address.js';
+import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import type { LoadedConfig } from '../core/config/index.js';
 import { isLocked } from '../core/lock.js';
-import { readApiUrl } from '../core/server/api-address.js';
-import { API_TOKEN_FILE } from '../core/server/api-token.js';
 
 const TIMEOUT_MS = 10_000;
 

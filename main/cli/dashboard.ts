@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import { loadConfig } from '../core/config/index.js';
-import { API_TOKEN_FILE } from '../core/server/api-token.js';
 import { ApiClientError, connect } from './api-client.js';
 import { type Command, stringOption } from './command.js';
 

@@ -1,13 +1,18 @@
 /**
  * The composition root of the core: opens the store, wires the sources into it,
- * and runs the housekeeping around them (backfill progress, retention). Hosts
- * (the daemon, the Electron app, the rehearsal) create one Monitor and start it.
+ * makes every service (the breakers and the gateway side through compose.ts;
+ * incidents, spend, cooldowns, the heartbeat, the local API here) and runs the
+ * housekeeping around them (backfill progress, retention). Hosts (the daemon,
+ * the Electron app, the rehearsal) create one Monitor and start it.
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import type { Language } from '../shared/i18n.js';
 import { type Translator, translator } from '../shared/messages/index.js';
-import { BreakerService } from './breaker/service.js';
+import { removeApiUrl, writeApiUrl } from './api-files/address.js';
+import { loadOrCreateApiToken } from './api-files/token.js';
+import type { BreakerService } from './breaker/service.js';
+import { composeBreakers, composeGatewaySide } from './compose.js';
 import { defaultConfigPath, type Environment, type LoadedConfig, processEnvironment } from './config/index.js';
 import { runDoctor } from './doctor/index.js';
 import type { CallEvent, GatewaySignal } from './events.js';
@@ -17,18 +22,16 @@ import { IncidentStore } from './incidents/store.js';
 import { languageOf } from './language.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
+import { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
 import type { DesktopChannel } from './notify/desktop.js';
 import { Heartbeat } from './notify/heartbeat.js';
 import { CooldownLoopDetector } from './openclaw/cooldown-loop.js';
 import { OpenClawCooldowns } from './openclaw/cooldowns.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import { DEFAULT_QUOTA_COMMAND, QuotaReader } from './openclaw/quota.js';
-import { removeApiUrl, writeApiUrl } from './server/api-address.js';
-import { loadOrCreateApiToken } from './server/api-token.js';
 import type { ApiBackend } from './server/api-types.js';
 import { createBackend } from './server/backend.js';
 import { type ApiServer, startApiServer } from './server/http.js';
-import { BreakerbarMetrics } from './server/metrics.js';
 import { GatewayLogSource, type GatewayLogStatus } from './sources/gateway-log.js';
 import { GatewayMetricsSource, type MetricsStatus } from './sources/gateway-metrics.js';
 import type { IngestSink, Source, SourceStatus } from './sources/source.js';
@@ -41,7 +44,7 @@ import { Store } from './store/db.js';
 import { GatewayHistory } from './store/gateway-history.js';
 import { IngestWriter } from './store/ingest-writer.js';
 import { version } from './version.js';
-import { GatewaySide } from './watchdog/gateway-side.js';
+import type { GatewaySide } from './watchdog/gateway-side.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -192,13 +195,13 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       quota: () => this.quotaReader?.windows() ?? [],
     });
     const environment = this.options.environment ?? processEnvironment();
-    this.breakerService = new BreakerService({
+    this.breakerService = composeBreakers({
       config: this.loaded.config,
       store,
       metrics: this.metrics,
       log: this.log,
       clock: this.clock,
-      env: (this.options.environment ?? processEnvironment()).env,
+      env: environment.env,
     });
     this.breakerService.start();
 
@@ -218,9 +221,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     });
 
     if (this.options.gateway !== false) {
-      this.gatewaySide = new GatewaySide({
+      this.gatewaySide = composeGatewaySide({
         loaded: this.loaded,
-        environment: this.options.environment ?? processEnvironment(),
+        environment,
         store,
         breakers: this.breakerService,
         metrics: this.metrics,

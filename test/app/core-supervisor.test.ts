@@ -15,11 +15,11 @@ import {
   type CoreSupervisorOptions,
   type ForkRequest,
 } from '../../main/app/core-supervisor.js';
+import { readApiUrl } from '../../main/core/api-files/address.js';
 import { type LoadedConfig, loadConfig } from '../../main/core/config/index.js';
 import { lockState } from '../../main/core/lock.js';
 import { silentLogger } from '../../main/core/log.js';
 import { Monitor } from '../../main/core/monitor.js';
-import { readApiUrl } from '../../main/core/server/api-address.js';
 import type { ApiEvent } from '../../main/core/server/api-types.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
 import { until } from '../helpers/transcripts.js';

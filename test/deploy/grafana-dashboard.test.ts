@@ -2,7 +2,7 @@
  * The fleet dashboard (`deploy/grafana/breakerbar-fleet.json`) against the code
  * that feeds it: every PromQL expression may name only metrics `METRIC_NAMES`
  * exports (or Prometheus's own `up`), each with labels its declaration in
- * metrics.ts carries (plus the scrape's `job`, `instance` and `host`), and must
+ * metrics/series.ts declares (plus the scrape's `job`, `instance` and `host`), and must
  * parse for real (`promtool check rules`, Debian's prometheus package). A
  * renamed metric or label breaks the build here, not on somebody's wall screen.
  * The last block breaks copies of the dashboard (and of the names) on purpose,
@@ -16,11 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { STATE_GAUGE } from '../../main/core/breaker/types.js';
 import { OUTCOMES } from '../../main/core/classify.js';
-import { METRIC_NAMES } from '../../main/core/server/metrics.js';
+import { METRIC_NAMES } from '../../main/core/metrics/names.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DASHBOARD_PATH = join(ROOT, 'deploy', 'grafana', 'breakerbar-fleet.json');
-const METRICS_SOURCE = join(ROOT, 'main', 'core', 'server', 'metrics.ts');
+const METRICS_SOURCE = join(ROOT, 'main', 'core', 'metrics', 'series.ts');
 
 // biome-ignore lint/suspicious/noExplicitAny: a dashboard is free-form JSON; the checks below read it defensively.
 type Json = any;
@@ -60,14 +60,14 @@ const labelList = (literal: string): string[] => {
 };
 
 /**
- * Each metric's type and label names, read from metrics.ts: `new Counter|Gauge|Histogram({ name:
+ * Each metric's type and label names, read from metrics/series.ts: `new Counter|Gauge|Histogram({ name:
  * METRIC_NAMES.key, …, labelNames: [...] })`, and helpers of the form `const f = (name: string, …) =>
  * new Gauge({ name, … })` called as `f(METRIC_NAMES.key, …)`.
  */
 function declarationsFrom(source: string): Map<string, MetricDecl> {
   const found = new Map<string, MetricDecl>();
   const add = (key: string, decl: MetricDecl) => {
-    if (found.has(key)) throw new Error(`METRIC_NAMES.${key} is declared twice in metrics.ts`);
+    if (found.has(key)) throw new Error(`METRIC_NAMES.${key} is declared twice in metrics/series.ts`);
     found.set(key, decl);
   };
   for (const m of source.matchAll(/new (Counter|Gauge|Histogram)\(\s*\{/g)) {
@@ -496,7 +496,7 @@ const panelTitled = (dashboard: Json, title: string): Json => {
 };
 
 describe('the Grafana fleet dashboard', () => {
-  it('reads a type and labels for every METRIC_NAMES entry from metrics.ts', () => {
+  it('reads a type and labels for every METRIC_NAMES entry from metrics/series.ts', () => {
     expect([...decls.keys()].sort()).toEqual(Object.keys(METRIC_NAMES).sort());
     expect(decls.get('calls')).toEqual({ type: 'Counter', labels: ['dep', 'outcome'] });
     expect(decls.get('gatewayProbeSeconds')).toEqual({ type: 'Histogram', labels: [] });

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { METRIC_NAMES } from '../../main/core/server/metrics.js';
+import { METRIC_NAMES } from '../../main/core/metrics/names.js';
 
 const projectDir = fileURLToPath(new URL('../..', import.meta.url));
 const deployDir = join(projectDir, 'deploy', 'prometheus');
@@ -342,7 +342,7 @@ describe('deploy/prometheus/breakerbar.rules.yml', () => {
         }
         expect(
           EXPORTED.has(name) || recorded.has(name),
-          `${rule.name} uses ${name}, which is not in METRIC_NAMES (main/core/server/metrics.ts)`,
+          `${rule.name} uses ${name}, which is not in METRIC_NAMES (main/core/metrics/names.ts)`,
         ).toBe(true);
       }
     }

@@ -8,7 +8,7 @@
  */
 import type { FleetLink, FleetStatus, PeerState } from '../fleet/link.js';
 import type { Logger } from '../log.js';
-import type { BreakerbarMetrics } from '../server/metrics.js';
+import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
 import type { BreakerRunner } from './runner.js';
 import type { Transition } from './types.js';
 

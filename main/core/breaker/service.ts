@@ -3,28 +3,25 @@
  * dependency), active probes, and what traffic says beside the breakers (token
  * rates and budgets, who depends on what alone, stalled sessions). Fed with the
  * calls and signals the sources store; announces transitions and budget
- * crossings; answers the status the API and the tray show.
+ * crossings; answers the status the API and the tray show. Its parts are made
+ * by the composition root (compose.ts) and handed in.
  */
 import { EventEmitter } from 'node:events';
-import { hostname } from 'node:os';
 import type { Config } from '../config/index.js';
 import type { CallEvent, GatewaySignal } from '../events.js';
-import { FleetLink } from '../fleet/link.js';
 import type { Logger } from '../log.js';
+import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
 import type { ApiBreaker, TokenRate } from '../server/api-types.js';
-import type { BreakerbarMetrics } from '../server/metrics.js';
 import type { ReplayCall, Store } from '../store/db.js';
-import { AgentDependencies } from '../traffic/dependents.js';
-import { isTrackedSession, STALL_FRESH_MS, StallTracker } from '../traffic/stalls.js';
-import { TokenRates } from '../traffic/tokens.js';
-import { FleetSharing } from './fleet-sharing.js';
-import { Prober } from './prober.js';
-import { BreakerRunner, breakerKeyOf } from './runner.js';
+import type { AgentDependencies } from '../traffic/dependents.js';
+import { isTrackedSession, STALL_FRESH_MS, type StallTracker } from '../traffic/stalls.js';
+import type { TokenRates } from '../traffic/tokens.js';
+import type { FleetSharing } from './fleet-sharing.js';
+import type { Prober } from './prober.js';
+import { type BreakerRunner, breakerKeyOf } from './runner.js';
 import type { BreakerSnapshot, OperatorAction, Transition } from './types.js';
 
 const TICK_MS = 250;
-/** Without a fleet answer (none configured): probe as a single host would. */
-const LOCAL_LEASE = { granted: true, release: () => {} };
 /** A transition caused by an event older than this is history being read, not news. */
 const LIVE_MS = 5 * 60_000;
 const DAY_MS = 24 * 3_600_000;
@@ -47,17 +44,26 @@ export interface BreakerServiceOptions {
   metrics: BreakerbarMetrics;
   log: Logger;
   clock: () => number;
-  env: NodeJS.ProcessEnv;
-  /** This host's name when `fleet.hostId` is null (the machine's hostname). */
-  hostname?: string;
+  /** The engines per dependency; its `onTransition` must call `announce` (the composition root wires it). */
+  runner: BreakerRunner;
+  /** Active half-open probes over the same runner. */
+  prober: Prober;
+  /** Token rates and budgets per agent and dependency. */
+  tokens: TokenRates;
+  /** Sessions stalled on a dependency. */
+  stalls: StallTracker;
+  /** Which agents depend on which dependency alone. */
+  dependents: AgentDependencies;
+  /** Breakers shared with other hosts through Redis (null: local only, the default). */
+  fleet: FleetSharing | null;
 }
 
 export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   readonly runner: BreakerRunner;
   private readonly prober: Prober;
   private readonly tokens: TokenRates;
-  private readonly dependents = new AgentDependencies();
-  private readonly stalls = new StallTracker();
+  private readonly dependents: AgentDependencies;
+  private readonly stalls: StallTracker;
   /** Stalled sessions whose last call was looked up in the store (so that a repeated line is not looked up again). */
   private readonly lookedUp = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -66,56 +72,31 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
 
   constructor(private readonly options: BreakerServiceOptions) {
     super();
-    const { config, store, metrics, log, clock } = options;
-    this.tokens = new TokenRates(config.budgets.rates);
-    this.runner = new BreakerRunner({
-      config: config.breakers,
-      store,
-      clock,
-      jitter: Math.random,
-      onTransition: (transition) => {
-        metrics.recordTransition(transition);
-        // Transitions of history read during a backfill are stored and counted, not shouted about.
-        const live = isLiveTransition(transition, clock());
-        (live ? log.info : log.debug)('breaker transition', {
-          dep: transition.dep,
-          from: transition.from,
-          to: transition.to,
-          reason: transition.reason,
-        });
-        if (live) this.fleet?.publish(transition);
-        this.emit('transition', transition);
-      },
-      onSnapshot: (snapshot) => metrics.recordCounters(snapshot),
+    this.runner = options.runner;
+    this.prober = options.prober;
+    this.tokens = options.tokens;
+    this.stalls = options.stalls;
+    this.dependents = options.dependents;
+    this.fleet = options.fleet;
+  }
+
+  /** A transition the runner just stored: counted, logged, shared with the fleet when live, and announced. */
+  announce(transition: Transition): void {
+    const { metrics, log, clock } = this.options;
+    metrics.recordTransition(transition);
+    // Transitions of history read during a backfill are stored and counted, not shouted about.
+    const live = isLiveTransition(transition, clock());
+    (live ? log.info : log.debug)('breaker transition', {
+      dep: transition.dep,
+      from: transition.from,
+      to: transition.to,
+      reason: transition.reason,
     });
-    this.prober = new Prober({
-      probes: config.breakers.probes,
-      runner: this.runner,
-      env: options.env,
-      log,
-      clock,
-      onLatency: (dep, ms) => metrics.recordProbe(dep, ms),
-      lease: config.fleet.redisUrl ? (dep) => this.fleet?.lease(dep) ?? Promise.resolve(LOCAL_LEASE) : undefined,
-    });
-    this.fleet = config.fleet.redisUrl ? this.createFleet(config.fleet.redisUrl) : null;
+    if (live) this.fleet?.publish(transition);
+    this.emit('transition', transition);
   }
 
   /** Rebuilds state from stored history, then keeps time. */
-  private createFleet(url: string): FleetSharing {
-    const { config, log, clock, metrics } = this.options;
-    const hostId = config.fleet.hostId ?? this.options.hostname ?? hostname();
-    return new FleetSharing({
-      link: new FleetLink({ url, hostId, log, clock }),
-      hostId,
-      runner: this.runner,
-      openOnPeerEvidence: config.fleet.openOnPeerEvidence,
-      leaseMs: config.fleet.probeLeaseMs,
-      metrics,
-      log,
-      clock,
-    });
-  }
-
   start(): void {
     const { store, clock, metrics } = this.options;
     for (const { agentId, dep, provider, ts } of store.agentDependencies(clock() - DAY_MS)) {

@@ -7,12 +7,12 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { API_URL_FILE, readApiUrl } from '../api-files/address.js';
+import { API_TOKEN_FILE } from '../api-files/token.js';
 import type { LoadedConfig } from '../config/index.js';
 import { httpGet } from '../gateway/probe.js';
 import { lockState } from '../lock.js';
 import { formatSpan } from '../notify/coalesce.js';
-import { API_URL_FILE, readApiUrl } from '../server/api-address.js';
-import { API_TOKEN_FILE } from '../server/api-token.js';
 import type { SourceStatus } from '../sources/source.js';
 import { version } from '../version.js';
 import { humanSize, permissionFix, statOrCode } from './fs-util.js';

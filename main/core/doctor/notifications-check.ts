@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Environment, LoadedConfig } from '../config/index.js';
-import { type HeartbeatResult, META_HEARTBEAT, parseHeartbeatMeta } from '../notify/heartbeat.js';
+import { type HeartbeatResult, META_HEARTBEAT, parseHeartbeatMeta } from '../notify/heartbeat-result.js';
 import { redactUrl, validateWebhook, type WebhookConfig } from '../notify/webhook-format.js';
 import { envValue, findOnPath } from './fs-util.js';
 import { type Finding, finding } from './types.js';

@@ -8,7 +8,7 @@ import { isAbsolute } from 'node:path';
 import type { Environment, LoadedConfig } from '../config/index.js';
 import type { RestartPlan, RestartTrigger, ServiceState, StrategyVerification } from '../gateway/control.js';
 import { runCommand } from '../gateway/run-command.js';
-import { strategyEnvironment } from '../watchdog/gateway-side.js';
+import { strategyEnvironment } from '../gateway/strategy-environment.js';
 import { Restarter } from '../watchdog/restarter.js';
 import { type Finding, finding, type Level, saidFinding } from './types.js';
 

@@ -6,7 +6,7 @@
  * The words come from the catalogue (area `alerts`) in the daemon's language.
  */
 import type { Message, Translator } from '../../shared/messages/index.js';
-import type { NoticeInput } from '../notify/notifier.js';
+import type { NoticeInput } from '../notify/notice.js';
 import type { IncidentCause, IncidentSummary } from './types.js';
 
 /** The phrase for each cause; a failing dependency that was rate-limited is a 429 storm. */

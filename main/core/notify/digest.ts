@@ -6,8 +6,8 @@
  * is what the caller passes in.
  */
 import type { Translator } from '../../shared/messages/index.js';
+import type { NoticeInput } from './notice.js';
 import { ALERT_KINDS, maxSeverity, type Notice, type NoticeKind, routingSeverity, severityRank } from './notice.js';
-import type { NoticeInput } from './notifier.js';
 import { localTime } from './quiet.js';
 
 export interface DigestSettings {

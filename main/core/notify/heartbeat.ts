@@ -15,21 +15,9 @@ import type { Translator } from '../../shared/messages/index.js';
 import type { Logger } from '../log.js';
 import type { ApiStatus } from '../server/api-types.js';
 import { formatHeartbeat, type HeartbeatConfig, type HeartbeatStatus } from './heartbeat-format.js';
+import { type HeartbeatResult, META_HEARTBEAT } from './heartbeat-result.js';
 import { scrub } from './webhook.js';
 import { redactUrl } from './webhook-format.js';
-
-/** Where the last push is kept (read by `breakerbar doctor`). */
-export const META_HEARTBEAT = 'heartbeat.last';
-
-export interface HeartbeatResult {
-  ts: number;
-  status: HeartbeatStatus;
-  ok: boolean;
-  /** Redacted: never the URL's path or query. */
-  error: string | null;
-  /** HTTP status of the answer, when there was one. */
-  httpStatus: number | null;
-}
 
 export interface HeartbeatRecord {
   ts: number;
@@ -224,15 +212,4 @@ function describe(error: unknown): string {
     return `${error.message}: ${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`;
   }
   return error.message;
-}
-
-/** The last push as kept in the meta table, or null when there is none (or it cannot be read). */
-export function parseHeartbeatMeta(raw: string | undefined | null): HeartbeatResult | null {
-  if (!raw) return null;
-  try {
-    const value = JSON.parse(raw) as HeartbeatResult;
-    return typeof value.ts === 'number' && typeof value.ok === 'boolean' ? value : null;
-  } catch {
-    return null;
-  }
 }

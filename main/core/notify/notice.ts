@@ -50,6 +50,9 @@ export interface Notice {
   closes?: Severity;
 }
 
+/** A notice as its producers hand it to the notifier: how many it stands for and its severity may be left out. */
+export type NoticeInput = Omit<Notice, 'count' | 'severity'> & Partial<Pick<Notice, 'count' | 'severity'>>;
+
 /**
  * Critical means someone should act now: the gateway is down or BreakerBar can
  * no longer heal it (a failed restart, an exhausted restart budget). Warning is

@@ -18,6 +18,7 @@ import { Digest, type DigestSettings, digestNotice, isImmediate } from './digest
 import {
   eventsWant,
   type Notice,
+  type NoticeInput,
   type NoticeKind,
   routingSeverity,
   type Severity,
@@ -81,8 +82,6 @@ const UNCOALESCED: ReadonlySet<NoticeKind> = new Set([
   'incident_resolved',
   'digest',
 ]);
-
-export type NoticeInput = Omit<Notice, 'count' | 'severity'> & Partial<Pick<Notice, 'count' | 'severity'>>;
 
 export interface ChannelInfo {
   name: string;

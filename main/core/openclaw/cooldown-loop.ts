@@ -21,7 +21,7 @@
  * Pure: time is only the `now` the caller passes.
  */
 import { type Translator, translator } from '../../shared/messages/index.js';
-import type { NoticeInput } from '../notify/notifier.js';
+import type { NoticeInput } from '../notify/notice.js';
 import {
   activeCooldowns,
   type CooldownKind,

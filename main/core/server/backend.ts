@@ -12,6 +12,7 @@ import type { DoctorReport } from '../doctor/index.js';
 import type { HealthMonitor } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { IncidentService } from '../incidents/service.js';
+import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
 import type { AlertWindows } from '../notify/maintenance.js';
 import type { Notice } from '../notify/notice.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -37,7 +38,6 @@ import type {
   WatchdogRequest,
   WatchdogResponse,
 } from './api-types.js';
-import type { BreakerbarMetrics } from './metrics.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const LAST_DAY_REFRESH_MS = 10_000;

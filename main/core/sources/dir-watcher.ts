@@ -14,7 +14,7 @@
  */
 import { type Dirent, type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import type { Watcher, WatcherFactory } from './tailer.js';
+import type { Watcher, WatcherFactory } from './watcher.js';
 
 export const directoryWatcher: WatcherFactory = ({ depth, onPath }) => new DirectoryWatcher(depth, onPath);
 

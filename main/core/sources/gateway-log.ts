@@ -28,7 +28,8 @@ import {
 } from './gateway-log-record.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
-import { type FileRole, FileTailer, type LineBatch } from './tailer.js';
+import { FileTailer, type LineBatch } from './tailer.js';
+import type { FileRole } from './watcher.js';
 
 /**
  * The gateway's daily log names: without a profile only the plain names (a

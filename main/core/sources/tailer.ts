@@ -26,15 +26,8 @@ import { join } from 'node:path';
 import { directoryWatcher } from './dir-watcher.js';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
+import type { FileRole, Watcher, WatcherFactory } from './watcher.js';
 import { WorkQueue } from './work-queue.js';
-
-/**
- * How a file name is treated: `follow` reads new files from the start;
- * `continue` reads a file only if it is one we were already following under
- * another name (a transcript renamed to an archive keeps its unread tail);
- * `ignore` never looks at it.
- */
-export type FileRole = 'follow' | 'continue' | 'ignore';
 
 export interface LineBatch extends LineBatchData {
   path: string;
@@ -78,18 +71,6 @@ export interface TailerOptions {
   /** Injected for tests; defaults to one `fs.watch` per directory. Return null to rely on reconciling alone. */
   watcherFactory?: WatcherFactory;
 }
-
-export interface Watcher {
-  /** Starts watching a root that did not exist when the watcher was made. */
-  add(root: string): void;
-  close(): Promise<void> | void;
-}
-
-export type WatcherFactory = (options: {
-  depth: number;
-  roleOf(path: string): FileRole;
-  onPath(path: string): void;
-}) => Watcher | null;
 
 export interface TailerProgress {
   files: number;

@@ -9,8 +9,9 @@ import type { Batch, CommitResult } from '../store/db.js';
 import { MALFORMED, skimJson } from './json-skim.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import type { StoredPosition } from './tailer.js';
-import { type FileRole, FileTailer, type LineBatch } from './tailer.js';
+import { FileTailer, type LineBatch } from './tailer.js';
 import { type RecordContext, readRecord, type TranscriptRecord } from './transcript-record.js';
+import type { FileRole } from './watcher.js';
 
 /** Archived transcripts: kept by OpenClaw after a reset or delete, or quarantined, or backups. */
 const ARCHIVE = /\.jsonl\.(reset|deleted)\.|\.corrupt-|\.bak/;

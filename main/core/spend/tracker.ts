@@ -4,7 +4,7 @@
  */
 import type { Language } from '../../shared/i18n.js';
 import { translator } from '../../shared/messages/index.js';
-import type { NoticeInput } from '../notify/notifier.js';
+import type { NoticeInput } from '../notify/notice.js';
 import type { Store } from '../store/db.js';
 import { type BudgetPeriod, periodAt, systemZone, type ZoneOffset } from './period.js';
 import {

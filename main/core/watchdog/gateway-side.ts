@@ -1,97 +1,40 @@
 /**
- * The gateway side of the monitor, assembled from config: the health probe,
- * the watchdog with its restarter, and the notifier, wired to each other, to
- * the breakers and to the store. The monitor creates one and starts it after
- * the sources; the daemon, the app and the rehearsal get the same wiring.
+ * The gateway side of the monitor: the health probe, the watchdog with its
+ * restarter, and the notifier, as the composition root (compose.ts) made and
+ * wired them. This object runs them as one: it starts and stops them in order,
+ * words breaker transitions and budget crossings as notices, passes the gateway
+ * log's restart announcements to the watchdog, and reads the watchdog's gauges.
  */
-import { accessSync, constants, existsSync } from 'node:fs';
-import { type Translator, translator } from '../../shared/messages/index.js';
-import { breakerKeyOf } from '../breaker/runner.js';
+import type { Translator } from '../../shared/messages/index.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
-import type { Environment, LoadedConfig } from '../config/index.js';
 import type { GatewaySignal } from '../events.js';
-import type { ServiceHealth, StrategyEnvironment, StrategyVerification } from '../gateway/control.js';
-import { HealthMonitor } from '../gateway/health.js';
-import { languageOf } from '../language.js';
-import type { Logger } from '../log.js';
-import { createNodeNotifierChannel, type DesktopChannel } from '../notify/desktop.js';
-import { AlertWindows } from '../notify/maintenance.js';
-import { Notifier } from '../notify/notifier.js';
-import type { RecurringWindow } from '../notify/quiet.js';
-import type { WebhookConfig } from '../notify/webhook-format.js';
-import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
-import type { BreakerbarMetrics } from '../server/metrics.js';
-import type { Store } from '../store/db.js';
-import { GatewayHistory, probeRow } from '../store/gateway-history.js';
+import type { HealthMonitor } from '../gateway/health.js';
+import type { WatchdogGauges } from '../metrics/sources.js';
+import type { AlertWindows } from '../notify/maintenance.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { GatewayHistory } from '../store/gateway-history.js';
 import { budgetNotice, transitionNotice } from './notices.js';
-import type { StrategyCheck } from './policy.js';
-import { Restarter } from './restarter.js';
-import { WatchdogRunner } from './runner.js';
+import type { Restarter } from './restarter.js';
+import type { WatchdogRunner } from './runner.js';
 
 const SEC = 1000;
 /** A log line older than this when read is history (a backfill, a catch-up after sleep), not a live event. */
 const LIVE_SIGNAL_MS = 60 * SEC;
 
-export interface GatewaySideOptions {
-  loaded: LoadedConfig;
-  environment: Environment;
-  store: Store;
+export interface GatewaySideParts {
+  history: GatewayHistory;
+  health: HealthMonitor;
+  watchdog: WatchdogRunner;
+  notifier: Notifier;
+  restarter: Restarter;
+  /** Quiet hours and maintenance windows (by hand or recurring). */
+  windows: AlertWindows;
+  /** Whose transitions and budget crossings are worded as notices. */
   breakers: BreakerService;
-  metrics: BreakerbarMetrics;
-  log: Logger;
   clock: () => number;
-  /** OpenClaw's own cooldown of a dependency in force at `now` (wall ms): a storm restart waits for it. */
-  cooldownUntil?(dep: string, now: number): number | null;
-  /** Monotonic clock for the watchdog's durations (defaults to `clock`, which tests and the rehearsal control). */
-  monotonic?: () => number;
-  /** The Electron app passes its native channel; undefined means node-notifier when enabled; null none. */
-  desktop?: DesktopChannel | null;
-  /** The words of every notice; defaults to the language the config and environment choose. */
-  translator?: Translator;
-}
-
-/** The service manager's view of the gateway, as the watchdog policy weighs it. */
-const SERVICE_HEALTH: Record<ServiceHealth, StrategyCheck['service']> = {
-  running: 'running',
-  starting: 'running',
-  respawn_pending: 'parked',
-  parked: 'parked',
-  unloaded: 'unloaded',
-  stopped: 'stopped',
-  stopping: 'stopped',
-  failed: 'stopped',
-  disabled: 'stopped',
-  unknown: 'unknown',
-};
-
-/** A strategy verification as the policy takes it: can it run, why not, and how the service is. */
-export function strategyCheck(verification: StrategyVerification): StrategyCheck {
-  return {
-    runnable: verification.runnable,
-    problem: verification.problem,
-    service: verification.service === null ? 'none' : SERVICE_HEALTH[verification.service.health],
-  };
-}
-
-/** What the restart strategies need to know about this machine. */
-export function strategyEnvironment(environment: Environment, profile: string | null): StrategyEnvironment {
-  return {
-    platform: environment.platform,
-    uid: typeof process.getuid === 'function' ? process.getuid() : null,
-    profile,
-    env: environment.env,
-    home: environment.home,
-    fileExists: existsSync,
-    exists(path) {
-      try {
-        accessSync(path, constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  };
+  /** The daemon's language, resolved once: every notice is worded in it. */
+  translator: Translator;
 }
 
 export class GatewaySide {
@@ -103,107 +46,16 @@ export class GatewaySide {
   /** Quiet hours and maintenance windows (by hand or recurring). */
   readonly windows: AlertWindows;
   private readonly unsubscribe: Array<() => void> = [];
-  /** The daemon's language, resolved once: every notice is worded in it. */
   private readonly words: Translator;
 
-  constructor(private readonly options: GatewaySideOptions) {
-    const { loaded, environment, store, breakers, metrics, log, clock } = options;
-    const { config } = loaded;
-    this.words = options.translator ?? translator(languageOf(config, environment.env));
-    this.history = new GatewayHistory(store.db);
-    const endpoint = resolveGatewayEndpoint(loaded, environment);
-    this.health = new HealthMonitor({
-      baseUrl: endpoint.baseUrl,
-      intervalMs: config.health.intervalSec * SEC,
-      connectTimeoutMs: config.health.connectTimeoutSec * SEC,
-      readTimeoutMinMs: config.health.readTimeoutMinSec * SEC,
-      readTimeoutMaxMs: Math.max(config.health.readTimeoutMinSec, config.health.readTimeoutMaxSec) * SEC,
-      clock,
-      log,
-      record: (result) => {
-        metrics.recordGatewayProbe(result);
-        this.history.recordProbe(probeRow(result));
-      },
-    });
-    const w = config.watchdog;
-    this.restarter = new Restarter(
-      {
-        restartCommand: w.restartCommand,
-        restartTimeoutMs: w.restartTimeoutSec * SEC,
-        manualRestart: w.manualRestart,
-        healthRestart: w.healthRestart,
-        stormRestart: w.stormRestart,
-        stormWaitSec: w.stormWaitSec,
-      },
-      strategyEnvironment(environment, config.profile),
-    );
-    this.windows = new AlertWindows({
-      store,
-      clock,
-      // listOf's type admits '*'; the days list is parsed without it.
-      quietHours: config.alerts.quietHours as RecurringWindow[],
-      maintenance: config.alerts.maintenance as RecurringWindow[],
-    });
-    this.notifier = new Notifier({
-      desktop:
-        options.desktop !== undefined
-          ? options.desktop
-          : config.notifications.desktop
-            ? createNodeNotifierChannel()
-            : null,
-      webhooks: config.notifications.webhooks as WebhookConfig[],
-      coalesceMs: config.notifications.coalesceSec * SEC,
-      desktopMinSeverity: config.notifications.desktopMinSeverity,
-      digest: config.notifications.digest,
-      quiet: (now) => this.windows.state(now),
-      quietHoursAllowCritical: config.alerts.quietHoursAllowCritical,
-      clock,
-      log,
-      translator: this.words,
-      record: (delivery) => {
-        // A suppressed notice is history, not a failed delivery.
-        if (!delivery.suppressed) metrics.recordNotification(delivery.channel, delivery.ok);
-        this.history.recordNotification(delivery);
-      },
-    });
-    this.watchdog = new WatchdogRunner({
-      settings: {
-        enabled: w.enabled,
-        windowMs: w.windowSec * SEC,
-        threshold: w.threshold,
-        healthFailuresBeforeRestart: w.healthFailuresBeforeRestart,
-        deadAfterMs: w.deadAfterSec * SEC,
-        hungAfterMs: w.hungAfterSec * SEC,
-        startupGraceMs: w.startupGraceSec * SEC,
-        maxRestartsPerHour: w.maxRestartsPerHour,
-        restartSpacingMs: w.restartSpacingSec * SEC,
-        maxDeferralMs: w.maxDeferralSec * SEC,
-        divergenceMs: w.divergenceSec * SEC,
-        dryRun: w.dryRun,
-      },
-      checkIntervalMs: w.checkIntervalSec * SEC,
-      store,
-      history: this.history,
-      restarter: this.restarter,
-      breakers: () => breakers.snapshots(),
-      stalled: () =>
-        breakers
-          .breakers()
-          .flatMap((b) =>
-            b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.stuckSince }] : [],
-          ),
-      verifyStrategy: async () => strategyCheck(await this.restarter.verify()),
-      breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
-      notify: (notice) => this.notifier.notify(notice),
-      maintenance: () => this.windows.maintenance()?.reason ?? null,
-      translator: this.words,
-      fastProbes: (on) => this.health.setFast(on),
-      metrics,
-      log,
-      clock,
-      monotonic: options.monotonic,
-      cooldownUntil: options.cooldownUntil ? (dep, now) => options.cooldownUntil?.(dep, now) ?? null : undefined,
-    });
+  constructor(private readonly options: GatewaySideParts) {
+    this.history = options.history;
+    this.health = options.health;
+    this.watchdog = options.watchdog;
+    this.notifier = options.notifier;
+    this.restarter = options.restarter;
+    this.windows = options.windows;
+    this.words = options.translator;
   }
 
   start(): void {
@@ -250,7 +102,7 @@ export class GatewaySide {
   }
 
   /** For the metrics gauges. */
-  gauges() {
+  gauges(): WatchdogGauges {
     const now = this.options.clock();
     const status = this.watchdog.policy.state();
     const last = this.health.health().last;

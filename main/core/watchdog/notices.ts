@@ -8,8 +8,7 @@
 
 import type { Translator } from '../../shared/messages/index.js';
 import type { Transition } from '../breaker/types.js';
-import type { NoticeInput } from '../notify/notifier.js';
-import type { TokenRate } from '../server/api-types.js';
+import type { NoticeInput } from '../notify/notice.js';
 import type { Alert, AlertFacts, Evidence, RestartFacts, RestartTrigger } from './policy.js';
 
 /** The title and body of an alert, from its facts. */
@@ -164,7 +163,18 @@ export function transitionNotice(transition: Transition, ts: number, t: Translat
   return null;
 }
 
-export function budgetNotice(rate: TokenRate, ts: number, t: Translator): NoticeInput {
+/**
+ * What a token budget notice says about the crossing. The breakers' token rates carry it (and more); the notice
+ * asks only for this, so that the wording depends on no API type.
+ */
+export interface TokenBudgetCrossing {
+  agentId: string;
+  dep: string;
+  tokensPerMinute: number;
+  budget: number | null;
+}
+
+export function budgetNotice(rate: TokenBudgetCrossing, ts: number, t: Translator): NoticeInput {
   return {
     kind: 'token_budget',
     dep: rate.dep,

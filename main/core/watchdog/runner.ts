@@ -15,8 +15,8 @@ import { type Translator, translator } from '../../shared/messages/index.js';
 import type { BreakerSnapshot } from '../breaker/types.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { Logger } from '../log.js';
-import type { NoticeInput } from '../notify/notifier.js';
-import type { BreakerbarMetrics } from '../server/metrics.js';
+import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
+import type { NoticeInput } from '../notify/notice.js';
 import type { Store } from '../store/db.js';
 import type { GatewayHistory, RestartRow } from '../store/gateway-history.js';
 import {

@@ -2,15 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BreakerService } from '../../../main/core/breaker/service.js';
+import type { BreakerService } from '../../../main/core/breaker/service.js';
 import type { Transition } from '../../../main/core/breaker/types.js';
 import type { Outcome } from '../../../main/core/classify.js';
+import { composeBreakers } from '../../../main/core/compose.js';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
 import type { CallEvent, GatewaySignal, SourceKind } from '../../../main/core/events.js';
 import { silentLogger } from '../../../main/core/log.js';
+import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
+import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
 import type { TokenRate } from '../../../main/core/server/api-types.js';
-import { BreakerbarMetrics, METRIC_NAMES } from '../../../main/core/server/metrics.js';
 import { Store } from '../../../main/core/store/db.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
@@ -105,7 +107,7 @@ function harness(config: Record<string, unknown> = {}, now = s(10)): Harness {
     sources: () => [],
     stalledSessions: () => service.stalledSessions(),
   });
-  const service = new BreakerService({
+  const service = composeBreakers({
     config: parseWith(configSchema, config),
     store,
     metrics,

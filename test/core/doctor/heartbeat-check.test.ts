@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Environment, loadConfig } from '../../../main/core/config/index.js';
 import { checkHeartbeat, lastHeartbeat } from '../../../main/core/doctor/notifications-check.js';
-import { META_HEARTBEAT } from '../../../main/core/notify/heartbeat.js';
+import { META_HEARTBEAT } from '../../../main/core/notify/heartbeat-result.js';
 import { Store } from '../../../main/core/store/db.js';
 
 const NOW = Date.UTC(2026, 11, 1, 10);

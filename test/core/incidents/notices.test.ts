@@ -7,7 +7,7 @@ import {
   wireIncidentNotices,
 } from '../../../main/core/incidents/notices.js';
 import type { IncidentSummary } from '../../../main/core/incidents/types.js';
-import type { NoticeInput } from '../../../main/core/notify/notifier.js';
+import type { NoticeInput } from '../../../main/core/notify/notice.js';
 import { translator } from '../../../main/shared/messages/index.js';
 
 const MIN = 60_000;

@@ -3,13 +3,9 @@
  * loopback: one push in flight at most, a hung receiver costs one timeout, failures are logged once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  Heartbeat,
-  type HeartbeatRecord,
-  META_HEARTBEAT,
-  parseHeartbeatMeta,
-} from '../../../main/core/notify/heartbeat.js';
+import { Heartbeat, type HeartbeatRecord } from '../../../main/core/notify/heartbeat.js';
 import { formatHeartbeat, type HeartbeatConfig } from '../../../main/core/notify/heartbeat-format.js';
+import { META_HEARTBEAT, parseHeartbeatMeta } from '../../../main/core/notify/heartbeat-result.js';
 import type { ApiStatus } from '../../../main/core/server/api-types.js';
 import { headline, headlineText } from '../../../main/shared/headline.js';
 import { translator } from '../../../main/shared/messages/index.js';

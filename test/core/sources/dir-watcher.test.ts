@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { directoryWatcher } from '../../../main/core/sources/dir-watcher.js';
-import type { Watcher } from '../../../main/core/sources/tailer.js';
+import type { Watcher } from '../../../main/core/sources/watcher.js';
 import { until } from '../../helpers/transcripts.js';
 
 let root: string;

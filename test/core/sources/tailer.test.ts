@@ -21,12 +21,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  type FileRole,
   FileTailer,
   type LineBatch,
   type StoredPosition,
   type TailerOptions,
 } from '../../../main/core/sources/tailer.js';
+import type { FileRole } from '../../../main/core/sources/watcher.js';
 import { sleep, until } from '../../helpers/transcripts.js';
 
 /** `.jsonl` files are followed; `.jsonl.reset.<n>` archives only continue a file renamed into them. */

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
 import { silentLogger } from '../../../main/core/log.js';
-import type { NoticeInput } from '../../../main/core/notify/notifier.js';
-import { BreakerbarMetrics } from '../../../main/core/server/metrics.js';
+import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
+import type { NoticeInput } from '../../../main/core/notify/notice.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
 import type {

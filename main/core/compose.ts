@@ -1,0 +1,233 @@
+/**
+ * Where the core's services are made and wired to each other, from config: the
+ * breakers (runner, prober, token rates, stalls, the fleet link) and the
+ * gateway side (health probe, restarter, alert windows, notifier, watchdog).
+ * The monitor calls these and owns what they return; no service creates
+ * another, so every dependency between them is visible here.
+ */
+import { hostname } from 'node:os';
+import { type Translator, translator } from '../shared/messages/index.js';
+import { FleetSharing } from './breaker/fleet-sharing.js';
+import { Prober } from './breaker/prober.js';
+import { BreakerRunner, breakerKeyOf } from './breaker/runner.js';
+import { BreakerService } from './breaker/service.js';
+import type { Config, Environment, LoadedConfig } from './config/index.js';
+import { FleetLink } from './fleet/link.js';
+import { HealthMonitor } from './gateway/health.js';
+import { strategyEnvironment } from './gateway/strategy-environment.js';
+import { languageOf } from './language.js';
+import type { Logger } from './log.js';
+import type { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
+import { createNodeNotifierChannel, type DesktopChannel } from './notify/desktop.js';
+import { AlertWindows } from './notify/maintenance.js';
+import { Notifier } from './notify/notifier.js';
+import type { RecurringWindow } from './notify/quiet.js';
+import type { WebhookConfig } from './notify/webhook-format.js';
+import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
+import type { Store } from './store/db.js';
+import { GatewayHistory, probeRow } from './store/gateway-history.js';
+import { AgentDependencies } from './traffic/dependents.js';
+import { StallTracker } from './traffic/stalls.js';
+import { TokenRates } from './traffic/tokens.js';
+import { GatewaySide } from './watchdog/gateway-side.js';
+import { Restarter } from './watchdog/restarter.js';
+import { WatchdogRunner } from './watchdog/runner.js';
+import { strategyCheck } from './watchdog/strategy-check.js';
+
+const SEC = 1000;
+
+export interface BreakerComposition {
+  config: Config;
+  store: Store;
+  metrics: BreakerbarMetrics;
+  log: Logger;
+  clock: () => number;
+  /** The environment active probes run with (their credentials come from it). */
+  env: NodeJS.ProcessEnv;
+  /** This host's name when `fleet.hostId` is null (the machine's hostname). */
+  hostname?: string;
+}
+
+/** The breaker service and its parts; the fleet link only when `fleet.redisUrl` is set. */
+export function composeBreakers(options: BreakerComposition): BreakerService {
+  const { config, store, metrics, log, clock } = options;
+  // The runner announces through the service, which holds the runner: the service is bound once made,
+  // before anything can feed the runner (it only transitions on observe, tick and replay).
+  let service: BreakerService | null = null;
+  const runner = new BreakerRunner({
+    config: config.breakers,
+    store,
+    clock,
+    jitter: Math.random,
+    onTransition: (transition) => service?.announce(transition),
+    onSnapshot: (snapshot) => metrics.recordCounters(snapshot),
+  });
+  const redisUrl = config.fleet.redisUrl;
+  let fleet: FleetSharing | null = null;
+  if (redisUrl) {
+    const hostId = config.fleet.hostId ?? options.hostname ?? hostname();
+    fleet = new FleetSharing({
+      link: new FleetLink({ url: redisUrl, hostId, log, clock }),
+      hostId,
+      runner,
+      openOnPeerEvidence: config.fleet.openOnPeerEvidence,
+      leaseMs: config.fleet.probeLeaseMs,
+      metrics,
+      log,
+      clock,
+    });
+  }
+  const sharing = fleet;
+  const prober = new Prober({
+    probes: config.breakers.probes,
+    runner,
+    env: options.env,
+    log,
+    clock,
+    onLatency: (dep, ms) => metrics.recordProbe(dep, ms),
+    // Without a fleet a probe needs no lease: the prober probes as a single host would.
+    lease: sharing ? (dep) => sharing.lease(dep) : undefined,
+  });
+  service = new BreakerService({
+    config,
+    store,
+    metrics,
+    log,
+    clock,
+    runner,
+    prober,
+    tokens: new TokenRates(config.budgets.rates),
+    stalls: new StallTracker(),
+    dependents: new AgentDependencies(),
+    fleet,
+  });
+  return service;
+}
+
+export interface GatewayComposition {
+  loaded: LoadedConfig;
+  environment: Environment;
+  store: Store;
+  breakers: BreakerService;
+  metrics: BreakerbarMetrics;
+  log: Logger;
+  clock: () => number;
+  /** OpenClaw's own cooldown of a dependency in force at `now` (wall ms): a storm restart waits for it. */
+  cooldownUntil?(dep: string, now: number): number | null;
+  /** Monotonic clock for the watchdog's durations (defaults to `clock`, which tests and the rehearsal control). */
+  monotonic?: () => number;
+  /** The Electron app passes its native channel; undefined means node-notifier when enabled; null none. */
+  desktop?: DesktopChannel | null;
+  /** The words of every notice; defaults to the language the config and environment choose. */
+  translator?: Translator;
+}
+
+/** The health probe, restarter, alert windows, notifier and watchdog, wired to each other, the breakers and the store. */
+export function composeGatewaySide(options: GatewayComposition): GatewaySide {
+  const { loaded, environment, store, breakers, metrics, log, clock } = options;
+  const { config } = loaded;
+  const words = options.translator ?? translator(languageOf(config, environment.env));
+  const history = new GatewayHistory(store.db);
+  const endpoint = resolveGatewayEndpoint(loaded, environment);
+  const health = new HealthMonitor({
+    baseUrl: endpoint.baseUrl,
+    intervalMs: config.health.intervalSec * SEC,
+    connectTimeoutMs: config.health.connectTimeoutSec * SEC,
+    readTimeoutMinMs: config.health.readTimeoutMinSec * SEC,
+    readTimeoutMaxMs: Math.max(config.health.readTimeoutMinSec, config.health.readTimeoutMaxSec) * SEC,
+    clock,
+    log,
+    record: (result) => {
+      metrics.recordGatewayProbe(result);
+      history.recordProbe(probeRow(result));
+    },
+  });
+  const w = config.watchdog;
+  const restarter = new Restarter(
+    {
+      restartCommand: w.restartCommand,
+      restartTimeoutMs: w.restartTimeoutSec * SEC,
+      manualRestart: w.manualRestart,
+      healthRestart: w.healthRestart,
+      stormRestart: w.stormRestart,
+      stormWaitSec: w.stormWaitSec,
+    },
+    strategyEnvironment(environment, config.profile),
+  );
+  const windows = new AlertWindows({
+    store,
+    clock,
+    // listOf's type admits '*'; the days list is parsed without it.
+    quietHours: config.alerts.quietHours as RecurringWindow[],
+    maintenance: config.alerts.maintenance as RecurringWindow[],
+  });
+  const notifier = new Notifier({
+    desktop:
+      options.desktop !== undefined
+        ? options.desktop
+        : config.notifications.desktop
+          ? createNodeNotifierChannel()
+          : null,
+    webhooks: config.notifications.webhooks as WebhookConfig[],
+    coalesceMs: config.notifications.coalesceSec * SEC,
+    desktopMinSeverity: config.notifications.desktopMinSeverity,
+    digest: config.notifications.digest,
+    quiet: (now) => windows.state(now),
+    quietHoursAllowCritical: config.alerts.quietHoursAllowCritical,
+    clock,
+    log,
+    translator: words,
+    record: (delivery) => {
+      // A suppressed notice is history, not a failed delivery.
+      if (!delivery.suppressed) metrics.recordNotification(delivery.channel, delivery.ok);
+      history.recordNotification(delivery);
+    },
+  });
+  const watchdog = new WatchdogRunner({
+    settings: {
+      enabled: w.enabled,
+      windowMs: w.windowSec * SEC,
+      threshold: w.threshold,
+      healthFailuresBeforeRestart: w.healthFailuresBeforeRestart,
+      deadAfterMs: w.deadAfterSec * SEC,
+      hungAfterMs: w.hungAfterSec * SEC,
+      startupGraceMs: w.startupGraceSec * SEC,
+      maxRestartsPerHour: w.maxRestartsPerHour,
+      restartSpacingMs: w.restartSpacingSec * SEC,
+      maxDeferralMs: w.maxDeferralSec * SEC,
+      divergenceMs: w.divergenceSec * SEC,
+      dryRun: w.dryRun,
+    },
+    checkIntervalMs: w.checkIntervalSec * SEC,
+    store,
+    history,
+    restarter,
+    breakers: () => breakers.snapshots(),
+    stalled: () =>
+      breakers
+        .breakers()
+        .flatMap((b) => (b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.stuckSince }] : [])),
+    verifyStrategy: async () => strategyCheck(await restarter.verify()),
+    breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
+    notify: (notice) => notifier.notify(notice),
+    maintenance: () => windows.maintenance()?.reason ?? null,
+    translator: words,
+    fastProbes: (on) => health.setFast(on),
+    metrics,
+    log,
+    clock,
+    monotonic: options.monotonic,
+    cooldownUntil: options.cooldownUntil ? (dep, now) => options.cooldownUntil?.(dep, now) ?? null : undefined,
+  });
+  return new GatewaySide({
+    history,
+    health,
+    watchdog,
+    notifier,
+    restarter,
+    windows,
+    breakers,
+    clock,
+    translator: words,
+  });
+}

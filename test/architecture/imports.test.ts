@@ -1,0 +1,185 @@
+/**
+ * Dependencies run one way. Every relative import in main/, renderer/,
+ * preload/ and bench/ (type-only ones included) is checked against the layer
+ * table below, and the import graph must have no cycle. A failure names the
+ * offending edge, or the cycle's path, file by file.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { cycles, type Edge, importGraph, specifiersOf } from './import-graph.js';
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DIRS = ['main', 'renderer', 'preload', 'bench'];
+
+type LayerName = 'shared' | 'root' | 'server' | 'concern' | 'host' | 'renderer' | 'preload' | 'bench';
+
+interface Layer {
+  name: LayerName;
+  /** Path prefixes (a directory ends in `/`); the first layer whose prefix matches a file holds it. */
+  paths: string[];
+  /** Layers this one may import at run time. */
+  imports: LayerName[];
+  /** Further layers this one may import types from (erased at run time). */
+  typesFrom?: LayerName[];
+}
+
+const CORE: LayerName[] = ['shared', 'concern', 'server', 'root'];
+
+/**
+ * Lowest first. `main/shared` is shared with the browser, so at run time it has only itself; the concerns
+ * (`main/core/*`) never reach up to the local API or the composition root that exposes and wires them; the
+ * hosts run the core; the dashboard and the preload bridge reach the core only through types.
+ */
+const LAYERS: Layer[] = [
+  { name: 'shared', paths: ['main/shared/'], imports: ['shared'], typesFrom: ['concern'] },
+  { name: 'root', paths: ['main/core/monitor.ts', 'main/core/compose.ts'], imports: CORE },
+  { name: 'server', paths: ['main/core/server/'], imports: ['shared', 'concern', 'server'] },
+  { name: 'concern', paths: ['main/core/'], imports: ['shared', 'concern'] },
+  {
+    name: 'host',
+    paths: ['main/cli/', 'main/app/', 'main/rehearse/', 'main/start.ts'],
+    imports: [...CORE, 'host'],
+  },
+  { name: 'renderer', paths: ['renderer/'], imports: ['renderer', 'shared'], typesFrom: ['concern', 'server'] },
+  {
+    name: 'preload',
+    paths: ['preload/'],
+    imports: ['preload'],
+    typesFrom: ['renderer', 'shared', 'concern', 'server'],
+  },
+  { name: 'bench', paths: ['bench/'], imports: [...CORE, 'host', 'bench'] },
+];
+
+/**
+ * Edges allowed while `main/core/server/api-types.ts` moves down to `main/shared/api/types.ts` (a change made
+ * alongside this test): once it has moved these edges are gone, and this test then fails until the list is
+ * emptied, so the list cannot outlive its reason.
+ */
+const API_TYPES_MOVING: Array<Pick<Edge, 'from' | 'to'>> = [
+  { from: 'main/shared/headline.ts', to: 'main/core/server/api-types.ts' },
+  { from: 'main/core/breaker/service.ts', to: 'main/core/server/api-types.ts' },
+  { from: 'main/core/notify/heartbeat.ts', to: 'main/core/server/api-types.ts' },
+  { from: 'main/core/traffic/tokens.ts', to: 'main/core/server/api-types.ts' },
+];
+
+/**
+ * Cycles allowed while they are being broken alongside this test (same rule: a listed cycle that no longer
+ * exists fails the test). The rehearsal's report and runner are being split apart.
+ */
+const CYCLES_BEING_BROKEN: string[][] = [['main/rehearse/report.ts', 'main/rehearse/runner.ts']];
+
+/** Build output, not source: the dashboard's copy of uPlot is put there by `npm run build`. */
+const GENERATED = ['renderer/vendor/'];
+
+function layerOf(file: string): Layer {
+  const layer = LAYERS.find((l) => l.paths.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p)));
+  if (!layer) throw new Error(`${file} is in no layer: add its directory to LAYERS`);
+  return layer;
+}
+
+/** Each edge the table forbids, worded for the failure message. */
+function layerViolations(edges: readonly Edge[]): string[] {
+  const out: string[] = [];
+  for (const edge of edges) {
+    const from = layerOf(edge.from);
+    const to = layerOf(edge.to);
+    const allowed = from.imports.includes(to.name) || (edge.typeOnly && (from.typesFrom ?? []).includes(to.name));
+    if (!allowed) {
+      const kind = edge.typeOnly ? 'type import' : 'import';
+      out.push(
+        `${edge.from} (${from.name}) → ${edge.to} (${to.name}): a ${from.name} module may not ${kind} ${to.name}`,
+      );
+    }
+  }
+  return out;
+}
+
+const sameEdge = (a: Pick<Edge, 'from' | 'to'>, b: Pick<Edge, 'from' | 'to'>) => a.from === b.from && a.to === b.to;
+const sameCycle = (path: string[], files: string[]) =>
+  new Set(path).size === files.length && files.every((f) => path.includes(f));
+
+describe('import graph: the reader', () => {
+  it('finds static, re-exported, type-only, side-effect and dynamic imports, not examples in comments', () => {
+    const text = [
+      "import { a } from './a.js';",
+      "import type { B } from '../b.js';",
+      'import {',
+      '  c,',
+      '  type D,',
+      "} from './c.js';",
+      "export { e } from './e.js';",
+      "export type { F } from './f.js';",
+      "import './side.js';",
+      "const g = await import('./g.js');",
+      " * import { h } from './in-a-comment.js';",
+    ].join('\n');
+    expect(specifiersOf(text)).toEqual([
+      { specifier: './a.js', typeOnly: false },
+      { specifier: '../b.js', typeOnly: true },
+      { specifier: './c.js', typeOnly: false },
+      { specifier: './e.js', typeOnly: false },
+      { specifier: './f.js', typeOnly: true },
+      { specifier: './side.js', typeOnly: false },
+      { specifier: './g.js', typeOnly: false },
+    ]);
+  });
+
+  it('reports each cycle as a path that returns to its start, and none in a DAG', () => {
+    const e = (from: string, to: string) => ({ from, to });
+    expect(cycles([e('a', 'b'), e('b', 'c'), e('a', 'c')])).toEqual([]);
+    expect(cycles([e('a', 'b'), e('b', 'c'), e('c', 'a'), e('c', 'd')])).toEqual([['a', 'b', 'c', 'a']]);
+    expect(cycles([e('x', 'x')])).toEqual([['x', 'x']]);
+    // Two separate cycles are two reports.
+    expect(cycles([e('a', 'b'), e('b', 'a'), e('c', 'd'), e('d', 'c')])).toHaveLength(2);
+  });
+
+  it('tells a forbidden edge from an allowed one', () => {
+    const edge = (from: string, to: string, typeOnly = false): Edge => ({ from, to, typeOnly, specifier: to });
+    expect(layerViolations([edge('main/core/breaker/service.ts', 'main/core/metrics/names.ts')])).toEqual([]);
+    expect(layerViolations([edge('renderer/app.ts', 'main/core/breaker/types.ts', true)])).toEqual([]);
+    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/core/server/http.ts')])).toHaveLength(1);
+    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/core/server/http.ts', true)])).toHaveLength(1);
+    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/core/monitor.ts')])).toHaveLength(1);
+    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/cli/index.ts')])).toHaveLength(1);
+    expect(layerViolations([edge('renderer/app.ts', 'main/core/breaker/types.ts')])).toHaveLength(1);
+    expect(layerViolations([edge('main/shared/x.ts', 'main/core/classify.ts')])).toHaveLength(1);
+    expect(layerViolations([edge('main/core/monitor.ts', 'renderer/app.ts', true)])).toHaveLength(1);
+  });
+});
+
+describe('import graph: this repository', () => {
+  const graph = importGraph(REPO, DIRS);
+
+  it('reads the whole tree and resolves every relative import', () => {
+    expect(graph.files.length).toBeGreaterThan(200);
+    expect(graph.edges.length).toBeGreaterThan(600);
+    const missing = graph.unresolved.filter(({ from, specifier }) => {
+      const target = join(from, '..', specifier).split('\\').join('/');
+      return !GENERATED.some((prefix) => target.startsWith(prefix));
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it('puts every file in a layer', () => {
+    for (const file of graph.files) expect(() => layerOf(file), file).not.toThrow();
+  });
+
+  it('imports only downwards (or sideways within a layer)', () => {
+    const remaining = graph.edges.filter((edge) => !API_TYPES_MOVING.some((allowed) => sameEdge(allowed, edge)));
+    expect(layerViolations(remaining)).toEqual([]);
+  });
+
+  it('has no cycle', () => {
+    const found = cycles(graph.edges).filter((path) => !CYCLES_BEING_BROKEN.some((files) => sameCycle(path, files)));
+    expect(found.map((path) => path.join(' → '))).toEqual([]);
+  });
+
+  it('keeps no allowance that is no longer needed', () => {
+    const staleEdges = API_TYPES_MOVING.filter((allowed) => !graph.edges.some((edge) => sameEdge(allowed, edge)));
+    expect(staleEdges, 'remove these from API_TYPES_MOVING').toEqual([]);
+    const all = cycles(graph.edges);
+    const staleCycles = CYCLES_BEING_BROKEN.filter((files) => !all.some((path) => sameCycle(path, files)));
+    expect(staleCycles, 'remove these from CYCLES_BEING_BROKEN').toEqual([]);
+  });
+});
