@@ -40,6 +40,7 @@ import {
   isLoopbackHost,
   type ListenAddress,
 } from './security.js';
+import { createSignInCodes } from './sign-in.js';
 import { createSseHub, type SseHubOptions } from './sse.js';
 import { parseMaintenanceBody, parseWatchdogBody } from './watchdog-body.js';
 
@@ -126,6 +127,7 @@ const CONTENT_TYPES: Record<string, string> = {
 type Route =
   | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'spend' | 'events' | 'config' | 'doctor' | 'maintenance' }
   | { kind: 'incidents' }
+  | { kind: 'session' | 'sessionCode' }
   | { kind: 'incident'; rawId: string }
   | { kind: 'control'; rawDep: string }
   | { kind: 'watchdog'; action: WatchdogAction }
@@ -145,6 +147,8 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   maintenance: ['GET', 'HEAD', 'POST', 'DELETE'],
   config: ['GET', 'POST'],
   doctor: ['GET'],
+  session: ['POST'],
+  sessionCode: ['POST'],
   static: ['GET', 'HEAD'],
 };
 
@@ -175,6 +179,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const staticRoot = options.staticDir === undefined ? null : await staticRootOf(options.staticDir);
 
   const hub = createSseHub({ ...options.sse, log });
+  const signIn = createSignInCodes({ clock });
   /** The response in progress on each socket, so a timeout knows whether a response already started. */
   const inFlight = new WeakMap<Socket, ServerResponse>();
 
@@ -320,6 +325,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         case 'doctor':
           sendJson(res, 200, await backend.doctor());
           break;
+        case 'sessionCode': {
+          // Only a holder of the token gets a code: it is the token's one-time, short-lived stand-in.
+          const body = await readAuthorizedJson(req, res, token, maxBodyBytes);
+          if (!body.ok) return reject(body.rejection);
+          sendJson(res, 200, signIn.issue());
+          break;
+        }
+        case 'session': {
+          // The one POST without the token: the code is the credential. Any failure is the same 401.
+          const body = await readJson(req, res, maxBodyBytes);
+          if (!body.ok) return reject(body.rejection);
+          if (!signIn.redeem((body.value as { code?: unknown } | null)?.code)) {
+            return reject({ status: 401, error: 'sign-in code unknown, used or expired' });
+          }
+          log.info('dashboard signed in with a one-time code');
+          sendJson(res, 200, { token });
+          break;
+        }
         case 'config': {
           // The file may hold webhook secrets and the gateway token: reading it needs the token too.
           if (method === 'GET') {
@@ -545,6 +568,10 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
       return { kind: 'incidents' };
     case '/api/config':
       return { kind: 'config' };
+    case '/api/session':
+      return { kind: 'session' };
+    case '/api/session/code':
+      return { kind: 'sessionCode' };
     case '/api/doctor':
       return { kind: 'doctor' };
     case '/api/maintenance':
@@ -584,6 +611,15 @@ async function readAuthorizedJson(
   }
   const auth = checkToken(req.headers.authorization, token);
   if (!auth.ok) return { ok: false, rejection: rejectionOf(auth) };
+  return readJson(req, res, maxBodyBytes);
+}
+
+/** A JSON content type and a body within the limit that parses (what every POST needs, token aside). */
+async function readJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number,
+): Promise<{ ok: true; value: unknown } | { ok: false; rejection: Rejection }> {
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json') {
     return { ok: false, rejection: { status: 415, error: 'content-type must be application/json' } };
