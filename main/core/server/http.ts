@@ -32,6 +32,7 @@ import type {
   WatchdogAction,
   WatchdogResponse,
 } from './api-types.js';
+import { limitConnections } from './connection-limits.js';
 import {
   type CheckResult,
   checkHost,
@@ -76,8 +77,6 @@ export interface ApiServer {
 
 const DEFAULT_MAX_BODY = 16 * 1024;
 const DEFAULT_REQUEST_TIMEOUT = 10_000;
-/** Connections at once: a local tool needs few, and each costs a socket and memory. */
-const MAX_CONNECTIONS = 128;
 const MAX_PATH_LENGTH = 2048;
 const MAX_STATIC_FILE = 16 * 1024 * 1024;
 const MAX_DEP_LENGTH = 256;
@@ -194,8 +193,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     requireHostHeader: false,
     maxHeaderSize: 16 * 1024,
   });
-  server.maxConnections = MAX_CONNECTIONS;
-  server.on('drop', () => log.warn('api connection refused', { reason: `more than ${MAX_CONNECTIONS} connections` }));
+  // At the cap the longest-idle connection makes room, so idle sockets cannot lock other clients out.
+  limitConnections(server, { firstRequestMs: Math.min(5000, requestTimeoutMs), log });
   // A connection with no traffic either way for this long (a client that stopped reading its answer)
   // is closed; the event stream turns it off for its own socket. Twice the request timeout, so that a
   // stalled request gets its 408 from the request timeout first.
