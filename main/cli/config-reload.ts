@@ -19,6 +19,8 @@ export interface ReloadingMonitorOptions {
   load(): LoadedConfig;
   /** The dashboard's built files, served at `/`. */
   staticDir?: string;
+  /** SIGHUP re-reads the config (default); false leaves SIGHUP to the caller (a daemon run from a terminal stops on it). */
+  reloadOnHangup?: boolean;
   /** Called after every successful (re)start, with the monitor now running. */
   onStarted?(monitor: Monitor, loaded: LoadedConfig): void;
 }
@@ -50,7 +52,7 @@ export class ReloadingMonitor {
   async start(): Promise<void> {
     this.monitor = await this.startWith(this.loaded);
     watchFile(this.options.file, { interval: WATCH_INTERVAL_MS, persistent: false }, this.onChange);
-    process.on('SIGHUP', this.onHangup);
+    if (this.options.reloadOnHangup !== false) process.on('SIGHUP', this.onHangup);
   }
 
   /** Re-reads the config; applies it when valid and different. Never throws. */

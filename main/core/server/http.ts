@@ -441,7 +441,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   await new Promise<void>((resolvePromise, rejectPromise) => {
     const onError = (error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'the port is already in use' : error.message;
-      rejectPromise(new Error(`cannot start the API server on ${host}:${options.port}: ${why}`));
+      rejectPromise(new Error(`cannot start the API server on ${host}:${options.port}: ${why}`, { cause: error }));
     };
     server.once('error', onError);
     server.listen({ host, port: options.port, exclusive: true }, () => {
