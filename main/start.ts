@@ -50,7 +50,9 @@ function electronBinary(): string | null {
 
 function run(program: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
   const child = spawn(program, args, { stdio: 'inherit', cwd: root, env });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  // Forwarded, and this process waits for the child's exit: dying here first would orphan the daemon.
+  // SIGHUP included: when the terminal closes, a daemon started from it must stop too.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
     process.exitCode = code ?? (signal ? 1 : 0);
   });

@@ -68,11 +68,25 @@ function languageEnvironment(): LanguageEnvironment {
   return { storage, languages: navigator.languages ?? [navigator.language] };
 }
 
-function createApi(): DashboardApi {
+/** A JSON POST to this page's own server, without the token (only the sign-in exchange uses it). */
+async function postSession(path: string, body: unknown): Promise<unknown> {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.json();
+}
+
+async function createApi(): Promise<DashboardApi> {
   const bridge = window.breakerbar;
   if (bridge) return createBridgeApi(bridge);
   const store = new TokenStore({ location: window.location, history: window.history, storage: sessionStore() });
   store.adoptFromLocation();
+  // A spent or expired code falls through to the token prompt, as a page opened without one does.
+  const code = store.takeCodeFromLocation();
+  if (code !== null) await store.redeem(code, postSession);
   return createHttpApi(tokenPrompt(element('token-prompt'), store));
 }
 
@@ -365,5 +379,4 @@ class Dashboard {
   }
 }
 
-const dashboard = new Dashboard(createApi());
-void dashboard.start();
+void createApi().then((api) => new Dashboard(api).start());

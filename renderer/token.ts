@@ -3,12 +3,20 @@
  * `http://127.0.0.1:<port>/#token=<hex>`: a fragment never reaches the server
  * or its logs. On load the token moves to sessionStorage (this tab only, gone
  * when it closes) and leaves the address bar, so it is not bookmarked, shared
- * in a screenshot or kept in history.
+ * in a screenshot or kept in history. `breakerbar dashboard --open` opens
+ * `/#code=<one-time code>` instead, which the page trades for the token at
+ * `POST /api/session`.
  */
 
 const STORAGE_KEY = 'breakerbar.apiToken';
 /** What BreakerBar writes: 32 random bytes as hex. Anything else in the fragment is ignored. */
 const TOKEN_SHAPE = /^[0-9a-f]{64}$/;
+
+/** A one-time sign-in code as the server issues it: 24 random bytes, base64url. */
+const CODE_SHAPE = /^[A-Za-z0-9_-]{32}$/;
+
+/** POSTs a JSON body without the token; resolves with the parsed answer, rejects on any refusal. */
+export type SessionPost = (path: string, body: unknown) => Promise<unknown>;
 
 /** The parts of `window` this module touches, so it can be tested without a browser. */
 export interface TokenEnvironment {
@@ -42,7 +50,32 @@ export class TokenStore {
     if (!params.has('token')) return;
     const token = params.get('token')?.trim().toLowerCase() ?? '';
     if (isTokenShape(token)) this.set(token);
-    params.delete('token');
+    this.dropFromLocation(params, 'token');
+  }
+
+  /**
+   * Takes a one-time sign-in code from the fragment (`breakerbar dashboard --open`), removing it from the
+   * address at once: it is spent by the exchange anyway, and must not be bookmarked. Null when there is none.
+   */
+  takeCodeFromLocation(): string | null {
+    const params = fragmentParams(this.env.location.hash);
+    if (!params.has('code')) return null;
+    const code = params.get('code')?.trim() ?? '';
+    this.dropFromLocation(params, 'code');
+    return CODE_SHAPE.test(code) ? code : null;
+  }
+
+  /** Trades a sign-in code for the token (`POST /api/session`) and keeps it; false when refused. */
+  async redeem(code: string, post: SessionPost): Promise<boolean> {
+    const token = await post('/api/session', { code }).catch(() => null);
+    const value = (token as { token?: unknown } | null)?.token;
+    if (typeof value !== 'string' || !isTokenShape(value)) return false;
+    this.set(value);
+    return true;
+  }
+
+  private dropFromLocation(params: URLSearchParams, name: string): void {
+    params.delete(name);
     const rest = params.toString();
     const { pathname, search } = this.env.location;
     this.env.history.replaceState(null, '', `${pathname}${search}${rest === '' ? '' : `#${rest}`}`);

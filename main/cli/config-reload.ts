@@ -19,6 +19,8 @@ export interface ReloadingMonitorOptions {
   load(): LoadedConfig;
   /** The dashboard's built files, served at `/`. */
   staticDir?: string;
+  /** SIGHUP re-reads the config (default); false leaves SIGHUP to the caller (a daemon run from a terminal stops on it). */
+  reloadOnHangup?: boolean;
   /** Called after every successful (re)start, with the monitor now running. */
   onStarted?(monitor: Monitor, loaded: LoadedConfig): void;
 }
@@ -48,9 +50,21 @@ export class ReloadingMonitor {
   }
 
   async start(): Promise<void> {
-    this.monitor = await this.startWith(this.loaded);
+    // Listened for first: a SIGHUP while starting would otherwise end the process (its default action).
+    // Its re-read is queued behind the start.
+    const hangup = this.options.reloadOnHangup !== false;
+    if (hangup) process.on('SIGHUP', this.onHangup);
+    const starting = this.startWith(this.loaded).then((monitor) => {
+      this.monitor = monitor;
+    });
+    this.queue = starting.catch(() => {});
+    try {
+      await starting;
+    } catch (error) {
+      process.off('SIGHUP', this.onHangup);
+      throw error;
+    }
     watchFile(this.options.file, { interval: WATCH_INTERVAL_MS, persistent: false }, this.onChange);
-    process.on('SIGHUP', this.onHangup);
   }
 
   /** Re-reads the config; applies it when valid and different. Never throws. */

@@ -8,7 +8,10 @@ import {
   processEnvironment,
   resolveDirectories,
 } from '../core/config/index.js';
+import { ConfigError } from '../core/config/schema.js';
 import type { Monitor } from '../core/monitor.js';
+import { hangupAction } from '../core/service/run-mode.js';
+import { explainStartupError } from '../core/startup-errors.js';
 import { type Command, type Parsed, stringOption, UsageError } from './command.js';
 import { ReloadingMonitor } from './config-reload.js';
 import { type BannerFacts, daemonBanner } from './daemon-banner.js';
@@ -22,9 +25,13 @@ Runs BreakerBar's core without Electron or a display: follows the OpenClaw state
 directory live (backfilling ingest.backfillDays of history on first start) and
 stores every model call, classified, in BreakerBar's SQLite database.
 Also probes the gateway, runs the watchdog and sends notifications. Follows its
-config file: a valid change (or SIGHUP) applies at once; an invalid one is
-reported and the running configuration stays in force.
-Stops cleanly on Ctrl-C / SIGTERM; restarting resumes exactly where it stopped.
+config file: a valid change applies at once; an invalid one is reported and
+the running configuration stays in force.
+Stops cleanly on Ctrl-C / SIGTERM, and on SIGHUP (its terminal closed) unless
+it runs as a service (BREAKERBAR_SERVICE=1, set by \`breakerbar service
+install\`), where SIGHUP re-reads the config. Restarting resumes exactly where
+it stopped. If it cannot start, one line says why (port in use, permission,
+disk full, database) and it exits 1.
 
 Options:
   --config FILE      Config file (default: $BREAKERBAR_CONFIG, else config.json in
@@ -51,10 +58,12 @@ Options:
     const load = () => withOverrides(loadConfig(configArg), args);
     const loaded = load();
     let banner = true;
+    const onHangup = hangupAction(process.env);
     const host = new ReloadingMonitor(loaded, {
       file: loaded.file ?? configArg ?? defaultConfigPath(processEnvironment()),
       load,
       staticDir: dashboardDir(),
+      reloadOnHangup: onHangup === 'reload',
       onStarted(monitor, current) {
         if (!banner) return;
         banner = false;
@@ -72,15 +81,23 @@ Options:
       },
     });
     // Listened for before starting: a SIGTERM while the daemon starts up stops it cleanly once started.
-    const signal = untilSignal();
+    const signal = untilSignal(onHangup === 'stop' ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM']);
     try {
       await host.start();
     } catch (error) {
       signal.cancel(); // nothing to wait for: the error ends the process
-      throw error;
+      // The machine's refusals (port, permission, disk, database) as one line that says what to do.
+      const explained = error instanceof ConfigError ? null : explainStartupError(error, placesOf(loaded));
+      if (explained === null) throw error;
+      io.err(`breakerbar daemon: ${explained}\n`);
+      return 1;
     }
-    await signal.received;
-    host.logger.info('stopping');
+    const received = await signal.received;
+    if (received === 'SIGHUP') {
+      // The terminal is gone: writing to it now fails (EIO), which must not turn a clean stop into a crash.
+      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+    }
+    host.logger.info('stopping', { signal: received });
     await host.stop();
     // A restart command left running (it may drain the gateway for minutes) must not keep the daemon
     // alive: it finishes on its own, and the next start verifies it. Anything else lingering gets 3 s.
@@ -132,22 +149,30 @@ function portOption(value: string | undefined): number | undefined {
   return port;
 }
 
-/** `received` resolves on SIGINT or SIGTERM, keeping the process alive until then or until `cancel`. */
-function untilSignal(): { received: Promise<void>; cancel(): void } {
+/** Where the daemon listens and keeps its files, for start-up error messages. */
+function placesOf(loaded: LoadedConfig): { dataDir: string; dbPath: string; address: string } {
+  const { host, port } = loaded.config.server;
+  return { dataDir: loaded.dataDir, dbPath: loaded.dbPath, address: `${host}:${port}` };
+}
+
+/** `received` resolves with the first of `signals`, keeping the process alive until then or until `cancel`. */
+function untilSignal(signals: readonly NodeJS.Signals[]): {
+  received: Promise<NodeJS.Signals>;
+  cancel(): void;
+} {
   let stop = () => {};
-  const received = new Promise<void>((resolve) => {
+  const received = new Promise<NodeJS.Signals>((resolve) => {
     const keepAlive = setInterval(() => {}, 1 << 30);
+    const handlers = signals.map((name) => [name, () => done(name)] as const);
     stop = () => {
       clearInterval(keepAlive);
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
+      for (const [name, handler] of handlers) process.off(name, handler);
     };
-    const done = () => {
+    const done = (name: NodeJS.Signals) => {
       stop();
-      resolve();
+      resolve(name);
     };
-    process.on('SIGINT', done);
-    process.on('SIGTERM', done);
+    for (const [name, handler] of handlers) process.on(name, handler);
   });
   return { received, cancel: () => stop() };
 }

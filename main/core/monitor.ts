@@ -39,6 +39,7 @@ import { JsonlTranscriptSource } from './sources/transcripts-jsonl.js';
 import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import { SpendTracker } from './spend/tracker.js';
 import type { QuotaWindow } from './spend/types.js';
+import { explainStartupError } from './startup-errors.js';
 import { steadyClock } from './steady-clock.js';
 import { Store } from './store/db.js';
 import { GatewayHistory } from './store/gateway-history.js';
@@ -54,6 +55,7 @@ const TRANSCRIPT_TRUTH_MS = DAY_MS;
 /** How often OpenClaw's cooldown state is looked at: a stat per database, a query only when one changed. */
 const COOLDOWN_POLL_MS = 5000;
 
+/** The local API could not start; the message names the cause (see startup-errors.ts). */
 export class ServeError extends Error {
   override name = 'ServeError';
 }
@@ -371,8 +373,11 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       });
       writeApiUrl(this.loaded.dataDir, this.server.url);
     } catch (error) {
-      // The server's message names the address and the cause; say what to do about it.
-      throw new ServeError(`${(error as Error).message} (another BreakerBar? set server.port, or --port)`);
+      // Say what the cause is (a port taken, a permission, a full disk) and what to do about it.
+      const { dataDir, dbPath } = this.loaded;
+      const address = `${server.host}:${server.port}`;
+      const explained = explainStartupError(error, { dataDir, dbPath, address });
+      throw new ServeError(explained ?? (error as Error).message, { cause: error });
     }
   }
 

@@ -356,6 +356,41 @@ describe('the dashboard served by a real daemon', () => {
     }
   });
 
+  it('signs in with a one-time code from the URL (dashboard --open), which works once', async () => {
+    const response = await fetch(`${daemon.url}/api/session/code`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { code } = (await response.json()) as { code: string };
+    const first = await openDashboard(browser);
+    try {
+      await first.page.goto(`${daemon.url}/#code=${code}&view=overview`);
+      await until(
+        async () =>
+          (await first.page.evaluate<string | null>('sessionStorage.getItem("breakerbar.apiToken")')) !== null,
+      );
+      expect(await first.page.evaluate<string | null>('sessionStorage.getItem("breakerbar.apiToken")')).toBe(
+        daemon.token,
+      );
+      expect(first.page.url()).not.toContain('code');
+      expect(first.page.url()).toContain('#view=overview');
+    } finally {
+      await first.context.close();
+    }
+    // The same code again: spent, so the page stays signed out (and asks for the token when it needs it).
+    const second = await openDashboard(browser);
+    try {
+      const exchanges = recordRequests(second.page, '/api/session');
+      await second.page.goto(`${daemon.url}/#code=${code}`);
+      await until(() => exchanges.length === 1);
+      expect((await exchanges[0]!.response())?.status()).toBe(401);
+      expect(await second.page.evaluate<string | null>('sessionStorage.getItem("breakerbar.apiToken")')).toBeNull();
+    } finally {
+      await second.context.close();
+    }
+  });
+
   it('asks for the token inline when the tab has none, says where it comes from, and retries with it', async () => {
     const { page, context } = await openDashboard(browser);
     try {

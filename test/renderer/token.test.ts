@@ -60,3 +60,39 @@ describe('token store', () => {
     expect(store.get()).toBe(TOKEN);
   });
 });
+
+describe('one-time sign-in code', () => {
+  const CODE = 'Ab_-'.repeat(8);
+
+  it('takes the code out of the address, trades it for the token once, and keeps the token', async () => {
+    const { env, stored, replaced } = environment(`#code=${CODE}&view=logs`);
+    const store = new TokenStore(env);
+    const code = store.takeCodeFromLocation();
+    expect(code).toBe(CODE);
+    expect(replaced).toEqual(['/#view=logs']);
+    const posted: unknown[] = [];
+    const ok = await store.redeem(code!, async (path, body) => {
+      posted.push([path, body]);
+      return { token: TOKEN };
+    });
+    expect(ok).toBe(true);
+    expect(posted).toEqual([['/api/session', { code: CODE }]]);
+    expect([...stored.values()]).toEqual([TOKEN]);
+  });
+
+  it('keeps nothing when the server refuses the code or answers something else', async () => {
+    const { env } = environment(`#code=${CODE}`);
+    const store = new TokenStore(env);
+    expect(await store.redeem(CODE, () => Promise.reject(new Error('HTTP 401')))).toBe(false);
+    expect(await store.redeem(CODE, async () => ({ token: '<script>' }))).toBe(false);
+    expect(store.get()).toBeNull();
+  });
+
+  it('drops a malformed code from the address without sending it', () => {
+    const { env, replaced } = environment('#code=../../etc');
+    const store = new TokenStore(env);
+    expect(store.takeCodeFromLocation()).toBeNull();
+    expect(replaced).toEqual(['/']);
+    expect(new TokenStore(environment('#view=logs').env).takeCodeFromLocation()).toBeNull();
+  });
+});

@@ -172,24 +172,41 @@ export function optionalUrl(doc: string): Field<string | null> {
   });
 }
 
+/**
+ * What is wrong with a URL BreakerBar will send to (webhook, heartbeat), or null when it is usable. The
+ * answer never repeats the URL: webhook and push URLs carry tokens. Credentials (`user:pass@`) are
+ * refused rather than turned into a Basic header: `fetch` rejects such URLs outright, so a URL that
+ * passed here would fail every delivery; a token belongs in `secret` (sent as a Bearer header) or in the
+ * path or query, where the services that use them expect it.
+ */
+export function sendUrlProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || value.trim() === '') return 'is not an http:// or https:// URL';
+  if (!/^https?:\/\//i.test(value)) return 'must start with http:// or https://';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (url.hostname === '') return 'has no host name';
+  if (url.username !== '' || url.password !== '') {
+    return 'must not carry credentials (user:password@): put a token in "secret" (sent as Authorization: Bearer) or in the URL\'s path or query';
+  }
+  return null;
+}
+
 /** An http(s) URL that may carry a secret (a webhook's token): errors never show it. */
 export function secretUrl(doc: string): Field<string> {
-  const expected = 'an http:// or https:// URL';
+  const expected = 'an http:// or https:// URL without user:password';
   return {
     kind: 'field',
     default: '',
     doc,
     expected,
     parse(value, path) {
-      if (typeof value === 'string' && /^https?:\/\/[^\s/]+/.test(value)) {
-        try {
-          new URL(value);
-          return value;
-        } catch {
-          // reported below, without the value
-        }
-      }
-      throw new ConfigError(`config key "${path}" is not ${expected} (value hidden: webhook URLs carry tokens)`);
+      const problem = sendUrlProblem(value);
+      if (problem === null) return value as string;
+      throw new ConfigError(`config key "${path}" ${problem} (value hidden: these URLs carry tokens)`);
     },
   };
 }

@@ -32,6 +32,7 @@ import type {
   WatchdogAction,
   WatchdogResponse,
 } from './api-types.js';
+import { limitConnections } from './connection-limits.js';
 import {
   type CheckResult,
   checkHost,
@@ -40,6 +41,7 @@ import {
   isLoopbackHost,
   type ListenAddress,
 } from './security.js';
+import { createSignInCodes } from './sign-in.js';
 import { createSseHub, type SseHubOptions } from './sse.js';
 import { parseMaintenanceBody, parseWatchdogBody } from './watchdog-body.js';
 
@@ -75,8 +77,6 @@ export interface ApiServer {
 
 const DEFAULT_MAX_BODY = 16 * 1024;
 const DEFAULT_REQUEST_TIMEOUT = 10_000;
-/** Connections at once: a local tool needs few, and each costs a socket and memory. */
-const MAX_CONNECTIONS = 128;
 const MAX_PATH_LENGTH = 2048;
 const MAX_STATIC_FILE = 16 * 1024 * 1024;
 const MAX_DEP_LENGTH = 256;
@@ -126,6 +126,7 @@ const CONTENT_TYPES: Record<string, string> = {
 type Route =
   | { kind: 'healthz' | 'metrics' | 'status' | 'history' | 'spend' | 'events' | 'config' | 'doctor' | 'maintenance' }
   | { kind: 'incidents' }
+  | { kind: 'session' | 'sessionCode' }
   | { kind: 'incident'; rawId: string }
   | { kind: 'control'; rawDep: string }
   | { kind: 'watchdog'; action: WatchdogAction }
@@ -145,6 +146,8 @@ const ALLOWED: Record<Route['kind'], readonly string[]> = {
   maintenance: ['GET', 'HEAD', 'POST', 'DELETE'],
   config: ['GET', 'POST'],
   doctor: ['GET'],
+  session: ['POST'],
+  sessionCode: ['POST'],
   static: ['GET', 'HEAD'],
 };
 
@@ -175,6 +178,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const staticRoot = options.staticDir === undefined ? null : await staticRootOf(options.staticDir);
 
   const hub = createSseHub({ ...options.sse, log });
+  const signIn = createSignInCodes({ clock });
   /** The response in progress on each socket, so a timeout knows whether a response already started. */
   const inFlight = new WeakMap<Socket, ServerResponse>();
 
@@ -189,8 +193,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     requireHostHeader: false,
     maxHeaderSize: 16 * 1024,
   });
-  server.maxConnections = MAX_CONNECTIONS;
-  server.on('drop', () => log.warn('api connection refused', { reason: `more than ${MAX_CONNECTIONS} connections` }));
+  // At the cap the longest-idle connection makes room, so idle sockets cannot lock other clients out.
+  limitConnections(server, { firstRequestMs: Math.min(5000, requestTimeoutMs), log });
   // A connection with no traffic either way for this long (a client that stopped reading its answer)
   // is closed; the event stream turns it off for its own socket. Twice the request timeout, so that a
   // stalled request gets its 408 from the request timeout first.
@@ -320,6 +324,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         case 'doctor':
           sendJson(res, 200, await backend.doctor());
           break;
+        case 'sessionCode': {
+          // Only a holder of the token gets a code: it is the token's one-time, short-lived stand-in.
+          const body = await readAuthorizedJson(req, res, token, maxBodyBytes);
+          if (!body.ok) return reject(body.rejection);
+          sendJson(res, 200, signIn.issue());
+          break;
+        }
+        case 'session': {
+          // The one POST without the token: the code is the credential. Any failure is the same 401.
+          const body = await readJson(req, res, maxBodyBytes);
+          if (!body.ok) return reject(body.rejection);
+          if (!signIn.redeem((body.value as { code?: unknown } | null)?.code)) {
+            return reject({ status: 401, error: 'sign-in code unknown, used or expired' });
+          }
+          log.info('dashboard signed in with a one-time code');
+          sendJson(res, 200, { token });
+          break;
+        }
         case 'config': {
           // The file may hold webhook secrets and the gateway token: reading it needs the token too.
           if (method === 'GET') {
@@ -419,7 +441,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   await new Promise<void>((resolvePromise, rejectPromise) => {
     const onError = (error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'the port is already in use' : error.message;
-      rejectPromise(new Error(`cannot start the API server on ${host}:${options.port}: ${why}`));
+      rejectPromise(new Error(`cannot start the API server on ${host}:${options.port}: ${why}`, { cause: error }));
     };
     server.once('error', onError);
     server.listen({ host, port: options.port, exclusive: true }, () => {
@@ -545,6 +567,10 @@ function matchRoute(rawPath: string, hasStatic: boolean): Route | null {
       return { kind: 'incidents' };
     case '/api/config':
       return { kind: 'config' };
+    case '/api/session':
+      return { kind: 'session' };
+    case '/api/session/code':
+      return { kind: 'sessionCode' };
     case '/api/doctor':
       return { kind: 'doctor' };
     case '/api/maintenance':
@@ -584,6 +610,15 @@ async function readAuthorizedJson(
   }
   const auth = checkToken(req.headers.authorization, token);
   if (!auth.ok) return { ok: false, rejection: rejectionOf(auth) };
+  return readJson(req, res, maxBodyBytes);
+}
+
+/** A JSON content type and a body within the limit that parses (what every POST needs, token aside). */
+async function readJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number,
+): Promise<{ ok: true; value: unknown } | { ok: false; rejection: Rejection }> {
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json') {
     return { ok: false, rejection: { status: 415, error: 'content-type must be application/json' } };

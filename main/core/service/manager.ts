@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseLaunchctlPrint as parseLaunchctlJob } from './launchctl-print.js';
+import { SERVICE_ENV } from './run-mode.js';
 import { LAUNCHD_LABEL, launchAgentPlist, SYSTEMD_UNIT, systemdUserUnit } from './unit-files.js';
 
 export interface RunResult {
@@ -289,7 +290,8 @@ export interface InstallOptions extends ServiceContext {
 
 export async function installService(options: InstallOptions): Promise<ActionReport> {
   const paths = servicePaths(options);
-  const env = passedEnvironment(options.env);
+  // The mark that makes SIGHUP reload the config instead of stopping the daemon (see run-mode.ts).
+  const env = { ...passedEnvironment(options.env), [SERVICE_ENV]: '1' };
   return paths.manager === 'launchd' ? installLaunchd(options, paths, env) : installSystemd(options, paths, env);
 }
 

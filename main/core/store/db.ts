@@ -122,6 +122,7 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
       readonly && /unable to open|does not exist/i.test(reason)
         ? `no BreakerBar database at ${path} yet (run \`breakerbar daemon\` first)`
         : `cannot open database ${path}: ${reason}`,
+      { cause: error },
     );
   }
   try {
@@ -146,7 +147,7 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
   } catch (error) {
     db.close();
     if (error instanceof StoreError) throw error;
-    throw new StoreError(`cannot use database ${path}: ${(error as Error).message}`);
+    throw new StoreError(`cannot use database ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 

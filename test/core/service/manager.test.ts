@@ -242,6 +242,13 @@ describe('Linux (systemd --user)', () => {
     expect(unit).not.toContain('UNRELATED');
   });
 
+  it('install marks the daemon as a service, so SIGHUP reloads its config instead of stopping it', async () => {
+    const unit = readFileSync((await installService(ctx('linux', fakeRun().run))).file, 'utf8');
+    expect(unit).toContain('Environment="BREAKERBAR_SERVICE=1"');
+    await installService(ctx('darwin', fakeRun().run));
+    expect(readFileSync(PLIST(), 'utf8')).toMatch(/<key>BREAKERBAR_SERVICE<\/key>\s*<string>1<\/string>/);
+  });
+
   it('install without a usable systemctl --user still writes the unit, says what failed and how to start it', async () => {
     const fake = fakeRun([['systemctl --user daemon-reload', NO_BUS]]);
     const report = await installService(ctx('linux', fake.run));

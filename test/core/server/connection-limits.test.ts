@@ -1,0 +1,136 @@
+/**
+ * Rule: one local process holding many idle connections or event streams cannot lock other clients
+ * out of the API. At the cap the longest-idle connection gives way; streams beyond their own cap are
+ * refused with 503; an ordinary request still gets its answer.
+ */
+import { randomBytes } from 'node:crypto';
+import { get, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionTable } from '../../../main/core/server/connection-limits.js';
+import { type ApiServer, startApiServer } from '../../../main/core/server/http.js';
+import { FakeBackend, recordingLogger } from '../../helpers/fake-backend.js';
+
+const TOKEN = randomBytes(32).toString('hex');
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+describe('connection table', () => {
+  it('admits up to the cap, then closes the longest idle to make room', () => {
+    const table = new ConnectionTable<string>(3);
+    expect(table.admit('a')).toEqual({ admit: true, evict: null });
+    expect(table.admit('b')).toEqual({ admit: true, evict: null });
+    expect(table.admit('c')).toEqual({ admit: true, evict: null });
+    table.busy('a');
+    table.busy('b');
+    table.rest('b'); // b idle again: newer than c
+    expect(table.admit('d')).toEqual({ admit: true, evict: 'c' });
+    expect(table.admit('e')).toEqual({ admit: true, evict: 'b' });
+    expect(table.size).toBe(3);
+  });
+
+  it('refuses the newcomer only when every connection is busy', () => {
+    const table = new ConnectionTable<string>(2);
+    table.admit('a');
+    table.admit('b');
+    table.busy('a');
+    table.busy('b');
+    expect(table.admit('c')).toEqual({ admit: false });
+    table.remove('a');
+    expect(table.admit('c')).toEqual({ admit: true, evict: null });
+  });
+
+  it('forgets a connection that closed, and ignores one that rests after closing', () => {
+    const table = new ConnectionTable<string>(1);
+    table.admit('a');
+    table.remove('a');
+    table.rest('a');
+    expect(table.size).toBe(0);
+    expect(table.admit('b')).toEqual({ admit: true, evict: null });
+  });
+});
+
+async function start(requestTimeoutMs?: number): Promise<ApiServer> {
+  const server = await startApiServer({
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+    backend: new FakeBackend(),
+    port: 0,
+    token: TOKEN,
+    log: recordingLogger(),
+    version: '9.9.9',
+    sse: { heartbeatMs: 0 },
+  });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function idleSocket(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    socket.on('error', () => {});
+    socket.once('error', reject);
+    cleanups.push(() => void socket.destroy());
+  });
+}
+
+/** Opens an event stream; resolves with its status once the headers arrived. */
+function stream(url: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = get(`${url}/api/events`, { agent: false }, (res) => {
+      res.on('error', () => {});
+      if (res.statusCode !== 200) res.resume();
+      cleanups.push(() => void res.destroy());
+      resolve(res);
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Resolves with the answer, or rejects after a generous deadline (a locked-out client waits forever). */
+async function answered(response: Promise<Response>): Promise<Response> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer: locked out')), 5000);
+  });
+  try {
+    return await Promise.race([response, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('an API under connection pressure from one process', () => {
+  it('answers /healthz and /api/status while 128 idle sockets and 32 event streams are open', async () => {
+    const server = await start();
+    const idle = await Promise.all(Array.from({ length: 128 }, () => idleSocket(server.port)));
+    const streams = await Promise.all(Array.from({ length: 32 }, () => stream(server.url)));
+    expect(streams.map((res) => res.statusCode)).toEqual(Array(32).fill(200));
+    // The 33rd stream is refused, not queued: the newest gives way, not ordinary requests.
+    const extra = await stream(server.url);
+    expect(extra.statusCode).toBe(503);
+    expect(extra.headers['retry-after']).toBe('5');
+
+    const health = await answered(fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(10_000) }));
+    expect(health.status).toBe(200);
+    const status = await answered(
+      fetch(`${server.url}/api/status`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+        signal: AbortSignal.timeout(10_000),
+      }),
+    );
+    expect(status.status).toBe(200);
+    // Room was made by closing idle sockets, never the streams.
+    expect(idle.some((socket) => socket.destroyed || socket.readableEnded)).toBe(true);
+    expect(streams.every((res) => !res.destroyed)).toBe(true);
+  });
+
+  it('closes a connection that sends nothing after a short while', async () => {
+    const server = await start(1000);
+    const socket = await idleSocket(server.port);
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    expect(socket.bytesRead).toBe(0);
+  });
+});
