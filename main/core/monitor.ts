@@ -4,7 +4,6 @@
  * (the daemon, the Electron app, the rehearsal) create one Monitor and start it.
  */
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
 import type { Language } from '../shared/i18n.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { BreakerService } from './breaker/service.js';
@@ -40,6 +39,7 @@ import { steadyClock } from './steady-clock.js';
 import { Store } from './store/db.js';
 import { GatewayHistory } from './store/gateway-history.js';
 import { IngestWriter } from './store/ingest-writer.js';
+import { ensurePrivateDir } from './store/private-files.js';
 import { version } from './version.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 
@@ -158,7 +158,15 @@ export class Monitor extends EventEmitter<MonitorEvents> {
 
   async start(): Promise<void> {
     const { dataDir, dbPath } = this.loaded;
-    mkdirSync(dataDir, { recursive: true });
+    const dir = ensurePrivateDir(dataDir);
+    if (dir.kind === 'tightened') this.log.info('data directory made private (0700)', { dataDir });
+    if (dir.kind === 'foreign') {
+      this.log.warn('data directory is open to other users; left as it is', {
+        dataDir,
+        mode: dir.mode.toString(8),
+        why: dir.reason,
+      });
+    }
     this.lock = lockDataDir(dataDir);
     try {
       this.store = Store.open(dbPath);

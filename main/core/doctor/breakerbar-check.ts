@@ -17,6 +17,7 @@ import type { SourceStatus } from '../sources/source.js';
 import { version } from '../version.js';
 import { humanSize, permissionFix, statOrCode } from './fs-util.js';
 import type { ProbeTimeouts } from './gateway-check.js';
+import { checkDataPrivacy } from './privacy-check.js';
 import { type Finding, finding } from './types.js';
 
 /** `http://<server.host>:<server.port>` as a client reaches it (wildcard hosts through loopback). */
@@ -60,6 +61,7 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
     );
     return findings;
   }
+  findings.push(...checkDataPrivacy(dataDir, dbPath));
   if (existsSync(dbPath)) {
     findings.push(finding('breakerbar', 'ok', `database ${dbPath}`, humanSize(statSync(dbPath).size)));
   } else {
