@@ -5,13 +5,22 @@
  * like `zhipu/glm-����` that no one can read, match or silence.
  */
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** C0 controls, DEL and C1 controls (checked by code, not by a regular expression of control characters). */
+function isControl(code: number): boolean {
+  return code <= 0x1f || (code >= 0x7f && code <= 0x9f);
+}
+
+const REPLACEMENT = 0xfffd;
 
 /** Why `name` cannot be part of a dependency's name, or null when it can. */
 export function nameProblem(name: string): string | null {
-  if (name.includes('\uFFFD')) return 'invalid UTF-8';
-  if (CONTROL.test(name)) return 'control characters';
-  return null;
+  let control = false;
+  for (let i = 0; i < name.length; i++) {
+    const code = name.charCodeAt(i);
+    if (code === REPLACEMENT) return 'invalid UTF-8';
+    if (isControl(code)) control = true;
+  }
+  return control ? 'control characters' : null;
 }
 
 /** The first problem of a provider/model pair, worded for a log line or a count ("model name: invalid UTF-8"). */
@@ -28,8 +37,10 @@ export function dependencyNameProblem(provider: string | null, model: string | n
  */
 export function escapedName(name: string): string {
   if (nameProblem(name) === null) return name;
-  return name.replace(
-    /[\u0000-\u001f\u007f-\u009f\uFFFD]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  let out = '';
+  for (const c of name) {
+    const code = c.charCodeAt(0);
+    out += code === REPLACEMENT || isControl(code) ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+  }
+  return out;
 }
