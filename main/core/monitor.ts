@@ -413,6 +413,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       new SqliteTranscriptSource({
         ...common,
         stateDir,
+        clock: this.clock,
         onStored: fromTranscripts,
       }),
     ];
