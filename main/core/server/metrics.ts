@@ -28,6 +28,7 @@ export const METRIC_NAMES = {
   malformedLines: 'breakerbar_malformed_lines_total',
   ingestLag: 'breakerbar_ingest_lag_seconds',
   ingestPending: 'breakerbar_ingest_pending',
+  ingestBacklogBytes: 'breakerbar_ingest_backlog_bytes',
   signals: 'breakerbar_signals_total',
   stalledSessions: 'breakerbar_stalled_sessions',
   gatewayUp: 'breakerbar_gateway_up',
@@ -207,12 +208,24 @@ export class BreakerbarMetrics {
     });
     new Gauge({
       name: METRIC_NAMES.ingestPending,
-      help: 'Bytes (files) or rows (databases) present but not yet read, per source.',
+      help: 'Bytes (files) or rows (databases) present but not yet stored, per source.',
       labelNames: ['source'],
       registers,
       collect() {
         this.reset();
         for (const status of sources.sources()) this.set({ source: status.kind }, status.pending);
+      },
+    });
+    new Gauge({
+      name: METRIC_NAMES.ingestBacklogBytes,
+      help: 'Bytes of transcript and log files not yet stored (listed, being read or stored), per file source: the backfill still to do.',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        this.reset();
+        for (const status of sources.sources()) {
+          if (status.pendingUnit === 'bytes') this.set({ source: status.kind }, status.pending);
+        }
       },
     });
     // Counters read from the sources at scrape time: they only grow while BreakerBar runs.

@@ -152,6 +152,7 @@ export class JsonlTranscriptSource implements Source {
       inputs: progress.files,
       ...this.counts,
       pending: progress.pendingBytes,
+      pendingUnit: 'bytes',
       lastEventAt: this.lastEventAt,
       lastError: this.lastError,
     };

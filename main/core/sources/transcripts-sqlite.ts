@@ -176,6 +176,7 @@ export class SqliteTranscriptSource implements Source {
       inputs: [...this.followers.values()].filter((f) => f.db).length,
       ...this.counts,
       pending,
+      pendingUnit: 'rows',
       lastEventAt: this.lastEventAt,
       lastError: this.refusal() ?? this.unreadable() ?? this.lastError,
     };
