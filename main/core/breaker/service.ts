@@ -17,6 +17,7 @@ import type { ReplayCall, Store } from '../store/db.js';
 import { AgentDependencies } from '../traffic/dependents.js';
 import { isTrackedSession, STALL_FRESH_MS, StallTracker } from '../traffic/stalls.js';
 import { TokenRates } from '../traffic/tokens.js';
+import { DependencyCap, type DependencyCapStatus } from './dependency-cap.js';
 import { FleetSharing } from './fleet-sharing.js';
 import { Prober } from './prober.js';
 import { BreakerRunner, breakerKeyOf } from './runner.js';
@@ -63,16 +64,27 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   private timer: NodeJS.Timeout | null = null;
   /** Breakers shared with other hosts through Redis (null: local only, the default). */
   readonly fleet: FleetSharing | null;
+  /** The ceiling on dependencies with their own breaker and metrics (`breakers.maxDependencies`). */
+  private readonly cap: DependencyCap;
 
   constructor(private readonly options: BreakerServiceOptions) {
     super();
     const { config, store, metrics, log, clock } = options;
+    this.cap = new DependencyCap(config.breakers.maxDependencies, (dep, bucket, max) =>
+      log.warn('too many distinct dependencies: calls to further ones count under <provider>/other', {
+        max,
+        first: dep,
+        bucket,
+        fix: 'see `folded` under dependencies in `breakerbar status`; raise breakers.maxDependencies if they are real',
+      }),
+    );
     this.tokens = new TokenRates(config.budgets.rates);
     this.runner = new BreakerRunner({
       config: config.breakers,
       store,
       clock,
       jitter: Math.random,
+      dependencyOf: (call) => this.cap.dependencyOf(call),
       onTransition: (transition) => {
         metrics.recordTransition(transition);
         // Transitions of history read during a backfill are stored and counted, not shouted about.
@@ -119,7 +131,8 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   start(): void {
     const { store, clock, metrics } = this.options;
     for (const { agentId, dep, provider, ts } of store.agentDependencies(clock() - DAY_MS)) {
-      this.dependents.record(agentId, breakerKeyOf({ dep, provider }, this.options.config.breakers.key), ts);
+      const tracked = this.cap.dependencyOf({ dep, provider });
+      this.dependents.record(agentId, breakerKeyOf({ dep: tracked, provider }, this.options.config.breakers.key), ts);
     }
     this.rebuildStalls();
     this.runner.replay();
@@ -144,8 +157,9 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     this.fleet?.stop();
   }
 
-  /** Calls just stored by a source. */
-  observe(calls: readonly CallEvent[]): void {
+  /** Calls just stored by a source (past the dependency ceiling, counted under their provider's bucket). */
+  observe(stored: readonly CallEvent[]): void {
+    const calls = stored.map((call) => this.cap.fold(call));
     const key = this.options.config.breakers.key;
     for (const call of calls) {
       const dep = breakerKeyOf(call, key);
@@ -250,6 +264,11 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
         reason,
       })),
     }));
+  }
+
+  /** How many dependencies are tracked, the ceiling, and how many were folded past it. */
+  dependencies(): DependencyCapStatus {
+    return this.cap.status();
   }
 
   tokenRates(): TokenRate[] {

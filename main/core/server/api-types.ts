@@ -3,6 +3,7 @@
  * Electron through the preload) imports these types only, never the core.
  */
 
+import type { DependencyCapStatus } from '../breaker/dependency-cap.js';
 import type { Language } from '../../shared/i18n.js';
 import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome } from '../classify.js';
@@ -77,6 +78,8 @@ export interface ApiStatus {
   quiet: { until: number | null; reason: string; kind: 'maintenance' | 'quiet_hours' } | null;
   /** The daemon's language (notifications and webhooks are worded in it). */
   language: Language;
+  /** Dependencies with their own breaker and metrics, the ceiling (`breakers.maxDependencies`), how many were folded past it. */
+  dependencies?: DependencyCapStatus;
 }
 
 export interface HistoryQuery {

@@ -121,6 +121,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
         budgets: spend.budgets(),
         quiet: parts.gateway?.windows.state(now) ?? null,
         language: parts.language ?? 'en',
+        dependencies: parts.breakers.dependencies(),
       };
     },
 
