@@ -36,6 +36,7 @@ import { SqliteTranscriptSource } from './sources/transcripts-sqlite.js';
 import { SpendTracker } from './spend/tracker.js';
 import type { QuotaWindow } from './spend/types.js';
 import { steadyClock } from './steady-clock.js';
+import { DatabaseWatch, fileIdOf } from './store/database-watch.js';
 import { Store } from './store/db.js';
 import { GatewayHistory } from './store/gateway-history.js';
 import { IngestWriter } from './store/ingest-writer.js';
@@ -93,6 +94,8 @@ export interface MonitorOptions {
   incidentsEvaluateMs?: number;
   /** Desktop notifications: the Electron app passes its native channel; default node-notifier when enabled. */
   desktop?: DesktopChannel | null;
+  /** How often the database file's identity is compared with the opened one (default 5 s). */
+  storeWatchMs?: number;
   /** How often spend budgets are checked for crossed alert shares (default 1 min). */
   spendCheckMs?: number;
   /** The dashboard's built files, served at `/` by the local API (the daemon passes dist/renderer). */
@@ -104,6 +107,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   /** Stores the transcript batches off the event loop (see ingest-writer.ts). */
   private writer: IngestWriter | null = null;
   private lock: DataDirLock | null = null;
+  /** Notices the database file deleted or replaced under the running store. */
+  private dbWatch: DatabaseWatch | null = null;
   private sources: Source[] = [];
   private transcriptSources: Source[] = [];
   private gatewayLog: GatewayLogSource | null = null;
@@ -174,6 +179,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       this.lock.release();
       throw error;
     }
+    const opened = fileIdOf(dbPath);
+    this.dbWatch = opened ? new DatabaseWatch(dbPath, opened, this.log, this.clock) : null;
+    this.every(this.options.storeWatchMs ?? 5000, () => this.dbWatch?.check());
     this.startedAt = this.clock();
     const { backfillDays } = this.loaded.config.ingest;
     const firstCutoff = backfillDays === 0 ? this.startedAt : this.startedAt - backfillDays * DAY_MS;
@@ -330,6 +338,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     const environment = this.options.environment ?? processEnvironment();
     return createBackend({
       store,
+      storeHealth: () => this.dbWatch?.health() ?? { ok: true },
       breakers,
       metrics,
       sources: () => this.sources.map((source) => source.status()),
@@ -488,6 +497,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.transcriptSources = [];
     this.gatewayLog = null;
     this.gatewayMetrics = null;
+    this.dbWatch = null;
     this.store?.close();
     this.store = null;
     this.lock?.release();
