@@ -7,6 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { type Translator, translator } from '../shared/messages/index.js';
+import { DependencyCap } from './breaker/dependency-cap.js';
 import { FleetSharing } from './breaker/fleet-sharing.js';
 import { Prober } from './breaker/prober.js';
 import { BreakerRunner, breakerKeyOf } from './breaker/runner.js';
@@ -54,11 +55,20 @@ export function composeBreakers(options: BreakerComposition): BreakerService {
   // The runner announces through the service, which holds the runner: the service is bound once made,
   // before anything can feed the runner (it only transitions on observe, tick and replay).
   let service: BreakerService | null = null;
+  const cap = new DependencyCap(config.breakers.maxDependencies, (dep, bucket, max) =>
+    log.warn('too many distinct dependencies: calls to further ones count under <provider>/other', {
+      max,
+      first: dep,
+      bucket,
+      fix: 'see `folded` under dependencies in `breakerbar status`; raise breakers.maxDependencies if they are real',
+    }),
+  );
   const runner = new BreakerRunner({
     config: config.breakers,
     store,
     clock,
     jitter: Math.random,
+    dependencyOf: (call) => cap.dependencyOf(call),
     onTransition: (transition) => service?.announce(transition),
     onSnapshot: (snapshot) => metrics.recordCounters(snapshot),
   });
@@ -100,6 +110,7 @@ export function composeBreakers(options: BreakerComposition): BreakerService {
     stalls: new StallTracker(),
     dependents: new AgentDependencies(),
     fleet,
+    cap,
   });
   return service;
 }

@@ -11,6 +11,7 @@
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { makePrivate } from './store/private-files.js';
 
 export class LockError extends Error {
   override name = 'LockError';
@@ -49,6 +50,7 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
     throw new LockError(`cannot take the lock ${path}: ${(error as Error).message}`);
   }
   writeFileSync(pidPath, `${pid}\n`);
+  makePrivate(path, pidPath);
   let held = true;
   return {
     path,

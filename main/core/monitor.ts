@@ -6,7 +6,6 @@
  * the Electron app, the rehearsal) create one Monitor and start it.
  */
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
 import type { Language } from '../shared/i18n.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { removeApiUrl, writeApiUrl } from './api-files/address.js';
@@ -41,9 +40,11 @@ import { SpendTracker } from './spend/tracker.js';
 import type { QuotaWindow } from './spend/types.js';
 import { explainStartupError } from './startup-errors.js';
 import { steadyClock } from './steady-clock.js';
+import { DatabaseWatch, fileIdOf } from './store/database-watch.js';
 import { Store } from './store/db.js';
 import { GatewayHistory } from './store/gateway-history.js';
 import { IngestWriter } from './store/ingest-writer.js';
+import { ensurePrivateDir } from './store/private-files.js';
 import { version } from './version.js';
 import type { GatewaySide } from './watchdog/gateway-side.js';
 
@@ -98,6 +99,8 @@ export interface MonitorOptions {
   incidentsEvaluateMs?: number;
   /** Desktop notifications: the Electron app passes its native channel; default node-notifier when enabled. */
   desktop?: DesktopChannel | null;
+  /** How often the database file's identity is compared with the opened one (default 5 s). */
+  storeWatchMs?: number;
   /** How often spend budgets are checked for crossed alert shares (default 1 min). */
   spendCheckMs?: number;
   /** The dashboard's built files, served at `/` by the local API (the daemon passes dist/renderer). */
@@ -109,6 +112,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   /** Stores the transcript batches off the event loop (see ingest-writer.ts). */
   private writer: IngestWriter | null = null;
   private lock: DataDirLock | null = null;
+  /** Notices the database file deleted or replaced under the running store. */
+  private dbWatch: DatabaseWatch | null = null;
   private sources: Source[] = [];
   private transcriptSources: Source[] = [];
   private gatewayLog: GatewayLogSource | null = null;
@@ -163,7 +168,15 @@ export class Monitor extends EventEmitter<MonitorEvents> {
 
   async start(): Promise<void> {
     const { dataDir, dbPath } = this.loaded;
-    mkdirSync(dataDir, { recursive: true });
+    const dir = ensurePrivateDir(dataDir);
+    if (dir.kind === 'tightened') this.log.info('data directory made private (0700)', { dataDir });
+    if (dir.kind === 'foreign') {
+      this.log.warn('data directory is open to other users; left as it is', {
+        dataDir,
+        mode: dir.mode.toString(8),
+        why: dir.reason,
+      });
+    }
     this.lock = lockDataDir(dataDir);
     try {
       this.store = Store.open(dbPath);
@@ -171,6 +184,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       this.lock.release();
       throw error;
     }
+    const opened = fileIdOf(dbPath);
+    this.dbWatch = opened ? new DatabaseWatch(dbPath, opened, this.log, this.clock) : null;
+    this.every(this.options.storeWatchMs ?? 5000, () => this.dbWatch?.check());
     this.startedAt = this.clock();
     const { backfillDays } = this.loaded.config.ingest;
     const firstCutoff = backfillDays === 0 ? this.startedAt : this.startedAt - backfillDays * DAY_MS;
@@ -327,6 +343,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     const environment = this.options.environment ?? processEnvironment();
     return createBackend({
       store,
+      storeHealth: () => this.dbWatch?.health() ?? { ok: true },
       breakers,
       metrics,
       sources: () => this.sources.map((source) => source.status()),
@@ -413,6 +430,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       new SqliteTranscriptSource({
         ...common,
         stateDir,
+        clock: this.clock,
         onStored: fromTranscripts,
       }),
     ];
@@ -487,6 +505,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.transcriptSources = [];
     this.gatewayLog = null;
     this.gatewayMetrics = null;
+    this.dbWatch = null;
     this.store?.close();
     this.store = null;
     this.lock?.release();

@@ -68,6 +68,7 @@ const DEFAULTS = {
   },
   breakers: {
     key: 'model',
+    maxDependencies: 200,
     windowMs: 30_000,
     minCalls: 20,
     failureRate: 0.6,
@@ -190,6 +191,7 @@ describe('loadConfig parses every documented key', () => {
       },
       breakers: {
         key: 'provider',
+        maxDependencies: 50,
         windowMs: 60_000,
         minCalls: 10,
         failureRate: 0.5,

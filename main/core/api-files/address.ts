@@ -4,7 +4,7 @@
  * instance started with `--port 0` or a non-default port. The lock says
  * whether an instance runs; this file says where to reach it.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const API_URL_FILE = 'api-url';
@@ -13,6 +13,8 @@ export function writeApiUrl(dataDir: string, url: string): void {
   const path = join(dataDir, API_URL_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, `${url}\n`, { mode: 0o600 });
+  // The mode above passes through the umask; this one does not.
+  chmodSync(temporary, 0o600);
   renameSync(temporary, path);
 }
 

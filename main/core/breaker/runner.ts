@@ -28,6 +28,8 @@ export interface BreakerRunnerOptions {
   /** Called after every change with the breaker's snapshot (metrics read counters from it). */
   onSnapshot?: (snapshot: BreakerSnapshot) => void;
   jitter?: () => number;
+  /** The dependency a stored call is tracked under (the dependency ceiling); default: its own. */
+  dependencyOf?: (call: { dep: string; provider: string }) => string;
 }
 
 /**
@@ -91,7 +93,8 @@ export class BreakerRunner {
       let c = 0;
       for (const call of calls) {
         while (c < controls.length && (controls[c]?.ts ?? Infinity) <= call.ts) this.applyControl(controls[c++]!);
-        this.observeOne(call, breakerKeyOf(call, config.key));
+        const dep = this.options.dependencyOf?.(call) ?? call.dep;
+        this.observeOne(call, breakerKeyOf({ ...call, dep }, config.key));
       }
       while (c < controls.length) this.applyControl(controls[c++]!);
       this.tick(now);

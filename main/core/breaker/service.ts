@@ -16,6 +16,7 @@ import type { ReplayCall, Store } from '../store/db.js';
 import type { AgentDependencies } from '../traffic/dependents.js';
 import { isTrackedSession, STALL_FRESH_MS, type StallTracker } from '../traffic/stalls.js';
 import type { TokenRates } from '../traffic/tokens.js';
+import type { DependencyCap, DependencyCapStatus } from './dependency-cap.js';
 import type { FleetSharing } from './fleet-sharing.js';
 import type { Prober } from './prober.js';
 import { type BreakerRunner, breakerKeyOf } from './runner.js';
@@ -56,6 +57,8 @@ export interface BreakerServiceOptions {
   dependents: AgentDependencies;
   /** Breakers shared with other hosts through Redis (null: local only, the default). */
   fleet: FleetSharing | null;
+  /** The ceiling on dependencies with their own breaker and metrics; the runner folds by the same one. */
+  cap: DependencyCap;
 }
 
 export class BreakerService extends EventEmitter<BreakerServiceEvents> {
@@ -69,6 +72,8 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   private timer: NodeJS.Timeout | null = null;
   /** Breakers shared with other hosts through Redis (null: local only, the default). */
   readonly fleet: FleetSharing | null;
+  /** The ceiling on dependencies with their own breaker and metrics (`breakers.maxDependencies`). */
+  private readonly cap: DependencyCap;
 
   constructor(private readonly options: BreakerServiceOptions) {
     super();
@@ -78,6 +83,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     this.stalls = options.stalls;
     this.dependents = options.dependents;
     this.fleet = options.fleet;
+    this.cap = options.cap;
   }
 
   /** A transition the runner just stored: counted, logged, shared with the fleet when live, and announced. */
@@ -100,7 +106,8 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   start(): void {
     const { store, clock, metrics } = this.options;
     for (const { agentId, dep, provider, ts } of store.agentDependencies(clock() - DAY_MS)) {
-      this.dependents.record(agentId, breakerKeyOf({ dep, provider }, this.options.config.breakers.key), ts);
+      const tracked = this.cap.dependencyOf({ dep, provider });
+      this.dependents.record(agentId, breakerKeyOf({ dep: tracked, provider }, this.options.config.breakers.key), ts);
     }
     this.rebuildStalls();
     this.runner.replay();
@@ -125,8 +132,9 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     this.fleet?.stop();
   }
 
-  /** Calls just stored by a source. */
-  observe(calls: readonly CallEvent[]): void {
+  /** Calls just stored by a source (past the dependency ceiling, counted under their provider's bucket). */
+  observe(stored: readonly CallEvent[]): void {
+    const calls = stored.map((call) => this.cap.fold(call));
     const key = this.options.config.breakers.key;
     for (const call of calls) {
       const dep = breakerKeyOf(call, key);
@@ -231,6 +239,11 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
         reason,
       })),
     }));
+  }
+
+  /** How many dependencies are tracked, the ceiling, and how many were folded past it. */
+  dependencies(): DependencyCapStatus {
+    return this.cap.status();
   }
 
   tokenRates(): TokenRate[] {

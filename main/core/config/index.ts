@@ -131,6 +131,12 @@ export const configSchema = group({
       ['model', 'provider', 'credential'] as const,
       'Breaker per `provider/model` (model), per provider, or per `provider/model/<credential fingerprint>` where a record names its auth profile (credential).',
     ),
+    maxDependencies: int(
+      200,
+      1,
+      100_000,
+      'Most distinct dependencies given their own breaker and metrics; calls to further ones count under `<provider>/other`.',
+    ),
     ...policyShape,
     overrides: record(
       policyShape,

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_URL_FILE, readApiUrl } from '../api-files/address.js';
 import { API_TOKEN_FILE } from '../api-files/token.js';
+import type { DependencyCapStatus } from '../breaker/dependency-cap.js';
 import type { LoadedConfig } from '../config/index.js';
 import { httpGet } from '../gateway/probe.js';
 import { lockState } from '../lock.js';
@@ -17,6 +18,7 @@ import type { SourceStatus } from '../sources/source.js';
 import { version } from '../version.js';
 import { humanSize, permissionFix, statOrCode } from './fs-util.js';
 import type { ProbeTimeouts } from './gateway-check.js';
+import { checkDataPrivacy } from './privacy-check.js';
 import { type Finding, finding } from './types.js';
 
 /** `http://<server.host>:<server.port>` as a client reaches it (wildcard hosts through loopback). */
@@ -60,6 +62,7 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
     );
     return findings;
   }
+  findings.push(...checkDataPrivacy(dataDir, dbPath));
   if (existsSync(dbPath)) {
     findings.push(finding('breakerbar', 'ok', `database ${dbPath}`, humanSize(statSync(dbPath).size)));
   } else {
@@ -141,6 +144,7 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
  */
 async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
   let sources: SourceStatus[];
+  let dependencies: DependencyCapStatus | undefined;
   try {
     const token = readFileSync(join(dataDir, API_TOKEN_FILE), 'utf8').trim();
     const response = await fetch(new URL('/api/status', url), {
@@ -148,31 +152,47 @@ async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
       signal: AbortSignal.timeout(5000),
     });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    sources = ((await response.json()) as { sources: SourceStatus[] }).sources;
+    const status = (await response.json()) as { sources: SourceStatus[]; dependencies?: DependencyCapStatus };
+    sources = status.sources;
+    dependencies = status.dependencies;
   } catch (error) {
     return [finding('breakerbar', 'warn', 'cannot ask the daemon how its sources read', (error as Error).message)];
   }
-  return sources.map((source) => {
-    if (source.lastError !== null) {
+  const folded =
+    dependencies && dependencies.folded > 0
+      ? [
+          finding(
+            'breakerbar',
+            'warn',
+            `${dependencies.folded} dependencies past the ceiling of ${dependencies.max} are counted under <provider>/other`,
+            'each has no breaker or metrics of its own (a client inventing model names, or many real models)',
+            'if they are real models, raise breakers.maxDependencies and restart the daemon',
+          ),
+        ]
+      : [];
+  return folded.concat(
+    sources.map((source) => {
+      if (source.lastError !== null) {
+        return finding(
+          'breakerbar',
+          'error',
+          `${source.kind} reader has a problem: ${source.lastError}`,
+          `${source.inputs} input(s), ${source.stored} call(s) stored since the daemon started`,
+          "see the Sources findings above and the daemon's log; it retries by itself once the cause is gone",
+        );
+      }
+      const newest =
+        source.lastEventAt === null
+          ? 'nothing read yet'
+          : `newest record ${formatSpan(Date.now() - source.lastEventAt)} ago`;
       return finding(
         'breakerbar',
-        'error',
-        `${source.kind} reader has a problem: ${source.lastError}`,
-        `${source.inputs} input(s), ${source.stored} call(s) stored since the daemon started`,
-        "see the Sources findings above and the daemon's log; it retries by itself once the cause is gone",
+        'ok',
+        `${source.kind} reader live: ${source.inputs} input(s), ${source.stored} call(s) stored`,
+        `${newest}; ${source.pending} pending`,
       );
-    }
-    const newest =
-      source.lastEventAt === null
-        ? 'nothing read yet'
-        : `newest record ${formatSpan(Date.now() - source.lastEventAt)} ago`;
-    return finding(
-      'breakerbar',
-      'ok',
-      `${source.kind} reader live: ${source.inputs} input(s), ${source.stored} call(s) stored`,
-      `${newest}; ${source.pending} pending`,
-    );
-  });
+    }),
+  );
 }
 
 function isOk(body: string): boolean {

@@ -20,6 +20,7 @@ export const METRIC_NAMES = {
   malformedLines: 'breakerbar_malformed_lines_total',
   ingestLag: 'breakerbar_ingest_lag_seconds',
   ingestPending: 'breakerbar_ingest_pending',
+  ingestBacklogBytes: 'breakerbar_ingest_backlog_bytes',
   signals: 'breakerbar_signals_total',
   stalledSessions: 'breakerbar_stalled_sessions',
   gatewayUp: 'breakerbar_gateway_up',

@@ -137,12 +137,24 @@ export function registerIngestMetrics(registry: Registry, sources: MetricsSource
   const registers = [registry];
   new Gauge({
     name: METRIC_NAMES.ingestPending,
-    help: 'Bytes (files) or rows (databases) present but not yet read, per source.',
+    help: 'Bytes (files) or rows (databases) present but not yet stored, per source.',
     labelNames: ['source'],
     registers,
     collect() {
       this.reset();
       for (const status of sources.sources()) this.set({ source: status.kind }, status.pending);
+    },
+  });
+  new Gauge({
+    name: METRIC_NAMES.ingestBacklogBytes,
+    help: 'Bytes of transcript and log files not yet stored (listed, being read or stored), per file source: the backfill still to do.',
+    labelNames: ['source'],
+    registers,
+    collect() {
+      this.reset();
+      for (const status of sources.sources()) {
+        if (status.pendingUnit === 'bytes') this.set({ source: status.kind }, status.pending);
+      }
     },
   });
   // Counters read from the sources at scrape time: they only grow while BreakerBar runs.

@@ -4,6 +4,7 @@
  */
 
 import type { Language } from '../../shared/i18n.js';
+import type { DependencyCapStatus } from '../breaker/dependency-cap.js';
 import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome } from '../classify.js';
 import type { DoctorReport } from '../doctor/index.js';
@@ -14,6 +15,7 @@ import type { DependencyCooldown } from '../openclaw/cooldown-state.js';
 import type { OpenClawCooldownsStatus } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { BudgetStanding, QuotaWindow, SpendReport } from '../spend/types.js';
+import type { StoreHealth } from '../store/database-watch.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
@@ -77,6 +79,10 @@ export interface ApiStatus {
   quiet: { until: number | null; reason: string; kind: 'maintenance' | 'quiet_hours' } | null;
   /** The daemon's language (notifications and webhooks are worded in it). */
   language: Language;
+  /** Dependencies with their own breaker and metrics, the ceiling (`breakers.maxDependencies`), how many were folded past it. */
+  dependencies?: DependencyCapStatus;
+  /** BreakerBar's own database: `ok` false when its file was deleted or replaced while running (see `detail`). */
+  store?: StoreHealth;
 }
 
 export interface HistoryQuery {

@@ -3,6 +3,7 @@
  * stream of changes, assembled from the monitor's parts. The HTTP layer
  * (http.ts) only speaks this interface.
  */
+
 import type { Language } from '../../shared/i18n.js';
 import type { BreakerService } from '../breaker/service.js';
 import type { Transition } from '../breaker/types.js';
@@ -19,6 +20,7 @@ import type { Notifier } from '../notify/notifier.js';
 import type { OpenClawCooldowns } from '../openclaw/cooldowns.js';
 import type { SourceStatus } from '../sources/source.js';
 import { SpendTracker } from '../spend/tracker.js';
+import type { StoreHealth } from '../store/database-watch.js';
 import type { Store } from '../store/db.js';
 import { type GatewayHistory, type NotificationRow, probeRow, type RestartRow } from '../store/gateway-history.js';
 import type { CallSummary } from '../summary.js';
@@ -46,6 +48,8 @@ export interface BackendParts {
   /** The daemon's language (reported in the status; notifications are worded in it). */
   language?: Language;
   store: Store;
+  /** Whether the database file is still the one opened (absent: not watched). */
+  storeHealth?: () => StoreHealth;
   breakers: BreakerService;
   metrics: BreakerbarMetrics;
   sources: () => SourceStatus[];
@@ -121,6 +125,8 @@ export function createBackend(parts: BackendParts): ApiBackend {
         budgets: spend.budgets(),
         quiet: parts.gateway?.windows.state(now) ?? null,
         language: parts.language ?? 'en',
+        dependencies: parts.breakers.dependencies(),
+        store: parts.storeHealth?.() ?? { ok: true },
       };
     },
 

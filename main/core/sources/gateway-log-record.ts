@@ -13,6 +13,7 @@
  */
 import { classifyErrorText, type Outcome, outcomeForReason, type Phase } from '../classify.js';
 import type { CallEvent, GatewaySignal, SignalKind, TokenUsage, TurnEvent } from '../events.js';
+import { dependencyNameProblem, nameProblem } from './dependency-name.js';
 import { Elided, MALFORMED, type Skimmed, skimJson } from './json-skim.js';
 
 export type GatewayLogRecord =
@@ -119,27 +120,29 @@ function attemptLine(root: JsonObject, line: TslogLine, text: string, key: strin
   };
   if (fetch) {
     const fetchLine = fetchAttempt(text);
-    return fetchLine === null ? IGNORED : { kind: 'attempt', line: { ...base, ...fetchLine } };
+    return fetchLine === null ? IGNORED : attempt({ ...base, ...fetchLine });
   }
   const f = new Fields(new Map(), line.fields);
   // Only failed attempts end in this event at the default level; a success is the transcript's to count.
   if (line.fields?.isError !== true) return IGNORED;
-  return {
-    kind: 'attempt',
-    line: {
-      ...base,
-      kind: 'run_end',
-      runId: f.str('runId'),
-      provider: f.str('provider'),
-      model: f.str('model'),
-      api: null,
-      status: null,
-      errorCode: null,
-      // The provider's own words (`429 …; Retry-After: 2 seconds`); `error` is OpenClaw's rewording for the user.
-      errorText: f.text('rawErrorPreview') ?? f.text('error'),
-      failoverReason: f.str('failoverReason') ?? f.str('providerRuntimeFailureKind'),
-    },
-  };
+  return attempt({
+    ...base,
+    kind: 'run_end',
+    runId: f.str('runId'),
+    provider: f.str('provider'),
+    model: f.str('model'),
+    api: null,
+    status: null,
+    errorCode: null,
+    // The provider's own words (`429 …; Retry-After: 2 seconds`); `error` is OpenClaw's rewording for the user.
+    errorText: f.text('rawErrorPreview') ?? f.text('error'),
+    failoverReason: f.str('failoverReason') ?? f.str('providerRuntimeFailureKind'),
+  });
+}
+
+/** An attempt whose provider or model name is damaged (see dependency-name.ts) is a malformed line. */
+function attempt(line: AttemptLine): GatewayLogRecord {
+  return dependencyNameProblem(line.provider, line.model) === null ? { kind: 'attempt', line } : MALFORMED_RECORD;
 }
 
 /** `[model-fetch] response provider=P api=A model=M status=429 …` or `[model-fetch] error … message=…`. */
@@ -408,14 +411,19 @@ class Fields {
   dep(prefix: string): string | null {
     const provider = this.str(`${prefix}Provider`);
     const model = this.str(`${prefix}Model`);
-    if (provider !== null && model !== null) return `${provider}/${model}`;
-    return this.str(prefix) ?? (model?.includes('/') ? model : null);
+    const dep =
+      provider !== null && model !== null
+        ? `${provider}/${model}`
+        : (this.str(prefix) ?? (model?.includes('/') ? model : null));
+    // A damaged name is no dependency (see dependency-name.ts): the decision names none.
+    return dep !== null && nameProblem(dep) !== null ? null : dep;
   }
 
   /** `provider/model` from plain `provider` and `model` fields. */
   providerModel(): string | null {
     const provider = this.str('provider');
     const model = this.str('model');
+    if (dependencyNameProblem(provider, model) !== null) return null;
     return provider !== null && model !== null ? `${provider}/${model}` : null;
   }
 

@@ -257,6 +257,7 @@ export class GatewayLogSource implements Source {
       stored: this.counts.stored,
       duplicates: this.counts.duplicates,
       pending: progress.pendingBytes,
+      pendingUnit: 'bytes',
       lastEventAt: this.lastEventAt,
       lastError: this.lastError,
     };

@@ -19,11 +19,13 @@
  * transcript source has a dependency's calls, the transcripts are the source of
  * truth and this source emits nothing for it (`transcriptsCover`).
  */
+
 import type { Outcome } from '../classify.js';
 import { outcomeForReason } from '../classify.js';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
 import type { Cursor } from '../store/db.js';
+import { escapedName } from './dependency-name.js';
 import { type PrometheusSample, parsePrometheusText, seriesKey } from './prometheus-text.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 
@@ -555,7 +557,8 @@ function safeUrl(options: GatewayMetricsOptions): string {
 }
 
 function depOf(labels: Readonly<Record<string, string>>): string {
-  return `${labels.provider ?? 'unknown'}/${labels.model ?? 'unknown'}`;
+  // Another program's labels: a damaged one is shown escaped (see dependency-name.ts), never refused.
+  return escapedName(`${labels.provider ?? 'unknown'}/${labels.model ?? 'unknown'}`);
 }
 
 function known(value: string | undefined): string | null {

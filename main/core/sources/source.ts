@@ -36,8 +36,13 @@ export interface SourceStatus {
   calls: number;
   stored: number;
   duplicates: number;
-  /** Bytes (or rows) present in the inputs but not yet read. */
+  /**
+   * What is present in the inputs but not yet stored, in `pendingUnit`: the bytes of files (listed but not
+   * looked at yet, read but being stored, or not read yet) or the rows of databases.
+   */
   pending: number;
+  /** The unit of `pending`: `bytes` for files, `rows` for databases (absent: nothing is ever pending). */
+  pendingUnit?: 'bytes' | 'rows';
   /** Record time of the newest call read, epoch ms. */
   lastEventAt: number | null;
   lastError: string | null;

@@ -106,6 +106,11 @@ export class FileTailer {
   private readonly byInode = new Map<string, Tracked>();
   /** Positions from the store not yet matched to a file, by `dev:ino`. */
   private readonly remembered = new Map<string, StoredPosition>();
+  /**
+   * Files found by a listing but not looked at yet (queued behind others during a backfill), with the bytes
+   * of each still to read: counted as pending, so the backlog is known before every file has had its turn.
+   */
+  private readonly unread = new Map<string, number>();
   /** Files that vanished from their path; kept one reconcile round in case they were renamed. */
   private readonly orphans = new Map<string, { tracked: Tracked; since: number }>();
   private readonly queue: WorkQueue;
@@ -163,6 +168,7 @@ export class FileTailer {
   progress(): TailerProgress {
     let pendingBytes = 0;
     for (const tracked of this.byPath.values()) pendingBytes += Math.max(0, tracked.seenSize - tracked.offset);
+    for (const bytes of this.unread.values()) pendingBytes += bytes;
     return { files: this.byPath.size, pendingBytes, consumedBytes: this.consumed };
   }
 
@@ -230,6 +236,7 @@ export class FileTailer {
       if (role === 'ignore' || (role === 'continue' && !lookForRenames && !this.byPath.has(path))) continue;
       seen.add(path);
       const tracked = this.byPath.get(path);
+      if (!tracked) this.noteUnread(path);
       if (!tracked || statSize(path) !== tracked.offset) this.queue.add(path);
     }
     return true;
@@ -260,6 +267,8 @@ export class FileTailer {
   }
 
   private check(path: string): void | Promise<void> {
+    // From now on the file is followed (its pending bytes are its own) or not followed at all.
+    this.unread.delete(path);
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -295,6 +304,20 @@ export class FileTailer {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** Records the bytes of a listed file not looked at yet: all of it, or what follows a position we know. */
+  private noteUnread(path: string): void {
+    let stats: Stats;
+    try {
+      stats = statSync(path);
+    } catch {
+      this.unread.delete(path);
+      return;
+    }
+    const inode = `${stats.dev}:${stats.ino}`;
+    const known = this.byInode.get(inode)?.offset ?? this.remembered.get(inode)?.position ?? 0;
+    this.unread.set(path, Math.max(0, stats.size - known));
   }
 
   /** Starts following a file not followed at this path: a renamed one we know, a remembered one, or a new one. */

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { classify, isSeedRateLimit } from '../classify.js';
 import type { CallEvent, SourceKind, TokenUsage } from '../events.js';
+import { dependencyNameProblem } from './dependency-name.js';
 import { Elided, MALFORMED, type Skimmed, skimJson } from './json-skim.js';
 
 export interface RecordContext {
@@ -24,8 +25,11 @@ export type TranscriptRecord =
   | { kind: 'header'; sessionId: string | null }
   | { kind: 'call'; call: CallEvent; seedRateLimit: boolean }
   | { kind: 'other' }
-  /** Valid JSON that cannot be used: not an object, or a call without a usable time. */
-  | { kind: 'malformed' };
+  /**
+   * Valid JSON that cannot be used: not an object, a call without a usable time, or a call whose provider or
+   * model name is damaged (`reason` says which).
+   */
+  | { kind: 'malformed'; reason?: string };
 
 type JsonObject = { [key: string]: Skimmed };
 
@@ -66,6 +70,8 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
   const verdict = classify(facts);
   const provider = text(message.provider) ?? 'unknown';
   const model = text(message.model) ?? 'unknown';
+  const damaged = dependencyNameProblem(provider, model);
+  if (damaged !== null) return { kind: 'malformed', reason: damaged };
   const call: CallEvent = {
     key: callKey(value, message, context, ts),
     ts,

@@ -45,6 +45,8 @@ export function sessionIdOf(path: string, head: Buffer | null): string {
 export interface LineCounts {
   lines: number;
   malformed: number;
+  /** Why the last malformed record that said why was refused (a damaged model name, say). */
+  reason?: string;
 }
 
 /**
@@ -66,8 +68,10 @@ export function forEachRecord(
     if (isBlank(buf, start, end)) continue;
     counts.lines++;
     const record = readRecord(buf, start, end, context);
-    if (record.kind === 'malformed') counts.malformed++;
-    else onRecord(record);
+    if (record.kind === 'malformed') {
+      counts.malformed++;
+      if (record.reason) counts.reason = record.reason;
+    } else onRecord(record);
   }
 }
 
@@ -97,6 +101,8 @@ export class JsonlTranscriptSource implements Source {
   private readonly tailer: FileTailer;
   private readonly root: string;
   private readonly counts = { lines: 0, malformed: 0, calls: 0, stored: 0, duplicates: 0 };
+  /** Reasons for refusing a record already logged (each is logged once). */
+  private readonly reasonsLogged = new Set<string>();
   private readonly sessions = new Map<string, string>();
   private lastEventAt: number | null = null;
   private lastError: string | null = null;
@@ -147,6 +153,7 @@ export class JsonlTranscriptSource implements Source {
       inputs: progress.files,
       ...this.counts,
       pending: progress.pendingBytes,
+      pendingUnit: 'bytes',
       lastEventAt: this.lastEventAt,
       lastError: this.lastError,
     };
@@ -159,7 +166,7 @@ export class JsonlTranscriptSource implements Source {
       this.sessions.set(batch.key, sessionId);
     }
     const context: RecordContext = { source: 'jsonl', agentId: agentIdOf(batch.path), sessionId };
-    const counts = { lines: 0, malformed: 0 };
+    const counts: LineCounts = { lines: 0, malformed: 0 };
     const calls: CallEvent[] = [];
     forEachRecord(batch, context, counts, (record) => {
       if (record.kind === 'call') calls.push(record.call);
@@ -170,12 +177,22 @@ export class JsonlTranscriptSource implements Source {
       cursor: { source: 'jsonl', key: batch.key, path: batch.path, position: batch.toOffset },
     };
     const { sink } = this.options;
-    if (sink.commitLater) return sink.commitLater(commit).then((result) => this.committed(counts, calls, result));
-    this.committed(counts, calls, sink.commit(commit));
+    if (sink.commitLater) {
+      return sink.commitLater(commit).then((result) => this.committed(counts, calls, result, batch.path));
+    }
+    this.committed(counts, calls, sink.commit(commit), batch.path);
   }
 
   /** Counted only once committed: a failed commit is retried and must not count twice. */
-  private committed(counts: LineCounts, calls: CallEvent[], result: CommitResult): void {
+  private committed(counts: LineCounts, calls: CallEvent[], result: CommitResult, path: string): void {
+    if (counts.reason !== undefined && !this.reasonsLogged.has(counts.reason)) {
+      // Once per reason: a damaged file repeats itself line after line; the count keeps the rest.
+      this.reasonsLogged.add(counts.reason);
+      this.options.log.warn('transcript record refused (counted as malformed; further ones only counted)', {
+        path,
+        reason: counts.reason,
+      });
+    }
     this.counts.lines += counts.lines;
     this.counts.malformed += counts.malformed;
     this.counts.calls += calls.length;

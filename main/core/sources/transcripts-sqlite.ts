@@ -23,7 +23,10 @@
  * counted (`undecodable`), reported once per database, and passed: the cursor
  * moves past them, so one bad row never stops a database from being read. A
  * database whose layout BreakerBar cannot read is refused and reported as an
- * error (`lastError`) for as long as it stays so.
+ * error (`lastError`) for as long as it stays so. One that fails to read for
+ * another reason (corrupt, not a database) is retried ever more slowly, up to
+ * every 10 minutes, logged once per change of state (read-backoff.ts) and
+ * reported as unreadable until a read succeeds.
  */
 import { type Stats, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -40,12 +43,12 @@ import {
   SchemaError,
   type TranscriptRow,
 } from './agent-database.js';
+import { type BackoffPolicy, HEALTHY, type ReadHealth, readFailed, readSucceeded } from './read-backoff.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import { readRecord } from './transcript-record.js';
 import { WorkQueue } from './work-queue.js';
 
 const PAGE_ROWS = 1000;
-const MAX_BACKOFF_MS = 5000;
 
 type UndecodableRow = Extract<TranscriptRow, { json: null }>;
 
@@ -63,6 +66,10 @@ export interface SqliteSourceOptions {
   pollIntervalMs?: number;
   /** Tests: false runs on the reconcile tick and follow-ups alone. */
   watch?: boolean;
+  /** Wall clock for the retry times logged and reported (default Date.now). */
+  clock?: () => number;
+  /** Retries of a database that fails to read (default FAILURE_BACKOFF: 1 s doubling up to 10 min). */
+  failureBackoff?: BackoffPolicy;
 }
 
 interface CursorDetail {
@@ -86,7 +93,8 @@ interface Follower {
   refusedStamp: string | null;
   /** An undecodable row of this database was already logged (one warning per database, not per row). */
   undecodableLogged: boolean;
-  backoffMs: number;
+  /** Failed reads in a row, why, and when the next try is due (see read-backoff.ts). */
+  health: ReadHealth;
   retryTimer: NodeJS.Timeout | null;
 }
 
@@ -149,7 +157,8 @@ export class SqliteTranscriptSource implements Source {
   }
 
   get caughtUp(): boolean {
-    return this.queue.idle && [...this.followers.values()].every((f) => !f.retryTimer);
+    // An unreadable database has no backlog that can be read: it is reported (`lastError`), not waited for.
+    return this.queue.idle && [...this.followers.values()].every((f) => !f.retryTimer || f.health.problem !== null);
   }
 
   coveredAgents(): ReadonlySet<string> {
@@ -167,8 +176,9 @@ export class SqliteTranscriptSource implements Source {
       inputs: [...this.followers.values()].filter((f) => f.db).length,
       ...this.counts,
       pending,
+      pendingUnit: 'rows',
       lastEventAt: this.lastEventAt,
-      lastError: this.refusal() ?? this.lastError,
+      lastError: this.refusal() ?? this.unreadable() ?? this.lastError,
     };
   }
 
@@ -181,6 +191,17 @@ export class SqliteTranscriptSource implements Source {
     if (refused.length === 0) return null;
     const first = (refused[0] as Follower).refused as string;
     return refused.length === 1 ? first : `${first} (and ${refused.length - 1} more database(s) refused)`;
+  }
+
+  /** A database that fails to read is an error until a read succeeds again: its calls are missing meanwhile. */
+  private unreadable(): string | null {
+    const failing = [...this.followers.values()].filter((f) => f.health.problem !== null);
+    const first = failing[0];
+    if (!first) return null;
+    const { problem, since, retryAt } = first.health;
+    const when = (ms: number | null) => (ms === null ? 'unknown' : new Date(ms).toISOString());
+    const more = failing.length > 1 ? ` (and ${failing.length - 1} more unreadable database(s))` : '';
+    return `${first.path} is unreadable since ${when(since)} (${problem}); next try at ${when(retryAt)}${more}`;
   }
 
   /** Databases found, with why any is not read (unknown schema, busy). */
@@ -263,7 +284,7 @@ export class SqliteTranscriptSource implements Source {
       refused: null,
       refusedStamp: null,
       undecodableLogged: false,
-      backoffMs: 50,
+      health: HEALTHY,
       retryTimer: null,
     });
     this.queue.add(path);
@@ -303,7 +324,11 @@ export class SqliteTranscriptSource implements Source {
       const version = db.dataVersion();
       const rows = db.rowsAfter(follower.position, PAGE_ROWS);
       this.consume(follower, rows);
-      follower.backoffMs = 50;
+      const recovered = readSucceeded(follower.health);
+      follower.health = recovered.health;
+      if (recovered.change === 'readable_again') {
+        this.options.log.info('agent database readable again', { path: follower.path });
+      }
       if (rows.length === PAGE_ROWS) {
         this.queue.add(follower.path);
       } else {
@@ -433,21 +458,33 @@ export class SqliteTranscriptSource implements Source {
 
   /** SQLITE_BUSY and friends: back off and retry; the gateway is never made to wait for us. */
   private failed(follower: Follower, error: Error): void {
-    this.lastError = `${follower.path}: ${error.message}`;
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || inodeOf(follower.path) === null) return;
     const busy = isBusy(error);
+    // A busy database is passing contention, kept as the last error seen; any other failure is reported as
+    // unreadable (`unreadable()`) for as long as it lasts, and no longer.
+    if (busy) this.lastError = `${follower.path}: ${error.message}`;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || inodeOf(follower.path) === null) return;
+    const now = (this.options.clock ?? Date.now)();
+    const after = readFailed(follower.health, error.message, busy, now, this.options.failureBackoff);
+    follower.health = after.health;
     if (!busy) {
       // Something else (a corrupt page, a file being swapped): reopen on the retry.
-      this.options.log.warn('agent database read failed; will retry', { path: follower.path, error: error.message });
       follower.db?.close();
       follower.db = null;
+      const fields = {
+        path: follower.path,
+        error: error.message,
+        failures: after.health.failures,
+        nextTry: new Date(now + after.delayMs).toISOString(),
+      };
+      // Told once per change of state; a database that stays corrupt is retried ever more slowly, quietly.
+      if (after.change !== null) this.options.log.warn('agent database unreadable; retrying with backoff', fields);
+      else this.options.log.debug('agent database still unreadable', fields);
     }
     follower.retryTimer = setTimeout(() => {
       follower.retryTimer = null;
       this.touch(follower.path);
-    }, follower.backoffMs);
+    }, after.delayMs);
     follower.retryTimer.unref?.();
-    follower.backoffMs = Math.min(follower.backoffMs * 2, MAX_BACKOFF_MS);
   }
 
   private safeMaxRowid(follower: Follower): number {

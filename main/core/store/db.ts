@@ -13,6 +13,7 @@ import type { CallEvent, GatewaySignal, SourceKind, TurnEvent, TurnOutcome } fro
 import { PAIR_AFTER_MS, PAIR_BEFORE_MS } from '../pairing.js';
 import { type CallSummary, CallTally, TurnTally } from '../summary.js';
 import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from './migrations.js';
+import { makePrivate, PRIVATE_DIR_MODE } from './private-files.js';
 
 export type Db = Database.Database;
 
@@ -112,7 +113,7 @@ export const PAIRING_SQL = {
 
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
   const readonly = options.readonly ?? false;
-  if (!readonly) mkdirSync(dirname(path), { recursive: true });
+  if (!readonly) mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   let db: Db;
   try {
     db = new Database(path, { readonly, fileMustExist: readonly });
@@ -143,6 +144,8 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     migrate(db, path);
+    // After the first write, so the -wal and -shm files exist: SQLite creates them as the umask allows.
+    makePrivate(path, `${path}-wal`, `${path}-shm`);
     return db;
   } catch (error) {
     db.close();

@@ -77,6 +77,15 @@ export const doctor = area(
       `no way to restart the gateway for ${enTriggers(p.triggers)}`,
     'doctor.restart.noPlanFix':
       'set watchdog.restartCommand to the command that restarts your gateway (argv, absolute program path), or install the openclaw CLI',
+    'doctor.privacy.private': 'data directory and its files are private to this user (0700, 0600)',
+    'doctor.privacy.dirOpen': (p: { path: string; mode: string }) =>
+      `the data directory ${p.path} is open to other users (mode ${p.mode})`,
+    'doctor.privacy.fileOpen': (p: { path: string; mode: string }) =>
+      `${p.path} is open to other users (mode ${p.mode})`,
+    'doctor.privacy.detail':
+      'it holds which agents called which models, when and at what cost; the token file opens the local API',
+    'doctor.privacy.fix': (p: { path: string; mode: string }) =>
+      `run \`chmod ${p.mode} ${p.path}\` (BreakerBar sets these modes itself on what it creates)`,
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -120,5 +129,12 @@ export const doctor = area(
     'doctor.restart.noPlan': (p: { triggers: Trigger[] }) => `${zhTriggers(p.triggers)}没有可用的重启方式`,
     'doctor.restart.noPlanFix':
       '把 watchdog.restartCommand 设为重启网关的命令（参数数组，程序用绝对路径），或安装 openclaw CLI',
+    'doctor.privacy.private': '数据目录及其中的文件仅当前用户可访问（0700、0600）',
+    'doctor.privacy.dirOpen': (p: { path: string; mode: string }) =>
+      `数据目录 ${p.path} 对其他用户开放（权限 ${p.mode}）`,
+    'doctor.privacy.fileOpen': (p: { path: string; mode: string }) => `${p.path} 对其他用户开放（权限 ${p.mode}）`,
+    'doctor.privacy.detail': '其中记录了哪些智能体在何时调用了哪些模型、花费多少；令牌文件可以打开本地 API',
+    'doctor.privacy.fix': (p: { path: string; mode: string }) =>
+      `运行 \`chmod ${p.mode} ${p.path}\`（BreakerBar 会为自己创建的文件自动设置这些权限）`,
   },
 );

@@ -4,7 +4,7 @@
  * database OpenClaw 2026.9.6 really wrote (zstd-compressed rows, schema 23).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -280,11 +280,53 @@ describe('SqliteTranscriptSource', () => {
     writeSessions('main', 1, 1).db.close();
     for (const suffix of ['-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
     unlinkSync(path);
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(path, 'this is not a database');
     startSource();
     await until(() => (source?.status().lastError ?? '') !== '');
     expect(source?.status().lastError).toMatch(/not a database/);
+  });
+
+  it('retries a database that stays unreadable ever more slowly, warns once, and says when it reads again', async () => {
+    const path = agentDatabasePath(stateDir, 'main');
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, 'this is not a database either');
+    const warnings: string[] = [];
+    const retries: Array<number | string | boolean | null | undefined> = [];
+    const infos: string[] = [];
+    const now = Date.parse('2026-07-01T08:00:00.000Z');
+    source = new SqliteTranscriptSource({
+      stateDir,
+      sink: sinkOf(store),
+      cutoff: 0,
+      reconcileIntervalMs: 50,
+      watch: false,
+      clock: () => now,
+      failureBackoff: { initialMs: 20, factor: 2, maxMs: 80 },
+      log: {
+        ...silentLogger,
+        info: (msg) => infos.push(msg),
+        warn: (msg) => warnings.push(msg),
+        debug: (msg, fields) => {
+          if (msg === 'agent database still unreadable') retries.push(fields?.nextTry);
+        },
+      },
+    });
+    source.start();
+    const current = source;
+    await until(() => retries.length >= 4, 10_000, 'four quiet retries');
+    expect(warnings).toEqual(['agent database unreadable; retrying with backoff']);
+    // 20, 40, 80, 80 ms after the (frozen) clock: doubling, then capped.
+    expect(retries.slice(0, 4)).toEqual([40, 80, 80, 80].map((ms) => new Date(now + ms).toISOString()));
+    expect(current.status().lastError).toMatch(
+      new RegExp(`${path} is unreadable since ${new Date(now).toISOString()} \\(.*not a database.*\\); next try at`),
+    );
+    expect(current.caughtUp).toBe(true);
+
+    rmSync(path);
+    writeSessions('main', 1, 2).db.close();
+    await until(() => storedCalls() > 0 && current.status().lastError === null, 10_000, 'the database to be read');
+    expect(infos).toContain('agent database readable again');
+    expect(warnings).toHaveLength(1);
   });
 });
 
