@@ -10,9 +10,11 @@ import { breakerKeyOf } from '../breaker/runner.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
 import type { Environment, LoadedConfig } from '../config/index.js';
+import { toMs } from '../config/schema.js';
 import type { GatewaySignal } from '../events.js';
 import type { ServiceHealth, StrategyEnvironment, StrategyVerification } from '../gateway/control.js';
 import { HealthMonitor } from '../gateway/health.js';
+import { healthSettings } from '../gateway/settings.js';
 import { languageOf } from '../language.js';
 import type { Logger } from '../log.js';
 import { createNodeNotifierChannel, type DesktopChannel } from '../notify/desktop.js';
@@ -28,6 +30,7 @@ import { budgetNotice, transitionNotice } from './notices.js';
 import type { StrategyCheck } from './policy.js';
 import { Restarter } from './restarter.js';
 import { WatchdogRunner } from './runner.js';
+import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from './settings.js';
 
 const SEC = 1000;
 /** A log line older than this when read is history (a backfill, a catch-up after sleep), not a live event. */
@@ -114,10 +117,7 @@ export class GatewaySide {
     const endpoint = resolveGatewayEndpoint(loaded, environment);
     this.health = new HealthMonitor({
       baseUrl: endpoint.baseUrl,
-      intervalMs: config.health.intervalSec * SEC,
-      connectTimeoutMs: config.health.connectTimeoutSec * SEC,
-      readTimeoutMinMs: config.health.readTimeoutMinSec * SEC,
-      readTimeoutMaxMs: Math.max(config.health.readTimeoutMinSec, config.health.readTimeoutMaxSec) * SEC,
+      ...healthSettings(config),
       clock,
       log,
       record: (result) => {
@@ -125,18 +125,7 @@ export class GatewaySide {
         this.history.recordProbe(probeRow(result));
       },
     });
-    const w = config.watchdog;
-    this.restarter = new Restarter(
-      {
-        restartCommand: w.restartCommand,
-        restartTimeoutMs: w.restartTimeoutSec * SEC,
-        manualRestart: w.manualRestart,
-        healthRestart: w.healthRestart,
-        stormRestart: w.stormRestart,
-        stormWaitSec: w.stormWaitSec,
-      },
-      strategyEnvironment(environment, config.profile),
-    );
+    this.restarter = new Restarter(restarterSettings(config), strategyEnvironment(environment, config.profile));
     this.windows = new AlertWindows({
       store,
       clock,
@@ -152,7 +141,7 @@ export class GatewaySide {
             ? createNodeNotifierChannel()
             : null,
       webhooks: config.notifications.webhooks as WebhookConfig[],
-      coalesceMs: config.notifications.coalesceSec * SEC,
+      coalesceMs: toMs(config.notifications.coalesceSec, 'sec'),
       desktopMinSeverity: config.notifications.desktopMinSeverity,
       digest: config.notifications.digest,
       quiet: (now) => this.windows.state(now),
@@ -167,21 +156,8 @@ export class GatewaySide {
       },
     });
     this.watchdog = new WatchdogRunner({
-      settings: {
-        enabled: w.enabled,
-        windowMs: w.windowSec * SEC,
-        threshold: w.threshold,
-        healthFailuresBeforeRestart: w.healthFailuresBeforeRestart,
-        deadAfterMs: w.deadAfterSec * SEC,
-        hungAfterMs: w.hungAfterSec * SEC,
-        startupGraceMs: w.startupGraceSec * SEC,
-        maxRestartsPerHour: w.maxRestartsPerHour,
-        restartSpacingMs: w.restartSpacingSec * SEC,
-        maxDeferralMs: w.maxDeferralSec * SEC,
-        divergenceMs: w.divergenceSec * SEC,
-        dryRun: w.dryRun,
-      },
-      checkIntervalMs: w.checkIntervalSec * SEC,
+      settings: watchdogSettings(config),
+      checkIntervalMs: watchdogCheckIntervalMs(config),
       store,
       history: this.history,
       restarter: this.restarter,
