@@ -5,8 +5,8 @@
  */
 
 import type { FakeCall } from './fake-tools.js';
-import type { ExpectationResult, RehearsalReport, TimelineEvent } from './runner.js';
 import type { Expectation, Scenario } from './scenario.js';
+import type { ExpectationResult, RehearsalReport, TimelineEvent } from './types.js';
 
 type StoredRestart = RehearsalReport['restarts'][number];
 

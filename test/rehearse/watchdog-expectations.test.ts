@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { readGatewayLogLine } from '../../main/core/sources/gateway-log-record.js';
 import { gatewayRestartLine, stalledSessionLine } from '../../main/rehearse/gateway-log-lines.js';
 import { type EvaluateContext, evaluate, renderText, stepWords } from '../../main/rehearse/report.js';
-import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/runner.js';
 import { describePhase } from '../../main/rehearse/runner.js';
 import { type Expectation, type Scenario, ScenarioError, validateScenario } from '../../main/rehearse/scenario.js';
+import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/types.js';
 
 const DEP = 'anthropic/claude-sonnet-4-5';
 const BASE = {
