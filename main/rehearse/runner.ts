@@ -6,7 +6,7 @@
  * core did as a timeline and checks the scenario's expectations against it.
  *
  * Time compression: scenario seconds are divided by `timeScale` for wall time,
- * and every policy time is divided by the same factor (see scaleConfig), so
+ * and every duration of the config is divided by the same factor (see time-scale.ts), so
  * the core takes the same decisions in seconds that it takes in minutes.
  *
  * Two clocks, as on a real machine: a monotonic one that only moves forward
@@ -37,6 +37,7 @@ import { evaluate, stepWords } from './report.js';
 import type { DepFault, InjectedOutcome, Scenario } from './scenario.js';
 import { INJECTED_OUTCOMES } from './scenario.js';
 import { type SimulatedGateway, type SimulatedGatewayOptions, startSimulatedGateway } from './simulated-gateway.js';
+import { scaleConfig } from './time-scale.js';
 import type { Format, Latency, Progress, RehearsalReport, TimelineEvent } from './types.js';
 
 type Writer = 'jsonl' | 'sqlite' | 'gatewaylog';
@@ -69,69 +70,6 @@ export interface RehearsalOptions {
   keepStateDir?: boolean;
   /** Replay a recorded directory instead of generating traffic (see replay.ts); time scale = speed. */
   replay?: ReplayPlan;
-}
-
-/** Every config key holding a duration, by section, with its unit (s or ms): all divided by the time scale. */
-export const SCALED_KEYS = {
-  health: ['intervalSec', 'connectTimeoutSec', 'readTimeoutMinSec', 'readTimeoutMaxSec'],
-  watchdog: [
-    'checkIntervalSec',
-    'windowSec',
-    'deadAfterSec',
-    'hungAfterSec',
-    'startupGraceSec',
-    'restartSpacingSec',
-    'restartTimeoutSec',
-    'maxDeferralSec',
-    'divergenceSec',
-    'stormWaitSec',
-  ],
-  notifications: ['coalesceSec'],
-  incidents: ['graceSec', 'settleSec'],
-  breakers: ['windowMs', 'cooldownMs', 'maxOpenMs', 'maxRetryAfterMs'],
-} as const;
-
-/** Probe timeouts never go below this wall time: loopback latency on a busy machine does not compress. */
-const MIN_PROBE_TIMEOUT_SEC = 0.5;
-/** Restart commands run a Node process: never time them out sooner than this. */
-const MIN_RESTART_TIMEOUT_SEC = 10;
-
-/** Whole milliseconds (the store keeps times derived from them in INTEGER columns), at least 1. */
-function scaledMs(ms: number, scale: number): number {
-  return Math.max(1, Math.round(ms / scale));
-}
-
-/** Seconds that the core's `× 1000` turns back into whole milliseconds exactly (0.007 × 1000 is not 7). */
-function scaledSec(sec: number, scale: number): number {
-  for (let ms = Math.max(1, Math.round((sec * 1000) / scale)); ; ms++) {
-    if ((ms / 1000) * 1000 === ms) return ms / 1000;
-  }
-}
-
-/** Divides every policy duration by `scale` (fractional seconds are fine: the core multiplies by 1000). */
-export function scaleConfig(config: Config, scale: number): Config {
-  const out = structuredClone(config) as Config;
-  const sections = out as unknown as Record<string, Record<string, unknown>>;
-  for (const [section, keys] of Object.entries(SCALED_KEYS)) {
-    const group = sections[section] as Record<string, unknown>;
-    for (const key of keys) {
-      const value = group[key] as number;
-      group[key] = key.endsWith('Ms') ? scaledMs(value, scale) : scaledSec(value, scale);
-    }
-  }
-  const overrides = out.breakers.overrides as Record<string, Record<string, unknown>>;
-  for (const policy of Object.values(overrides)) {
-    for (const key of SCALED_KEYS.breakers) {
-      if (typeof policy[key] === 'number') policy[key] = scaledMs(policy[key] as number, scale);
-    }
-  }
-  const h = out.health as Record<string, number>;
-  for (const key of ['connectTimeoutSec', 'readTimeoutMinSec', 'readTimeoutMaxSec']) {
-    h[key] = Math.max(h[key] as number, MIN_PROBE_TIMEOUT_SEC);
-  }
-  const w = out.watchdog as Record<string, unknown>;
-  w.restartTimeoutSec = Math.max(w.restartTimeoutSec as number, MIN_RESTART_TIMEOUT_SEC);
-  return out;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
