@@ -334,8 +334,9 @@ describe('the report shows the watchdog', () => {
     expect(describePhase(b)).toBe(
       'gateway stalled: no upstream calls, sessions reported stalled; wall clock stepped back 2 h',
     );
-    expect(stepWords(90)).toBe('90 s');
+    expect(stepWords(90)).toBe('1 min 30 s');
     expect(stepWords(-600)).toBe('10 min');
+    expect(stepWords(-7200)).toBe('2 h');
   });
 });
 
