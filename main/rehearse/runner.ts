@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Outcome } from '../core/classify.js';
-import { type Config, configSchema, type Environment, resolveDirectories } from '../core/config/index.js';
+import { configSchema, type Environment, resolveDirectories } from '../core/config/index.js';
 import { parseWith } from '../core/config/schema.js';
 import { silentLogger } from '../core/log.js';
 import { Monitor } from '../core/monitor.js';
