@@ -38,14 +38,6 @@ export function percent(share: number): string {
   return current.percent(share);
 }
 
-/**
- * A length of time, two units at most: "850 ms", "12 s", "3 min 20 s", "2 h 5 min", "3 d 4 h".
- * Rounds down, so a countdown never claims more time than is left.
- */
-export function duration(ms: number): string {
-  return current.duration(ms);
-}
-
 /** "just now", "40 s ago", "3 min 59 s ago", "in 2 min". */
 export function relativeTime(ts: number, now: number): string {
   return current.relative(ts, now);

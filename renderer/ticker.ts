@@ -2,7 +2,7 @@
  * The 1 s ticker for countdowns and relative times, running only while the
  * page is visible: a hidden window or background tab costs no CPU.
  */
-import { countdown, duration, relativeTime, timeLeft } from './format.js';
+import { countdown, relativeTime, timeLeft, words } from './format.js';
 
 /** Re-renders every `data-live` element under `root` for `now`. */
 export function renderLive(root: ParentNode, now = Date.now()): void {
@@ -16,7 +16,7 @@ export function renderLive(root: ParentNode, now = Date.now()): void {
         : kind === 'left'
           ? timeLeft(ts, now)
           : kind === 'since'
-            ? duration(now - ts)
+            ? words().duration(now - ts)
             : relativeTime(ts, now);
     if (element.textContent !== value) element.textContent = value;
     if (kind !== 'since') element.title = new Date(ts).toLocaleString();

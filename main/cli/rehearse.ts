@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { planReplay, ReplayError, replayScenario } from '../rehearse/replay.js';
 import { renderHtml, renderText } from '../rehearse/report.js';
-import { FORMATS, type Format, type Progress, type RehearsalReport, runRehearsal } from '../rehearse/runner.js';
+import { runRehearsal } from '../rehearse/runner.js';
 import { loadScenarioFile, type Scenario, ScenarioError } from '../rehearse/scenario.js';
 import { BUILT_IN_SCENARIOS, builtInScenario } from '../rehearse/scenarios.js';
+import { FORMATS, type Format, type Progress, type RehearsalReport } from '../rehearse/types.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';
 
 function positiveNumber(flag: string, value: string | undefined): number | undefined {

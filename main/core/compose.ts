@@ -13,8 +13,10 @@ import { Prober } from './breaker/prober.js';
 import { BreakerRunner, breakerKeyOf } from './breaker/runner.js';
 import { BreakerService } from './breaker/service.js';
 import type { Config, Environment, LoadedConfig } from './config/index.js';
+import { toMs } from './config/schema.js';
 import { FleetLink } from './fleet/link.js';
 import { HealthMonitor } from './gateway/health.js';
+import { healthSettings } from './gateway/settings.js';
 import { strategyEnvironment } from './gateway/strategy-environment.js';
 import { languageOf } from './language.js';
 import type { Logger } from './log.js';
@@ -33,9 +35,8 @@ import { TokenRates } from './traffic/tokens.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 import { Restarter } from './watchdog/restarter.js';
 import { WatchdogRunner } from './watchdog/runner.js';
+import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from './watchdog/settings.js';
 import { strategyCheck } from './watchdog/strategy-check.js';
-
-const SEC = 1000;
 
 export interface BreakerComposition {
   config: Config;
@@ -142,10 +143,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
   const endpoint = resolveGatewayEndpoint(loaded, environment);
   const health = new HealthMonitor({
     baseUrl: endpoint.baseUrl,
-    intervalMs: config.health.intervalSec * SEC,
-    connectTimeoutMs: config.health.connectTimeoutSec * SEC,
-    readTimeoutMinMs: config.health.readTimeoutMinSec * SEC,
-    readTimeoutMaxMs: Math.max(config.health.readTimeoutMinSec, config.health.readTimeoutMaxSec) * SEC,
+    ...healthSettings(config),
     clock,
     log,
     record: (result) => {
@@ -153,18 +151,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
       history.recordProbe(probeRow(result));
     },
   });
-  const w = config.watchdog;
-  const restarter = new Restarter(
-    {
-      restartCommand: w.restartCommand,
-      restartTimeoutMs: w.restartTimeoutSec * SEC,
-      manualRestart: w.manualRestart,
-      healthRestart: w.healthRestart,
-      stormRestart: w.stormRestart,
-      stormWaitSec: w.stormWaitSec,
-    },
-    strategyEnvironment(environment, config.profile),
-  );
+  const restarter = new Restarter(restarterSettings(config), strategyEnvironment(environment, config.profile));
   const windows = new AlertWindows({
     store,
     clock,
@@ -180,7 +167,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
           ? createNodeNotifierChannel()
           : null,
     webhooks: config.notifications.webhooks as WebhookConfig[],
-    coalesceMs: config.notifications.coalesceSec * SEC,
+    coalesceMs: toMs(config.notifications.coalesceSec, 'sec'),
     desktopMinSeverity: config.notifications.desktopMinSeverity,
     digest: config.notifications.digest,
     quiet: (now) => windows.state(now),
@@ -195,21 +182,8 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     },
   });
   const watchdog = new WatchdogRunner({
-    settings: {
-      enabled: w.enabled,
-      windowMs: w.windowSec * SEC,
-      threshold: w.threshold,
-      healthFailuresBeforeRestart: w.healthFailuresBeforeRestart,
-      deadAfterMs: w.deadAfterSec * SEC,
-      hungAfterMs: w.hungAfterSec * SEC,
-      startupGraceMs: w.startupGraceSec * SEC,
-      maxRestartsPerHour: w.maxRestartsPerHour,
-      restartSpacingMs: w.restartSpacingSec * SEC,
-      maxDeferralMs: w.maxDeferralSec * SEC,
-      divergenceMs: w.divergenceSec * SEC,
-      dryRun: w.dryRun,
-    },
-    checkIntervalMs: w.checkIntervalSec * SEC,
+    settings: watchdogSettings(config),
+    checkIntervalMs: watchdogCheckIntervalMs(config),
     store,
     history,
     restarter,

@@ -17,6 +17,7 @@ import { runDoctor } from './doctor/index.js';
 import type { CallEvent, GatewaySignal } from './events.js';
 import { wireIncidentNotices } from './incidents/notices.js';
 import { IncidentService } from './incidents/service.js';
+import { incidentSettings } from './incidents/settings.js';
 import { IncidentStore } from './incidents/store.js';
 import { languageOf } from './language.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
@@ -279,10 +280,9 @@ export class Monitor extends EventEmitter<MonitorEvents> {
    * a timer. Started after the gateway side so that its first look already sees the probes and the watchdog.
    */
   private createIncidents(store: Store, breakers: BreakerService, metrics: BreakerbarMetrics): IncidentService {
-    const { incidents } = this.loaded.config;
     const service = new IncidentService({
       store: new IncidentStore(store.db),
-      settings: { graceMs: incidents.graceSec * 1000, settleMs: incidents.settleSec * 1000 },
+      settings: incidentSettings(this.loaded.config),
       clock: this.clock,
       log: this.log,
       ...(this.options.incidentsEvaluateMs ? { evaluateMs: this.options.incidentsEvaluateMs } : {}),

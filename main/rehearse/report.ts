@@ -4,9 +4,11 @@
  * HTML page (inline CSS, an inline SVG timeline drawn from the data).
  */
 
+import { toMs } from '../core/config/schema.js';
+import { formatters } from '../shared/i18n.js';
 import type { FakeCall } from './fake-tools.js';
-import type { ExpectationResult, RehearsalReport, TimelineEvent } from './runner.js';
 import type { Expectation, Scenario } from './scenario.js';
+import type { ExpectationResult, RehearsalReport, TimelineEvent } from './types.js';
 
 type StoredRestart = RehearsalReport['restarts'][number];
 
@@ -25,12 +27,12 @@ export interface EvaluateContext {
 
 const fmt = (n: number) => `${Math.round(n * 10) / 10} s`;
 
-/** `2 h`, `90 s`: a clock step's size in words. */
+/** The report is English (as the scenarios are written); durations read as everywhere else. */
+const EN = formatters('en');
+
+/** `2 h`, `1 min 30 s`: a clock step's size (either way) in words. */
 export function stepWords(sec: number): string {
-  const abs = Math.abs(sec);
-  if (abs >= 3600 && abs % 360 === 0) return `${abs / 3600} h`;
-  if (abs >= 60 && abs % 60 === 0) return `${abs / 60} min`;
-  return `${abs} s`;
+  return EN.duration(toMs(Math.abs(sec), 'sec'));
 }
 
 const inPhase = (phase: number | undefined) => (phase === undefined ? '' : ` during phase ${phase}`);

@@ -6,7 +6,7 @@
  * core did as a timeline and checks the scenario's expectations against it.
  *
  * Time compression: scenario seconds are divided by `timeScale` for wall time,
- * and every policy time is divided by the same factor (see scaleConfig), so
+ * and every duration of the config is divided by the same factor (see time-scale.ts), so
  * the core takes the same decisions in seconds that it takes in minutes.
  *
  * Two clocks, as on a real machine: a monotonic one that only moves forward
@@ -23,19 +23,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Outcome } from '../core/classify.js';
-import { type Config, configSchema, type Environment, resolveDirectories } from '../core/config/index.js';
+import { configSchema, type Environment, resolveDirectories } from '../core/config/index.js';
 import { parseWith } from '../core/config/schema.js';
 import { silentLogger } from '../core/log.js';
 import { Monitor } from '../core/monitor.js';
-import type { RestartRow } from '../core/store/gateway-history.js';
-import {
-  type FakeCall,
-  type FakeTools,
-  readFakeCalls,
-  setLaunchdJob,
-  writeFakeLaunchctl,
-  writeFakeOpenclaw,
-} from './fake-tools.js';
+import { type FakeTools, readFakeCalls, setLaunchdJob, writeFakeLaunchctl, writeFakeOpenclaw } from './fake-tools.js';
 import { fallbackDecisionLine, gatewayLogPath, gatewayRestartLine, stalledSessionLine } from './gateway-log-lines.js';
 import { writeOpenClawCooldowns } from './openclaw-cooldown-writer.js';
 import { agentDatabasePath, OpenClawAgentDb } from './openclaw-db.js';
@@ -44,15 +36,10 @@ import { type ReplayPlan, ReplayWriter } from './replay.js';
 import { evaluate, stepWords } from './report.js';
 import type { DepFault, InjectedOutcome, Scenario } from './scenario.js';
 import { INJECTED_OUTCOMES } from './scenario.js';
-import {
-  type SimulatedGateway,
-  type SimulatedGatewayOptions,
-  type SimulatedGatewayState,
-  startSimulatedGateway,
-} from './simulated-gateway.js';
+import { type SimulatedGateway, type SimulatedGatewayOptions, startSimulatedGateway } from './simulated-gateway.js';
+import { scaleConfig } from './time-scale.js';
+import type { Format, Latency, Progress, RehearsalReport, TimelineEvent } from './types.js';
 
-export const FORMATS = ['jsonl', 'sqlite', 'gatewaylog', 'all'] as const;
-export type Format = (typeof FORMATS)[number];
 type Writer = 'jsonl' | 'sqlite' | 'gatewaylog';
 
 export interface RehearsalOptions {
@@ -83,169 +70,6 @@ export interface RehearsalOptions {
   keepStateDir?: boolean;
   /** Replay a recorded directory instead of generating traffic (see replay.ts); time scale = speed. */
   replay?: ReplayPlan;
-}
-
-export interface Progress {
-  scenario: string;
-  /** Scenario seconds elapsed. */
-  sec: number;
-  durationSec: number;
-  calls: number;
-  transitions: number;
-  restarts: number;
-  notices: number;
-  phase: string | null;
-}
-
-export type TimelineEvent =
-  | { t: number; type: 'phase'; index: number; label: string; deps: string[]; gateway: string | null }
-  | { t: number; type: 'phase_end'; index: number; label: string }
-  | { t: number; type: 'gateway'; state: SimulatedGatewayState }
-  | { t: number; type: 'transition'; dep: string; from: string; to: string; reason: string }
-  | {
-      t: number;
-      type: 'decision';
-      decision: string;
-      source: string;
-      dep: string | null;
-      reason: string;
-      /** The alerts the watchdog raised with it (notice kinds), before any coalescing. */
-      alerts: string[];
-    }
-  | { t: number; type: 'restart'; id: number; trigger: string; evidence: string | null; reason: string }
-  /** A dry run's restart: decided and stored, never run. */
-  | { t: number; type: 'dry_run'; id: number; trigger: string; evidence: string | null; reason: string }
-  | { t: number; type: 'restart_result'; id: number; result: string; detail: string | null }
-  /** The wall clock was stepped (`stepSec`); `offsetSec`: how far it is from the monotonic clock now. */
-  | { t: number; type: 'clock_step'; stepSec: number; offsetSec: number }
-  | { t: number; type: 'notice'; notice: string; dep: string | null; title: string; severity: string; count: number }
-  /** An incident opened, grew louder, or closed (its summary as of then). */
-  | {
-      t: number;
-      type: 'incident';
-      id: number;
-      change: 'opened' | 'updated' | 'closed';
-      severity: string;
-      causes: string[];
-      deps: string[];
-      summary: string;
-      /** When the incident itself says it began and ended (scenario seconds): it is dated from its first cause. */
-      openedAtSec: number;
-      closedAtSec: number | null;
-    };
-
-export interface Latency {
-  phase: number;
-  label: string;
-  /** The dependency the fault hit, or `gateway`. */
-  target: string;
-  faultAtSec: number;
-  /** Fault start → first breaker transition of the dependency (scenario s; null: none). */
-  transitionSec: number | null;
-  /** Fault start → first notification about it (scenario s; null: none). */
-  noticeSec: number | null;
-  /** The same in wall milliseconds. */
-  transitionWallMs: number | null;
-  noticeWallMs: number | null;
-}
-
-export interface ExpectationResult {
-  expectation: string;
-  passed: boolean;
-  detail: string;
-}
-
-export interface RehearsalReport {
-  scenario: { name: string; description: string; durationSec: number; rate: number };
-  timeScale: number;
-  format: Format;
-  slackMs: number;
-  startedAt: string;
-  wallMs: number;
-  stateDir: string | null;
-  calls: { total: number; failed: number; byDep: Record<string, { calls: number; failed: number }> };
-  /** Policy in force, in scenario units (before scaling). */
-  policy: {
-    maxRestartsPerHour: number;
-    restartSpacingSec: number;
-    startupGraceSec: number;
-    maxDeferralSec: number;
-    deadAfterSec: number;
-    hungAfterSec: number;
-    healthIntervalSec: number;
-    breakerCooldownMs: number;
-  };
-  timeline: TimelineEvent[];
-  /** Every row of the restarts table at the end (dry runs included), in insertion order. */
-  restarts: Array<Pick<RestartRow, 'id' | 'trigger' | 'evidence' | 'result' | 'reason' | 'detail'>>;
-  /** Every call of the programs the scenario's environment fakes (openclaw, launchctl), in order. */
-  commands: FakeCall[];
-  latencies: Latency[];
-  expectations: ExpectationResult[];
-  passed: boolean;
-}
-
-/** Every config key holding a duration, by section, with its unit (s or ms): all divided by the time scale. */
-export const SCALED_KEYS = {
-  health: ['intervalSec', 'connectTimeoutSec', 'readTimeoutMinSec', 'readTimeoutMaxSec'],
-  watchdog: [
-    'checkIntervalSec',
-    'windowSec',
-    'deadAfterSec',
-    'hungAfterSec',
-    'startupGraceSec',
-    'restartSpacingSec',
-    'restartTimeoutSec',
-    'maxDeferralSec',
-    'divergenceSec',
-    'stormWaitSec',
-  ],
-  notifications: ['coalesceSec'],
-  incidents: ['graceSec', 'settleSec'],
-  breakers: ['windowMs', 'cooldownMs', 'maxOpenMs', 'maxRetryAfterMs'],
-} as const;
-
-/** Probe timeouts never go below this wall time: loopback latency on a busy machine does not compress. */
-const MIN_PROBE_TIMEOUT_SEC = 0.5;
-/** Restart commands run a Node process: never time them out sooner than this. */
-const MIN_RESTART_TIMEOUT_SEC = 10;
-
-/** Whole milliseconds (the store keeps times derived from them in INTEGER columns), at least 1. */
-function scaledMs(ms: number, scale: number): number {
-  return Math.max(1, Math.round(ms / scale));
-}
-
-/** Seconds that the core's `× 1000` turns back into whole milliseconds exactly (0.007 × 1000 is not 7). */
-function scaledSec(sec: number, scale: number): number {
-  for (let ms = Math.max(1, Math.round((sec * 1000) / scale)); ; ms++) {
-    if ((ms / 1000) * 1000 === ms) return ms / 1000;
-  }
-}
-
-/** Divides every policy duration by `scale` (fractional seconds are fine: the core multiplies by 1000). */
-export function scaleConfig(config: Config, scale: number): Config {
-  const out = structuredClone(config) as Config;
-  const sections = out as unknown as Record<string, Record<string, unknown>>;
-  for (const [section, keys] of Object.entries(SCALED_KEYS)) {
-    const group = sections[section] as Record<string, unknown>;
-    for (const key of keys) {
-      const value = group[key] as number;
-      group[key] = key.endsWith('Ms') ? scaledMs(value, scale) : scaledSec(value, scale);
-    }
-  }
-  const overrides = out.breakers.overrides as Record<string, Record<string, unknown>>;
-  for (const policy of Object.values(overrides)) {
-    for (const key of SCALED_KEYS.breakers) {
-      if (typeof policy[key] === 'number') policy[key] = scaledMs(policy[key] as number, scale);
-    }
-  }
-  const h = out.health as Record<string, number>;
-  for (const key of ['connectTimeoutSec', 'readTimeoutMinSec', 'readTimeoutMaxSec']) {
-    h[key] = Math.max(h[key] as number, MIN_PROBE_TIMEOUT_SEC);
-  }
-  const w = out.watchdog as Record<string, unknown>;
-  w.restartTimeoutSec = Math.max(w.restartTimeoutSec as number, MIN_RESTART_TIMEOUT_SEC);
-  return out;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

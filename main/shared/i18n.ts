@@ -44,6 +44,9 @@ export interface PluralForms {
   other: string;
 }
 
+/** How a duration is written: `rounded` (whole units, the default) or `precise` (tenths of a second under a minute). */
+export type DurationStyle = 'rounded' | 'precise';
+
 /** Everything a message needs to put numbers and times into words, in one language. */
 export interface Formatters {
   readonly language: Language;
@@ -59,8 +62,11 @@ export interface Formatters {
   clock(ts: number): string;
   /** A date and time ("Dec 1, 14:05"). */
   dateTime(ts: number): string;
-  /** A length of time, two units at most, rounded down: "850 ms", "12 s", "3 min 20 s", "2 h 5 min", "3 d 4 h". */
-  duration(ms: number): string;
+  /**
+   * A length of time, two units at most, rounded down: "850 ms", "12 s", "3 min 20 s", "2 h 5 min", "3 d 4 h".
+   * `precise` keeps tenths of a second under a minute ("1.5 s"), for timeouts and Retry-After values.
+   */
+  duration(ms: number, style?: DurationStyle): string;
   /** "just now", "3 min ago", "in 42 s". */
   relative(ts: number, now: number): string;
   /** "a, b and c". */
@@ -108,10 +114,15 @@ export function formatters(language: Language): Formatters {
   const relative = RELATIVE[language];
   const two = (a: number, ua: string, b: number, ub: string) =>
     b === 0 ? `${a}${ua}` : `${a}${ua}${units.sep}${b}${ub}`;
-  const duration = (ms: number): string => {
+  const tenths = new Intl.NumberFormat(language, { maximumFractionDigits: 1, useGrouping: false });
+  const duration = (ms: number, style: DurationStyle = 'rounded'): string => {
     const abs = Math.max(0, ms);
     if (abs < SECOND) return `${Math.round(abs)}${units.ms}`;
-    if (abs < MINUTE) return `${Math.floor(abs / SECOND)}${units.s}`;
+    if (abs < MINUTE) {
+      // Precise: tenths rounded down, like every other unit here, so a timeout never reads longer than it is.
+      if (style === 'precise') return `${tenths.format(Math.floor(abs / 100) / 10)}${units.s}`;
+      return `${Math.floor(abs / SECOND)}${units.s}`;
+    }
     if (abs < HOUR) {
       const min = Math.floor(abs / MINUTE);
       return min >= 10 ? `${min}${units.min}` : two(min, units.min, Math.floor((abs % MINUTE) / SECOND), units.s);

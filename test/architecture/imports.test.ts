@@ -67,7 +67,7 @@ const API_TYPES_MOVING: Array<Pick<Edge, 'from' | 'to'>> = [
  * Cycles allowed while they are being broken alongside this test (same rule: a listed cycle that no longer
  * exists fails the test). The rehearsal's report and runner are being split apart.
  */
-const CYCLES_BEING_BROKEN: string[][] = [['main/rehearse/report.ts', 'main/rehearse/runner.ts']];
+const CYCLES_BEING_BROKEN: string[][] = [];
 
 /** Build output, not source: the dashboard's copy of uPlot is put there by `npm run build`. */
 const GENERATED = ['renderer/vendor/'];

@@ -12,7 +12,19 @@ import {
   loadConfig,
   resolveDirectories,
 } from '../../main/core/config/index.js';
-import { defaultsOf, describeFields } from '../../main/core/config/schema.js';
+import {
+  allFields,
+  defaultsOf,
+  describeFields,
+  durationFields,
+  group,
+  int,
+  mapDurations,
+  millis,
+  seconds,
+  toMs,
+  unitOfKey,
+} from '../../main/core/config/schema.js';
 
 let tmp: string;
 let home: string;
@@ -623,5 +635,74 @@ describe('breaker overrides, probes and budgets', () => {
     expect(() => loadConfig(configFile({ budgets: [{ agent: 'main', dep: 'anthropic/*' }] }), environment())).toThrow(
       'config key "budgets.rates[0]" lacks "tokensPerMinute"',
     );
+  });
+});
+
+describe('durations', () => {
+  it('a key ending in Sec or Ms is a duration field of that unit, and every duration field says its unit so', () => {
+    const problems = allFields(configSchema).flatMap(({ path, field }) => {
+      const key = path.split('.').at(-1) ?? path;
+      const promised = unitOfKey(key.replace(/\[\]$/, ''));
+      const declared = field.unit ?? null;
+      return promised === declared
+        ? []
+        : [`${path}: key says ${promised ?? 'no unit'}, field is ${declared ?? 'not a duration'}`];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('the same rule catches a schema that breaks it', () => {
+    const bad = group({
+      waitSec: int(1, 0, 10, 'A duration declared as a plain integer.'),
+      pause: seconds(1, 0, 10, 'No suffix.'),
+    });
+    const problems = allFields(bad).filter(({ path, field }) => unitOfKey(path) !== (field.unit ?? null));
+    expect(problems.map((p) => p.path)).toEqual(['waitSec', 'pause']);
+  });
+
+  it('enumerates every duration, inside records and lists too', () => {
+    const paths = durationFields(configSchema);
+    expect(paths).toContainEqual({ path: 'watchdog.restartSpacingSec', unit: 'sec' });
+    expect(paths).toContainEqual({ path: 'breakers.overrides.*.cooldownMs', unit: 'ms' });
+    expect(paths).toContainEqual({ path: 'breakers.probes.*.timeoutMs', unit: 'ms' });
+    expect(paths).toContainEqual({ path: 'notifications.webhooks[].timeoutSec', unit: 'sec' });
+    expect(paths.map((p) => p.path)).not.toContain('watchdog.maxRestartsPerHour');
+  });
+
+  it('converts a unit to milliseconds in one place', () => {
+    expect(toMs(90, 'sec')).toBe(90_000);
+    expect(toMs(0.25, 'sec')).toBe(250);
+    expect(toMs(1500, 'ms')).toBe(1500);
+  });
+
+  it('refuses a fraction or a value out of range, naming the unit', () => {
+    const node = group({ waitSec: seconds(5, 1, 60, 'A wait.'), pollMs: millis(100, 10, 1000, 'A poll.') });
+    expect(() => node.shape.waitSec.parse(1.5, 'waitSec')).toThrow(
+      'config key "waitSec" is 1.5, expected an integer from 1 to 60 (seconds)',
+    );
+    expect(() => node.shape.pollMs.parse(5, 'pollMs')).toThrow('expected an integer from 10 to 1000 (milliseconds)');
+    expect(node.shape.waitSec.parse(60, 'waitSec')).toBe(60);
+  });
+
+  it('maps every duration of a parsed config, leaving other values and absent override keys alone', () => {
+    const config = loadConfig(
+      configFile({
+        breakers: { overrides: { 'zhipu/*': { cooldownMs: 4000, minCalls: 7 } } },
+        notifications: { webhooks: [{ type: 'generic', url: 'https://example.invalid/hook', timeoutSec: 8 }] },
+      }),
+      environment(),
+    ).config;
+    const seen: string[] = [];
+    const halved = mapDurations(configSchema, config, (value, _unit, path) => {
+      seen.push(path);
+      return value / 2;
+    });
+    expect(halved.watchdog.restartSpacingSec).toBe(config.watchdog.restartSpacingSec / 2);
+    expect(halved.watchdog.maxRestartsPerHour).toBe(config.watchdog.maxRestartsPerHour);
+    expect(halved.breakers.overrides['zhipu/*']).toEqual({ cooldownMs: 2000, minCalls: 7 });
+    expect(halved.notifications.webhooks[0]?.timeoutSec).toBe(4);
+    expect(config.watchdog.restartSpacingSec).toBe(60);
+    expect(seen).toContain('breakers.overrides.*.cooldownMs');
+    expect(seen).not.toContain('breakers.overrides.*.windowMs');
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { incidentSpans, renderHtml, renderText } from '../../main/rehearse/report.js';
-import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/runner.js';
+import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/types.js';
 
 const DEP = 'zhipu/glm-5.1';
 

@@ -12,9 +12,10 @@
  * fail exactly as recorded in its plan. Run one after another: they measure timing.
  */
 import { describe, expect, it } from 'vitest';
-import { type Format, type RehearsalReport, runRehearsal } from '../../main/rehearse/runner.js';
+import { runRehearsal } from '../../main/rehearse/runner.js';
 import type { Scenario } from '../../main/rehearse/scenario.js';
 import { BUILT_IN_SCENARIOS, builtInScenario } from '../../main/rehearse/scenarios.js';
+import type { Format, RehearsalReport } from '../../main/rehearse/types.js';
 
 const PLAN: Record<string, { scale: number; format: Format }> = {
   'original-429-storm': { scale: 110, format: 'jsonl' },

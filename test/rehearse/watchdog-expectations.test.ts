@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { readGatewayLogLine } from '../../main/core/sources/gateway-log-record.js';
 import { gatewayRestartLine, stalledSessionLine } from '../../main/rehearse/gateway-log-lines.js';
 import { type EvaluateContext, evaluate, renderText, stepWords } from '../../main/rehearse/report.js';
-import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/runner.js';
 import { describePhase } from '../../main/rehearse/runner.js';
 import { type Expectation, type Scenario, ScenarioError, validateScenario } from '../../main/rehearse/scenario.js';
+import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/types.js';
 
 const DEP = 'anthropic/claude-sonnet-4-5';
 const BASE = {
@@ -334,8 +334,9 @@ describe('the report shows the watchdog', () => {
     expect(describePhase(b)).toBe(
       'gateway stalled: no upstream calls, sessions reported stalled; wall clock stepped back 2 h',
     );
-    expect(stepWords(90)).toBe('90 s');
+    expect(stepWords(90)).toBe('1 min 30 s');
     expect(stepWords(-600)).toBe('10 min');
+    expect(stepWords(-7200)).toBe('2 h');
   });
 });
 

@@ -65,7 +65,11 @@ export interface BreakerOptions {
   jitter?: () => number;
 }
 
-/** `120 s`, `1.5 s`: operators read reasons in notifications. */
+/**
+ * `120 s`, `1.5 s`: operators read reasons in notifications. Always seconds, not the shared `f.duration`: the
+ * dashboard reads these reasons back to word them in the reader's language (renderer/describe.ts), and stored
+ * reasons keep this form.
+ */
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }

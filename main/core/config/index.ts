@@ -20,6 +20,7 @@ import {
   int,
   list,
   listOf,
+  millis,
   num,
   numList,
   oneOf,
@@ -36,6 +37,7 @@ import {
   optionalUrl,
   parseWith,
   record,
+  seconds,
   secretUrl,
   str,
   timeOfDay,
@@ -48,15 +50,15 @@ export const RESTART_FLAVOURS = ['safe', 'force', 'wait', 'plain'] as const;
 
 /** One breaker policy: the defaults for all dependencies, or an override for some. */
 const policyShape = {
-  windowMs: int(DEFAULT_POLICY.windowMs, 1000, DAY, 'Sliding window over event time for the failure rate.'),
+  windowMs: millis(DEFAULT_POLICY.windowMs, 1000, DAY, 'Sliding window over event time for the failure rate.'),
   minCalls: int(DEFAULT_POLICY.minCalls, 1, 1_000_000, 'Calls in the window before the failure rate counts.'),
   failureRate: num(DEFAULT_POLICY.failureRate, 0.01, 1, 'Trip when more than this share of the window failed.'),
   consecutiveFailures: int(DEFAULT_POLICY.consecutiveFailures, 1, 10_000, 'Trip on this many failures in a row.'),
-  cooldownMs: int(DEFAULT_POLICY.cooldownMs, 100, DAY, 'First open duration before trials.'),
+  cooldownMs: millis(DEFAULT_POLICY.cooldownMs, 100, DAY, 'First open duration before trials.'),
   backoffFactor: num(DEFAULT_POLICY.backoffFactor, 1, 100, 'Open duration grows by this after each failed trial.'),
-  maxOpenMs: int(DEFAULT_POLICY.maxOpenMs, 1000, 7 * DAY, 'Cap on the open duration.'),
+  maxOpenMs: millis(DEFAULT_POLICY.maxOpenMs, 1000, 7 * DAY, 'Cap on the open duration.'),
   trialsToClose: int(DEFAULT_POLICY.trialsToClose, 1, 100, 'Consecutive successful trials that close the breaker.'),
-  maxRetryAfterMs: int(DEFAULT_POLICY.maxRetryAfterMs, 0, 7 * DAY, "Cap on a provider's Retry-After."),
+  maxRetryAfterMs: millis(DEFAULT_POLICY.maxRetryAfterMs, 0, 7 * DAY, "Cap on a provider's Retry-After."),
 };
 
 const DEP_PATTERN = /^[^\s]+$/;
@@ -93,7 +95,7 @@ export const configSchema = group({
       true,
       "Scrape the gateway's own metrics (diagnostics-prometheus plugin) when it answers; transcripts stay the source of truth where they have the calls.",
     ),
-    intervalMs: int(5000, 1000, 600000, 'How often the gateway metrics endpoint is scraped.'),
+    intervalMs: millis(5000, 1000, 600000, 'How often the gateway metrics endpoint is scraped.'),
   }),
   ingest: group({
     backfillDays: int(
@@ -106,7 +108,7 @@ export const configSchema = group({
       false,
       'Also read archived transcripts (*.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak).',
     ),
-    reconcileIntervalMs: int(
+    reconcileIntervalMs: millis(
       5000,
       100,
       600000,
@@ -153,13 +155,13 @@ export const configSchema = group({
           /^https?:\/\/\S+$/,
         ),
         tokenEnv: optionalName('Environment variable holding the API key sent as a Bearer token; null sends none.'),
-        timeoutMs: int(2000, 100, 60_000, 'Probe read timeout.'),
+        timeoutMs: millis(2000, 100, 60_000, 'Probe read timeout.'),
       },
       'Active half-open probes per dependency pattern (off unless configured).',
       DEP_PATTERN,
       'dependency patterns like "zhipu/*"',
     ),
-    stallAfterMs: int(
+    stallAfterMs: millis(
       180_000,
       0,
       DAY,
@@ -215,22 +217,22 @@ export const configSchema = group({
   ),
   quota: group({
     enabled: bool(true, "Read providers' quota windows with `openclaw status --usage --json` (read-only)."),
-    intervalSec: int(300, 30, DAY_SEC, 'How often the quota windows are read.'),
-    timeoutSec: int(30, 1, 600, 'A read that takes longer than this is stopped and counts as failed.'),
+    intervalSec: seconds(300, 30, DAY_SEC, 'How often the quota windows are read.'),
+    timeoutSec: seconds(30, 1, 600, 'A read that takes longer than this is stopped and counts as failed.'),
     command: optionalArgv(
       'The command that prints the usage JSON; null runs the openclaw CLI found on PATH (`openclaw status --usage --json`).',
     ),
   }),
   health: group({
-    intervalSec: int(15, 1, DAY_SEC, "How often the gateway's /healthz, /startupz and /readyz are probed."),
-    connectTimeoutSec: int(3, 1, 600, 'A probe that cannot connect within this is a connect timeout.'),
-    readTimeoutMinSec: int(
+    intervalSec: seconds(15, 1, DAY_SEC, "How often the gateway's /healthz, /startupz and /readyz are probed."),
+    connectTimeoutSec: seconds(3, 1, 600, 'A probe that cannot connect within this is a connect timeout.'),
+    readTimeoutMinSec: seconds(
       2,
       1,
       3600,
       "Floor of the probe's read timeout, which follows the gateway's own recent p99 latency plus 40 %.",
     ),
-    readTimeoutMaxSec: int(
+    readTimeoutMaxSec: seconds(
       30,
       1,
       3600,
@@ -239,8 +241,8 @@ export const configSchema = group({
   }),
   watchdog: group({
     enabled: bool(true, 'Restart the gateway when a 429 storm or dead health probes stall it (false: watch only).'),
-    checkIntervalSec: int(60, 1, DAY_SEC, 'How often the rate-limit check runs.'),
-    windowSec: int(120, 1, DAY_SEC, 'Each check counts rate_limited calls (by their own time) in this window.'),
+    checkIntervalSec: seconds(60, 1, DAY_SEC, 'How often the rate-limit check runs.'),
+    windowSec: seconds(120, 1, DAY_SEC, 'Each check counts rate_limited calls (by their own time) in this window.'),
     threshold: int(3, 1, 1000, 'Consecutive checks with new rate_limited calls that restart the gateway.'),
     healthFailuresBeforeRestart: int(
       2,
@@ -248,26 +250,26 @@ export const configSchema = group({
       1000,
       'Consecutive dead probes (refused, timeouts, reset, 5xx) that restart the gateway; starting and draining never count.',
     ),
-    deadAfterSec: int(
+    deadAfterSec: seconds(
       30,
       0,
       DAY_SEC,
       "Least time the dead probes must span before the gateway counts as dead (OpenClaw's own in-process restart refuses connections for 5–10 s).",
     ),
-    hungAfterSec: int(
+    hungAfterSec: seconds(
       300,
       1,
       DAY_SEC,
       'The gateway answers its probes, but its log reports stalled sessions and no upstream attempt has been made for this long: it is hung.',
     ),
-    startupGraceSec: int(
+    startupGraceSec: seconds(
       300,
       1,
       DAY_SEC,
       'After a restart nothing triggers another until /startupz says started or this has passed (OpenClaw can take minutes to start).',
     ),
     maxRestartsPerHour: int(4, 1, 1000, 'Restart budget per rolling hour; when spent, the watchdog alerts and waits.'),
-    restartSpacingSec: int(
+    restartSpacingSec: seconds(
       60,
       1,
       DAY_SEC,
@@ -276,20 +278,20 @@ export const configSchema = group({
     restartCommand: optionalArgv(
       'Command that restarts the gateway (argv, no shell; exit 0 = done); null picks the openclaw CLI, then launchd (macOS) or systemd (Linux).',
     ),
-    restartTimeoutSec: int(
+    restartTimeoutSec: seconds(
       360,
       1,
       DAY_SEC,
       'A restart command still running after this is killed and the restart counts as failed (safe restarts drain up to 5 min).',
     ),
     dryRun: bool(false, 'Decide and notify, never restart.'),
-    maxDeferralSec: int(
+    maxDeferralSec: seconds(
       600,
       1,
       DAY_SEC,
       "Longest a 429-triggered restart waits for an upstream Retry-After to run out (a restart cannot clear a provider's limit); OpenClaw's own cooldown holds it as long as it lasts.",
     ),
-    divergenceSec: int(
+    divergenceSec: seconds(
       180,
       1,
       DAY_SEC,
@@ -310,11 +312,11 @@ export const configSchema = group({
       RESTART_FLAVOURS,
       "openclaw CLI restart flavour after a 429 storm (safe: drains work first and never counts toward OpenClaw's crash-loop guard).",
     ),
-    stormWaitSec: int(30, 1, 3600, 'Drain bound of the wait flavour (openclaw gateway restart --wait).'),
+    stormWaitSec: seconds(30, 1, 3600, 'Drain bound of the wait flavour (openclaw gateway restart --wait).'),
   }),
   notifications: group({
     desktop: bool(true, 'Desktop notifications (node-notifier headless; the tray app uses native ones).'),
-    coalesceSec: int(
+    coalesceSec: seconds(
       300,
       1,
       DAY_SEC,
@@ -331,7 +333,7 @@ export const configSchema = group({
           true,
         ),
         minSeverity: oneOf('warning', SEVERITIES, 'Least severe notice sent (recoveries go where their alarm went).'),
-        timeoutSec: int(10, 1, 600, 'Per-attempt timeout.'),
+        timeoutSec: seconds(10, 1, 600, 'Per-attempt timeout.'),
         retries: int(3, 0, 20, 'Extra attempts after a failure (backoff doubles).'),
         chatId: optionalString('Telegram chat id (required for telegram).'),
         secret: optionalSecret('Feishu/DingTalk signing secret; for generic and ntfy a Bearer token. Never logged.'),
@@ -346,7 +348,7 @@ export const configSchema = group({
         false,
         'Hold info and warning notices that are not alerts and send one digest per period and channel.',
       ),
-      everySec: int(
+      everySec: seconds(
         3600,
         60,
         7 * DAY_SEC,
@@ -374,14 +376,14 @@ export const configSchema = group({
     url: optionalSecretUrl(
       'Push monitor URL pinged every intervalSec (healthchecks.io, Uptime Kuma, any HTTP endpoint); null: off.',
     ),
-    intervalSec: int(60, 1, DAY_SEC, 'Seconds between pushes.'),
+    intervalSec: seconds(60, 1, DAY_SEC, 'Seconds between pushes.'),
     method: oneOf('POST', ['GET', 'POST'] as const, 'GET, or POST with a JSON body {status, headline, ts}.'),
     kind: oneOf(
       'generic',
       HEARTBEAT_KINDS,
       'URL format: generic, healthchecks (/fail when critical), uptime-kuma (status, msg, ping).',
     ),
-    timeoutSec: int(10, 1, 600, 'Per-push timeout.'),
+    timeoutSec: seconds(10, 1, 600, 'Per-push timeout.'),
   }),
   fleet: group({
     redisUrl: optionalRedisUrl(
@@ -392,7 +394,7 @@ export const configSchema = group({
       false,
       "Trip a closed breaker when another host's breaker for the same dependency trips (else it is only shown as open elsewhere).",
     ),
-    probeLeaseMs: int(5000, 100, 600_000, 'How long one host holds the half-open probe lease of a dependency.'),
+    probeLeaseMs: millis(5000, 100, 600_000, 'How long one host holds the half-open probe lease of a dependency.'),
   }),
   server: group({
     host: str('127.0.0.1', 'Address of the local API and /metrics; loopback unless allowNonLoopback.'),
@@ -400,13 +402,13 @@ export const configSchema = group({
     allowNonLoopback: bool(false, 'Allow a non-loopback host (exposes /metrics and the API on the network).'),
   }),
   incidents: group({
-    graceSec: int(
+    graceSec: seconds(
       60,
       0,
       DAY_SEC,
       'A trouble (a breaker out of closed, the gateway dead or hung, a source that cannot read) opens an incident only after lasting this long.',
     ),
-    settleSec: int(
+    settleSec: seconds(
       30,
       0,
       DAY_SEC,

@@ -16,6 +16,13 @@ export interface Field<T> {
   readonly doc: string;
   /** What the field accepts, in words ("an integer from 0 to 3650"). */
   readonly expected: string;
+  /** Set on a duration field: the unit its numbers are in, which its key's suffix states (`Sec`, `Ms`). */
+  readonly unit?: DurationUnit;
+  /**
+   * Set on a field holding objects of a shape of their own (`record`, `list`): that shape, so that walks over
+   * the schema (durations, say) reach the keys inside; `each` says how the objects are held.
+   */
+  readonly items?: { readonly each: 'record' | 'list'; readonly node: Group<Shape> };
   parse(value: unknown, path: string): T;
 }
 
@@ -59,6 +66,39 @@ export function int(def: number, min: number, max: number, doc: string): Field<n
   return field(def, doc, `an integer from ${min} to ${max}`, (v) =>
     typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : undefined,
   );
+}
+
+/** The unit of a duration field. A key's suffix names it: `…Sec` holds seconds, `…Ms` milliseconds. */
+export type DurationUnit = 'sec' | 'ms';
+
+const MS_PER: Record<DurationUnit, number> = { sec: 1000, ms: 1 };
+
+/** A duration in `unit` as milliseconds: the one conversion consumers of the config use. */
+export function toMs(value: number, unit: DurationUnit): number {
+  return value * MS_PER[unit];
+}
+
+/** The unit a key's name promises (`Sec`, `Ms` suffix), or null when it promises none. */
+export function unitOfKey(key: string): DurationUnit | null {
+  if (/[a-z0-9]Sec$|^sec$/.test(key)) return 'sec';
+  if (/[a-z0-9]Ms$|^ms$/.test(key)) return 'ms';
+  return null;
+}
+
+function duration(unit: DurationUnit, def: number, min: number, max: number, doc: string): Field<number> {
+  const expected = `an integer from ${min} to ${max} (${unit === 'sec' ? 'seconds' : 'milliseconds'})`;
+  const accept = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : undefined);
+  return { ...field(def, doc, expected, accept), unit };
+}
+
+/** A duration in whole seconds; its key must end in `Sec`. */
+export function seconds(def: number, min: number, max: number, doc: string): Field<number> {
+  return duration('sec', def, min, max, doc);
+}
+
+/** A duration in whole milliseconds; its key must end in `Ms`. */
+export function millis(def: number, min: number, max: number, doc: string): Field<number> {
+  return duration('ms', def, min, max, doc);
 }
 
 export function num(def: number, min: number, max: number, doc: string): Field<number> {
@@ -320,6 +360,7 @@ export function record<S extends Shape>(
     default: {},
     doc,
     expected,
+    items: { each: 'record', node },
     parse(value, path) {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new ConfigError(`config key "${path}" is ${show(value)}, expected ${expected}`);
@@ -348,6 +389,7 @@ export function list<S extends Shape>(
     default: [],
     doc,
     expected: `a list of ${itemExpected}`,
+    items: { each: 'list', node },
     parse(value, path) {
       if (!Array.isArray(value))
         throw new ConfigError(`config key "${path}" is ${show(value)}, expected a list of ${itemExpected}`);
@@ -468,6 +510,56 @@ function regroupedKey(
     if (meant) return { written, meant };
   }
   return undefined;
+}
+
+/**
+ * Every field with its dotted path, those inside records and lists too: a record's entries are written
+ * `path.*.key`, a list's items `path[].key`.
+ */
+export function allFields(node: Group<Shape>, prefix = ''): Array<{ path: string; field: Field<unknown> }> {
+  return describeFields(node, prefix).flatMap((entry) => {
+    const items = entry.field.items;
+    if (!items) return [entry];
+    return [entry, ...allFields(items.node, `${entry.path}${items.each === 'record' ? '.*' : '[]'}`)];
+  });
+}
+
+/** Every duration field of the schema (inside records and lists too) with its unit. */
+export function durationFields(node: Group<Shape>): Array<{ path: string; unit: DurationUnit }> {
+  return allFields(node).flatMap(({ path, field }) => (field.unit ? [{ path, unit: field.unit }] : []));
+}
+
+/**
+ * `value` (parsed with `node`) with every duration replaced by `change(duration, unit, path)`; paths are written
+ * as `allFields` writes them. Keys absent from a record's partial settings stay absent.
+ */
+export function mapDurations<T>(
+  node: Group<Shape>,
+  value: T,
+  change: (duration: number, unit: DurationUnit, path: string) => number,
+  prefix = '',
+): T {
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [key, child] of Object.entries(node.shape)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const current = out[key];
+    if (current === undefined) continue;
+    if (child.kind === 'group') {
+      out[key] = mapDurations(child, current, change, path);
+    } else if (child.unit && typeof current === 'number') {
+      out[key] = change(current, child.unit, path);
+    } else if (child.items?.each === 'record' && typeof current === 'object' && current !== null) {
+      const items = child.items;
+      out[key] = Object.fromEntries(
+        Object.entries(current).map(([k, v]) => [k, mapDurations(items.node, v, change, `${path}.*`)]),
+      );
+    } else if (child.items?.each === 'list' && Array.isArray(current)) {
+      const items = child.items;
+      out[key] = current.map((v) => mapDurations(items.node, v, change, `${path}[]`));
+    }
+  }
+  return out as T;
 }
 
 function closest(word: string, candidates: string[]): string | undefined {

@@ -10,6 +10,7 @@ import type { RestartPlan, RestartTrigger, ServiceState, StrategyVerification } 
 import { runCommand } from '../gateway/run-command.js';
 import { strategyEnvironment } from '../gateway/strategy-environment.js';
 import { Restarter } from '../watchdog/restarter.js';
+import { restarterSettings } from '../watchdog/settings.js';
 import { type Finding, finding, type Level, saidFinding } from './types.js';
 
 const TRIGGERS: readonly RestartTrigger[] = ['manual', 'health', 'storm'];
@@ -126,14 +127,7 @@ export async function checkRestart(
   const automatic = w.enabled && !w.dryRun;
 
   const restarter = new Restarter(
-    {
-      restartCommand: w.restartCommand,
-      restartTimeoutMs: w.restartTimeoutSec * 1000,
-      manualRestart: w.manualRestart,
-      healthRestart: w.healthRestart,
-      stormRestart: w.stormRestart,
-      stormWaitSec: w.stormWaitSec,
-    },
+    restarterSettings(loaded.config),
     strategyEnvironment(environment, loaded.config.profile),
     run,
   );

@@ -18,6 +18,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { formatters } from '../../shared/i18n.js';
 import { LoopStallMeter, stallCouldExplain } from './loop-stall.js';
 
 export type ProbeClass =
@@ -359,9 +360,9 @@ function failed(ts: number, cls: FailureClass, detail: string): ProbeResult {
   return { ts, class: cls, dead: true, ok: false, latencyMs: null, startup: 'unknown', ready: null, detail };
 }
 
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
+/** Probe details are stored in English; a timeout keeps its tenths. */
+const EN = formatters('en');
+const seconds = (ms: number) => EN.duration(ms, 'precise');
 
 function failureDetail(
   outcome: { kind: FailureClass; message: string },

@@ -26,8 +26,6 @@ export interface IncidentSettings {
   settleMs: number;
 }
 
-export const DEFAULT_INCIDENT_SETTINGS: IncidentSettings = { graceMs: 60_000, settleMs: 30_000 };
-
 /** What the incident rules look at, gathered at one instant. */
 export interface IncidentWorld {
   /**

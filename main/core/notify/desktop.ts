@@ -4,6 +4,7 @@
  * rejected promise with a hint the user can act on; nothing throws synchronously.
  */
 import notifier from 'node-notifier';
+import { formatters } from '../../shared/i18n.js';
 import type { Notice } from './notice.js';
 import { truncate } from './webhook-format.js';
 
@@ -83,6 +84,5 @@ function unavailable(err: unknown, platform: NodeJS.Platform): Error {
   return new Error(`desktop notifications unavailable: ${reason}; ${hint}`);
 }
 
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
+const EN = formatters('en');
+const formatSeconds = (ms: number) => EN.duration(ms, 'precise');

@@ -39,6 +39,7 @@
  * restart is in flight.
  */
 
+import { formatters } from '../../shared/i18n.js';
 import type { RestartOutcome } from '../gateway/control.js';
 
 export type RestartTrigger = 'manual' | 'health' | 'storm';
@@ -317,14 +318,9 @@ export function initialState(): WatchdogState {
   };
 }
 
-/** A duration in the unit a human would say it in. */
-export function durationWords(ms: number): string {
-  if (ms >= 90 * 60_000) return `${Math.round(ms / 3_600_000)} h`;
-  if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
-  return `${Math.max(0, Math.round(ms / 1000))} s`;
-}
-
-const seconds = durationWords;
+/** Decision reasons are stored and logged in English (notices word them from the catalogue). */
+const EN = formatters('en');
+const seconds = (ms: number) => EN.duration(ms);
 
 export class WatchdogPolicy {
   private s: WatchdogState;

@@ -70,7 +70,7 @@ describe('openclaw CLI results', () => {
       pid: 48213,
     });
     expect(result.message).toBe(
-      'openclaw gateway restart (safe): restart deferred until active work drains (2 pending reply delivery operation(s); 1 active embedded run(s)); forced after at most 300 s',
+      'openclaw gateway restart (safe): restart deferred until active work drains (2 pending reply delivery operation(s); 1 active embedded run(s)); forced after at most 5 min',
     );
   });
 

@@ -127,7 +127,7 @@ describe('probeGateway against the simulated gateway', () => {
     expect(result.dead).toBe(true);
     expect(result.latencyMs).toBeNull();
     expect(result.ready).toBeNull();
-    expect(result.detail).toBe('no answer to /healthz within 0.3 s (read timeout)');
+    expect(result.detail).toBe('no answer to /healthz within 300 ms (read timeout)');
     expect(took).toBeGreaterThanOrEqual(250);
     expect(took).toBeLessThan(900);
     // The request arrived: it is the answer that never came.
@@ -324,7 +324,7 @@ describe.skipIf(process.platform === 'win32')('connect_timeout', () => {
     const result = await probeGateway(fast(`http://127.0.0.1:${port}`, { connectTimeoutMs: 300, readTimeoutMs: 5000 }));
     expect(result.class).toBe('connect_timeout');
     expect(result.dead).toBe(true);
-    expect(result.detail).toBe(`no connection to 127.0.0.1:${port} within 0.3 s (connect timeout)`);
+    expect(result.detail).toBe(`no connection to 127.0.0.1:${port} within 300 ms (connect timeout)`);
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });

@@ -14,6 +14,7 @@
  * - 1: failed; `error` says why (`restart-health-failed`: it restarted but
  *   never became healthy).
  */
+import { formatters } from '../../../shared/i18n.js';
 import type { CommandResult } from '../run-command.js';
 import { failureOf, shorten, succeeded } from './steps.js';
 import type { PendingRestart, RestartFlavour, RestartOutcome, RestartPlan } from './types.js';
@@ -141,9 +142,9 @@ export function pendingFromJson(json: Json): PendingRestart | null {
   };
 }
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
-}
+/** Restart details are stored in English. */
+const EN = formatters('en');
+const seconds = (ms: number) => EN.duration(ms);
 
 function pendingMessage(description: string, pending: PendingRestart): string {
   const when = pending.delayMs !== null && pending.delayMs > 0 ? ` in ${seconds(pending.delayMs)}` : '';

@@ -1,0 +1,82 @@
+/**
+ * Each part's settings are derived from the parsed config by one function: every duration arrives in
+ * milliseconds, converted from the unit its key names, and nothing is copied by hand elsewhere.
+ */
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../../main/core/config/index.js';
+import { parseWith } from '../../../main/core/config/schema.js';
+import { healthSettings } from '../../../main/core/gateway/settings.js';
+import { incidentSettings } from '../../../main/core/incidents/settings.js';
+import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from '../../../main/core/watchdog/settings.js';
+
+const config = parseWith(configSchema, {
+  watchdog: {
+    windowSec: 90,
+    deadAfterSec: 20,
+    hungAfterSec: 240,
+    startupGraceSec: 200,
+    maxRestartsPerHour: 6,
+    restartSpacingSec: 45,
+    maxDeferralSec: 500,
+    divergenceSec: 150,
+    checkIntervalSec: 30,
+    restartTimeoutSec: 120,
+    stormWaitSec: 25,
+    restartCommand: ['systemctl', '--user', 'restart', 'openclaw-gateway'],
+  },
+  health: { intervalSec: 10, connectTimeoutSec: 4, readTimeoutMinSec: 5, readTimeoutMaxSec: 3 },
+  incidents: { graceSec: 40, settleSec: 20 },
+});
+
+describe('settings derived from the config', () => {
+  it('the watchdog policy: durations in milliseconds, counts as written', () => {
+    expect(watchdogSettings(config)).toEqual({
+      enabled: true,
+      windowMs: 90_000,
+      threshold: 3,
+      healthFailuresBeforeRestart: 2,
+      deadAfterMs: 20_000,
+      hungAfterMs: 240_000,
+      startupGraceMs: 200_000,
+      maxRestartsPerHour: 6,
+      restartSpacingMs: 45_000,
+      maxDeferralMs: 500_000,
+      divergenceMs: 150_000,
+      dryRun: false,
+    });
+    expect(watchdogCheckIntervalMs(config)).toBe(30_000);
+  });
+
+  it('the restarter keeps the drain bound in seconds, as the openclaw CLI takes it', () => {
+    expect(restarterSettings(config)).toEqual({
+      restartCommand: ['systemctl', '--user', 'restart', 'openclaw-gateway'],
+      restartTimeoutMs: 120_000,
+      manualRestart: 'safe',
+      healthRestart: 'wait',
+      stormRestart: 'safe',
+      stormWaitSec: 25,
+    });
+  });
+
+  it('the health probe: a read-timeout ceiling below its floor is the floor', () => {
+    expect(healthSettings(config)).toEqual({
+      intervalMs: 10_000,
+      connectTimeoutMs: 4000,
+      readTimeoutMinMs: 5000,
+      readTimeoutMaxMs: 5000,
+    });
+  });
+
+  it('incidents', () => {
+    expect(incidentSettings(config)).toEqual({ graceMs: 40_000, settleMs: 20_000 });
+  });
+
+  it('follows the defaults when the file says nothing', () => {
+    const defaults = parseWith(configSchema, {});
+    expect(watchdogSettings(defaults).maxRestartsPerHour).toBe(defaults.watchdog.maxRestartsPerHour);
+    expect(incidentSettings(defaults)).toEqual({
+      graceMs: defaults.incidents.graceSec * 1000,
+      settleMs: defaults.incidents.settleSec * 1000,
+    });
+  });
+});
