@@ -6,7 +6,7 @@
  */
 
 import type { DoctorReport } from '../main/core/doctor/index.js';
-import type { ApiEvent, ApiStatus } from '../main/core/server/api-types.js';
+import type { ApiEvent, ApiStatus } from '../main/shared/api/types.js';
 import { LANGUAGES, type LanguageSetting } from '../main/shared/i18n.js';
 import { Cancelled, type ConnectionState, type DashboardApi } from './api.js';
 import { HeadlineBanner } from './banner.js';

@@ -13,6 +13,7 @@
 import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
 import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import type {
   ApiError,
   ApiEvent,
@@ -22,8 +23,7 @@ import type {
   ConfigView,
   ControlResponse,
   WatchdogResponse,
-} from '../main/core/server/api-types.js';
-import type { SpendReport } from '../main/core/spend/types.js';
+} from '../main/shared/api/types.js';
 
 /** `GET /api/history` parameters; times in epoch ms, `stepSec` in seconds (at most 10,000 steps). */
 export interface HistoryRequest {

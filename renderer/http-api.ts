@@ -10,6 +10,7 @@
 import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
 import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
 import type {
   ApiEvent,
   ApiHistory,
@@ -18,8 +19,7 @@ import type {
   ConfigView,
   ControlResponse,
   WatchdogResponse,
-} from '../main/core/server/api-types.js';
-import type { SpendReport } from '../main/core/spend/types.js';
+} from '../main/shared/api/types.js';
 import {
   ApiFailure,
   type ConnectionState,

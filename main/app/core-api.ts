@@ -7,6 +7,7 @@
 import type { OperatorAction } from '../core/breaker/types.js';
 import type { DoctorReport } from '../core/doctor/index.js';
 import type { IncidentDetail, IncidentList } from '../core/incidents/types.js';
+import type { SpendReport } from '../core/spend/types.js';
 import type {
   ApiHistory,
   ApiStatus,
@@ -15,8 +16,7 @@ import type {
   ControlResponse,
   HistoryQuery,
   WatchdogResponse,
-} from '../core/server/api-types.js';
-import type { SpendReport } from '../core/spend/types.js';
+} from '../shared/api/types.js';
 
 const TIMEOUT_MS = 10_000;
 /** The doctor probes the gateway and reads the OpenClaw tree: give it longer. */

@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import type { LoadedConfig } from '../core/config/index.js';
 import type { LockState } from '../core/lock.js';
-import type { ApiEvent, ApiStatus } from '../core/server/api-types.js';
+import type { ApiEvent, ApiStatus } from '../shared/api/types.js';
 import { CoreApi } from './core-api.js';
 import { type BackoffTiming, decideCore, embeddedCoreArgs, nextBackoff } from './core-decision.js';
 import { EventStream } from './event-stream.js';

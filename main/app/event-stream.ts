@@ -6,7 +6,7 @@
  * so the caller can fetch a fresh status for whatever it missed meanwhile.
  * Format: https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
-import type { ApiEvent } from '../core/server/api-types.js';
+import type { ApiEvent } from '../shared/api/types.js';
 
 export interface SseMessage {
   event: string;
@@ -62,7 +62,7 @@ export class SseParser {
   }
 }
 
-/** Every ApiEvent type: a Record, so a type added to api-types.ts without being listed here fails to compile. */
+/** Every ApiEvent type: a Record, so a type added to shared/api/types.ts without being listed here fails to compile. */
 const EVENT_TYPES = new Set(
   Object.keys({
     transition: true,

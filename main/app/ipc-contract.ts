@@ -12,7 +12,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { OperatorAction } from '../core/breaker/types.js';
-import type { ApiError } from '../core/server/api-types.js';
+import type { ApiError } from '../shared/api/types.js';
 import type { CoreApi } from './core-api.js';
 
 export const CHANNELS = {

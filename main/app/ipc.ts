@@ -6,7 +6,7 @@
  * https://www.electronjs.org/docs/latest/tutorial/ipc
  */
 import { type IpcMainInvokeEvent, ipcMain } from 'electron';
-import type { ApiError } from '../core/server/api-types.js';
+import type { ApiError } from '../shared/api/types.js';
 import { type CoreApi, CoreApiError } from './core-api.js';
 import { type Action, CHANNELS, checkArgs, isTrustedSender } from './ipc-contract.js';
 

@@ -1,6 +1,6 @@
 import { loadConfig } from '../core/config/index.js';
 import { languageOf } from '../core/language.js';
-import type { ApiStatus } from '../core/server/api-types.js';
+import type { ApiStatus } from '../shared/api/types.js';
 import { headline, headlineText } from '../shared/headline.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { connect } from './api-client.js';

@@ -4,7 +4,7 @@
  * own path (a restart already running is never doubled).
  */
 import { loadConfig } from '../core/config/index.js';
-import type { ApiStatus, WatchdogResponse } from '../core/server/api-types.js';
+import type { ApiStatus, WatchdogResponse } from '../shared/api/types.js';
 import { translator } from '../shared/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';

@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import type { ApiBackend } from '../shared/api/types.js';
 import type { Language } from '../shared/i18n.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { BreakerService } from './breaker/service.js';
@@ -25,7 +26,6 @@ import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import { DEFAULT_QUOTA_COMMAND, QuotaReader } from './openclaw/quota.js';
 import { removeApiUrl, writeApiUrl } from './server/api-address.js';
 import { loadOrCreateApiToken } from './server/api-token.js';
-import type { ApiBackend } from './server/api-types.js';
 import { createBackend } from './server/backend.js';
 import { type ApiServer, startApiServer } from './server/http.js';
 import { BreakerbarMetrics } from './server/metrics.js';

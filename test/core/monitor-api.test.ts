@@ -13,10 +13,10 @@ import { loadConfig } from '../../main/core/config/index.js';
 import type { DoctorReport } from '../../main/core/doctor/index.js';
 import { silentLogger } from '../../main/core/log.js';
 import { Monitor } from '../../main/core/monitor.js';
-import type { ApiHistory, ApiStatus, ConfigView } from '../../main/core/server/api-types.js';
 import { METRIC_NAMES } from '../../main/core/server/metrics.js';
 import { parsePrometheusText } from '../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
+import type { ApiHistory, ApiStatus, ConfigView } from '../../main/shared/api/types.js';
 import { until } from '../helpers/transcripts.js';
 
 let root: string;

@@ -7,11 +7,11 @@
  */
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
+import type { ApiBreaker, TokenRate } from '../../shared/api/types.js';
 import type { Config } from '../config/index.js';
 import type { CallEvent, GatewaySignal } from '../events.js';
 import { FleetLink } from '../fleet/link.js';
 import type { Logger } from '../log.js';
-import type { ApiBreaker, TokenRate } from '../server/api-types.js';
 import type { BreakerbarMetrics } from '../server/metrics.js';
 import type { ReplayCall, Store } from '../store/db.js';
 import { AgentDependencies } from '../traffic/dependents.js';

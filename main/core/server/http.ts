@@ -18,10 +18,6 @@ import { open, realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { extname, resolve, sep } from 'node:path';
-import type { OperatorAction } from '../breaker/types.js';
-import { keyOfError } from '../config/file.js';
-import { ConfigError } from '../config/schema.js';
-import type { LogFields, Logger } from '../log.js';
 import type {
   ApiBackend,
   ControlRequest,
@@ -31,7 +27,11 @@ import type {
   MaintenanceResponse,
   WatchdogAction,
   WatchdogResponse,
-} from './api-types.js';
+} from '../../shared/api/types.js';
+import type { OperatorAction } from '../breaker/types.js';
+import { keyOfError } from '../config/file.js';
+import { ConfigError } from '../config/schema.js';
+import type { LogFields, Logger } from '../log.js';
 import {
   type CheckResult,
   checkHost,

@@ -2,7 +2,7 @@
  * Bodies of `POST /api/watchdog/{restart,pause,resume}`: checked field by
  * field, each error naming its field, like the breaker control's.
  */
-import type { MaintenanceRequest, WatchdogAction, WatchdogRequest } from './api-types.js';
+import type { MaintenanceRequest, WatchdogAction, WatchdogRequest } from '../../shared/api/types.js';
 
 const MAX_REASON_LENGTH = 200;
 /** A pause longer than a year is a typo; "until resumed" is `null`. */

@@ -6,10 +6,10 @@
  * The channels only format and deliver.
  */
 
+import type { TokenRate } from '../../shared/api/types.js';
 import type { Translator } from '../../shared/messages/index.js';
 import type { Transition } from '../breaker/types.js';
 import type { NoticeInput } from '../notify/notifier.js';
-import type { TokenRate } from '../server/api-types.js';
 import type { Alert, AlertFacts, Evidence, RestartFacts, RestartTrigger } from './policy.js';
 
 /** The title and body of an alert, from its facts. */

@@ -9,9 +9,9 @@ import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
 import type { CallEvent, GatewaySignal, SourceKind } from '../../../main/core/events.js';
 import { silentLogger } from '../../../main/core/log.js';
-import type { TokenRate } from '../../../main/core/server/api-types.js';
 import { BreakerbarMetrics, METRIC_NAMES } from '../../../main/core/server/metrics.js';
 import { Store } from '../../../main/core/store/db.js';
+import type { TokenRate } from '../../../main/shared/api/types.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);

@@ -3,20 +3,20 @@
  * Electron through the preload) imports these types only, never the core.
  */
 
-import type { Language } from '../../shared/i18n.js';
-import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../breaker/types.js';
-import type { Outcome } from '../classify.js';
-import type { DoctorReport } from '../doctor/index.js';
-import type { GatewayHealth } from '../gateway/health.js';
-import type { IncidentDetail, IncidentList, IncidentsStatus } from '../incidents/types.js';
-import type { Notice } from '../notify/notice.js';
-import type { DependencyCooldown } from '../openclaw/cooldown-state.js';
-import type { OpenClawCooldownsStatus } from '../openclaw/cooldowns.js';
-import type { SourceStatus } from '../sources/source.js';
-import type { BudgetStanding, QuotaWindow, SpendReport } from '../spend/types.js';
-import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
-import type { CallSummary } from '../summary.js';
-import type { WatchdogStatus } from '../watchdog/runner.js';
+import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../../core/breaker/types.js';
+import type { Outcome } from '../../core/classify.js';
+import type { DoctorReport } from '../../core/doctor/index.js';
+import type { GatewayHealth } from '../../core/gateway/health.js';
+import type { IncidentDetail, IncidentList, IncidentsStatus } from '../../core/incidents/types.js';
+import type { Notice } from '../../core/notify/notice.js';
+import type { DependencyCooldown } from '../../core/openclaw/cooldown-state.js';
+import type { OpenClawCooldownsStatus } from '../../core/openclaw/cooldowns.js';
+import type { SourceStatus } from '../../core/sources/source.js';
+import type { BudgetStanding, QuotaWindow, SpendReport } from '../../core/spend/types.js';
+import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../../core/store/gateway-history.js';
+import type { CallSummary } from '../../core/summary.js';
+import type { WatchdogStatus } from '../../core/watchdog/runner.js';
+import type { Language } from '../i18n.js';
 
 export interface TokenRate {
   agentId: string;
