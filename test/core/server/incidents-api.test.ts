@@ -11,10 +11,10 @@ import { loadConfig } from '../../../main/core/config/index.js';
 import type { IncidentDetail, IncidentList } from '../../../main/core/incidents/types.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { Monitor } from '../../../main/core/monitor.js';
-import { parseIncidentQuery } from '../../../main/core/server/http.js';
 import { METRIC_NAMES } from '../../../main/core/server/metrics.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
+import { parseIncidentQuery } from '../../../main/shared/api/queries.js';
 import type { ApiError, ApiStatus } from '../../../main/shared/api/types.js';
 import { until } from '../../helpers/transcripts.js';
 
