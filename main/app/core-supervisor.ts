@@ -370,7 +370,7 @@ export class CoreSupervisor extends EventEmitter<CoreSupervisorEvents> {
     const api = this.currentApi;
     if (!api) return false;
     try {
-      const status = await api.status();
+      const status = await api.call('status');
       if (generation !== this.generation) return false;
       this.currentStatus = status;
       this.emit('change');

@@ -279,7 +279,7 @@ describe('the restart path', () => {
     const events: ApiEvent[] = [];
     s.on('event', (event) => events.push(event));
 
-    const answer = await s.api?.restart({ force: false, reason: 'restart from the menu bar' });
+    const answer = await s.api?.call('restart', { force: false, reason: 'restart from the menu bar' });
     expect(answer?.decision).toBe('restart');
     await until(() => gateway?.restarts === 1, 15_000);
     await until(() => events.some((e) => e.type === 'restart'), 15_000);

@@ -48,7 +48,14 @@ export function parseControlBody(value: unknown, dep: string): ControlBody {
 export function parseConfigBody(
   value: unknown,
 ): { ok: true; request: { config: unknown } } | { ok: false; param: string; error: string } {
-  const config = (value as { config?: unknown } | null)?.config;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, param: 'config', error: 'body must be {"config": {...}}' };
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (key !== 'config') return { ok: false, param: key.slice(0, 40), error: 'unknown field (config)' };
+  }
+  const config = record.config;
   if (config === undefined) return { ok: false, param: 'config', error: 'body must be {"config": {...}}' };
   return { ok: true, request: { config } };
 }

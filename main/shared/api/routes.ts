@@ -98,6 +98,12 @@ const route = <Params, Input, Response, A extends Answer>(spec: RouteSpec<Params
   spec;
 
 const nothing = (): WireRequest => ({});
+/**
+ * Parameters a route does not know travel as they are, so that the server's parser refuses them by name
+ * (a caller that is not type-checked, such as the app's IPC, learns which one was wrong).
+ */
+const unknownAsQuery = (rest: object): Record<string, string> =>
+  Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, String(value)]));
 const noInput = (): Parsed<undefined> => ({ ok: true, value: undefined });
 const asParsed = <T>(
   result: { ok: true; query: T } | { ok: true; request: T } | { ok: false; param: string; error: string },
@@ -145,12 +151,13 @@ export const ROUTES = {
     answer: 'json',
     params: type<HistoryRequest>(),
     response: type<ApiHistory>(),
-    encode: (request) => ({
+    encode: ({ from, to, stepSec, dep, ...rest }) => ({
       query: {
-        from: String(Math.floor(request.from)),
-        to: String(Math.ceil(request.to)),
-        step: String(request.stepSec),
-        ...(request.dep === undefined ? {} : { dep: request.dep }),
+        from: String(Math.floor(from)),
+        to: String(Math.ceil(to)),
+        step: String(stepSec),
+        ...(dep === undefined ? {} : { dep }),
+        ...unknownAsQuery(rest),
       },
     }),
     parse: ({ query, now }): Parsed<HistoryQuery> => asParsed(parseHistoryQuery(query, now)),
@@ -163,12 +170,16 @@ export const ROUTES = {
     answer: 'json',
     params: type<IncidentsRequest | undefined>(),
     response: type<IncidentList>(),
-    encode: (request) => ({
-      query: {
-        ...(request?.limit === undefined ? {} : { limit: String(request.limit) }),
-        ...(request?.since === undefined ? {} : { since: String(Math.floor(request.since)) }),
-      },
-    }),
+    encode: (request) => {
+      const { limit, since, ...rest } = request ?? {};
+      return {
+        query: {
+          ...(limit === undefined ? {} : { limit: String(limit) }),
+          ...(since === undefined ? {} : { since: String(Math.floor(since)) }),
+          ...unknownAsQuery(rest),
+        },
+      };
+    },
     parse: ({ query }): Parsed<IncidentQuery> => asParsed(parseIncidentQuery(query)),
   }),
   incident: route({
@@ -210,7 +221,7 @@ export const ROUTES = {
     answer: 'json',
     params: type<{ dep: string; action: OperatorAction; reason: string }>(),
     response: type<ControlResponse>(),
-    encode: ({ dep, action, reason }) => ({ path: { dep }, body: { action, reason } }),
+    encode: ({ dep, ...body }) => ({ path: { dep }, body }),
     parse: ({ path, body }): Parsed<ControlRequest> => {
       const dep = parseDependencyInPath(path.dep ?? '');
       return dep.ok ? asParsed(parseControlBody(body, dep.value)) : dep;
@@ -296,7 +307,7 @@ export const ROUTES = {
     answer: 'json',
     params: type<{ config: Record<string, unknown> }>(),
     response: type<ConfigSaveResponse>(),
-    encode: ({ config }) => ({ body: { config } }),
+    encode: (request) => ({ body: request }),
     parse: ({ body }): Parsed<{ config: unknown }> => asParsed(parseConfigBody(body)),
   }),
   doctor: route({
