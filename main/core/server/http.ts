@@ -18,9 +18,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { clipForLog } from '../../shared/api/text.js';
 import type { ApiBackend } from '../../shared/api/types.js';
 import type { LogFields, Logger } from '../log.js';
+import { answerRoute, type DispatchOptions } from './dispatch.js';
 import { GATE, type GateCheck, passGate } from './gate.js';
-import { HANDLERS, type HandlerContext, type Handlers, Refusal, type Reply } from './handlers.js';
-import { checkTokenHeader, readAuthorizedJson } from './request-body.js';
 import {
   API_HEADERS,
   BASE_HEADERS,
@@ -28,7 +27,6 @@ import {
   hasBody,
   type Rejection,
   rawJsonResponse,
-  send,
   sendJson,
 } from './respond.js';
 import { matchRoute } from './router.js';
@@ -137,7 +135,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
   let listen: ListenAddress = { host, port: options.port };
 
-  const context: HandlerContext = { backend, log, version: options.version };
+  const dispatch: DispatchOptions = {
+    token,
+    maxBodyBytes,
+    clock,
+    context: { backend, log, version: options.version },
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = clock();
@@ -200,39 +203,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         log.debug('api event stream opened', { clients: hub.size });
         return;
       } else {
-        let body: unknown;
-        if (match.spec.token && match.spec.method === 'POST') {
-          const read = await readAuthorizedJson(req, res, token, maxBodyBytes);
-          if (!read.ok) return reject(read.rejection);
-          body = read.value;
-        } else if (match.spec.token) {
-          const denied = checkTokenHeader(req, token);
-          if (denied) return reject(denied);
-        }
-        const input = match.spec.parse({ path: match.params, query: rawQuery, body, now: clock() });
-        if (!input.ok) return reject({ status: 400, error: input.error, param: input.param });
-        const handler = HANDLERS[match.name as keyof Handlers] as (
-          input: unknown,
-          context: HandlerContext,
-        ) => Reply | Promise<Reply>;
-        let reply: Reply;
-        try {
-          reply = await handler(input.value, context);
-        } catch (error) {
-          if (error instanceof Refusal) {
-            return reject({
-              status: error.status,
-              error: error.message,
-              ...(error.param ? { param: error.param } : {}),
-            });
-          }
-          throw error;
-        }
-        if ('json' in reply) sendJson(res, 200, reply.json, reply.headers);
-        else {
-          for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-          send(res, 200, reply.contentType, reply.text);
-        }
+        const refusal = await answerRoute(req, res, match, rawQuery, dispatch);
+        if (refusal) return reject(refusal);
       }
       log.debug('api request', { method, path: logPath, status: res.statusCode, ms: clock() - started });
     } catch (error) {
