@@ -7,6 +7,9 @@
 import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
 import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
+import type { SpendReport } from '../main/core/spend/types.js';
+import type { ApiClient } from '../main/shared/api/client.js';
+import type { HistoryRequest, IncidentsRequest } from '../main/shared/api/routes.js';
 import type {
   ApiEvent,
   ApiHistory,
@@ -15,15 +18,15 @@ import type {
   ConfigView,
   ControlResponse,
   WatchdogResponse,
-} from '../main/core/server/api-types.js';
-import type { SpendReport } from '../main/core/spend/types.js';
-import type { HistoryRequest, IncidentsRequest } from './bridge.js';
+} from '../main/shared/api/types.js';
 
-export type { HistoryRequest, IncidentsRequest } from './bridge.js';
+export type { HistoryRequest, IncidentsRequest } from '../main/shared/api/routes.js';
 
 export interface DashboardApi {
   /** `browser` (HTTP + token) or `electron` (preload bridge). */
   readonly kind: 'browser' | 'electron';
+  /** Any route of the table (main/shared/api/routes.ts), typed; the methods below are the views' shorthands. */
+  call: ApiClient['call'];
   status(): Promise<ApiStatus>;
   history(request: HistoryRequest): Promise<ApiHistory>;
   /** Incidents, newest first. */
@@ -44,6 +47,31 @@ export interface DashboardApi {
 }
 
 export type ConnectionState = 'live' | 'reconnecting';
+
+/** The dashboard's API over a client of the route table, whichever way its calls travel. */
+export function dashboardApi(
+  kind: DashboardApi['kind'],
+  client: ApiClient,
+  subscribe: DashboardApi['subscribe'],
+): DashboardApi {
+  return {
+    kind,
+    call: client.call,
+    status: () => client.call('status'),
+    history: (request) => client.call('history', request),
+    incidents: (request) => client.call('incidents', request),
+    incident: (id) => client.call('incident', { id }),
+    spend: () => client.call('spend'),
+    restart: (request) => client.call('restart', request),
+    pause: (durationSec) => client.call('pause', { durationSec }),
+    resume: () => client.call('resume'),
+    control: (dep, action, reason) => client.call('control', { dep, action, reason }),
+    config: () => client.call('config'),
+    saveConfig: (config) => client.call('saveConfig', { config }),
+    doctor: () => client.call('doctor'),
+    subscribe,
+  };
+}
 
 /**
  * A refused or failed request, as the API words it: `param` names the offending

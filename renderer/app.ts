@@ -6,7 +6,8 @@
  */
 
 import type { DoctorReport } from '../main/core/doctor/index.js';
-import type { ApiEvent, ApiStatus } from '../main/core/server/api-types.js';
+import { createClient } from '../main/shared/api/client.js';
+import type { ApiEvent, ApiStatus } from '../main/shared/api/types.js';
 import { LANGUAGES, type LanguageSetting } from '../main/shared/i18n.js';
 import { Cancelled, type ConnectionState, type DashboardApi } from './api.js';
 import { HeadlineBanner } from './banner.js';
@@ -69,15 +70,16 @@ function languageEnvironment(): LanguageEnvironment {
 }
 
 /** A JSON POST to this page's own server, without the token (only the sign-in exchange uses it). */
-async function postSession(path: string, body: unknown): Promise<unknown> {
+/** The one call made before there is a token: a one-time code traded for it (`signIn` in the route table). */
+const signIn = createClient(async ({ method, path, body }) => {
   const response = await fetch(path, {
-    method: 'POST',
+    method,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return response.json();
-}
+});
 
 async function createApi(): Promise<DashboardApi> {
   const bridge = window.breakerbar;
@@ -86,7 +88,7 @@ async function createApi(): Promise<DashboardApi> {
   store.adoptFromLocation();
   // A spent or expired code falls through to the token prompt, as a page opened without one does.
   const code = store.takeCodeFromLocation();
-  if (code !== null) await store.redeem(code, postSession);
+  if (code !== null) await store.redeem(code, (value) => signIn.call('signIn', { code: value }));
   return createHttpApi(tokenPrompt(element('token-prompt'), store));
 }
 

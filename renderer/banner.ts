@@ -6,7 +6,7 @@
  * move) and whenever a newer status arrives.
  */
 
-import type { ApiStatus } from '../main/core/server/api-types.js';
+import type { ApiStatus } from '../main/shared/api/types.js';
 import { headline, headlineText } from '../main/shared/headline.js';
 import type { Translator } from '../main/shared/messages/index.js';
 

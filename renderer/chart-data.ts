@@ -5,8 +5,8 @@
  * in Node and the chart module only maps these arrays onto uPlot.
  */
 import type { Outcome } from '../main/core/classify.js';
-import type { ApiHistory } from '../main/core/server/api-types.js';
 import type { ProbeRow } from '../main/core/store/gateway-history.js';
+import type { ApiHistory } from '../main/shared/api/types.js';
 
 export interface ErrorGroup {
   key: string;

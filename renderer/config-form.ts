@@ -5,7 +5,7 @@
  * save: what is written now plus the changed keys only, so defaults the user
  * never touched stay out of the file and keep following BreakerBar's defaults.
  */
-import type { ConfigField } from '../main/core/server/api-types.js';
+import type { ConfigField } from '../main/shared/api/types.js';
 import { type Translator, translator } from '../main/shared/messages/index.js';
 
 export type ControlKind = 'checkbox' | 'select' | 'number' | 'text' | 'nullable' | 'json';

@@ -5,10 +5,10 @@
  */
 
 import type { IncidentSummary } from '../main/core/incidents/types.js';
-import type { ApiBreaker, ApiStatus, TokenRate } from '../main/core/server/api-types.js';
 import type { SpendReport } from '../main/core/spend/types.js';
 import type { RestartRow } from '../main/core/store/gateway-history.js';
 import type { WatchdogStatus } from '../main/core/watchdog/runner.js';
+import type { ApiBreaker, ApiStatus, TokenRate } from '../main/shared/api/types.js';
 import type { Translator } from '../main/shared/messages/index.js';
 import { OUTCOMES } from '../main/shared/outcomes.js';
 

@@ -4,7 +4,7 @@
  * in those areas), or nothing read at all yet.
  */
 import type { DoctorReport, Finding } from '../main/core/doctor/index.js';
-import type { ApiStatus } from '../main/core/server/api-types.js';
+import type { ApiStatus } from '../main/shared/api/types.js';
 
 /** The areas without which the dashboard has nothing to show. */
 const FIRST_RUN_AREAS: ReadonlySet<Finding['area']> = new Set(['openclaw', 'sources', 'gateway']);

@@ -2,32 +2,14 @@
  * DashboardApi over BreakerBar's local HTTP API, for the dashboard in a browser
  * (served by the daemon at `/`, same origin as the API).
  *
- * Reads are open; every POST and `GET /api/config` carry
- * `Authorization: Bearer <token>`. Without a token, or when the server refuses
+ * Reads are open; every route the table marks as needing the token (every
+ * POST, `GET /api/config`) carries `Authorization: Bearer <token>`. Without a token, or when the server refuses
  * the one held, the user is asked for it inline (TokenAccess.ask) and the
  * request is sent again with the new one.
  */
-import type { OperatorAction } from '../main/core/breaker/types.js';
-import type { DoctorReport } from '../main/core/doctor/index.js';
-import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
-import type {
-  ApiEvent,
-  ApiHistory,
-  ApiStatus,
-  ConfigSaveResponse,
-  ConfigView,
-  ControlResponse,
-  WatchdogResponse,
-} from '../main/core/server/api-types.js';
-import type { SpendReport } from '../main/core/spend/types.js';
-import {
-  ApiFailure,
-  type ConnectionState,
-  type DashboardApi,
-  type HistoryRequest,
-  type IncidentsRequest,
-  isApiError,
-} from './api.js';
+import { type CallRequest, createClient } from '../main/shared/api/client.js';
+import type { ApiEvent } from '../main/shared/api/types.js';
+import { ApiFailure, type ConnectionState, type DashboardApi, dashboardApi, isApiError } from './api.js';
 
 export interface TokenAccess {
   get(): string | null;
@@ -57,7 +39,7 @@ const REOPEN_MS = 5000;
 const MAX_TOKEN_ATTEMPTS = 3;
 
 export function createHttpApi(tokens: TokenAccess, base = ''): DashboardApi {
-  async function send<T>(method: 'GET' | 'POST', path: string, body?: unknown, authorized = false): Promise<T> {
+  async function send({ method, path, body, token: authorized }: CallRequest): Promise<unknown> {
     let token = authorized ? (tokens.get() ?? (await tokens.ask('missing'))) : null;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { accept: 'application/json' };
@@ -85,46 +67,13 @@ export function createHttpApi(tokens: TokenAccess, base = ''): DashboardApi {
         continue;
       }
       if (authorized && token !== null && response.ok) tokens.set(token);
-      return (await readAnswer(response)) as T;
+      return await readAnswer(response);
     }
   }
 
-  const query = (request: HistoryRequest): string => {
-    const params = new URLSearchParams({
-      from: String(Math.floor(request.from)),
-      to: String(Math.ceil(request.to)),
-      step: String(request.stepSec),
-    });
-    if (request.dep !== undefined) params.set('dep', request.dep);
-    return params.toString();
-  };
-
-  const incidentsQuery = (request: IncidentsRequest): string => {
-    const params = new URLSearchParams();
-    if (request.limit !== undefined) params.set('limit', String(request.limit));
-    if (request.since !== undefined) params.set('since', String(Math.floor(request.since)));
-    return params.toString();
-  };
-
-  return {
-    kind: 'browser',
-    status: () => send<ApiStatus>('GET', '/api/status'),
-    history: (request) => send<ApiHistory>('GET', `/api/history?${query(request)}`),
-    incidents: (request) => send<IncidentList>('GET', `/api/incidents?${incidentsQuery(request)}`),
-    incident: (id) => send<IncidentDetail>('GET', `/api/incidents/${encodeURIComponent(String(id))}`),
-    spend: () => send<SpendReport>('GET', '/api/spend'),
-    restart: ({ force, reason }) => send<WatchdogResponse>('POST', '/api/watchdog/restart', { force, reason }, true),
-    pause: (durationSec) => send<WatchdogResponse>('POST', '/api/watchdog/pause', { durationSec }, true),
-    resume: () => send<WatchdogResponse>('POST', '/api/watchdog/resume', {}, true),
-    control: (dep: string, action: OperatorAction, reason: string) =>
-      send<ControlResponse>('POST', `/api/breakers/${encodeURIComponent(dep)}/control`, { action, reason }, true),
-    config: () => send<ConfigView>('GET', '/api/config', undefined, true),
-    saveConfig: (config) => send<ConfigSaveResponse>('POST', '/api/config', { config }, true),
-    doctor: () => send<DoctorReport>('GET', '/api/doctor'),
-    subscribe(onEvent, onConnection) {
-      return subscribeEvents(`${base}/api/events`, onEvent, onConnection);
-    },
-  };
+  return dashboardApi('browser', createClient(send), (onEvent, onConnection) =>
+    subscribeEvents(`${base}/api/events`, onEvent, onConnection),
+  );
 }
 
 async function readAnswer(response: Response): Promise<unknown> {

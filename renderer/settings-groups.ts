@@ -5,7 +5,7 @@
  * (`views.settings.<path>.label`), and the unit its number is in. A key the
  * catalogue has no label for still shows, under its raw path.
  */
-import type { ConfigField } from '../main/core/server/api-types.js';
+import type { ConfigField } from '../main/shared/api/types.js';
 import type { Translator } from '../main/shared/messages/index.js';
 import { lookup } from './words.js';
 

@@ -16,7 +16,8 @@ const TOKEN_SHAPE = /^[0-9a-f]{64}$/;
 const CODE_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 
 /** POSTs a JSON body without the token; resolves with the parsed answer, rejects on any refusal. */
-export type SessionPost = (path: string, body: unknown) => Promise<unknown>;
+/** Sends a code to `POST /api/session` and answers what the server said (rejects when it refused). */
+export type SessionExchange = (code: string) => Promise<unknown>;
 
 /** The parts of `window` this module touches, so it can be tested without a browser. */
 export interface TokenEnvironment {
@@ -66,8 +67,8 @@ export class TokenStore {
   }
 
   /** Trades a sign-in code for the token (`POST /api/session`) and keeps it; false when refused. */
-  async redeem(code: string, post: SessionPost): Promise<boolean> {
-    const token = await post('/api/session', { code }).catch(() => null);
+  async redeem(code: string, exchange: SessionExchange): Promise<boolean> {
+    const token = await exchange(code).catch(() => null);
     const value = (token as { token?: unknown } | null)?.token;
     if (typeof value !== 'string' || !isTokenShape(value)) return false;
     this.set(value);

@@ -4,23 +4,11 @@
  * `<dataDir>/api-token`, the same calls the dashboard makes in a browser.
  * No Electron here: it is tested against a real server on loopback.
  */
-import type { OperatorAction } from '../core/breaker/types.js';
-import type { DoctorReport } from '../core/doctor/index.js';
-import type { IncidentDetail, IncidentList } from '../core/incidents/types.js';
-import type {
-  ApiHistory,
-  ApiStatus,
-  ConfigSaveResponse,
-  ConfigView,
-  ControlResponse,
-  HistoryQuery,
-  WatchdogResponse,
-} from '../core/server/api-types.js';
-import type { SpendReport } from '../core/spend/types.js';
+import { type ApiClient, type CallRequest, createClient } from '../shared/api/client.js';
 
 const TIMEOUT_MS = 10_000;
-/** The doctor probes the gateway and reads the OpenClaw tree: give it longer. */
-const DOCTOR_TIMEOUT_MS = 30_000;
+/** Slow routes (the doctor probes the gateway and reads the OpenClaw tree): give them longer. */
+const SLOW_TIMEOUT_MS = 30_000;
 
 /** A refusal or failure, worded for the user; `param` names the offending field when the API said. */
 export class CoreApiError extends Error {
@@ -45,74 +33,15 @@ export interface CoreApiOptions {
 
 export class CoreApi {
   readonly url: string;
+  /** Every route of the table (shared/api/routes.ts), typed: `call('status')`, `call('incident', {id})`. */
+  readonly call: ApiClient['call'];
   private readonly fetchImpl: typeof fetch;
   private cachedToken: string | null = null;
 
   constructor(private readonly options: CoreApiOptions) {
     this.url = options.url.replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? fetch;
-  }
-
-  status(): Promise<ApiStatus> {
-    return this.request('GET', '/api/status');
-  }
-
-  history(query: HistoryQuery): Promise<ApiHistory> {
-    const params = new URLSearchParams({
-      from: String(query.from),
-      to: String(query.to),
-      step: String(query.stepMs / 1000),
-    });
-    if (query.dep !== undefined) params.set('dep', query.dep);
-    return this.request('GET', `/api/history?${params}`);
-  }
-
-  /** Incidents, newest first: at most `limit` (default 50), opened at or after `since` (epoch ms). */
-  incidents(query: { limit?: number; since?: number }): Promise<IncidentList> {
-    const params = new URLSearchParams();
-    if (query.limit !== undefined) params.set('limit', String(query.limit));
-    if (query.since !== undefined) params.set('since', String(query.since));
-    return this.request('GET', `/api/incidents?${params}`);
-  }
-
-  incident(id: number): Promise<IncidentDetail> {
-    return this.request('GET', `/api/incidents/${id}`);
-  }
-
-  spend(): Promise<SpendReport> {
-    return this.request('GET', '/api/spend');
-  }
-
-  restart(request: { force: boolean; reason?: string }): Promise<WatchdogResponse> {
-    return this.request('POST', '/api/watchdog/restart', request);
-  }
-
-  pause(durationSec: number | null, reason?: string): Promise<WatchdogResponse> {
-    return this.request(
-      'POST',
-      '/api/watchdog/pause',
-      reason === undefined ? { durationSec } : { durationSec, reason },
-    );
-  }
-
-  resume(): Promise<WatchdogResponse> {
-    return this.request('POST', '/api/watchdog/resume', {});
-  }
-
-  control(dep: string, action: OperatorAction, reason: string): Promise<ControlResponse> {
-    return this.request('POST', `/api/breakers/${encodeURIComponent(dep)}/control`, { action, reason });
-  }
-
-  config(): Promise<ConfigView> {
-    return this.request('GET', '/api/config');
-  }
-
-  saveConfig(config: Record<string, unknown>): Promise<ConfigSaveResponse> {
-    return this.request('POST', '/api/config', { config });
-  }
-
-  doctor(): Promise<DoctorReport> {
-    return this.request('GET', '/api/doctor', undefined, DOCTOR_TIMEOUT_MS);
+    this.call = createClient((request) => this.request(request)).call;
   }
 
   /** `/healthz` answered by a BreakerBar (its version header), not by whatever else took the port. */
@@ -131,7 +60,8 @@ export class CoreApi {
     return this.cachedToken;
   }
 
-  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+  private async request({ method, path, body, slow }: CallRequest): Promise<unknown> {
+    const timeoutMs = slow ? SLOW_TIMEOUT_MS : undefined;
     let response = await this.send(method, path, body, false, timeoutMs);
     // The core may have been restarted with a new token file (a fresh data directory): read it once more.
     if (response.status === 401) response = await this.send(method, path, body, true, timeoutMs);
@@ -153,7 +83,7 @@ export class CoreApi {
         typeof param === 'string' ? param : null,
       );
     }
-    return parsed as T;
+    return parsed;
   }
 
   private async send(
@@ -164,7 +94,7 @@ export class CoreApi {
     timeoutMs = this.options.timeoutMs ?? TIMEOUT_MS,
   ): Promise<Response> {
     const headers: Record<string, string> = {};
-    // GETs carry the token too: /api/config and /api/doctor require it, the rest ignore it.
+    // Every call carries the token: the routes that need it get it, the rest ignore it.
     const token = this.token(refreshToken);
     if (token !== null) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';

@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import type { LoadedConfig } from '../core/config/index.js';
 import type { LockState } from '../core/lock.js';
-import type { ApiEvent, ApiStatus } from '../core/server/api-types.js';
+import type { ApiEvent, ApiStatus } from '../shared/api/types.js';
 import { CoreApi } from './core-api.js';
 import { type BackoffTiming, decideCore, embeddedCoreArgs, nextBackoff } from './core-decision.js';
 import { EventStream } from './event-stream.js';
@@ -370,7 +370,7 @@ export class CoreSupervisor extends EventEmitter<CoreSupervisorEvents> {
     const api = this.currentApi;
     if (!api) return false;
     try {
-      const status = await api.status();
+      const status = await api.call('status');
       if (generation !== this.generation) return false;
       this.currentStatus = status;
       this.emit('change');

@@ -14,7 +14,7 @@
  * A dependency OpenClaw itself holds in cooldown (every auth profile of its
  * provider out) is degraded too: OpenClaw will not call it until then.
  */
-import type { ApiBreaker, ApiStatus } from '../core/server/api-types.js';
+import type { ApiBreaker, ApiStatus } from '../shared/api/types.js';
 import { headline, headlineText } from '../shared/headline.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 

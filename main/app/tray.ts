@@ -160,11 +160,11 @@ export class TrayController {
       case 'pause-15m':
       case 'pause-1h':
       case 'pause-until-resumed':
-        await this.api().pause(PAUSE_SECONDS[action], PAUSE_REASON);
+        await this.api().call('pause', { durationSec: PAUSE_SECONDS[action], reason: PAUSE_REASON });
         supervisor.refresh();
         return;
       case 'resume':
-        await this.api().resume();
+        await this.api().call('resume');
         supervisor.refresh();
         return;
       case 'open-dashboard':
@@ -208,7 +208,7 @@ export class TrayController {
       if (answer.response !== 0) return;
       if (answer.checkboxChecked) preferences.set({ confirmRestart: false });
     }
-    const answer = await api.restart({ force: false, reason: RESTART_REASON });
+    const answer = await api.call('restart', { force: false, reason: RESTART_REASON });
     supervisor.refresh();
     if (answer.decision !== 'restart') {
       await this.tell({ type: 'info', message: this.words.t('tray.dialog.notRestarted'), detail: answer.reason });

@@ -5,7 +5,7 @@
  * the next open is instant; it is destroyed only when the app quits.
  */
 import { app, BrowserWindow } from 'electron';
-import type { ApiEvent } from '../core/server/api-types.js';
+import type { ApiEvent } from '../shared/api/types.js';
 import { EVENT_CHANNEL } from './ipc-contract.js';
 
 export interface DashboardWindowOptions {

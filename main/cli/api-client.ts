@@ -10,18 +10,19 @@ import { readApiUrl } from '../core/api-files/address.js';
 import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import type { LoadedConfig } from '../core/config/index.js';
 import { isLocked } from '../core/lock.js';
+import { type CallRequest, createClient, type ApiClient as RouteClient } from '../shared/api/client.js';
 
 const TIMEOUT_MS = 10_000;
+/** Slow routes (the doctor probes the gateway): wait longer. */
+const SLOW_TIMEOUT_MS = 30_000;
 
 export class ApiClientError extends Error {
   override name = 'ApiClientError';
 }
 
-export interface ApiClient {
+/** The route table's typed client (`call('status')`), and where it connects. */
+export interface ApiClient extends RouteClient {
   url: string;
-  get<T>(path: string): Promise<T>;
-  post<T>(path: string, body: unknown): Promise<T>;
-  delete<T>(path: string): Promise<T>;
 }
 
 /** The running instance for this data directory; an error saying how to start one when there is none. */
@@ -35,12 +36,9 @@ export function connect(loaded: LoadedConfig): ApiClient {
   }
   const { host, port } = loaded.config.server;
   const url = written ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  return {
-    url,
-    get: (path) => request(url, 'GET', path, null, null),
-    post: (path, body) => request(url, 'POST', path, readToken(dataDir), body),
-    delete: (path) => request(url, 'DELETE', path, readToken(dataDir), null),
-  };
+  // The token is read only for the routes that need it: reading the status needs no access to the data directory.
+  const transport = (call: CallRequest) => request(url, call, call.token ? readToken(dataDir) : null);
+  return { url, call: createClient(transport).call };
 }
 
 function readToken(dataDir: string): string {
@@ -53,14 +51,17 @@ function readToken(dataDir: string): string {
   }
 }
 
-async function request<T>(url: string, method: string, path: string, token: string | null, body: unknown): Promise<T> {
+async function request(url: string, { method, path, body, slow }: CallRequest, token: string | null): Promise<unknown> {
+  const headers: Record<string, string> = {};
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
     response = await fetch(`${url}${path}`, {
       method,
-      headers: token ? { authorization: `Bearer ${token}`, 'content-type': 'application/json' } : {},
-      body: body === null ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(slow ? SLOW_TIMEOUT_MS : TIMEOUT_MS),
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
@@ -79,5 +80,5 @@ async function request<T>(url: string, method: string, path: string, token: stri
       `BreakerBar refused: ${typeof message === 'string' ? message : `HTTP ${response.status}`}`,
     );
   }
-  return parsed as T;
+  return parsed;
 }

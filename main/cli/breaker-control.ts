@@ -3,7 +3,7 @@
  * sent to the running instance's control route (recorded with its reason, and
  * replayed at start, so a forced state survives BreakerBar's restarts).
  */
-import type { OperatorAction, Transition } from '../core/breaker/types.js';
+import type { OperatorAction } from '../core/breaker/types.js';
 import { loadConfig } from '../core/config/index.js';
 import { connect } from './api-client.js';
 import { type Command, stringOption, UsageError } from './command.js';
@@ -49,10 +49,7 @@ Options:
     if (extra.length > 0) throw new UsageError(`one dependency at a time (got also ${extra.join(', ')})`);
     const client = connect(loadConfig(stringOption(args, 'config')));
     const reason = stringOption(args, 'reason') ?? DEFAULT_REASON;
-    const answer = await client.post<{ transitions: Transition[] }>(
-      `/api/breakers/${encodeURIComponent(dep)}/control`,
-      { action, reason },
-    );
+    const answer = await client.call('control', { dep, action, reason });
     if (args.values.json) {
       io.out(`${JSON.stringify(answer, null, 2)}\n`);
     } else if (answer.transitions.length === 0) {

@@ -17,7 +17,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import { loadConfig } from '../core/config/index.js';
-import type { SignInCode } from '../core/server/sign-in.js';
 import { type ApiClient, ApiClientError, connect } from './api-client.js';
 import { type Command, type Io, stringOption } from './command.js';
 
@@ -30,7 +29,7 @@ function opener(platform: NodeJS.Platform): [string, string[]] {
 
 /** The dashboard's URL with a fresh one-time code in its fragment (the token stays in this process). */
 export async function signInUrl(client: ApiClient): Promise<string> {
-  const { code } = await client.post<SignInCode>('/api/session/code', {});
+  const { code } = await client.call('signInCode');
   if (typeof code !== 'string' || !/^[A-Za-z0-9_-]+$/.test(code)) {
     throw new ApiClientError('BreakerBar answered without a sign-in code; is it an older version? Restart it.');
   }

@@ -48,11 +48,11 @@ Options:
     const client = connect(loaded);
     const now = Date.now();
     if (rawId !== undefined) {
-      const detail = await client.get<IncidentDetail>(`/api/incidents/${rawId}`);
+      const detail = await client.call('incident', { id: Number(rawId) });
       io.out(args.values.json ? `${JSON.stringify(detail, null, 2)}\n` : renderIncident(detail, now, language));
       return 0;
     }
-    const list = await client.get<IncidentList>(`/api/incidents?limit=${limit}`);
+    const list = await client.call('incidents', { limit });
     io.out(args.values.json ? `${JSON.stringify(list, null, 2)}\n` : renderIncidents(list, now, language));
     return 0;
   },

@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../core/config/index.js';
 import { languageOf } from '../core/language.js';
-import type { MaintenanceResponse } from '../core/server/api-types.js';
+import type { MaintenanceResponse } from '../shared/api/types.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';
@@ -69,13 +69,12 @@ Options:
     const t = translator(languageOf(loaded.config, process.env));
     let answer: MaintenanceResponse;
     if (action === 'start') {
-      const body: Record<string, unknown> = { durationSec: forText === undefined ? null : parseDuration(forText) };
-      if (reason !== undefined) body.reason = reason;
-      answer = await client.post<MaintenanceResponse>('/api/maintenance', body);
+      const durationSec = forText === undefined ? null : parseDuration(forText);
+      answer = await client.call('startMaintenance', reason === undefined ? { durationSec } : { durationSec, reason });
     } else if (action === 'stop') {
-      answer = await client.delete<MaintenanceResponse>('/api/maintenance');
+      answer = await client.call('stopMaintenance');
     } else {
-      answer = await client.get<MaintenanceResponse>('/api/maintenance');
+      answer = await client.call('maintenance');
     }
     print(io, args.values.json === true, answer, action, t);
     return 0;

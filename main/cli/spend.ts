@@ -65,7 +65,7 @@ function choice(flag: string, value: string, options: string[]): string {
 /** From the running instance (with quota windows), else from the database alone. */
 async function fetchReport(loaded: ReturnType<typeof loadConfig>): Promise<SpendReport> {
   try {
-    return await connect(loaded).get<SpendReport>('/api/spend');
+    return await connect(loaded).call('spend');
   } catch (error) {
     if (!(error instanceof ApiClientError) || !/no BreakerBar is running/.test(error.message)) throw error;
   }

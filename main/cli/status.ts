@@ -1,6 +1,6 @@
 import { loadConfig } from '../core/config/index.js';
 import { languageOf } from '../core/language.js';
-import type { ApiStatus } from '../core/server/api-types.js';
+import type { ApiStatus } from '../shared/api/types.js';
 import { headline, headlineText } from '../shared/headline.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { connect } from './api-client.js';
@@ -27,7 +27,7 @@ Options:
   async run(args, io) {
     const loaded = loadConfig(stringOption(args, 'config'));
     const client = connect(loaded);
-    const status = await client.get<ApiStatus>('/api/status');
+    const status = await client.call('status');
     const t = translator(languageOf(loaded.config, process.env));
     io.out(args.values.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, Date.now(), t));
     return 0;

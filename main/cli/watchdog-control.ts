@@ -4,7 +4,7 @@
  * own path (a restart already running is never doubled).
  */
 import { loadConfig } from '../core/config/index.js';
-import type { ApiStatus, WatchdogResponse } from '../core/server/api-types.js';
+import type { WatchdogResponse } from '../shared/api/types.js';
 import { translator } from '../shared/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';
@@ -55,10 +55,9 @@ Options:
   positionals: false,
   async run(args, io) {
     const client = connect(loadConfig(stringOption(args, 'config')));
-    const body: Record<string, unknown> = { force: args.values.force === true };
+    const force = args.values.force === true;
     const reason = stringOption(args, 'reason');
-    if (reason !== undefined) body.reason = reason;
-    const answer = await client.post<WatchdogResponse>('/api/watchdog/restart', body);
+    const answer = await client.call('restart', reason === undefined ? { force } : { force, reason });
     print(io, args.values.json === true, answer);
     if (answer.decision !== 'restart') return 1;
     if (!args.values.wait) return 0;
@@ -66,7 +65,7 @@ Options:
     let toldPending = false;
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      const status = await client.get<ApiStatus>('/api/status');
+      const status = await client.call('status');
       const w = status.watchdog;
       if (w?.recovering?.pending && !toldPending) {
         toldPending = true;
@@ -105,10 +104,9 @@ Options:
     const text = args.positionals[0];
     const durationSec = text === undefined ? null : parseDuration(text);
     const client = connect(loadConfig(stringOption(args, 'config')));
-    const body: Record<string, unknown> = { durationSec };
     const reason = stringOption(args, 'reason');
-    if (reason !== undefined) body.reason = reason;
-    print(io, args.values.json === true, await client.post<WatchdogResponse>('/api/watchdog/pause', body));
+    const request = reason === undefined ? { durationSec } : { durationSec, reason };
+    print(io, args.values.json === true, await client.call('pause', request));
     return 0;
   },
 };
@@ -130,7 +128,7 @@ Options:
   positionals: false,
   async run(args, io) {
     const client = connect(loadConfig(stringOption(args, 'config')));
-    print(io, args.values.json === true, await client.post<WatchdogResponse>('/api/watchdog/resume', {}));
+    print(io, args.values.json === true, await client.call('resume'));
     return 0;
   },
 };

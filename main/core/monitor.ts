@@ -6,6 +6,7 @@
  * the Electron app, the rehearsal) create one Monitor and start it.
  */
 import { EventEmitter } from 'node:events';
+import type { ApiBackend } from '../shared/api/types.js';
 import type { Language } from '../shared/i18n.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { removeApiUrl, writeApiUrl } from './api-files/address.js';
@@ -29,7 +30,6 @@ import { CooldownLoopDetector } from './openclaw/cooldown-loop.js';
 import { OpenClawCooldowns } from './openclaw/cooldowns.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import { DEFAULT_QUOTA_COMMAND, QuotaReader } from './openclaw/quota.js';
-import type { ApiBackend } from './server/api-types.js';
 import { createBackend } from './server/backend.js';
 import { type ApiServer, startApiServer } from './server/http.js';
 import { GatewayLogSource, type GatewayLogStatus } from './sources/gateway-log.js';

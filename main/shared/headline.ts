@@ -11,7 +11,7 @@
  * a quota before a storm it explains); then what the watchdog is doing, or why
  * it is not acting; then anything that mutes it (maintenance, quiet hours).
  */
-import type { ApiBreaker, ApiStatus } from '../core/server/api-types.js';
+import type { ApiBreaker, ApiStatus } from './api/types.js';
 import type { Message, Translator } from './messages/index.js';
 
 export type HeadlineTone = 'ok' | 'warning' | 'critical';

@@ -9,8 +9,8 @@
  * out. A filter by kind and by level narrows the page; it outlives refreshes.
  */
 import type { Transition } from '../../main/core/breaker/types.js';
-import type { ApiHistory } from '../../main/core/server/api-types.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../../main/core/store/gateway-history.js';
+import type { ApiHistory } from '../../main/shared/api/types.js';
 import type { Translator } from '../../main/shared/messages/index.js';
 import { restartsInLastHour } from '../describe.js';
 import { type Child, fill, h, keepingFocus, live, RenderGate } from '../dom.js';

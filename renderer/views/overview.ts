@@ -5,9 +5,10 @@
  * incident touching it), spend and quota, and the watchdog with its controls.
  * Every word comes from the shared catalogue in the dashboard's language.
  */
-import type { ApiBreaker, ApiHistory, ApiStatus, WatchdogResponse } from '../../main/core/server/api-types.js';
+
 import type { SpendReport } from '../../main/core/spend/types.js';
 import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
+import type { ApiBreaker, ApiHistory, ApiStatus, WatchdogResponse } from '../../main/shared/api/types.js';
 import { ApiFailure, Cancelled } from '../api.js';
 import { healthSeries, marksOf, type SparkSeries, sparkSeries, sparkWindow } from '../chart-data.js';
 import { type Chart, healthChart, sparkChart } from '../charts.js';

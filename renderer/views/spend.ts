@@ -5,8 +5,9 @@
  * what is left and when it resets. Without a spend report it still shows the
  * budgets and quota windows the status carries, and says why the rest is missing.
  */
-import type { ApiStatus } from '../../main/core/server/api-types.js';
+
 import type { BudgetStanding, QuotaWindow, SpendReport, SpendRow } from '../../main/core/spend/types.js';
+import type { ApiStatus } from '../../main/shared/api/types.js';
 import type { Translator } from '../../main/shared/messages/index.js';
 import { h, live } from '../dom.js';
 import { describeFailure } from '../errors-ui.js';

@@ -33,17 +33,17 @@ function client(): CoreApi {
 
 describe('CoreApi', () => {
   it('reads the status', async () => {
-    const status = await client().status();
+    const status = await client().call('status');
     expect(status.version).toBe('0.0.0-test');
     expect(status.breakers.map((b) => b.dep)).toEqual(['openai/gpt-4o']);
   });
 
   it('sends restart, pause and resume to the watchdog with the token', async () => {
     const api = client();
-    expect((await api.restart({ force: false, reason: 'from the test' })).decision).toBe('restart');
-    await api.pause(900, 'lunch');
-    await api.pause(null);
-    await api.resume();
+    expect((await api.call('restart', { force: false, reason: 'from the test' })).decision).toBe('restart');
+    await api.call('pause', { durationSec: 900, reason: 'lunch' });
+    await api.call('pause', { durationSec: null });
+    await api.call('resume');
     expect(core.backend.watchdogRequests).toEqual([
       { action: 'restart', reason: 'from the test', force: false },
       { action: 'pause', durationSec: 900, reason: 'lunch' },
@@ -54,35 +54,35 @@ describe('CoreApi', () => {
 
   it('asks for incidents with their parameters, and one by id', async () => {
     const api = client();
-    expect(await api.incidents({ limit: 10, since: 1_700_000_000_000 })).toEqual({ incidents: [] });
+    expect(await api.call('incidents', { limit: 10, since: 1_700_000_000_000 })).toEqual({ incidents: [] });
     expect(core.backend.incidentQueries).toEqual([{ limit: 10, since: 1_700_000_000_000 }]);
-    await expect(api.incident(5)).rejects.toMatchObject({ name: 'CoreApiError', status: 404 });
+    await expect(api.call('incident', { id: 5 })).rejects.toMatchObject({ name: 'CoreApiError', status: 404 });
   });
 
   it('asks for history in the API’s units and controls a breaker by its key', async () => {
     const api = client();
-    await api.history({ from: 1_700_000_000_000, to: 1_700_003_600_000, stepMs: 60_000, dep: 'zhipu/glm-5.1' });
+    await api.call('history', { from: 1_700_000_000_000, to: 1_700_003_600_000, stepSec: 60, dep: 'zhipu/glm-5.1' });
     expect(core.backend.historyQueries).toEqual([
       { dep: 'zhipu/glm-5.1', from: 1_700_000_000_000, to: 1_700_003_600_000, stepMs: 60_000 },
     ]);
-    const answer = await api.control('zhipu/glm-5.1', 'force_open', 'maintenance');
+    const answer = await api.call('control', { dep: 'zhipu/glm-5.1', action: 'force_open', reason: 'maintenance' });
     expect(answer.transitions[0]?.to).toBe('open');
     expect(core.backend.controls).toEqual([{ dep: 'zhipu/glm-5.1', action: 'force_open', reason: 'maintenance' }]);
-    expect(await api.spend()).toEqual(core.backend.spendResult);
+    expect(await api.call('spend')).toEqual(core.backend.spendResult);
   });
 
   it('reads and saves the config and runs the doctor (the token goes along: the file may hold secrets)', async () => {
     const api = client();
-    expect((await api.config()).file).toBe('/fake/config.json');
-    expect((await api.saveConfig({ watchdog: { dryRun: true } })).ok).toBe(true);
+    expect((await api.call('config')).file).toBe('/fake/config.json');
+    expect((await api.call('saveConfig', { config: { watchdog: { dryRun: true } } })).ok).toBe(true);
     expect(core.backend.savedConfigs).toEqual([{ watchdog: { dryRun: true } }]);
-    expect((await api.doctor()).findings).toEqual([]);
+    expect((await api.call('doctor')).findings).toEqual([]);
   });
 
   it('without the token, a mutation is refused and nothing reaches the watchdog', async () => {
     token = null;
     const error = await client()
-      .restart({ force: false })
+      .call('restart', { force: false })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CoreApiError);
     expect((error as CoreApiError).status).toBe(401);
@@ -97,26 +97,29 @@ describe('CoreApi', () => {
       url: core.url,
       token: () => (calls++ === 0 ? 'f'.repeat(64) : core.token),
     });
-    await reread.resume();
+    await reread.call('resume');
     expect(calls).toBe(2);
     expect(core.backend.watchdogRequests).toEqual([{ action: 'resume' }]);
     // A wrong token that stays wrong is refused after the one retry.
-    await expect(api.resume()).rejects.toMatchObject({ status: 401 });
+    await expect(api.call('resume')).rejects.toMatchObject({ status: 401 });
     expect(tokenReads).toBe(2);
   });
 
   it('passes the refusal and the parameter at fault on', async () => {
     core.backend.watchdogError = new Error('this instance does not watch a gateway');
-    await expect(client().restart({ force: false })).rejects.toMatchObject({
+    await expect(client().call('restart', { force: false })).rejects.toMatchObject({
       status: 409,
       message: 'this instance does not watch a gateway',
     });
-    await expect(client().pause(0)).rejects.toMatchObject({ status: 400, param: 'durationSec' });
+    await expect(client().call('pause', { durationSec: 0 })).rejects.toMatchObject({
+      status: 400,
+      param: 'durationSec',
+    });
   });
 
   it('says which core did not answer', async () => {
     await core.stop();
-    await expect(client().status()).rejects.toThrow(`BreakerBar at ${core.url} did not answer (ECONNREFUSED)`);
+    await expect(client().call('status')).rejects.toThrow(`BreakerBar at ${core.url} did not answer (ECONNREFUSED)`);
   });
 
   it('tells a BreakerBar from something else on the port', async () => {

@@ -20,8 +20,8 @@ import { type LoadedConfig, loadConfig } from '../../main/core/config/index.js';
 import { lockState } from '../../main/core/lock.js';
 import { silentLogger } from '../../main/core/log.js';
 import { Monitor } from '../../main/core/monitor.js';
-import type { ApiEvent } from '../../main/core/server/api-types.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+import type { ApiEvent } from '../../main/shared/api/types.js';
 import { until } from '../helpers/transcripts.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
 import { notice } from './fixtures.js';
@@ -279,7 +279,7 @@ describe('the restart path', () => {
     const events: ApiEvent[] = [];
     s.on('event', (event) => events.push(event));
 
-    const answer = await s.api?.restart({ force: false, reason: 'restart from the menu bar' });
+    const answer = await s.api?.call('restart', { force: false, reason: 'restart from the menu bar' });
     expect(answer?.decision).toBe('restart');
     await until(() => gateway?.restarts === 1, 15_000);
     await until(() => events.some((e) => e.type === 'restart'), 15_000);

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CoreApi } from '../../main/app/core-api.js';
 import { enableIpc } from '../../main/app/ipc.js';
-import { CHANNELS, checkArgs, isTrustedSender } from '../../main/app/ipc-contract.js';
+import { API_CHANNEL, checkCall, isTrustedSender } from '../../main/app/ipc-contract.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
 import { ipcMain, reset } from './fake-electron.js';
 
@@ -40,75 +40,85 @@ afterEach(async () => {
   await core.close();
 });
 
+/** One API call over the single channel, as the preload sends it. */
+function call(event: unknown, route: string, params?: unknown): Promise<unknown> {
+  return invoke(API_CHANNEL, event, params === undefined ? { route } : { route, params });
+}
+
 describe('IPC handlers', () => {
-  it('handles one channel per action', () => {
-    expect([...ipcMain.handlers.keys()].sort()).toEqual(Object.values(CHANNELS).sort());
+  it('handles one channel, whatever the route', () => {
+    expect([...ipcMain.handlers.keys()]).toEqual([API_CHANNEL]);
   });
 
   it('refuses a foreign sender, and nothing reaches the core', async () => {
-    await expect(invoke(CHANNELS.restart, FOREIGN, { force: true, reason: 'x' })).rejects.toThrow(
-      "breakerbar:restart refused: the sender is not BreakerBar's dashboard",
+    await expect(call(FOREIGN, 'restart', { force: true, reason: 'x' })).rejects.toThrow(
+      "breakerbar:api refused: the sender is not BreakerBar's dashboard",
     );
-    await expect(invoke(CHANNELS.status, { senderFrame: null })).rejects.toThrow(/refused/);
+    await expect(call({ senderFrame: null }, 'status')).rejects.toThrow(/refused/);
     // Our page, but inside a frame of another page.
-    await expect(invoke(CHANNELS.status, { senderFrame: { url: RENDERER, parent: {} } })).rejects.toThrow(/refused/);
+    await expect(call({ senderFrame: { url: RENDERER, parent: {} } }, 'status')).rejects.toThrow(/refused/);
     expect(core.backend.watchdogRequests).toEqual([]);
   });
 
   it('passes a call from our own dashboard through to the core and answers its JSON', async () => {
-    const status = (await invoke(CHANNELS.status, OWN)) as { version: string };
+    const status = (await call(OWN, 'status')) as { version: string };
     expect(status.version).toBe('0.0.0-test');
-    expect(await invoke(CHANNELS.restart, OWN, { force: true, reason: 'from the dashboard' })).toMatchObject({
+    expect(await call(OWN, 'restart', { force: true, reason: 'from the dashboard' })).toMatchObject({
       decision: 'restart',
     });
     expect(core.backend.watchdogRequests).toEqual([{ action: 'restart', force: true, reason: 'from the dashboard' }]);
     expect(changed).toHaveBeenCalledWith('restart');
-    await invoke(CHANNELS.history, OWN, { from: 1_000, to: 3_601_000, stepSec: 60, dep: 'a/b' });
+    await call(OWN, 'history', { from: 1_000, to: 3_601_000, stepSec: 60, dep: 'a/b' });
     expect(core.backend.historyQueries).toEqual([{ dep: 'a/b', from: 1_000, to: 3_601_000, stepMs: 60_000 }]);
-    expect(await invoke(CHANNELS.incidents, OWN, { limit: 5, since: 1_000 })).toEqual({ incidents: [] });
-    expect(await invoke(CHANNELS.incidents, OWN)).toEqual({ incidents: [] });
+    expect(await call(OWN, 'incidents', { limit: 5, since: 1_000 })).toEqual({ incidents: [] });
+    expect(await call(OWN, 'incidents')).toEqual({ incidents: [] });
     expect(core.backend.incidentQueries).toEqual([
       { limit: 5, since: 1_000 },
       { limit: 50, since: null },
     ]);
-    expect(await invoke(CHANNELS.incident, OWN, 12)).toEqual({ error: 'no incident 12' });
-    await invoke(CHANNELS.control, OWN, 'a/b', 'reset', 'fixed upstream');
+    expect(await call(OWN, 'incident', { id: 12 })).toEqual({ error: 'no incident 12' });
+    await call(OWN, 'control', { dep: 'a/b', action: 'reset', reason: 'fixed upstream' });
     expect(core.backend.controls).toEqual([{ dep: 'a/b', action: 'reset', reason: 'fixed upstream' }]);
-    await invoke(CHANNELS.pause, OWN, null);
-    await invoke(CHANNELS.resume, OWN);
+    await call(OWN, 'pause', { durationSec: null });
+    await call(OWN, 'resume');
     expect(core.backend.watchdogRequests.slice(1).map((r) => r.action)).toEqual(['pause', 'resume']);
-    expect(await invoke(CHANNELS.saveConfig, OWN, { log: { level: 'debug' } })).toMatchObject({ ok: true });
-    expect(await invoke(CHANNELS.config, OWN)).toMatchObject({ file: '/fake/config.json' });
-    expect(await invoke(CHANNELS.doctor, OWN)).toMatchObject({ findings: [] });
-    expect(await invoke(CHANNELS.spend, OWN)).toEqual(core.backend.spendResult);
+    expect(await call(OWN, 'saveConfig', { config: { log: { level: 'debug' } } })).toMatchObject({ ok: true });
+    expect(await call(OWN, 'config')).toMatchObject({ file: '/fake/config.json' });
+    expect(await call(OWN, 'doctor')).toMatchObject({ findings: [] });
+    expect(await call(OWN, 'spend')).toEqual(core.backend.spendResult);
   });
 
   it('answers bad arguments with {error, param} and sends nothing', async () => {
-    expect(await invoke(CHANNELS.pause, OWN, -5)).toMatchObject({ param: 'durationSec' });
-    expect(await invoke(CHANNELS.restart, OWN, { force: 'yes' })).toMatchObject({ param: 'force' });
-    expect(await invoke(CHANNELS.restart, OWN, { force: true, command: 'rm -rf /' })).toMatchObject({
-      param: 'command',
+    expect(await call(OWN, 'pause', { durationSec: -5 })).toMatchObject({ param: 'durationSec' });
+    expect(await call(OWN, 'restart', { force: 'yes' })).toMatchObject({ param: 'force' });
+    expect(await call(OWN, 'restart', { force: true, command: 'rm -rf /' })).toMatchObject({ param: 'command' });
+    expect(await call(OWN, 'control', { dep: 'a/b', action: 'explode', reason: 'why' })).toMatchObject({
+      param: 'action',
     });
-    expect(await invoke(CHANNELS.control, OWN, 'a/b', 'explode', 'why')).toMatchObject({ param: 'action' });
-    expect(await invoke(CHANNELS.saveConfig, OWN, 'not an object')).toMatchObject({ param: 'config' });
-    expect(await invoke(CHANNELS.history, OWN, { from: 10, to: 5, stepSec: 60 })).toMatchObject({ param: 'from' });
-    expect(await invoke(CHANNELS.status, OWN, 'extra')).toMatchObject({ param: 'arguments' });
-    expect(await invoke(CHANNELS.incidents, OWN, { limit: 0 })).toMatchObject({ param: 'limit' });
-    expect(await invoke(CHANNELS.incidents, OWN, { limit: 5, where: 'x' })).toMatchObject({ param: 'where' });
-    expect(await invoke(CHANNELS.incidents, OWN, { since: -1 })).toMatchObject({ param: 'since' });
-    expect(await invoke(CHANNELS.incident, OWN, '1; DROP')).toMatchObject({ param: 'id' });
-    expect(await invoke(CHANNELS.incident, OWN, 0)).toMatchObject({ param: 'id' });
+    expect(await call(OWN, 'saveConfig', 'not an object')).toMatchObject({ param: 'params' });
+    expect(await call(OWN, 'saveConfig', { settings: {} })).toMatchObject({ param: 'settings' });
+    expect(await call(OWN, 'history', { from: 10, to: 5, stepSec: 60 })).toMatchObject({ param: 'from' });
+    expect(await invoke(API_CHANNEL, OWN, { route: 'status' }, 'extra')).toMatchObject({ param: 'arguments' });
+    expect(await invoke(API_CHANNEL, OWN, { route: 'status', extra: 1 })).toMatchObject({ param: 'extra' });
+    expect(await call(OWN, 'metrics')).toMatchObject({ param: 'route' });
+    expect(await call(OWN, 'toString')).toMatchObject({ param: 'route' });
+    expect(await call(OWN, 'incidents', { limit: 0 })).toMatchObject({ param: 'limit' });
+    expect(await call(OWN, 'incidents', { limit: 5, where: 'x' })).toMatchObject({ param: 'where' });
+    expect(await call(OWN, 'incidents', { since: -1 })).toMatchObject({ param: 'since' });
+    expect(await call(OWN, 'incident', { id: '1; DROP' })).toMatchObject({ param: 'id' });
+    expect(await call(OWN, 'incident', { id: 0 })).toMatchObject({ param: 'id' });
     expect(core.backend.incidentQueries).toEqual([]);
     expect(core.backend.watchdogRequests).toEqual([]);
     expect(core.backend.controls).toEqual([]);
+    expect(core.backend.savedConfigs).toEqual([]);
     expect(changed).not.toHaveBeenCalled();
   });
 
   it('answers the core’s refusal as {error, param}, and says when there is no core', async () => {
     core.backend.watchdogError = new Error('no watchdog here');
-    expect(await invoke(CHANNELS.resume, OWN)).toEqual({ error: 'no watchdog here' });
+    expect(await call(OWN, 'resume')).toEqual({ error: 'no watchdog here' });
     api = null;
-    expect(await invoke(CHANNELS.status, OWN)).toEqual({
+    expect(await call(OWN, 'status')).toEqual({
       error: "BreakerBar's core is not reachable: starting the core…",
     });
   });
@@ -128,12 +138,16 @@ describe('sender check', () => {
     expect(isTrustedSender(null, RENDERER)).toBe(false);
   });
 
-  it('turns the dashboard’s history request into the API’s query', () => {
-    const checked = checkArgs('history', [{ from: 0, to: 60_000, stepSec: 0.5 }]);
-    expect(checked.ok).toBe(false);
-    expect(checkArgs('history', [{ from: 0, to: 600_000_000_000, stepSec: 1 }])).toMatchObject({
+  it('checks the dashboard’s history request with the server’s own rules', () => {
+    const NOW = 1_700_000_000_000;
+    expect(checkCall({ route: 'history', params: { from: 0, to: 60_000, stepSec: 0.5 } }, NOW).ok).toBe(false);
+    expect(checkCall({ route: 'history', params: { from: 0, to: 600_000_000_000, stepSec: 1 } }, NOW)).toMatchObject({
       ok: false,
       error: { param: 'step' },
+    });
+    expect(checkCall({ route: 'history', params: { from: 0, to: 60_000, stepSec: 1 } }, NOW)).toMatchObject({
+      ok: true,
+      route: 'history',
     });
   });
 });

@@ -15,7 +15,7 @@ import { createLoginItem } from '../../main/app/login-item.js';
 import { PreferenceStore } from '../../main/app/preferences.js';
 import { TrayController } from '../../main/app/tray.js';
 import type { CoreView } from '../../main/app/tray-model.js';
-import type { ApiStatus } from '../../main/core/server/api-types.js';
+import type { ApiStatus } from '../../main/shared/api/types.js';
 import { headline, headlineText } from '../../main/shared/headline.js';
 import { translator } from '../../main/shared/messages/index.js';
 import { until } from '../helpers/transcripts.js';

@@ -51,24 +51,6 @@ const LAYERS: Layer[] = [
   { name: 'bench', paths: ['bench/'], imports: [...CORE, 'host', 'bench'] },
 ];
 
-/**
- * Edges allowed while `main/core/server/api-types.ts` moves down to `main/shared/api/types.ts` (a change made
- * alongside this test): once it has moved these edges are gone, and this test then fails until the list is
- * emptied, so the list cannot outlive its reason.
- */
-const API_TYPES_MOVING: Array<Pick<Edge, 'from' | 'to'>> = [
-  { from: 'main/shared/headline.ts', to: 'main/core/server/api-types.ts' },
-  { from: 'main/core/breaker/service.ts', to: 'main/core/server/api-types.ts' },
-  { from: 'main/core/notify/heartbeat.ts', to: 'main/core/server/api-types.ts' },
-  { from: 'main/core/traffic/tokens.ts', to: 'main/core/server/api-types.ts' },
-];
-
-/**
- * Cycles allowed while they are being broken alongside this test (same rule: a listed cycle that no longer
- * exists fails the test). The rehearsal's report and runner are being split apart.
- */
-const CYCLES_BEING_BROKEN: string[][] = [];
-
 /** Build output, not source: the dashboard's copy of uPlot is put there by `npm run build`. */
 const GENERATED = ['renderer/vendor/'];
 
@@ -94,10 +76,6 @@ function layerViolations(edges: readonly Edge[]): string[] {
   }
   return out;
 }
-
-const sameEdge = (a: Pick<Edge, 'from' | 'to'>, b: Pick<Edge, 'from' | 'to'>) => a.from === b.from && a.to === b.to;
-const sameCycle = (path: string[], files: string[]) =>
-  new Set(path).size === files.length && files.every((f) => path.includes(f));
 
 describe('import graph: the reader', () => {
   it('finds static, re-exported, type-only, side-effect and dynamic imports, not examples in comments', () => {
@@ -166,20 +144,10 @@ describe('import graph: this repository', () => {
   });
 
   it('imports only downwards (or sideways within a layer)', () => {
-    const remaining = graph.edges.filter((edge) => !API_TYPES_MOVING.some((allowed) => sameEdge(allowed, edge)));
-    expect(layerViolations(remaining)).toEqual([]);
+    expect(layerViolations(graph.edges)).toEqual([]);
   });
 
   it('has no cycle', () => {
-    const found = cycles(graph.edges).filter((path) => !CYCLES_BEING_BROKEN.some((files) => sameCycle(path, files)));
-    expect(found.map((path) => path.join(' → '))).toEqual([]);
-  });
-
-  it('keeps no allowance that is no longer needed', () => {
-    const staleEdges = API_TYPES_MOVING.filter((allowed) => !graph.edges.some((edge) => sameEdge(allowed, edge)));
-    expect(staleEdges, 'remove these from API_TYPES_MOVING').toEqual([]);
-    const all = cycles(graph.edges);
-    const staleCycles = CYCLES_BEING_BROKEN.filter((files) => !all.some((path) => sameCycle(path, files)));
-    expect(staleCycles, 'remove these from CYCLES_BEING_BROKEN').toEqual([]);
+    expect(cycles(graph.edges).map((path) => path.join(' → '))).toEqual([]);
   });
 });

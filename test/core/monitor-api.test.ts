@@ -14,9 +14,9 @@ import type { DoctorReport } from '../../main/core/doctor/index.js';
 import { silentLogger } from '../../main/core/log.js';
 import { METRIC_NAMES } from '../../main/core/metrics/names.js';
 import { Monitor } from '../../main/core/monitor.js';
-import type { ApiHistory, ApiStatus, ConfigView } from '../../main/core/server/api-types.js';
 import { parsePrometheusText } from '../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
+import type { ApiHistory, ApiStatus, ConfigView } from '../../main/shared/api/types.js';
 import { until } from '../helpers/transcripts.js';
 
 let root: string;

@@ -15,8 +15,8 @@ import { configSchema, resolveDirectories } from '../../main/core/config/index.j
 import { parseWith } from '../../main/core/config/schema.js';
 import { silentLogger } from '../../main/core/log.js';
 import { Monitor } from '../../main/core/monitor.js';
-import type { ApiStatus } from '../../main/core/server/api-types.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
+import type { ApiStatus } from '../../main/shared/api/types.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { until } from '../helpers/transcripts.js';
 

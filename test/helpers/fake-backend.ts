@@ -8,6 +8,8 @@ import type { BreakerSnapshot, Transition } from '../../main/core/breaker/types.
 import type { DoctorReport } from '../../main/core/doctor/index.js';
 import type { IncidentDetail, IncidentList } from '../../main/core/incidents/types.js';
 import type { LogFields, Logger, LogLevel } from '../../main/core/log.js';
+import type { SpendPeriod, SpendReport } from '../../main/core/spend/types.js';
+import { CallTally } from '../../main/core/summary.js';
 import type {
   ApiBackend,
   ApiEvent,
@@ -22,9 +24,7 @@ import type {
   MaintenanceResponse,
   WatchdogRequest,
   WatchdogResponse,
-} from '../../main/core/server/api-types.js';
-import type { SpendPeriod, SpendReport } from '../../main/core/spend/types.js';
-import { CallTally } from '../../main/core/summary.js';
+} from '../../main/shared/api/types.js';
 
 export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
   return {

@@ -2,35 +2,21 @@
  * The preload, run the way Electron runs a sandboxed preload: compiled to
  * CommonJS and evaluated as a script whose `require` knows only `electron`
  * (here a fake that records what the preload does with it). What it must
- * expose is renderer/bridge.ts's BreakerBarBridge: one function per action on
- * its own channel (the channels main/app/ipc.ts handles), never ipcRenderer,
+ * expose is renderer/bridge.ts's BreakerBarBridge: `call` on the API channel
+ * and `onEvent` on the event channel (the ones main/app handles), never ipcRenderer,
  * never the IPC event object.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHANNELS, EVENT_CHANNEL } from '../../main/app/ipc-contract.js';
+import { API_CHANNEL, EVENT_CHANNEL } from '../../main/app/ipc-contract.js';
 import type { BreakerBarBridge } from '../../renderer/bridge.js';
 
 const SOURCE = fileURLToPath(new URL('../../preload/index.cts', import.meta.url));
 
 /** Every method of the bridge (the compiler checks this list against the interface). */
-const METHODS: Record<keyof BreakerBarBridge, true> = {
-  status: true,
-  history: true,
-  incidents: true,
-  incident: true,
-  spend: true,
-  restart: true,
-  pause: true,
-  resume: true,
-  control: true,
-  config: true,
-  saveConfig: true,
-  doctor: true,
-  onEvent: true,
-};
+const METHODS: Record<keyof BreakerBarBridge, true> = { call: true, onEvent: true };
 
 type Listener = (...args: unknown[]) => void;
 
@@ -92,31 +78,14 @@ describe('preload', () => {
     expect(ipcRenderer.send).not.toHaveBeenCalled();
   });
 
-  it('invokes one channel per action with exactly its arguments, the ones main handles', async () => {
+  it('invokes the one API channel with {route, params}, the channel main handles', async () => {
     const bridge = runPreload();
-    const calls = [
-      [bridge.status(), 'status', []],
-      [
-        bridge.history({ from: 1, to: 2, stepSec: 60, dep: 'a/b' }),
-        'history',
-        [{ from: 1, to: 2, stepSec: 60, dep: 'a/b' }],
-      ],
-      [bridge.incidents({ limit: 5 }), 'incidents', [{ limit: 5 }]],
-      [bridge.incident(7), 'incident', [7]],
-      [bridge.spend(), 'spend', []],
-      [bridge.restart({ force: true, reason: 'r' }), 'restart', [{ force: true, reason: 'r' }]],
-      [bridge.pause(null), 'pause', [null]],
-      [bridge.resume(), 'resume', []],
-      [bridge.control('a/b', 'reset', 'why'), 'control', ['a/b', 'reset', 'why']],
-      [bridge.config(), 'config', []],
-      [bridge.saveConfig({ log: { level: 'debug' } }), 'saveConfig', [{ log: { level: 'debug' } }]],
-      [bridge.doctor(), 'doctor', []],
-    ] as const;
-    for (const [promise, action, args] of calls) {
-      expect(await promise).toEqual({ channel: CHANNELS[action], args });
-    }
-    const used = new Set(ipcRenderer.invoke.mock.calls.map(([channel]) => channel));
-    expect([...used].sort()).toEqual(Object.values(CHANNELS).sort());
+    expect(await bridge.call('status')).toEqual({ channel: API_CHANNEL, args: [{ route: 'status' }] });
+    expect(await bridge.call('control', { dep: 'a/b', action: 'reset', reason: 'why' })).toEqual({
+      channel: API_CHANNEL,
+      args: [{ route: 'control', params: { dep: 'a/b', action: 'reset', reason: 'why' } }],
+    });
+    expect(ipcRenderer.invoke).toHaveBeenCalledTimes(2);
   });
 
   it('hands an event listener the event’s data only, and unsubscribes the same listener', () => {

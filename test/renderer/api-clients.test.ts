@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../main/core/config/schema.js';
 import type { IncidentDetail } from '../../main/core/incidents/types.js';
-import type { ApiEvent } from '../../main/core/server/api-types.js';
+import type { ApiEvent } from '../../main/shared/api/types.js';
 import { ApiFailure, Cancelled } from '../../renderer/api.js';
 import type { BreakerBarBridge } from '../../renderer/bridge.js';
 import { createBridgeApi } from '../../renderer/bridge-api.js';
@@ -144,24 +144,14 @@ describe('the HTTP client', () => {
 });
 
 describe('the Electron bridge adapter', () => {
-  function bridge(overrides: Partial<BreakerBarBridge>): BreakerBarBridge {
-    const unexpected = () => Promise.reject(new Error('not in this test'));
-    return {
-      status: unexpected,
-      history: unexpected,
-      incidents: unexpected,
-      incident: unexpected,
-      spend: unexpected,
-      restart: unexpected,
-      pause: unexpected,
-      resume: unexpected,
-      control: unexpected,
-      config: unexpected,
-      saveConfig: unexpected,
-      doctor: unexpected,
-      onEvent: () => () => {},
-      ...overrides,
-    };
+  /** A bridge whose `call` answers from `routes` (by route name); any other route is an IPC failure. */
+  function bridge(
+    routes: Record<string, (params: unknown) => Promise<unknown>>,
+    onEvent: BreakerBarBridge['onEvent'] = () => () => {},
+  ): BreakerBarBridge {
+    const call = (route: string, params?: unknown) =>
+      Object.hasOwn(routes, route) ? routes[route]!(params) : Promise.reject(new Error('not in this test'));
+    return { call: call as BreakerBarBridge['call'], onEvent };
   }
 
   it('passes incident requests through to the bridge', async () => {
@@ -172,7 +162,7 @@ describe('the Electron bridge adapter', () => {
           asked.push(request);
           return { incidents: [] };
         },
-        incident: async (id) => (id === 3 ? INCIDENT : { error: 'no incident 9' }),
+        incident: async (params) => ((params as { id: number }).id === 3 ? INCIDENT : { error: 'no incident 9' }),
       }),
     );
     expect(await api.incidents({ limit: 2 })).toEqual({ incidents: [] });
@@ -200,11 +190,9 @@ describe('the Electron bridge adapter', () => {
   it('subscribes through onEvent, is live at once, and unsubscribes', () => {
     const listeners = new Set<(event: ApiEvent) => void>();
     const api = createBridgeApi(
-      bridge({
-        onEvent: (listener) => {
-          listeners.add(listener);
-          return () => listeners.delete(listener);
-        },
+      bridge({}, (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
       }),
     );
     const events: ApiEvent[] = [];

@@ -71,12 +71,12 @@ describe('one-time sign-in code', () => {
     expect(code).toBe(CODE);
     expect(replaced).toEqual(['/#view=logs']);
     const posted: unknown[] = [];
-    const ok = await store.redeem(code!, async (path, body) => {
-      posted.push([path, body]);
+    const ok = await store.redeem(code!, async (sent) => {
+      posted.push(sent);
       return { token: TOKEN };
     });
     expect(ok).toBe(true);
-    expect(posted).toEqual([['/api/session', { code: CODE }]]);
+    expect(posted).toEqual([CODE]);
     expect([...stored.values()]).toEqual([TOKEN]);
   });
 

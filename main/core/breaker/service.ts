@@ -7,11 +7,11 @@
  * by the composition root (compose.ts) and handed in.
  */
 import { EventEmitter } from 'node:events';
+import type { ApiBreaker, TokenRate } from '../../shared/api/types.js';
 import type { Config } from '../config/index.js';
 import type { CallEvent, GatewaySignal } from '../events.js';
 import type { Logger } from '../log.js';
 import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
-import type { ApiBreaker, TokenRate } from '../server/api-types.js';
 import type { ReplayCall, Store } from '../store/db.js';
 import type { AgentDependencies } from '../traffic/dependents.js';
 import { isTrackedSession, STALL_FRESH_MS, type StallTracker } from '../traffic/stalls.js';

@@ -10,10 +10,11 @@
  * recorded in the notifications history (channel `heartbeat`); the last push
  * is kept in the store's meta table for `breakerbar doctor`.
  */
+
+import type { ApiStatus } from '../../shared/api/types.js';
 import { type Headline, headline, headlineText } from '../../shared/headline.js';
 import type { Translator } from '../../shared/messages/index.js';
 import type { Logger } from '../log.js';
-import type { ApiStatus } from '../server/api-types.js';
 import { formatHeartbeat, type HeartbeatConfig, type HeartbeatStatus } from './heartbeat-format.js';
 import { type HeartbeatResult, META_HEARTBEAT } from './heartbeat-result.js';
 import { scrub } from './webhook.js';

@@ -4,6 +4,20 @@
  * (http.ts) only speaks this interface.
  */
 
+import type {
+  ApiBackend,
+  ApiEvent,
+  ApiHistory,
+  ApiStatus,
+  ConfigSaveResponse,
+  ConfigView,
+  HistoryQuery,
+  MaintenanceRequest,
+  MaintenanceResponse,
+  TokenRate,
+  WatchdogRequest,
+  WatchdogResponse,
+} from '../../shared/api/types.js';
 import type { Language } from '../../shared/i18n.js';
 import type { BreakerService } from '../breaker/service.js';
 import type { Transition } from '../breaker/types.js';
@@ -26,20 +40,6 @@ import { type GatewayHistory, type NotificationRow, probeRow, type RestartRow } 
 import type { CallSummary } from '../summary.js';
 import { version } from '../version.js';
 import type { WatchdogRunner } from '../watchdog/runner.js';
-import type {
-  ApiBackend,
-  ApiEvent,
-  ApiHistory,
-  ApiStatus,
-  ConfigSaveResponse,
-  ConfigView,
-  HistoryQuery,
-  MaintenanceRequest,
-  MaintenanceResponse,
-  TokenRate,
-  WatchdogRequest,
-  WatchdogResponse,
-} from './api-types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const LAST_DAY_REFRESH_MS = 10_000;

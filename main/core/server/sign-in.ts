@@ -8,6 +8,7 @@
  * Pure apart from the random source: the clock is injected.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { SignInCode } from '../../shared/api/types.js';
 
 /** Long enough to start a browser, short enough that a code seen in history is useless. */
 export const SIGN_IN_CODE_TTL_MS = 60_000;
@@ -16,11 +17,6 @@ const MAX_OUTSTANDING = 16;
 /** 24 random bytes, base64url: 32 characters. */
 const CODE_BYTES = 24;
 const CODE_SHAPE = /^[A-Za-z0-9_-]{32}$/;
-
-export interface SignInCode {
-  code: string;
-  expiresAt: number;
-}
 
 export interface SignInCodesOptions {
   clock?: () => number;

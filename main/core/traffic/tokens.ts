@@ -5,10 +5,11 @@
  * budget (from under to over) is an event; staying over is not announced again
  * until it has dropped below, including by going quiet for a minute.
  */
+
+import type { TokenRate } from '../../shared/api/types.js';
 import type { Config } from '../config/index.js';
 import type { CallEvent } from '../events.js';
 import { matchesPattern, mostSpecific } from '../patterns.js';
-import type { TokenRate } from '../server/api-types.js';
 
 const MINUTE_MS = 60_000;
 /** Rates of pairs idle longer than this are no longer reported. */

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Heartbeat, type HeartbeatRecord } from '../../../main/core/notify/heartbeat.js';
 import { formatHeartbeat, type HeartbeatConfig } from '../../../main/core/notify/heartbeat-format.js';
 import { META_HEARTBEAT, parseHeartbeatMeta } from '../../../main/core/notify/heartbeat-result.js';
-import type { ApiStatus } from '../../../main/core/server/api-types.js';
+import type { ApiStatus } from '../../../main/shared/api/types.js';
 import { headline, headlineText } from '../../../main/shared/headline.js';
 import { translator } from '../../../main/shared/messages/index.js';
 import { FakeBackend, recordingLogger } from '../../helpers/fake-backend.js';

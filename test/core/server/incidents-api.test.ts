@@ -12,10 +12,10 @@ import type { IncidentDetail, IncidentList } from '../../../main/core/incidents/
 import { silentLogger } from '../../../main/core/log.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
 import { Monitor } from '../../../main/core/monitor.js';
-import type { ApiError, ApiStatus } from '../../../main/core/server/api-types.js';
-import { parseIncidentQuery } from '../../../main/core/server/http.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
+import { parseIncidentQuery } from '../../../main/shared/api/queries.js';
+import type { ApiError, ApiStatus } from '../../../main/shared/api/types.js';
 import { until } from '../../helpers/transcripts.js';
 
 let root: string;

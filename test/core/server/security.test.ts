@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_TOKEN_FILE, loadOrCreateApiToken } from '../../../main/core/api-files/token.js';
-import { type ApiServer, startApiServer, unsafePath } from '../../../main/core/server/http.js';
+import { unsafePath } from '../../../main/core/server/gate.js';
+import { type ApiServer, startApiServer } from '../../../main/core/server/http.js';
 import { checkHost, checkOrigin, checkToken } from '../../../main/core/server/security.js';
 import { FakeBackend, type RecordingLogger, recordingLogger } from '../../helpers/fake-backend.js';
 

@@ -12,10 +12,10 @@ import { loadConfig } from '../../../main/core/config/index.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
 import { Monitor } from '../../../main/core/monitor.js';
-import type { ApiStatus } from '../../../main/core/server/api-types.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
 import type { SpendReport } from '../../../main/core/spend/types.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
+import type { ApiStatus } from '../../../main/shared/api/types.js';
 import { until } from '../../helpers/transcripts.js';
 
 let root: string;

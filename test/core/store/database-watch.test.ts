@@ -10,9 +10,9 @@ import { loadConfig } from '../../../main/core/config/index.js';
 import type { Logger } from '../../../main/core/log.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { Monitor } from '../../../main/core/monitor.js';
-import type { ApiStatus } from '../../../main/core/server/api-types.js';
 import { DatabaseWatch, fileIdOf, judgeIdentity } from '../../../main/core/store/database-watch.js';
 import { Store } from '../../../main/core/store/db.js';
+import type { ApiStatus } from '../../../main/shared/api/types.js';
 import { until } from '../../helpers/transcripts.js';
 
 let root: string;

@@ -3,22 +3,22 @@
  * Electron through the preload) imports these types only, never the core.
  */
 
-import type { Language } from '../../shared/i18n.js';
-import type { DependencyCapStatus } from '../breaker/dependency-cap.js';
-import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../breaker/types.js';
-import type { Outcome } from '../classify.js';
-import type { DoctorReport } from '../doctor/index.js';
-import type { GatewayHealth } from '../gateway/health.js';
-import type { IncidentDetail, IncidentList, IncidentsStatus } from '../incidents/types.js';
-import type { Notice } from '../notify/notice.js';
-import type { DependencyCooldown } from '../openclaw/cooldown-state.js';
-import type { OpenClawCooldownsStatus } from '../openclaw/cooldowns.js';
-import type { SourceStatus } from '../sources/source.js';
-import type { BudgetStanding, QuotaWindow, SpendReport } from '../spend/types.js';
-import type { StoreHealth } from '../store/database-watch.js';
-import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../store/gateway-history.js';
-import type { CallSummary } from '../summary.js';
-import type { WatchdogStatus } from '../watchdog/runner.js';
+import type { DependencyCapStatus } from '../../core/breaker/dependency-cap.js';
+import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../../core/breaker/types.js';
+import type { Outcome } from '../../core/classify.js';
+import type { DoctorReport } from '../../core/doctor/index.js';
+import type { GatewayHealth } from '../../core/gateway/health.js';
+import type { IncidentDetail, IncidentList, IncidentsStatus } from '../../core/incidents/types.js';
+import type { Notice } from '../../core/notify/notice.js';
+import type { DependencyCooldown } from '../../core/openclaw/cooldown-state.js';
+import type { OpenClawCooldownsStatus } from '../../core/openclaw/cooldowns.js';
+import type { SourceStatus } from '../../core/sources/source.js';
+import type { BudgetStanding, QuotaWindow, SpendReport } from '../../core/spend/types.js';
+import type { StoreHealth } from '../../core/store/database-watch.js';
+import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../../core/store/gateway-history.js';
+import type { CallSummary } from '../../core/summary.js';
+import type { WatchdogStatus } from '../../core/watchdog/runner.js';
+import type { Language } from '../i18n.js';
 
 export interface TokenRate {
   agentId: string;
@@ -123,6 +123,13 @@ export type WatchdogRequest =
   | { action: 'resume' };
 
 /** What the watchdog decided about a request (`restart`: restart, in_flight; `pause`: paused; …). */
+/** A one-time sign-in code (`POST /api/session/code`): the browser trades it for the token within a minute. */
+export interface SignInCode {
+  code: string;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
 export interface WatchdogResponse {
   decision: string;
   reason: string;

@@ -1,12 +1,87 @@
 /**
- * Bodies of `POST /api/watchdog/{restart,pause,resume}`: checked field by
- * field, each error naming its field, like the breaker control's.
+ * The JSON bodies of the API's POSTs, checked field by field, each error
+ * naming its field. Browser-safe: the server parses with these, and the app
+ * checks what its dashboard sends with the same rules.
  */
-import type { MaintenanceRequest, WatchdogAction, WatchdogRequest } from './api-types.js';
+import type { OperatorAction } from '../../core/breaker/types.js';
+import { clipForLog, hasControlChars, MAX_REASON_LENGTH } from './text.js';
+import type { ControlRequest, MaintenanceRequest, WatchdogAction, WatchdogRequest } from './types.js';
 
-const MAX_REASON_LENGTH = 200;
+const ACTIONS: readonly OperatorAction[] = ['force_open', 'force_closed', 'reset'];
 /** A pause longer than a year is a typo; "until resumed" is `null`. */
 const MAX_PAUSE_SEC = 366 * 86_400;
+
+type ControlBody = { ok: true; request: ControlRequest } | { ok: false; param: string; error: string };
+
+export function parseControlBody(value: unknown, dep: string): ControlBody {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, param: 'body', error: 'body must be a JSON object {action, reason}' };
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (key !== 'action' && key !== 'reason' && key !== 'dep') {
+      return { ok: false, param: key, error: `unknown field ${clipForLog(key, 40)}` };
+    }
+  }
+  if ('dep' in record && record.dep !== dep) {
+    return { ok: false, param: 'dep', error: 'dep in the body differs from the path' };
+  }
+  const action = record.action;
+  if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) {
+    return { ok: false, param: 'action', error: `action must be one of ${ACTIONS.join(', ')}` };
+  }
+  const reason = record.reason;
+  if (typeof reason !== 'string' || reason.trim() === '') {
+    return { ok: false, param: 'reason', error: 'reason is required' };
+  }
+  if ([...reason].length > MAX_REASON_LENGTH) {
+    return { ok: false, param: 'reason', error: `reason is longer than ${MAX_REASON_LENGTH} characters` };
+  }
+  // The reason reaches logs and notifications: line breaks and escapes there would forge entries.
+  if (hasControlChars(reason)) {
+    return { ok: false, param: 'reason', error: 'reason must not contain control characters' };
+  }
+  return { ok: true, request: { dep, action: action as OperatorAction, reason: reason.trim() } };
+}
+
+/** Body of `POST /api/config`: `{config: {...}}`, the whole file's new content (the schema checks it later). */
+export function parseConfigBody(
+  value: unknown,
+): { ok: true; request: { config: unknown } } | { ok: false; param: string; error: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, param: 'config', error: 'body must be {"config": {...}}' };
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (key !== 'config') return { ok: false, param: key.slice(0, 40), error: 'unknown field (config)' };
+  }
+  const config = record.config;
+  if (config === undefined) return { ok: false, param: 'config', error: 'body must be {"config": {...}}' };
+  return { ok: true, request: { config } };
+}
+
+/** A body that carries nothing: `{}`. */
+export function parseEmptyBody(
+  value: unknown,
+): { ok: true; request: undefined } | { ok: false; param: string; error: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, param: 'body', error: 'body must be a JSON object' };
+  }
+  const extra = Object.keys(value)[0];
+  if (extra !== undefined) return { ok: false, param: extra.slice(0, 40), error: 'unknown field (none expected)' };
+  return { ok: true, request: undefined };
+}
+
+/** `{code}`: a sign-in code's shape only; whether it is valid is the server's to say (always as one 401). */
+export function parseSignInBody(
+  value: unknown,
+): { ok: true; request: { code: string } } | { ok: false; param: string; error: string } {
+  const code = typeof value === 'object' && value !== null ? (value as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string' || code.length === 0 || code.length > 64) {
+    return { ok: false, param: 'code', error: 'body must be {"code": "..."}' };
+  }
+  return { ok: true, request: { code } };
+}
 
 type Parsed = { ok: true; request: WatchdogRequest } | { ok: false; param: string; error: string };
 

@@ -1,0 +1,60 @@
+/**
+ * One request the router matched to a route of the table: the token (and for a
+ * POST the JSON body) the table asks for, the route's own parser, its handler,
+ * and the answer written. A refusal comes back for the server to answer and log.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HANDLERS, type HandlerContext, type Handlers, Refusal, type Reply } from './handlers.js';
+import { checkTokenHeader, readAuthorizedJson, readJson } from './request-body.js';
+import { type Rejection, send, sendJson } from './respond.js';
+import type { Match } from './router.js';
+
+export interface DispatchOptions {
+  token: string;
+  maxBodyBytes: number;
+  clock: () => number;
+  context: HandlerContext;
+}
+
+export async function answerRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  match: Extract<Match, { kind: 'route' }>,
+  rawQuery: string,
+  options: DispatchOptions,
+): Promise<Rejection | null> {
+  const { spec } = match;
+  let body: unknown;
+  if (spec.token && spec.method === 'POST') {
+    const read = await readAuthorizedJson(req, res, options.token, options.maxBodyBytes);
+    if (!read.ok) return read.rejection;
+    body = read.value;
+  } else if (spec.method === 'POST') {
+    const read = await readJson(req, res, options.maxBodyBytes);
+    if (!read.ok) return read.rejection;
+    body = read.value;
+  } else if (spec.token) {
+    const denied = checkTokenHeader(req, options.token);
+    if (denied) return denied;
+  }
+  const input = spec.parse({ path: match.params, query: rawQuery, body, now: options.clock() });
+  if (!input.ok) return { status: 400, error: input.error, param: input.param };
+  const handler = HANDLERS[match.name as keyof Handlers] as (
+    input: unknown,
+    context: HandlerContext,
+  ) => Reply | Promise<Reply>;
+  let reply: Reply;
+  try {
+    reply = await handler(input.value, options.context);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    return { status: error.status, error: error.message, ...(error.param ? { param: error.param } : {}) };
+  }
+  if ('json' in reply) {
+    sendJson(res, 200, reply.json, reply.headers);
+  } else {
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+    send(res, 200, reply.contentType, reply.text);
+  }
+  return null;
+}
