@@ -15,8 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolOrSkip } from '../helpers/tools.js';
 import { until } from '../helpers/transcripts.js';
 import { DOCS_SCREENSHOT_DIR, ensureDir, launchChromium, openPage, SCREENSHOT_DIR, visibleText } from './browser.js';
+
+const BROWSER = toolOrSkip('chromium');
+
 import { serveContracts, stormIncidents, stormSpend } from './contracts.js';
 import { buildDashboard, type DashboardDaemon, startDashboardDaemon } from './daemon-fixture.js';
 
@@ -29,6 +33,7 @@ let daemon: DashboardDaemon;
 let browser: Browser;
 
 beforeAll(async () => {
+  if (BROWSER.skip) return;
   buildDir = mkdtempSync(join(tmpdir(), 'bb-dashboard-build-'));
   staticDir = buildDashboard(join(buildDir, 'renderer'));
   [daemon, browser] = await Promise.all([startDashboardDaemon({ staticDir }), launchChromium()]);
@@ -37,7 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await daemon?.close();
-  rmSync(buildDir, { recursive: true, force: true });
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
 /**
@@ -81,7 +86,7 @@ const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_
 const cssVariable = (page: Page, name: string) =>
   page.evaluate<string>(`getComputedStyle(document.documentElement).getPropertyValue(${JSON.stringify(name)}).trim()`);
 
-describe('the dashboard served by a real daemon', () => {
+describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard served by a real daemon'), () => {
   it('opens on the overview: gateway health, a card per dependency with its state and counts, the watchdog', async () => {
     const { page, context, errors } = await openDashboard(browser);
     try {
@@ -527,7 +532,7 @@ describe('the dashboard served by a real daemon', () => {
   });
 });
 
-describe('the dashboard on a first run', () => {
+describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard on a first run'), () => {
   it('opens on the Doctor, not an empty overview, when nothing has been read', async () => {
     const empty = await startDashboardDaemon({ staticDir, history: false });
     const { page, context } = await openDashboard(browser);
