@@ -46,9 +46,19 @@ Options:
   },
   positionals: false,
   async run(args, io) {
+    // Listened for first, before anything that takes time (reading the config, opening the
+    // database, binding the API): a SIGTERM while the daemon starts up stops it cleanly once
+    // started, instead of killing it half-way through.
+    const signal = untilSignal();
     const configArg = stringOption(args, 'config');
     const load = () => withOverrides(loadConfig(configArg), args);
-    const loaded = load();
+    let loaded: LoadedConfig;
+    try {
+      loaded = load();
+    } catch (error) {
+      signal.cancel(); // nothing to wait for: the error ends the process
+      throw error;
+    }
     let banner = true;
     const host = new ReloadingMonitor(loaded, {
       file: loaded.file ?? configArg ?? defaultConfigPath(processEnvironment()),
@@ -74,8 +84,6 @@ Options:
         );
       },
     });
-    // Listened for before starting: a SIGTERM while the daemon starts up stops it cleanly once started.
-    const signal = untilSignal();
     try {
       await host.start();
     } catch (error) {

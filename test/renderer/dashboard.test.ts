@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { translator } from '../../main/shared/messages/index.js';
 import { toolOrSkip } from '../helpers/tools.js';
 import { until } from '../helpers/transcripts.js';
 import { DOCS_SCREENSHOT_DIR, ensureDir, launchChromium, openPage, SCREENSHOT_DIR, visibleText } from './browser.js';
@@ -90,6 +91,16 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard served by a real daem
   it('opens on the overview: gateway health, a card per dependency with its state and counts, the watchdog', async () => {
     const { page, context, errors } = await openDashboard(browser);
     try {
+      // The page's clock stands still at a known instant (its timers still run), so text derived from
+      // it — how long the gateway has been up — is exact rather than a pattern.
+      await until(
+        async () => ((await daemon.status()).gateway?.upSince ?? null) !== null,
+        10_000,
+        'the gateway to be up',
+      );
+      const upSince = (await daemon.status()).gateway?.upSince as number;
+      const pageNow = Math.max(Date.now(), upSince);
+      await page.clock.setFixedTime(pageNow);
       await page.goto(`${daemon.url}/`);
       // No view named in the address: the first-run check runs, finds data and OpenClaw, stays here.
       await poll(() => page.getAttribute('#tab-overview', 'aria-selected')).toBe('true');
@@ -120,7 +131,10 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard served by a real daem
       // Worst first: the open breaker leads.
       expect(await page.locator('.card').first().getAttribute('data-dep')).toBe('anthropic/claude-sonnet-4-5');
 
-      expect(await visibleText(page.getByTestId('gateway-line'))).toMatch(/^up\s+for \d+ (s|min) .*· last probe/);
+      const upFor = translator('en').duration(pageNow - upSince);
+      expect(await visibleText(page.getByTestId('gateway-line'))).toMatch(
+        new RegExp(`^up\\s+for ${upFor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*· last probe`),
+      );
       expect(await visibleText(page.getByTestId('gateway-summary'))).toMatch(
         /1 restart in the last hour · \d+ probes, 2 failed/,
       );
