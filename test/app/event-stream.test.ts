@@ -104,8 +104,19 @@ describe('EventStream', () => {
     await until(() => opened.length === 1);
     await until(() => (core?.backend.subscribers ?? 0) > 0);
     stream.close();
-    core.backend.emit({ type: 'calls', data: { count: 1, deps: [] } });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // A second stream, opened after the close, is the witness: once it has received the core's
+    // events, the closed one would have received them too.
+    const witnessed: ApiEvent[] = [];
+    const witness = new EventStream({ url: core.url, onEvent: (event) => witnessed.push(event), minDelayMs: 20 });
+    witness.start();
+    try {
+      await until(() => {
+        core?.backend.emit({ type: 'calls', data: { count: 1, deps: [] } });
+        return witnessed.length > 0;
+      });
+    } finally {
+      witness.close();
+    }
     expect(events).toEqual([]);
     expect(opened).toHaveLength(1);
   });

@@ -149,7 +149,8 @@ setInterval(() => {}, 1000);
   it('attaches to a running daemon instead, and leaves it running on quit', async () => {
     lock = { held: true, pid: 4321 };
     running = await startApp(deps());
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The supervisor has decided (to attach): from then on it forks nothing.
+    await until(() => running?.supervisor.view.detail === 'waiting for the BreakerBar daemon…', 5000, 'the decision');
     expect(utilityProcess.fork).not.toHaveBeenCalled();
     expect(running?.supervisor.view).toEqual({ phase: 'connecting', detail: 'waiting for the BreakerBar daemon…' });
     await running?.quit();

@@ -12,7 +12,7 @@ import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/clas
 import type { TurnOutcome } from '../../main/core/events.js';
 import { isLocked } from '../../main/core/lock.js';
 import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
-import { sleep, until } from '../helpers/transcripts.js';
+import { until } from '../helpers/transcripts.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'main', 'cli', 'index.js');
@@ -560,7 +560,7 @@ async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 
     const value = probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -688,10 +688,16 @@ describe('daemon', () => {
     );
     await until(async () => (await status().catch(() => null))?.watchdog.threshold === 5, 10_000);
     expect((await status()).watchdog.dryRun).toBe(true);
-    // SIGHUP re-reads it too, and an unchanged file restarts nothing.
+    // SIGHUP re-reads it too, and an unchanged file restarts nothing: reloads run one after another,
+    // so once the change written after it has been applied, the SIGHUP has been handled too.
     daemon.child.kill('SIGHUP');
-    await sleep(500);
-    expect(daemon.stderr().match(/restarting the monitor/g)).toHaveLength(1);
+    writeFileSync(
+      join(bbHome, 'config.json'),
+      JSON.stringify({ ...QUIET_GATEWAY, watchdog: { enabled: false, dryRun: true, threshold: 6 } }),
+    );
+    daemon.child.kill('SIGHUP');
+    await until(async () => (await status().catch(() => null))?.watchdog.threshold === 6, 10_000);
+    expect(daemon.stderr().match(/restarting the monitor/g)).toHaveLength(2);
     daemon.child.kill('SIGTERM');
     expect(await exitCode(daemon)).toBe(0);
   });
