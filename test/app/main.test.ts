@@ -150,7 +150,14 @@ setInterval(() => {}, 1000);
     lock = { held: true, pid: 4321 };
     running = await startApp(deps());
     // The supervisor has decided (to attach): from then on it forks nothing.
-    await until(() => running?.supervisor.view.detail === 'waiting for the BreakerBar daemon…', 5000, 'the decision');
+    await until(
+      () => {
+        const view = running?.supervisor.view;
+        return view?.phase === 'connecting' && view.detail === 'waiting for the BreakerBar daemon…';
+      },
+      5000,
+      'the decision',
+    );
     expect(utilityProcess.fork).not.toHaveBeenCalled();
     expect(running?.supervisor.view).toEqual({ phase: 'connecting', detail: 'waiting for the BreakerBar daemon…' });
     await running?.quit();
