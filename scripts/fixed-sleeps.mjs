@@ -52,15 +52,14 @@ function constantsOf(text) {
  */
 export function evaluate(expression, constants, depth = 0) {
   if (depth > 8) return undefined;
-  const replaced = expression.replace(/[A-Za-z_$][\w$.]*/g, (name) => {
+  const replaced = expression.replace(/(\d)_(?=\d)/g, '$1').replace(/[A-Za-z_$][\w$.]*/g, (name) => {
     if (!constants.has(name)) return '\u0000';
     const value = evaluate(constants.get(name), constants, depth + 1);
     return value === undefined ? '\u0000' : `(${value})`;
   });
-  const cleaned = replaced.replace(/(\d)_(?=\d)/g, '$1');
-  if (!/^[\d\s.+\-*/()]+$/.test(cleaned)) return undefined;
+  if (!/^[\d\s.+\-*/()]+$/.test(replaced)) return undefined;
   try {
-    const value = Function(`"use strict"; return (${cleaned});`)();
+    const value = Function(`"use strict"; return (${replaced});`)();
     return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
   } catch {
     return undefined;

@@ -50,6 +50,7 @@ async function writeWhile(outcome: 'ok' | 'rate_limited', deps: string[], done: 
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`gave up writing ${outcome}\n${daemonLog.slice(-3000)}`);
     for (const dep of deps) write(outcome, dep);
+    // fixed wait: paces the calls as a gateway writes them; the loop ends on `done()` or its deadline.
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -87,6 +87,7 @@ async function eventually(
           `--- scrape targets ---\n${await prometheus!.targets()}\n${logs()}`,
       );
     }
+    // fixed wait: poll interval of a query loop bounded by its deadline (each poll is a PromQL query).
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -189,6 +190,7 @@ describe('BreakerBar scraped by a real Prometheus server', () => {
       while (restartsInLog() === 0) {
         if (Date.now() - stormStart > 15_000) throw new Error(`no restart after 15 s of 429s\n${logs()}`);
         write('rate_limited', STORM_DEP);
+        // fixed wait: paces the 429 storm; the loop ends on the first restart or its deadline.
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
 

@@ -48,6 +48,7 @@ async function writeWhile(outcome: 'ok' | 'rate_limited', done: () => boolean, t
     if (Date.now() - start > timeoutMs)
       throw new Error(`writer gave up after ${timeoutMs} ms\n${daemonLog.slice(-3000)}`);
     write(outcome);
+    // fixed wait: paces the calls as a gateway writes them; the loop ends on `done()` or its deadline.
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
 }

@@ -134,6 +134,7 @@ export async function startPrometheus(jobs: ScrapeJob[], readyTimeoutMs = 20_000
         failure = `prometheus not ready after ${readyTimeoutMs} ms`;
         break;
       }
+      // fixed wait: poll interval of a readiness loop bounded by its deadline.
       await sleep(100);
     }
     if (failure === null) {

@@ -485,6 +485,7 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard served by a real daem
       const frozen = await visibleText(countdown);
       api.length = 0;
       daemon.write([{ dep: 'mistral/mistral-large', outcome: 'ok', ts: Date.now() }]);
+      // fixed wait: a hidden page must stay quiet for a while; there is no event for a request not sent.
       await page.waitForTimeout(2500);
       expect(api).toEqual([]);
       // No ticker either: the countdown did not move.

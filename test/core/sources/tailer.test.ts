@@ -228,8 +228,8 @@ describe('FileTailer: exactly once, in order', () => {
     const line = lineNo(1, 'complete-me');
     writeFileSync(path, `${lineNo(0)}\n${line.slice(0, 10)}`);
     await look(tailer);
-    // fixed wait: past the queue's follow-up timer, which nothing outside the tailer can observe;
-    // the half line must not be delivered by that look either.
+    // The half line must not be delivered by the follow-up look either.
+    // fixed wait: past the queue's follow-up timer, which nothing outside the tailer can observe.
     await sleep(250);
     await look(tailer);
     expect(rec.linesAt(path)).toEqual([lineNo(0)]);
@@ -284,8 +284,8 @@ describe('FileTailer: a consumer that stores later', () => {
     renameSync(path, renamed);
     appendAll(renamed, range(3, 5));
     tailer.reconcile();
-    // fixed wait: a second batch started now would be the bug, and a batch that does not start
-    // sends no event; 150 ms is many looks' worth on loopback.
+    // A second batch started now would be the bug, and a batch that does not start sends no event.
+    // fixed wait: 150 ms is many looks' worth; nothing else can show that no look started.
     await sleep(150);
     expect(held).toHaveLength(1);
     expect(rec.deliveries).toEqual([]);

@@ -490,6 +490,7 @@ async function waitForEntry(
     if (found) break;
     if (Date.now() > deadline)
       throw new Error(`no such gateway log line within ${timeoutMs} ms:\n${gateway.output().slice(-3000)}`);
+    // fixed wait: poll interval of a log search bounded by its deadline.
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return found;
@@ -532,6 +533,8 @@ function watchProbes(gateway: RealGateway): { startedAt: number; stop(): Promise
         ['/healthz', '/readyz', '/startupz'].map((path) => gateway.probe(path, 1500)),
       );
       samples.push({ at, healthz, readyz, startupz } as ProbeSample);
+      // fixed wait: the probe sampling rate (what is measured is the gateway's answers over time).
+      // fixed wait: the probe sampling rate (what is measured is the gateway's answers over time).
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
