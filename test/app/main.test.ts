@@ -132,8 +132,10 @@ describe('the host', () => {
     const marker = join(root, 'core-started');
     writeFileSync(
       script,
-      `import { writeFileSync } from 'node:fs';
-writeFileSync(${JSON.stringify(marker)}, JSON.stringify({ argv: process.argv.slice(2), electron: process.versions.electron ?? null }));
+      // Written aside and renamed into place: the test sees the marker whole or not at all.
+      `import { renameSync, writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(`${marker}.tmp`)}, JSON.stringify({ argv: process.argv.slice(2), electron: process.versions.electron ?? null }));
+renameSync(${JSON.stringify(`${marker}.tmp`)}, ${JSON.stringify(marker)});
 setInterval(() => {}, 1000);
 `,
     );
