@@ -218,6 +218,8 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard served by a real daem
   it('lists the restart with its reason, trigger, result, recovery, command and exit code, and each notification with its delivery', async () => {
     const { page, context } = await openDashboard(browser);
     try {
+      // Relative times ("20 min ago") read from a page clock fixed just after the fixture's history.
+      await page.clock.setFixedTime(daemon.now + 5_000);
       // As the tray app links a clicked notification: the view, and the event to show in it.
       const opened = daemon.monitor
         .gateway!.history.notifications(0, Number.MAX_SAFE_INTEGER)
