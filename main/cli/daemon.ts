@@ -54,11 +54,21 @@ Options:
   },
   positionals: false,
   async run(args, io) {
+    // Listened for first, before anything that takes time (reading the config, opening the
+    // database, binding the API): a SIGTERM while the daemon starts up stops it cleanly once
+    // started, instead of killing it half-way through.
+    const onHangup = hangupAction(process.env);
+    const signal = untilSignal(onHangup === 'stop' ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM']);
     const configArg = stringOption(args, 'config');
     const load = () => withOverrides(loadConfig(configArg), args);
-    const loaded = load();
+    let loaded: LoadedConfig;
+    try {
+      loaded = load();
+    } catch (error) {
+      signal.cancel(); // nothing to wait for: the error ends the process
+      throw error;
+    }
     let banner = true;
-    const onHangup = hangupAction(process.env);
     const host = new ReloadingMonitor(loaded, {
       file: loaded.file ?? configArg ?? defaultConfigPath(processEnvironment()),
       load,
@@ -80,8 +90,6 @@ Options:
         );
       },
     });
-    // Listened for before starting: a SIGTERM while the daemon starts up stops it cleanly once started.
-    const signal = untilSignal(onHangup === 'stop' ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM']);
     try {
       await host.start();
     } catch (error) {

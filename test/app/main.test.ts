@@ -132,8 +132,10 @@ describe('the host', () => {
     const marker = join(root, 'core-started');
     writeFileSync(
       script,
-      `import { writeFileSync } from 'node:fs';
-writeFileSync(${JSON.stringify(marker)}, JSON.stringify({ argv: process.argv.slice(2), electron: process.versions.electron ?? null }));
+      // Written aside and renamed into place: the test sees the marker whole or not at all.
+      `import { renameSync, writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(`${marker}.tmp`)}, JSON.stringify({ argv: process.argv.slice(2), electron: process.versions.electron ?? null }));
+renameSync(${JSON.stringify(`${marker}.tmp`)}, ${JSON.stringify(marker)});
 setInterval(() => {}, 1000);
 `,
     );
@@ -149,7 +151,15 @@ setInterval(() => {}, 1000);
   it('attaches to a running daemon instead, and leaves it running on quit', async () => {
     lock = { held: true, pid: 4321 };
     running = await startApp(deps());
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The supervisor has decided (to attach): from then on it forks nothing.
+    await until(
+      () => {
+        const view = running?.supervisor.view;
+        return view?.phase === 'connecting' && view.detail === 'waiting for the BreakerBar daemon…';
+      },
+      5000,
+      'the decision',
+    );
     expect(utilityProcess.fork).not.toHaveBeenCalled();
     expect(running?.supervisor.view).toEqual({ phase: 'connecting', detail: 'waiting for the BreakerBar daemon…' });
     await running?.quit();

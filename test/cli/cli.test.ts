@@ -560,7 +560,7 @@ async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 
     const value = probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -73,7 +73,7 @@ async function until<T>(what: string, probe: () => T | undefined, started: Start
     const value = probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stderr:\n${started.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

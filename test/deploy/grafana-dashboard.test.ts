@@ -17,6 +17,9 @@ import { describe, expect, it } from 'vitest';
 import { STATE_GAUGE } from '../../main/core/breaker/types.js';
 import { OUTCOMES } from '../../main/core/classify.js';
 import { METRIC_NAMES } from '../../main/core/metrics/names.js';
+import { toolOrSkip } from '../helpers/tools.js';
+
+const PROMTOOL = toolOrSkip('promtool');
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DASHBOARD_PATH = join(ROOT, 'deploy', 'grafana', 'breakerbar-fleet.json');
@@ -465,7 +468,7 @@ function promtoolProblems(dashboard: Json): string[] {
     // JSON is YAML: promtool reads it as a rule file.
     writeFileSync(file, JSON.stringify({ groups: [{ name: 'breakerbar-fleet-dashboard', rules }] }));
     const run = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
-    if (run.error) return [`promtool must be installed (Debian package prometheus; .ci/run installs it): ${run.error}`];
+    if (run.error) return [`cannot run promtool: ${run.error}`];
     if (run.status === 0) return [];
     const output = `${run.stdout}${run.stderr}`;
     // Name the dashboard places of the failing rules.
@@ -545,7 +548,7 @@ describe('the Grafana fleet dashboard', () => {
     expect(labelProblems(loadDashboard(), TABLE)).toEqual([]);
   });
 
-  it('parses every expression with promtool', () => {
+  it.skipIf(PROMTOOL.skip)(PROMTOOL.title('parses every expression with promtool'), () => {
     expect(promtoolProblems(loadDashboard())).toEqual([]);
   });
 
@@ -596,7 +599,7 @@ describe('the Grafana fleet dashboard', () => {
       expect(labelProblems(dashboard, TABLE).join('\n')).toMatch(/breakerbar_gateway_probe_seconds_count has no le/);
     });
 
-    it('a PromQL syntax error', () => {
+    it.skipIf(PROMTOOL.skip)(PROMTOOL.title('a PromQL syntax error'), () => {
       const dashboard = copy();
       const target = panelTitled(dashboard, 'Calls by outcome').targets[0];
       target.expr = target.expr.replace('sum by (outcome) (', 'sum by (outcome (');

@@ -40,4 +40,21 @@ describe('README', () => {
     expect(ci).toMatch(/npm test\s*$/m);
     expect(ci).toContain('ELECTRON_SKIP_BINARY_DOWNLOAD=1');
   });
+
+  it('names, on its apt-get line, exactly the system packages CI installs', () => {
+    const listed = readFileSync(new URL('../../scripts/system-packages.txt', import.meta.url), 'utf8')
+      .split('\n')
+      .map((line) => line.replace(/#.*/, '').trim())
+      .filter((line) => line !== '');
+    const aptLines = readme.match(/apt-get install[^`\n]*/g) ?? [];
+    expect(aptLines, 'the README has one `apt-get install` line').toHaveLength(1);
+    const named = (aptLines[0] as string)
+      .replace('apt-get install', '')
+      .split(/\s+/)
+      .filter((word) => word !== '' && !word.startsWith('-'));
+    expect([...named].sort()).toEqual([...listed].sort());
+    expect(new Set(listed).size, 'each package listed once').toBe(listed.length);
+    const ci = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8');
+    expect(ci).toContain('scripts/system-packages.txt');
+  });
 });

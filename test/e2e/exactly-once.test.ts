@@ -157,6 +157,7 @@ describe('exactly-once ingestion under SIGKILL', () => {
     );
     let stored = comparable(cli('history', '--json'));
     for (let waited = 0; JSON.stringify(stored) !== JSON.stringify(expected) && waited < 30_000; waited += 250) {
+      // fixed wait: poll interval of a loop bounded by its deadline; each poll runs the CLI (a process).
       await sleep(250);
       stored = comparable(cli('history', '--json'));
     }

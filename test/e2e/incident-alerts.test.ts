@@ -50,6 +50,7 @@ async function writeWhile(outcome: 'ok' | 'rate_limited', deps: string[], done: 
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`gave up writing ${outcome}\n${daemonLog.slice(-3000)}`);
     for (const dep of deps) write(outcome, dep);
+    // fixed wait: paces the calls as a gateway writes them; the loop ends on `done()` or its deadline.
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -130,7 +131,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('an incident, end to end', () => {
+// One story over one daemon: each step starts from where the one before left it, so they run in order
+// even when the suite is shuffled (`--sequence.shuffle`).
+describe('an incident, end to end', { shuffle: false }, () => {
   it('a storm on two providers opens one incident, its recovery closes it: one alert, one recovery notice', async () => {
     const deps = ['zhipu/glm-5.1', 'anthropic/claude-sonnet-4-5'];
     await writeWhile('rate_limited', deps, () => alerts.some((a) => a.kind === 'incident_opened'));

@@ -17,13 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../main/core/classify.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
-import {
-  PROMETHEUS_BIN,
-  type PrometheusServer,
-  prometheusInstalled,
-  type Sample,
-  startPrometheus,
-} from '../helpers/prometheus-server.js';
+import { type PrometheusServer, type Sample, startPrometheus } from '../helpers/prometheus-server.js';
+import { toolOrSkip } from '../helpers/tools.js';
 import { until } from '../helpers/transcripts.js';
 
 const CLI = fileURLToPath(new URL('../../dist/main/cli/index.js', import.meta.url));
@@ -34,7 +29,7 @@ const OUTAGE_DEP = 'deepseek/deepseek-v4-pro';
 const STORM_DEP = 'zhipu/glm-5.1';
 const HOST = 'e2e-mac-mini';
 const JOB = 'breakerbar';
-const HAVE_PROMETHEUS = prometheusInstalled();
+const PROMETHEUS = toolOrSkip('prometheus');
 
 let root: string | undefined;
 let gateway: SimulatedGateway | undefined;
@@ -92,6 +87,7 @@ async function eventually(
           `--- scrape targets ---\n${await prometheus!.targets()}\n${logs()}`,
       );
     }
+    // fixed wait: poll interval of a query loop bounded by its deadline (each poll is a PromQL query).
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -99,7 +95,7 @@ async function eventually(
 const single = (result: Sample[]) => (result.length === 1 ? result[0]!.value : Number.NaN);
 
 beforeAll(async () => {
-  if (!HAVE_PROMETHEUS) return;
+  if (PROMETHEUS.skip) return;
   root = mkdtempSync(join(tmpdir(), 'bb-prometheus-e2e-'));
   const stateDir = join(root, 'openclaw');
   const sessions = join(stateDir, 'agents', 'main', 'sessions');
@@ -177,8 +173,8 @@ afterAll(async () => {
 }, 20_000);
 
 describe('BreakerBar scraped by a real Prometheus server', () => {
-  it.skipIf(!HAVE_PROMETHEUS)(
-    `sees a breaker open, a breaker throttle and a storm restart through Prometheus's API${HAVE_PROMETHEUS ? '' : ` (skipped: ${PROMETHEUS_BIN} is missing; apt-get install prometheus)`}`,
+  it.skipIf(PROMETHEUS.skip)(
+    PROMETHEUS.title("sees a breaker open, a breaker throttle and a storm restart through Prometheus's API"),
     async () => {
       const sel = `job="${JOB}",host="${HOST}"`;
       // Prometheus scrapes BreakerBar before anything happens: the target is up and no restart was counted.
@@ -194,6 +190,7 @@ describe('BreakerBar scraped by a real Prometheus server', () => {
       while (restartsInLog() === 0) {
         if (Date.now() - stormStart > 15_000) throw new Error(`no restart after 15 s of 429s\n${logs()}`);
         write('rate_limited', STORM_DEP);
+        // fixed wait: paces the 429 storm; the loop ends on the first restart or its deadline.
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
 

@@ -48,6 +48,7 @@ async function writeWhile(outcome: 'ok' | 'rate_limited', done: () => boolean, t
     if (Date.now() - start > timeoutMs)
       throw new Error(`writer gave up after ${timeoutMs} ms\n${daemonLog.slice(-3000)}`);
     write(outcome);
+    // fixed wait: paces the calls as a gateway writes them; the loop ends on `done()` or its deadline.
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
 }
@@ -146,7 +147,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('the watchdog, end to end', () => {
+// One story over one daemon: each step starts from where the one before left it, so they run in order
+// even when the suite is shuffled (`--sequence.shuffle`).
+describe('the watchdog, end to end', { shuffle: false }, () => {
   it('restarts the gateway once after a 3-check 429 storm, verifies recovery and says so', async () => {
     await writeWhile('rate_limited', () => restartsInLog() >= 1);
     // Recovery needs a successful call after the gateway reports started.

@@ -6,14 +6,11 @@
  * exactly as Grafana or an operator's curl would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-export const PROMETHEUS_BIN = '/usr/bin/prometheus';
-
-export const prometheusInstalled = (): boolean => existsSync(PROMETHEUS_BIN);
+import { PROMETHEUS as PROMETHEUS_BIN } from './tools.js';
 
 export interface ScrapeJob {
   job: string;
@@ -137,6 +134,7 @@ export async function startPrometheus(jobs: ScrapeJob[], readyTimeoutMs = 20_000
         failure = `prometheus not ready after ${readyTimeoutMs} ms`;
         break;
       }
+      // fixed wait: poll interval of a readiness loop bounded by its deadline.
       await sleep(100);
     }
     if (failure === null) {

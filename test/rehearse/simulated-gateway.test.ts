@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../main/core/gateway/run-command.js';
 import {
   type SimulatedGateway,
@@ -150,7 +150,6 @@ describe('simulated gateway endpoints', () => {
     const gw = await start({ state: 'hang' });
     const pending = code(call(`${gw.baseUrl}/healthz`, { timeoutMs: 5000 }));
     await waitFor(() => gw.requests['/healthz'] === 1);
-    await sleep(200);
     const started = Date.now();
     await gw.close();
     expect(Date.now() - started).toBeLessThan(500);
@@ -232,9 +231,18 @@ describe('simulated restarts', () => {
 
   it('a state set during a restart wins over the restart', async () => {
     const gw = await start({ refuseMs: 10, restartMs: 150 });
-    await gw.restart();
-    gw.state = 'hang';
-    await sleep(300);
+    // The restart's own timers on a fake clock: its end (150 ms after it listens again) comes on cue.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const restarted = gw.restart();
+      await vi.advanceTimersByTimeAsync(10);
+      await restarted;
+      gw.state = 'hang';
+      await vi.advanceTimersByTimeAsync(150);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(gw.state).toBe('hang');
   });
 
@@ -314,7 +322,7 @@ describe('simulated gateway control endpoints', () => {
       headers: { origin: 'https://evil.example' },
     });
     expect(answer.status).toBe(403);
-    await sleep(50);
+    // A restart is only ever scheduled after a 202: the 403 is the handler's last word.
     expect(gw.restarts).toBe(0);
   });
 

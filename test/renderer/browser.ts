@@ -6,9 +6,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { CHROMIUM } from '../helpers/tools.js';
 import { REPO } from './daemon-fixture.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 
 /** Where each run leaves its screenshots (CI keeps the folder; it is not committed). */
 export const SCREENSHOT_DIR = join(REPO, 'test-results', 'screenshots');

@@ -37,6 +37,8 @@ export function buildDashboard(out: string): string {
 }
 
 export interface DashboardDaemon {
+  /** The instant the generated history is relative to (its calls, cooldowns and restarts lead up to it). */
+  now: number;
   root: string;
   url: string;
   token: string;
@@ -174,6 +176,7 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
   const status = async () => (await (await fetch(`${url}/api/status`)).json()) as ApiStatus;
 
   const daemon: DashboardDaemon = {
+    now,
     root,
     url,
     token,

@@ -26,7 +26,11 @@ import type { Language } from '../../main/shared/i18n.js';
 import { translator } from '../../main/shared/messages/index.js';
 import { apiStatus, breaker, MIN, NOW, source, watchdog } from '../app/fixtures.js';
 import { FakeBackend, recordingLogger } from '../helpers/fake-backend.js';
+import { toolOrSkip } from '../helpers/tools.js';
 import { DOCS_SCREENSHOT_DIR, ensureDir, launchChromium, SCREENSHOT_DIR, visibleText } from './browser.js';
+
+const BROWSER = toolOrSkip('chromium');
+
 import { type Contracts, serveContracts, stormIncidents, stormSpend, summaryOf } from './contracts.js';
 import { buildDashboard } from './daemon-fixture.js';
 
@@ -163,6 +167,7 @@ let server: ApiServer;
 let browser: Browser;
 
 beforeAll(async () => {
+  if (BROWSER.skip) return;
   buildDir = mkdtempSync(join(tmpdir(), 'bb-dashboard-i18n-'));
   staticDir = buildDashboard(join(buildDir, 'renderer'));
   backend = new DayBackend();
@@ -183,10 +188,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  rmSync(buildDir, { recursive: true, force: true });
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
 beforeEach(() => {
+  if (BROWSER.skip) return;
   backend.statusResult = stormStatus();
 });
 
@@ -247,7 +253,7 @@ function drawnPixels(page: Page, selector: string): Promise<number> {
 
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_000, interval: 100 });
 
-describe.each(LANGS)('the dashboard in %s', (language) => {
+describe.skipIf(BROWSER.skip).each(LANGS)(BROWSER.title('the dashboard in %s'), (language) => {
   const t = translator(language);
 
   it('opens a storm with the headline, cards that say why, their last day drawn, spend and the incident', async () => {
@@ -428,7 +434,7 @@ describe.each(LANGS)('the dashboard in %s', (language) => {
   });
 });
 
-describe('the language switch', () => {
+describe.skipIf(BROWSER.skip)(BROWSER.title('the language switch'), () => {
   it('re-renders every view in the language picked, without a reload, and keeps the choice', async () => {
     const status = stormStatus();
     const { page, context, errors } = await open({});

@@ -12,7 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolOrSkip } from '../helpers/tools.js';
 import { ensureDir, launchChromium, openPage, SCREENSHOT_DIR, visibleText } from './browser.js';
+
+const BROWSER = toolOrSkip('chromium');
+
 import { buildDashboard, type DashboardDaemon, startDashboardDaemon } from './daemon-fixture.js';
 
 let buildDir: string;
@@ -20,6 +24,7 @@ let daemon: DashboardDaemon;
 let browser: Browser;
 
 beforeAll(async () => {
+  if (BROWSER.skip) return;
   buildDir = mkdtempSync(join(tmpdir(), 'bb-views-build-'));
   const staticDir = buildDashboard(join(buildDir, 'renderer'));
   [daemon, browser] = await Promise.all([startDashboardDaemon({ staticDir }), launchChromium()]);
@@ -28,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await daemon?.close();
-  rmSync(buildDir, { recursive: true, force: true });
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_000, interval: 100 });
@@ -50,7 +55,7 @@ const statuses = (page: Page) =>
     '[...document.querySelectorAll("[data-testid=probe-log] tbody tr")].map((r) => r.dataset.status + "×" + r.dataset.count)',
   );
 
-describe('the Logs view', () => {
+describe.skipIf(BROWSER.skip)(BROWSER.title('the Logs view'), () => {
   it('folds probes to their changes and filters by kind and level, from the keyboard', async () => {
     const { page, context, errors } = await open(null, 'logs');
     try {
@@ -137,7 +142,7 @@ describe('the Logs view', () => {
   });
 });
 
-describe('the Errors and Doctor views in Chinese', () => {
+describe.skipIf(BROWSER.skip)(BROWSER.title('the Errors and Doctor views in Chinese'), () => {
   it('word their own headings, legends, summaries and buttons in Chinese', async () => {
     const { page, context, errors } = await open('zh-CN', 'errors');
     try {
@@ -164,7 +169,7 @@ describe('the Errors and Doctor views in Chinese', () => {
   });
 });
 
-describe('the Settings view', () => {
+describe.skipIf(BROWSER.skip)(BROWSER.title('the Settings view'), () => {
   it('groups the keys by concern, each under a plain label with its unit and raw key', async () => {
     const { page, context, errors } = await open('en', 'settings');
     try {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import {
   startupFromAnswer,
 } from '../../../main/core/gateway/probe.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
+import { until } from '../../helpers/transcripts.js';
 
 let cleanups: Array<() => Promise<void> | void> = [];
 
@@ -301,7 +302,15 @@ async function stoppedListener(): Promise<number> {
   const port = await new Promise<number>((resolve) =>
     child.stdout?.once('data', (data: Buffer) => resolve(Number(String(data).trim()))),
   );
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Stopped for real before the queue is filled (ps shows state T), else it might still accept.
+  await until(
+    () =>
+      spawnSync('ps', ['-o', 'stat=', '-p', String(child.pid)], { encoding: 'utf8' })
+        .stdout.trim()
+        .startsWith('T'),
+    5000,
+    'the listener to be stopped',
+  );
   // Fill the accept queue until a connection stays pending (its size varies by platform).
   let full = false;
   for (let i = 0; i < 20 && !full; i++) {
@@ -310,6 +319,7 @@ async function stoppedListener(): Promise<number> {
     fillers.push(socket);
     full = await new Promise<boolean>((resolve) => {
       socket.once('connect', () => resolve(false));
+      // fixed wait: no event says a connect is queued; one to loopback not done in 200 ms is.
       setTimeout(() => resolve(true), 200);
     });
   }

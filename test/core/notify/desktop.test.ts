@@ -17,17 +17,26 @@ type Behaviour = 'ok' | 'error' | 'silent' | 'throw' | 'late';
 /** A stand-in for node-notifier that records what it was asked. */
 function fakeNotifier(behaviour: Behaviour) {
   const calls: Array<{ title: string; message: string; wait: boolean }> = [];
+  /** Resolves once a late callback has been called (and returned). */
+  let lateCalled = () => {};
+  const late = new Promise<void>((resolve) => {
+    lateCalled = resolve;
+  });
   const notifier: NotifierLike = {
     notify(notification, callback) {
       calls.push(notification);
       if (behaviour === 'ok') setImmediate(() => callback(null, 'ok'));
       if (behaviour === 'error') setImmediate(() => callback(new Error("Couldn't find notify-send"), ''));
       if (behaviour === 'throw') throw new Error('spawn EACCES');
-      if (behaviour === 'late') setTimeout(() => callback(null, 'ok'), 100);
+      if (behaviour === 'late')
+        setTimeout(() => {
+          callback(null, 'ok');
+          lateCalled();
+        }, 100);
       return undefined;
     },
   };
-  return { calls, notifier };
+  return { calls, notifier, late };
 }
 
 describe('createNodeNotifierChannel', () => {
@@ -70,9 +79,10 @@ describe('createNodeNotifierChannel', () => {
   });
 
   it('a late callback after the timeout changes nothing', async () => {
-    const { notifier } = fakeNotifier('late');
+    const { notifier, late } = fakeNotifier('late');
     await expect(createNodeNotifierChannel({ notifier, timeoutMs: 20 }).send(NOTICE)).rejects.toThrow(/timed out/);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The late callback runs without throwing (nor an unhandled rejection, which fails the run).
+    await late;
   });
 
   it('a notifier that throws synchronously becomes a rejection, not a throw', async () => {

@@ -212,9 +212,11 @@ describe('Notifier', () => {
     h.clock.now = T0 + 60_000;
     h.notifier.tick();
     await waitFor(() => h.records.length === 2, 5000, 'the summary');
-    // Neither an early tick nor a repeated one sends anything more.
+    // Neither an early tick nor a repeated one sends anything more: a delivery starts within tick()
+    // itself, so with none in flight before it, none in flight after it means nothing was sent.
+    await waitFor(() => h.notifier.inFlightCount() === 0, 5000, 'the summary delivered');
     h.notifier.tick();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(h.notifier.inFlightCount()).toBe(0);
     expect(r.requests).toHaveLength(2);
     const [first, summary] = r.requests.map((req) => JSON.parse(req.body) as Record<string, unknown>);
     expect(first).toMatchObject({ count: 1, body: 'failure 0' });

@@ -192,8 +192,27 @@ describe("the monitor and OpenClaw's cooldowns", () => {
       severity: 'critical',
       title: 'OpenClaw disabled moonshot for 2 h 40 min',
     });
-    // Polled many times more, still one notice; and the gauge knows the provider-wide disable.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Polled again with the same disable (only its error count moving, which the status shows once
+    // read): still one notice; and the gauge knows the provider-wide disable.
+    for (const errorCount of [6, 7]) {
+      auth.setState({
+        version: 1,
+        usageStats: {
+          'moonshot:default': {
+            disabledUntil: now + 160 * MIN,
+            disabledReason: 'billing',
+            errorCount,
+            failureCounts: { billing: errorCount },
+            lastFailureAt: now,
+          },
+        },
+      });
+      await until(
+        async () => (await status(m)).openclawCooldowns?.active[0]?.errorCount === errorCount,
+        10_000,
+        `OpenClaw's state read with ${errorCount} errors`,
+      );
+    }
     expect(got).toHaveLength(1);
     expect((await gauge(m)).moonshot).toBeGreaterThan(9000);
     const delivered = m.gateway?.history.notifications(0, Number.MAX_SAFE_INTEGER) ?? [];

@@ -187,7 +187,7 @@ describe('breakerbar dashboard --open', () => {
         opened = readFileSync(argsFile, 'utf8').trim();
       } catch {
         if (Date.now() > deadline) throw new Error(`the opener was not run; stderr: ${err.join('')}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
     expect(opened).not.toContain(TOKEN);

@@ -21,6 +21,7 @@ import {
   UnitFileError,
   xmlEscape,
 } from '../../../main/core/service/unit-files.js';
+import { toolOrSkip } from '../../helpers/tools.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -224,7 +225,8 @@ describe('launchAgentPlist', () => {
     expect(text).toContain('o&apos;neil &amp; co');
   });
 
-  it.skipIf(!has('python3'))('reads back identically with Python plistlib (expat, a real XML parser)', () => {
+  const python = toolOrSkip('python3');
+  it.skipIf(python.skip)(python.title('reads back identically with Python plistlib (expat, a real XML parser)'), () => {
     const file = join(tmp, 'job.plist');
     writeFileSync(file, launchAgentPlist(options));
     const read = spawnSync(
@@ -236,6 +238,7 @@ describe('launchAgentPlist', () => {
     expect(JSON.parse(read.stdout)).toEqual(expected);
   });
 
+  // macOS's own checker: absent elsewhere by nature, so this skips rather than following the tool policy.
   it.skipIf(!has('plutil'))('passes plutil -lint (macOS)', () => {
     const file = join(tmp, 'job.plist');
     writeFileSync(file, launchAgentPlist(options));
@@ -483,7 +486,7 @@ describe('systemdUserUnit', () => {
 // executable exists (so a mis-quoted path shows up as "not executable") and
 // reports bad quoting, unknown specifiers and unknown settings.
 
-const hasAnalyze = has('systemd-analyze');
+const ANALYZE = toolOrSkip('systemd-analyze');
 
 /** `systemd-analyze verify` on `unitText` as breakerbar.service: user mode if it can run here, else system mode. */
 function verify(unitText: string): { code: number; output: string; mode: string } {
@@ -506,11 +509,7 @@ function aboutOurUnit(output: string): string[] {
   return output.split('\n').filter((line) => line.includes('breakerbar.service'));
 }
 
-const verifyTitle = hasAnalyze
-  ? 'systemd-analyze verify'
-  : 'systemd-analyze verify (skipped: systemd-analyze is not installed; it comes with the Debian package systemd)';
-
-describe.skipIf(!hasAnalyze)(verifyTitle, () => {
+describe.skipIf(ANALYZE.skip)(ANALYZE.title('systemd-analyze verify'), () => {
   /** A real executable at `dir`/node. */
   function executable(dir: string): string {
     mkdirSync(join(tmp, dir), { recursive: true });

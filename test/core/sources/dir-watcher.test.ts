@@ -52,8 +52,9 @@ describe('directoryWatcher', () => {
     writeFileSync(early, 'x\n');
     // Whether the file came before or after the watch on its directory, it is reported.
     await until(() => seen.includes(early), 5000, 'the file in the new directory');
+    // Reported means its directory is watched (the watch comes before the look inside it), so a
+    // file created right after is reported too.
     const later = join(sessions, 'later.jsonl');
-    await new Promise((resolve) => setTimeout(resolve, 50));
     writeFileSync(later, 'y\n');
     await until(() => seen.includes(later), 5000, 'a file created later in it');
   });

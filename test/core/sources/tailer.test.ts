@@ -228,7 +228,9 @@ describe('FileTailer: exactly once, in order', () => {
     const line = lineNo(1, 'complete-me');
     writeFileSync(path, `${lineNo(0)}\n${line.slice(0, 10)}`);
     await look(tailer);
-    await sleep(250); // past a follow-up: it must not deliver the half line either
+    // The half line must not be delivered by the follow-up look either.
+    // fixed wait: past the queue's follow-up timer, which nothing outside the tailer can observe.
+    await sleep(250);
     await look(tailer);
     expect(rec.linesAt(path)).toEqual([lineNo(0)]);
 
@@ -282,6 +284,8 @@ describe('FileTailer: a consumer that stores later', () => {
     renameSync(path, renamed);
     appendAll(renamed, range(3, 5));
     tailer.reconcile();
+    // A second batch started now would be the bug, and a batch that does not start sends no event.
+    // fixed wait: 150 ms is many looks' worth; nothing else can show that no look started.
     await sleep(150);
     expect(held).toHaveLength(1);
     expect(rec.deliveries).toEqual([]);
@@ -491,7 +495,6 @@ describe('FileTailer: truncation, rotation, deletion, inode reuse', () => {
       if (i % 10 === 0) await sleep(1);
     }
     unlinkSync(path);
-    await sleep(50);
     for (const [i, line] of after.entries()) {
       appendFileSync(path, `${line}\n`);
       if (i % 10 === 0) await sleep(1);
@@ -555,7 +558,9 @@ describe('FileTailer: discovery', () => {
       const root = join(dir, 'state', 'agents');
       const { tailer, rec } = startTailer({ ...mode, roots: [root] });
       await until(() => tailer.idle);
-      await sleep(250); // at least one reconcile with the root still missing
+      // At least one reconcile with the root still missing.
+      tailer.reconcile();
+      await until(() => tailer.idle);
       mkdirSync(join(root, 'main', 'sessions'), { recursive: true });
       const path = join(root, 'main', 'sessions', 's1.jsonl');
       const lines = range(0, 20);
@@ -614,10 +619,14 @@ describe('FileTailer: restart from stored positions', () => {
     appendAll(a, range(10, 15, 'a'));
     const c = join(dir, 'c.jsonl');
     appendAll(c, range(0, 3, 'c'));
-    const { rec } = startTailer({ initialPositions: positions });
+    const { tailer, rec } = startTailer({ initialPositions: positions });
     await expectText(rec, a, linesText(range(10, 15, 'a')));
     await expectText(rec, c, linesText(range(0, 3, 'c')));
-    await sleep(300);
+    // A reconcile after the start-up's (it lists b again): once it has delivered a line appended
+    // now, it has been through b too.
+    appendAll(a, range(15, 16, 'a'));
+    tailer.reconcile();
+    await expectText(rec, a, linesText(range(10, 16, 'a')));
     expect(rec.linesAt(b)).toEqual([]);
     expect(rec.forgotten).toEqual([]);
   });

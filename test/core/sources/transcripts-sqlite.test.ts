@@ -199,8 +199,10 @@ describe('SqliteTranscriptSource', () => {
   });
 
   it('finds agents created while it runs, and the state directory appearing late', async () => {
-    startSource();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const running = startSource();
+    // A look with the state directory still missing.
+    running.reconcile();
+    await until(() => running.caughtUp);
     const first = writeSessions('first', 1, 5);
     await until(() => storedCalls() === first.calls);
     const second = writeSessions('second', 2, 5);
@@ -238,7 +240,10 @@ describe('SqliteTranscriptSource', () => {
     expect(source?.status().lastError).toMatch(/schema version 31\): transcript_events lacks created_at/);
     expect(source?.databases()[0]?.refused).toMatch(/schema version 31/);
     // Reported once, not on every look; nothing read meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let look = 0; look < 3; look++) {
+      source?.reconcile();
+      await until(() => source?.caughtUp === true);
+    }
     expect(said.error).toHaveLength(1);
     expect(storedCalls()).toBe(0);
 

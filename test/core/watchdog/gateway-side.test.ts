@@ -111,6 +111,7 @@ async function writeUntil(outcome: Outcome, done: () => boolean, options: Parame
   while (!done()) {
     if (Date.now() - started > 20_000) throw new Error('condition not reached within 20 s of writing');
     call(outcome, options);
+    // fixed wait: paces the calls as a gateway writes them (one per 100 ms); the loop ends on the condition.
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

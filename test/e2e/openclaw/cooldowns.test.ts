@@ -30,9 +30,12 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenClawCooldown } from '../../../main/core/openclaw/cooldown-state.js';
 import { OpenClawCooldowns } from '../../../main/core/openclaw/cooldowns.js';
+import { toolOrSkip } from '../../helpers/tools.js';
 import { type RealGateway, startGateway, type TurnResult } from './gateway.js';
 import { type MockProvider, startMockProvider } from './mock-provider.js';
 import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawRuntime, type OpenClawVersion } from './runtime.js';
+
+const NODE24 = toolOrSkip('node24');
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -48,97 +51,100 @@ interface Unusable {
 
 const silentLog = { debug() {}, info() {}, warn() {}, error() {} };
 
-describe.each(OPENCLAW_VERSIONS)("OpenClaw %s's cooldowns", (version: OpenClawVersion) => {
-  let runtime: OpenClawRuntime;
-  let root: string;
-  let mock: MockProvider;
-  let gateway: RealGateway;
-  const turns: TurnResult[] = [];
-  /** Read right after the storm turn, while its cooldown is surely in force. */
-  let afterStorm: OpenClawCooldown[] = [];
-  let stormEndedAt = 0;
-  let unusable: Unusable[] = [];
-  let statusOutput = '';
+describe.skipIf(NODE24.skip).each(OPENCLAW_VERSIONS)(
+  NODE24.title("OpenClaw %s's cooldowns"),
+  (version: OpenClawVersion) => {
+    let runtime: OpenClawRuntime;
+    let root: string;
+    let mock: MockProvider;
+    let gateway: RealGateway;
+    const turns: TurnResult[] = [];
+    /** Read right after the storm turn, while its cooldown is surely in force. */
+    let afterStorm: OpenClawCooldown[] = [];
+    let stormEndedAt = 0;
+    let unusable: Unusable[] = [];
+    let statusOutput = '';
 
-  beforeAll(async () => {
-    runtime = await ensureOpenClaw(version);
-    root = mkdtempSync(join(tmpdir(), `bb-cooldowns-${version}-`));
-    mock = await startMockProvider();
-    mock.retryAfterSeconds = 1;
-    mock.steady('storm', 'rate_limit');
-    gateway = await startGateway({
-      runtime,
-      root,
-      mock,
-      providers: [
-        { id: 'mockrl', models: ['storm'] },
-        { id: 'mockbill', models: ['no_credits'] },
-        { id: 'mockauth', models: ['unauthorized'] },
-      ],
-      primary: 'mockrl/storm',
-      fallbacks: [],
+    beforeAll(async () => {
+      runtime = await ensureOpenClaw(version);
+      root = mkdtempSync(join(tmpdir(), `bb-cooldowns-${version}-`));
+      mock = await startMockProvider();
+      mock.retryAfterSeconds = 1;
+      mock.steady('storm', 'rate_limit');
+      gateway = await startGateway({
+        runtime,
+        root,
+        mock,
+        providers: [
+          { id: 'mockrl', models: ['storm'] },
+          { id: 'mockbill', models: ['no_credits'] },
+          { id: 'mockauth', models: ['unauthorized'] },
+        ],
+        primary: 'mockrl/storm',
+        fallbacks: [],
+      });
+      for (const provider of ['mockrl', 'mockbill']) await pasteApiKey(runtime, gateway, provider);
+      // The storm takes longest (OpenClaw retries it): the other two are over by the time it ends.
+      turns.push(
+        ...(await Promise.all([
+          gateway.turn('storm', 'mockrl/storm'),
+          gateway.turn('billing', 'mockbill/no_credits'),
+          gateway.turn('auth', 'mockauth/unauthorized'),
+        ])),
+      );
+      stormEndedAt = Date.now();
+      const reader = new OpenClawCooldowns({ stateDir: gateway.stateDir, log: silentLog, clock: Date.now });
+      reader.poll();
+      afterStorm = reader.cooldowns(Date.now());
+      // At once: the storm's first window lasts 30 s.
+      statusOutput = await modelsStatus(runtime, gateway);
+      unusable = (JSON.parse(statusOutput) as { auth: { unusableProfiles: Unusable[] } }).auth.unusableProfiles;
+    }, 900_000);
+
+    afterAll(async () => {
+      await gateway?.stop();
+      await mock?.close();
+      if (root && process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(root, { recursive: true, force: true });
+    }, 120_000);
+
+    it('reads the rate-limit cooldown OpenClaw put on the profile, scoped to the model', () => {
+      const storm = afterStorm.find((c) => c.profile === 'mockrl:manual');
+      expect(
+        storm,
+        `turns: ${JSON.stringify(turns.map((t) => [t.sessionId, t.exitCode, t.output.slice(-300)]))}`,
+      ).toMatchObject({
+        dep: 'mockrl/storm',
+        provider: 'mockrl',
+        model: 'storm',
+        kind: 'cooldown',
+        reason: 'rate_limit',
+      });
+      const lastRateLimit = Math.max(...mock.requests.filter((r) => r.answer === 'rate_limit').map((r) => r.at));
+      // The first rate-limit window is 30 s from the failure OpenClaw recorded (after its last retry).
+      expect(storm?.until).toBeGreaterThan(stormEndedAt);
+      expect(storm?.until).toBeGreaterThanOrEqual(lastRateLimit + 30_000 - 1000);
+      expect(storm?.until).toBeLessThanOrEqual(stormEndedAt + 30_000 + 1000);
     });
-    for (const provider of ['mockrl', 'mockbill']) await pasteApiKey(runtime, gateway, provider);
-    // The storm takes longest (OpenClaw retries it): the other two are over by the time it ends.
-    turns.push(
-      ...(await Promise.all([
-        gateway.turn('storm', 'mockrl/storm'),
-        gateway.turn('billing', 'mockbill/no_credits'),
-        gateway.turn('auth', 'mockauth/unauthorized'),
-      ])),
-    );
-    stormEndedAt = Date.now();
-    const reader = new OpenClawCooldowns({ stateDir: gateway.stateDir, log: silentLog, clock: Date.now });
-    reader.poll();
-    afterStorm = reader.cooldowns(Date.now());
-    // At once: the storm's first window lasts 30 s.
-    statusOutput = await modelsStatus(runtime, gateway);
-    unusable = (JSON.parse(statusOutput) as { auth: { unusableProfiles: Unusable[] } }).auth.unusableProfiles;
-  }, 900_000);
 
-  afterAll(async () => {
-    await gateway?.stop();
-    await mock?.close();
-    if (root && process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(root, { recursive: true, force: true });
-  }, 120_000);
-
-  it('reads the rate-limit cooldown OpenClaw put on the profile, scoped to the model', () => {
-    const storm = afterStorm.find((c) => c.profile === 'mockrl:manual');
-    expect(
-      storm,
-      `turns: ${JSON.stringify(turns.map((t) => [t.sessionId, t.exitCode, t.output.slice(-300)]))}`,
-    ).toMatchObject({
-      dep: 'mockrl/storm',
-      provider: 'mockrl',
-      model: 'storm',
-      kind: 'cooldown',
-      reason: 'rate_limit',
+    it('lists exactly what `openclaw models status` lists, at the instant OpenClaw evaluated it', () => {
+      expect(unusable.length, statusOutput.slice(0, 2000)).toBeGreaterThan(0);
+      const openclawNow = (unusable[0] as Unusable).until - (unusable[0] as Unusable).remainingMs;
+      // Kept as evidence first, whatever the checks below find.
+      if (process.env.BREAKERBAR_CAPTURE_FIXTURES === '1') captureFixtures(version, gateway, statusOutput, openclawNow);
+      const reader = new OpenClawCooldowns({ stateDir: gateway.stateDir, log: silentLog, clock: () => openclawNow });
+      reader.poll();
+      expect(reader.status(openclawNow).databases.filter((db) => db.error !== null)).toEqual([]);
+      const seen = reader.cooldowns(openclawNow);
+      expect(asOpenClawSays(byProfile(seen), unusable), JSON.stringify(reader.snapshot().usage)).toEqual(
+        fromOpenClaw(unusable),
+      );
+      const billing = seen.find((c) => c.profile === 'mockbill:manual');
+      expect(billing, JSON.stringify(seen)).toMatchObject({ dep: 'mockbill', kind: 'disabled', reason: 'billing' });
+      // The only profile of mockbill is out: OpenClaw will not call any of its models before then.
+      expect(reader.cooldownUntil('mockbill/no_credits', openclawNow)).toBe(billing?.until);
     });
-    const lastRateLimit = Math.max(...mock.requests.filter((r) => r.answer === 'rate_limit').map((r) => r.at));
-    // The first rate-limit window is 30 s from the failure OpenClaw recorded (after its last retry).
-    expect(storm?.until).toBeGreaterThan(stormEndedAt);
-    expect(storm?.until).toBeGreaterThanOrEqual(lastRateLimit + 30_000 - 1000);
-    expect(storm?.until).toBeLessThanOrEqual(stormEndedAt + 30_000 + 1000);
-  });
-
-  it('lists exactly what `openclaw models status` lists, at the instant OpenClaw evaluated it', () => {
-    expect(unusable.length, statusOutput.slice(0, 2000)).toBeGreaterThan(0);
-    const openclawNow = (unusable[0] as Unusable).until - (unusable[0] as Unusable).remainingMs;
-    // Kept as evidence first, whatever the checks below find.
-    if (process.env.BREAKERBAR_CAPTURE_FIXTURES === '1') captureFixtures(version, gateway, statusOutput, openclawNow);
-    const reader = new OpenClawCooldowns({ stateDir: gateway.stateDir, log: silentLog, clock: () => openclawNow });
-    reader.poll();
-    expect(reader.status(openclawNow).databases.filter((db) => db.error !== null)).toEqual([]);
-    const seen = reader.cooldowns(openclawNow);
-    expect(asOpenClawSays(byProfile(seen), unusable), JSON.stringify(reader.snapshot().usage)).toEqual(
-      fromOpenClaw(unusable),
-    );
-    const billing = seen.find((c) => c.profile === 'mockbill:manual');
-    expect(billing, JSON.stringify(seen)).toMatchObject({ dep: 'mockbill', kind: 'disabled', reason: 'billing' });
-    // The only profile of mockbill is out: OpenClaw will not call any of its models before then.
-    expect(reader.cooldownUntil('mockbill/no_credits', openclawNow)).toBe(billing?.until);
-  });
-});
+  },
+);
 
 async function pasteApiKey(runtime: OpenClawRuntime, gateway: RealGateway, provider: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {

@@ -200,6 +200,7 @@ async function waitReady(port: number, child: ChildProcess, output: () => string
     } catch {
       // Not listening yet.
     }
+    // fixed wait: poll interval of a readiness loop bounded by its deadline (a real gateway starts in seconds).
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`the gateway did not become ready in 180 s:\n${output().slice(-4000)}`);

@@ -23,10 +23,13 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decompressZstd } from '../../../main/core/sources/zstd.js';
+import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
 import { type RealGateway, startGateway, type TurnResult } from './gateway.js';
 import { ANSWER_CLASS, type Answer, type MockProvider, startMockProvider } from './mock-provider.js';
 import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawVersion } from './runtime.js';
+
+const NODE24 = toolOrSkip('node24');
 
 const CLI = fileURLToPath(new URL('../../../dist/main/cli/index.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -70,140 +73,143 @@ interface Summary {
   turns: { turns: number; byDependency: Record<string, Record<string, number>> };
 }
 
-describe.each(OPENCLAW_VERSIONS)('the real OpenClaw %s', (version: OpenClawVersion) => {
-  let root: string;
-  let mock: MockProvider;
-  let gateway: RealGateway;
-  let daemon: ChildProcess;
-  let daemonLog = '';
-  let home: string;
-  const turns: TurnResult[] = [];
+describe.skipIf(NODE24.skip).each(OPENCLAW_VERSIONS)(
+  NODE24.title('the real OpenClaw %s'),
+  (version: OpenClawVersion) => {
+    let root: string;
+    let mock: MockProvider;
+    let gateway: RealGateway;
+    let daemon: ChildProcess;
+    let daemonLog = '';
+    let home: string;
+    const turns: TurnResult[] = [];
 
-  beforeAll(async () => {
-    const runtime = await ensureOpenClaw(version);
-    root = mkdtempSync(join(tmpdir(), `bb-openclaw-${version}-`));
-    mock = await startMockProvider();
-    // Long enough that a 429's Retry-After is still in force when BreakerBar reads it (the breaker goes
-    // `throttled` on it at once); short enough that OpenClaw's retries keep the suite quick.
-    mock.retryAfterSeconds = 5;
-    for (const [model, answers] of Object.entries(SCRIPTS)) mock.script(model, answers);
-    mock.steady('primary', 'payment_required');
-    gateway = await startGateway({
-      runtime,
-      root,
-      mock,
-      providers: PROVIDERS,
-      primary: 'mockprimary/primary',
-      fallbacks: ['mock/ok'],
-    });
+    beforeAll(async () => {
+      const runtime = await ensureOpenClaw(version);
+      root = mkdtempSync(join(tmpdir(), `bb-openclaw-${version}-`));
+      mock = await startMockProvider();
+      // Long enough that a 429's Retry-After is still in force when BreakerBar reads it (the breaker goes
+      // `throttled` on it at once); short enough that OpenClaw's retries keep the suite quick.
+      mock.retryAfterSeconds = 5;
+      for (const [model, answers] of Object.entries(SCRIPTS)) mock.script(model, answers);
+      mock.steady('primary', 'payment_required');
+      gateway = await startGateway({
+        runtime,
+        root,
+        mock,
+        providers: PROVIDERS,
+        primary: 'mockprimary/primary',
+        fallbacks: ['mock/ok'],
+      });
 
-    home = join(root, 'breakerbar');
-    mkdirSync(home);
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({ watchdog: { dryRun: true }, notifications: { desktop: false } }),
-    );
-    daemon = spawn(process.execPath, [CLI, 'daemon', '--port', '0'], {
-      env: { ...gateway.env, HOME: process.env.HOME, BREAKERBAR_HOME: home },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    daemon.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      daemonLog = (daemonLog + chunk).slice(-100_000);
-    });
-    await until(() => existsSync(join(home, 'api-url')), 30_000, 'the daemon to listen');
-
-    turns.push(...(await Promise.all(ROUND_ONE.map(([session, model]) => gateway.turn(session, model)))));
-    // The key of mockauth is disabled for about a minute after its 401: this turn is refused by OpenClaw itself.
-    turns.push(await gateway.turn('auth-again', 'mockauth/unauthorized'));
-  }, 900_000);
-
-  afterAll(async () => {
-    if (daemon && daemon.exitCode === null) {
-      const exited = new Promise((resolve) => daemon.once('exit', resolve));
-      daemon.kill('SIGTERM');
-      await exited;
-    }
-    await gateway?.stop();
-    await mock?.close();
-    // BREAKERBAR_E2E_KEEP=1 leaves the state, logs and database behind for a look.
-    if (root && process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(root, { recursive: true, force: true });
-  }, 120_000);
-
-  const history = async (): Promise<Summary> => {
-    const { stdout } = await execFileAsync(process.execPath, [CLI, 'history', '--json'], {
-      env: { ...process.env, BREAKERBAR_HOME: home },
-    });
-    return JSON.parse(stdout) as Summary;
-  };
-
-  it('counts every upstream request once: calls per dependency and outcome = requests per status class', async () => {
-    const expected = requestsByClass(mock);
-    let seen: Summary | null = null;
-    await until(
-      async () => {
-        seen = await history();
-        return seen.calls >= mock.requests.length;
-      },
-      60_000,
-      `BreakerBar to store ${mock.requests.length} calls`,
-    ).catch((error: Error) => {
-      throw new Error(
-        `${error.message}\nexpected ${JSON.stringify(expected)}\nseen ${JSON.stringify(seen && nonZero(seen.byDependency))}\nturns: ${JSON.stringify(turns.map((t) => [t.sessionId, t.exitCode]))}\ndaemon: ${daemonLog.slice(-3000)}`,
+      home = join(root, 'breakerbar');
+      mkdirSync(home);
+      writeFileSync(
+        join(home, 'config.json'),
+        JSON.stringify({ watchdog: { dryRun: true }, notifications: { desktop: false } }),
       );
-    });
-    expect(nonZero((seen as unknown as Summary).byDependency)).toEqual(expected);
-    // Nothing arrives late and nothing is counted twice.
-    expect((await history()).calls).toBe(mock.requests.length);
-  });
+      daemon = spawn(process.execPath, [CLI, 'daemon', '--port', '0'], {
+        env: { ...gateway.env, HOME: process.env.HOME, BREAKERBAR_HOME: home },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      daemon.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+        daemonLog = (daemonLog + chunk).slice(-100_000);
+      });
+      await until(() => existsSync(join(home, 'api-url')), 30_000, 'the daemon to listen');
 
-  it("counts OpenClaw's own records as turns, and the turn it refused itself", async () => {
-    const records = transcriptRecords(gateway.stateDir);
-    const expected: Record<string, number> = {};
-    for (const record of records) expected[record.dep] = (expected[record.dep] ?? 0) + 1;
-    // 2026.9 disables a key for about a minute after a 401 and refuses the next turn itself; 2026.7 asks again.
-    const refused = turns.filter((turn) => /temporarily disabled/.test(turn.output)).length;
-    if (refused > 0) expected.mockauth = refused;
-    await until(async () => (await history()).turns.turns >= records.length + refused, 30_000, 'the turns');
-    const summary = await history();
-    const byDep = Object.fromEntries(
-      Object.entries(summary.turns.byDependency).map(([dep, counts]) => [
-        dep,
-        Object.values(counts).reduce((a, b) => a + b, 0),
-      ]),
-    );
-    expect(byDep).toEqual(expected);
-    expect(summary.turns.byDependency.mockauth?.refused ?? 0).toBe(refused);
-    if (version === '2026.9.6') expect(refused).toBe(1);
-  });
+      turns.push(...(await Promise.all(ROUND_ONE.map(([session, model]) => gateway.turn(session, model)))));
+      // The key of mockauth is disabled for about a minute after its 401: this turn is refused by OpenClaw itself.
+      turns.push(await gateway.turn('auth-again', 'mockauth/unauthorized'));
+    }, 900_000);
 
-  it('reads every source without an error, and takes a 429 storm out of closed within a second', async () => {
-    const api = readFileSync(join(home, 'api-url'), 'utf8').trim();
-    const token = readFileSync(join(home, 'api-token'), 'utf8').trim();
-    const status = (await (
-      await fetch(`${api}/api/status`, { headers: { authorization: `Bearer ${token}` } })
-    ).json()) as {
-      sources: Array<{ kind: string; lastError: string | null; inputs: number }>;
+    afterAll(async () => {
+      if (daemon && daemon.exitCode === null) {
+        const exited = new Promise((resolve) => daemon.once('exit', resolve));
+        daemon.kill('SIGTERM');
+        await exited;
+      }
+      await gateway?.stop();
+      await mock?.close();
+      // BREAKERBAR_E2E_KEEP=1 leaves the state, logs and database behind for a look.
+      if (root && process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(root, { recursive: true, force: true });
+    }, 120_000);
+
+    const history = async (): Promise<Summary> => {
+      const { stdout } = await execFileAsync(process.execPath, [CLI, 'history', '--json'], {
+        env: { ...process.env, BREAKERBAR_HOME: home },
+      });
+      return JSON.parse(stdout) as Summary;
     };
-    for (const source of status.sources) {
-      if (source.inputs > 0)
-        expect({ kind: source.kind, lastError: source.lastError }).toEqual({ kind: source.kind, lastError: null });
-    }
-    const firstRateLimit = mock.requests.find((request) => request.answer === 'rate_limit');
-    const db = new Database(join(home, 'breakerbar.sqlite'), { readonly: true });
-    try {
-      const left = db
-        .prepare("SELECT min(at) AS at FROM breaker_transitions WHERE dep = 'mock/storm' AND from_state = 'closed'")
-        .get() as { at: number | null };
-      // Measured, not asserted (a loaded CI machine must not fail the suite): printed for docs/benchmarks.md.
-      const latency = left.at === null || !firstRateLimit ? null : left.at - firstRateLimit.at;
-      console.log(`openclaw ${version}: first upstream 429 → breaker out of closed: ${latency ?? 'never'} ms`);
-      expect(firstRateLimit).toBeDefined();
-    } finally {
-      db.close();
-    }
-    if (process.env.BREAKERBAR_CAPTURE_FIXTURES === '1') captureFixtures(version, gateway, mock);
-  });
-});
+
+    it('counts every upstream request once: calls per dependency and outcome = requests per status class', async () => {
+      const expected = requestsByClass(mock);
+      let seen: Summary | null = null;
+      await until(
+        async () => {
+          seen = await history();
+          return seen.calls >= mock.requests.length;
+        },
+        60_000,
+        `BreakerBar to store ${mock.requests.length} calls`,
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message}\nexpected ${JSON.stringify(expected)}\nseen ${JSON.stringify(seen && nonZero(seen.byDependency))}\nturns: ${JSON.stringify(turns.map((t) => [t.sessionId, t.exitCode]))}\ndaemon: ${daemonLog.slice(-3000)}`,
+        );
+      });
+      expect(nonZero((seen as unknown as Summary).byDependency)).toEqual(expected);
+      // Nothing arrives late and nothing is counted twice.
+      expect((await history()).calls).toBe(mock.requests.length);
+    });
+
+    it("counts OpenClaw's own records as turns, and the turn it refused itself", async () => {
+      const records = transcriptRecords(gateway.stateDir);
+      const expected: Record<string, number> = {};
+      for (const record of records) expected[record.dep] = (expected[record.dep] ?? 0) + 1;
+      // 2026.9 disables a key for about a minute after a 401 and refuses the next turn itself; 2026.7 asks again.
+      const refused = turns.filter((turn) => /temporarily disabled/.test(turn.output)).length;
+      if (refused > 0) expected.mockauth = refused;
+      await until(async () => (await history()).turns.turns >= records.length + refused, 30_000, 'the turns');
+      const summary = await history();
+      const byDep = Object.fromEntries(
+        Object.entries(summary.turns.byDependency).map(([dep, counts]) => [
+          dep,
+          Object.values(counts).reduce((a, b) => a + b, 0),
+        ]),
+      );
+      expect(byDep).toEqual(expected);
+      expect(summary.turns.byDependency.mockauth?.refused ?? 0).toBe(refused);
+      if (version === '2026.9.6') expect(refused).toBe(1);
+    });
+
+    it('reads every source without an error, and takes a 429 storm out of closed within a second', async () => {
+      const api = readFileSync(join(home, 'api-url'), 'utf8').trim();
+      const token = readFileSync(join(home, 'api-token'), 'utf8').trim();
+      const status = (await (
+        await fetch(`${api}/api/status`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as {
+        sources: Array<{ kind: string; lastError: string | null; inputs: number }>;
+      };
+      for (const source of status.sources) {
+        if (source.inputs > 0)
+          expect({ kind: source.kind, lastError: source.lastError }).toEqual({ kind: source.kind, lastError: null });
+      }
+      const firstRateLimit = mock.requests.find((request) => request.answer === 'rate_limit');
+      const db = new Database(join(home, 'breakerbar.sqlite'), { readonly: true });
+      try {
+        const left = db
+          .prepare("SELECT min(at) AS at FROM breaker_transitions WHERE dep = 'mock/storm' AND from_state = 'closed'")
+          .get() as { at: number | null };
+        // Measured, not asserted (a loaded CI machine must not fail the suite): printed for docs/benchmarks.md.
+        const latency = left.at === null || !firstRateLimit ? null : left.at - firstRateLimit.at;
+        console.log(`openclaw ${version}: first upstream 429 → breaker out of closed: ${latency ?? 'never'} ms`);
+        expect(firstRateLimit).toBeDefined();
+      } finally {
+        db.close();
+      }
+      if (process.env.BREAKERBAR_CAPTURE_FIXTURES === '1') captureFixtures(version, gateway, mock);
+    });
+  },
+);
 
 /** The mock's requests as `provider/model` → status class → count. */
 function requestsByClass(mock: MockProvider): Record<string, Record<string, number>> {

@@ -24,10 +24,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
 import { type CliResult, type GatewayLogEntry, type RealGateway, startGateway, type TurnResult } from './gateway.js';
 import { type MockProvider, startMockProvider } from './mock-provider.js';
 import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawVersion } from './runtime.js';
+
+const NODE24 = toolOrSkip('node24');
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -89,319 +92,324 @@ const FACTS: Record<OpenClawVersion, VersionFacts> = {
 /** Only a gateway's first boot logs this: an in-process restart does not load its configuration again. */
 const FIRST_BOOT_LINE = 'loading configuration…';
 
-describe.each(OPENCLAW_VERSIONS)('restarting the real OpenClaw %s', (version: OpenClawVersion) => {
-  const facts = FACTS[version];
-  let root: string;
-  let mock: MockProvider;
-  let gateway: RealGateway;
+describe.skipIf(NODE24.skip).each(OPENCLAW_VERSIONS)(
+  NODE24.title('restarting the real OpenClaw %s'),
+  (version: OpenClawVersion) => {
+    const facts = FACTS[version];
+    let root: string;
+    let mock: MockProvider;
+    let gateway: RealGateway;
 
-  beforeAll(async () => {
-    const runtime = await ensureOpenClaw(version);
-    root = mkdtempSync(join(tmpdir(), `bb-openclaw-restart-${version}-`));
-    mock = await startMockProvider();
-    mock.retryAfterSeconds = 1;
-    gateway = await startGateway({
-      runtime,
-      root,
-      mock,
-      providers: [{ id: 'mock', models: ['ok', 'storm', 'held'] }],
-      // Runs resumed after a restart go to the agent's primary model, whatever model their turn asked for:
-      // the storm's model, so a resumed run meets the storm again as it would on a real gateway.
-      primary: 'mock/storm',
-      fallbacks: [],
-      // A held request must outlast the restart CLI's own start-up (seconds on a loaded machine).
-      providerTimeoutSeconds: 90,
-    });
-  }, 900_000);
+    beforeAll(async () => {
+      const runtime = await ensureOpenClaw(version);
+      root = mkdtempSync(join(tmpdir(), `bb-openclaw-restart-${version}-`));
+      mock = await startMockProvider();
+      mock.retryAfterSeconds = 1;
+      gateway = await startGateway({
+        runtime,
+        root,
+        mock,
+        providers: [{ id: 'mock', models: ['ok', 'storm', 'held'] }],
+        // Runs resumed after a restart go to the agent's primary model, whatever model their turn asked for:
+        // the storm's model, so a resumed run meets the storm again as it would on a real gateway.
+        primary: 'mock/storm',
+        fallbacks: [],
+        // A held request must outlast the restart CLI's own start-up (seconds on a loaded machine).
+        providerTimeoutSeconds: 90,
+      });
+    }, 900_000);
 
-  afterAll(async () => {
-    await gateway?.stop();
-    await mock?.close();
-    if (root && process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(root, { recursive: true, force: true });
-  }, 120_000);
+    afterAll(async () => {
+      await gateway?.stop();
+      await mock?.close();
+      if (root && process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(root, { recursive: true, force: true });
+    }, 120_000);
 
-  it('restarts in process on an idle `--safe`: `scheduled`, same pid, new boot record, port closed for a moment', async () => {
-    const mark = gateway.logEntries().length;
-    const bootsBefore = bootRecords(gateway.stateDir);
-    const startupBefore = await gateway.probe('/startupz');
-    const probes = watchProbes(gateway);
-    const result = await gateway.cli(['gateway', 'restart', '--safe', '--json']);
-    const answer = safeAnswer(result, facts);
-    expect(answer).toMatchObject({
-      ok: true,
-      result: 'scheduled',
-      message: 'safe restart requested; gateway will restart momentarily',
-      preflight: { safe: true, blockers: [], summary: 'safe to restart now' },
-      restart: { ok: true, pid: gateway.pid, signal: facts.signal, reason: 'gateway.restart.safe', coalesced: false },
-    });
-    expect(answer.preflight.counts.totalActive).toBe(0);
+    it('restarts in process on an idle `--safe`: `scheduled`, same pid, new boot record, port closed for a moment', async () => {
+      const mark = gateway.logEntries().length;
+      const bootsBefore = bootRecords(gateway.stateDir);
+      const startupBefore = await gateway.probe('/startupz');
+      const probes = watchProbes(gateway);
+      const result = await gateway.cli(['gateway', 'restart', '--safe', '--json']);
+      const answer = safeAnswer(result, facts);
+      expect(answer).toMatchObject({
+        ok: true,
+        result: 'scheduled',
+        message: 'safe restart requested; gateway will restart momentarily',
+        preflight: { safe: true, blockers: [], summary: 'safe to restart now' },
+        restart: { ok: true, pid: gateway.pid, signal: facts.signal, reason: 'gateway.restart.safe', coalesced: false },
+      });
+      expect(answer.preflight.counts.totalActive).toBe(0);
 
-    const cycle = await restartCycle(gateway, mark, facts.signal);
-    await until(async () => (await gateway.probe('/readyz')).status === 200, 60_000, '/readyz 200 after the restart');
-    const seen = await probes.stop();
+      const cycle = await restartCycle(gateway, mark, facts.signal);
+      await until(async () => (await gateway.probe('/readyz')).status === 200, 60_000, '/readyz 200 after the restart');
+      const seen = await probes.stop();
 
-    expectInOrder(cycle.entries, facts.restartLines);
-    expect(cycle.entries.map((entry) => entry.message)).not.toContain(FIRST_BOOT_LINE);
-    expect(gateway.alive()).toBe(true);
+      expectInOrder(cycle.entries, facts.restartLines);
+      expect(cycle.entries.map((entry) => entry.message)).not.toContain(FIRST_BOOT_LINE);
+      expect(gateway.alive()).toBe(true);
 
-    const boots = bootRecords(gateway.stateDir);
-    expect(boots).toHaveLength(bootsBefore.length + 1);
-    const ended = boots.find((boot) => boot.boot_id === bootsBefore.at(-1)?.boot_id);
-    expect(ended).toMatchObject({ outcome: 'planned_restart', reason: facts.safeBootReason, pid: gateway.pid });
-    // Only the running boot is open: a planned restart is no unclean boot for the crash-loop breaker.
-    expect(boots.filter((boot) => boot.completed_at_ms === null)).toEqual([boots.at(-1)]);
-    expect(boots.at(-1)).toMatchObject({ pid: gateway.pid, outcome: null });
+      const boots = bootRecords(gateway.stateDir);
+      expect(boots).toHaveLength(bootsBefore.length + 1);
+      const ended = boots.find((boot) => boot.boot_id === bootsBefore.at(-1)?.boot_id);
+      expect(ended).toMatchObject({ outcome: 'planned_restart', reason: facts.safeBootReason, pid: gateway.pid });
+      // Only the running boot is open: a planned restart is no unclean boot for the crash-loop breaker.
+      expect(boots.filter((boot) => boot.completed_at_ms === null)).toEqual([boots.at(-1)]);
+      expect(boots.at(-1)).toMatchObject({ pid: gateway.pid, outcome: null });
 
-    // The listener goes away: an in-process restart closes the HTTP server and opens a new one.
-    const refused = refusedWindow(seen);
-    expect(refused).not.toBeNull();
-    if (facts.startupProbe) {
-      expect(JSON.parse(startupBefore.body)).toMatchObject({ ok: true, status: 'started', version });
-      const states = seen.map((probe) => startupState(probe.startupz)).filter((state) => state !== null);
-      expect(states).toContain('starting');
-      const after = JSON.parse((await gateway.probe('/startupz')).body) as { status: string; uptimeMs: number };
-      expect(after.status).toBe('started');
-      // Uptime counts from the new boot: shorter than the time this test has been watching.
-      expect(after.uptimeMs).toBeLessThan(Date.now() - probes.startedAt);
-    } else {
-      // No startup probe: the Control UI's page answers 200 there whatever the gateway's state.
-      expect(startupBefore.status).toBe(200);
-      expect(startupBefore.body.trimStart().toLowerCase()).toMatch(/^<!doctype html>/);
-    }
-    console.log(
-      `openclaw ${version}: idle --safe restart: CLI ${result.durationMs} ms; port refused ${refused?.ms ?? '?'} ms; ` +
-        `signal → gateway ready ${cycle.readyAt - cycle.signalAt} ms`,
-    );
-    if (capturing()) {
-      const dir = fixtureDir(version);
-      writeJson(join(dir, 'restart-safe-idle.json'), cliRecord(result));
-      writeFileSync(join(dir, 'in-process-restart.log'), `${restartLogLines(cycle.entries).join('\n')}\n`);
-      writeJson(join(dir, 'probes-idle-restart.json'), probeTransitions(seen));
-      writeJson(join(dir, 'boot-lifecycle-idle-restart.json'), boots.slice(-2).map(withoutIds));
-    }
-  });
-
-  it('defers a `--safe` restart while runs are in flight in a 429 storm, and interrupts none of them', async () => {
-    mock.steady('storm', 'rate_limit');
-    mock.hold('held');
-    const mark = gateway.logEntries().length;
-    const stormed = mock.requests.length;
-    const turns: Array<Promise<Ended>> = [
-      ended(gateway.turn('storm-safe', 'mock/storm')),
-      ended(gateway.turn('held-safe', 'mock/held')),
-    ];
-    await until(
-      () => mock.heldCount('held') >= 1 && mock.requests.length > stormed,
-      120_000,
-      'a held request and a 429',
-    );
-
-    const first = safeAnswer(await gateway.cli(['gateway', 'restart', '--safe', '--json']), facts);
-    expect(first).toMatchObject({
-      ok: true,
-      result: 'deferred',
-      message: facts.deferredMessage,
-      preflight: { safe: false },
-      restart: { ok: true, pid: gateway.pid, signal: facts.signal, reason: 'gateway.restart.safe', coalesced: false },
-    });
-    expect(first.preflight.blockers.length).toBeGreaterThan(0);
-    expect(first.preflight.counts.totalActive).toBeGreaterThan(0);
-    expect(first.preflight.summary).toMatch(/^restart deferred: /);
-    expect(first.warnings).toEqual([first.preflight.summary]);
-
-    const second = safeAnswer(await gateway.cli(['gateway', 'restart', '--safe', '--json']), facts);
-    expect(second).toMatchObject({
-      ok: true,
-      result: 'coalesced',
-      message: 'safe restart request joined an existing pending gateway restart',
-      restart: { coalesced: true },
+      // The listener goes away: an in-process restart closes the HTTP server and opens a new one.
+      const refused = refusedWindow(seen);
+      expect(refused).not.toBeNull();
+      if (facts.startupProbe) {
+        expect(JSON.parse(startupBefore.body)).toMatchObject({ ok: true, status: 'started', version });
+        const states = seen.map((probe) => startupState(probe.startupz)).filter((state) => state !== null);
+        expect(states).toContain('starting');
+        const after = JSON.parse((await gateway.probe('/startupz')).body) as { status: string; uptimeMs: number };
+        expect(after.status).toBe('started');
+        // Uptime counts from the new boot: shorter than the time this test has been watching.
+        expect(after.uptimeMs).toBeLessThan(Date.now() - probes.startedAt);
+      } else {
+        // No startup probe: the Control UI's page answers 200 there whatever the gateway's state.
+        expect(startupBefore.status).toBe(200);
+        expect(startupBefore.body.trimStart().toLowerCase()).toMatch(/^<!doctype html>/);
+      }
+      console.log(
+        `openclaw ${version}: idle --safe restart: CLI ${result.durationMs} ms; port refused ${refused?.ms ?? '?'} ms; ` +
+          `signal → gateway ready ${cycle.readyAt - cycle.signalAt} ms`,
+      );
+      if (capturing()) {
+        const dir = fixtureDir(version);
+        writeJson(join(dir, 'restart-safe-idle.json'), cliRecord(result));
+        writeFileSync(join(dir, 'in-process-restart.log'), `${restartLogLines(cycle.entries).join('\n')}\n`);
+        writeJson(join(dir, 'probes-idle-restart.json'), probeTransitions(seen));
+        writeJson(join(dir, 'boot-lifecycle-idle-restart.json'), boots.slice(-2).map(withoutIds));
+      }
     });
 
-    // Deferred: nothing restarts, the gateway still reads ready and still admits work.
-    expect(restartSignals(gateway.logEntries().slice(mark), facts.signal)).toHaveLength(0);
-    expect((await gateway.probe('/readyz')).status).toBe(200);
-    // A new turn is still admitted and reaches the provider although a restart is pending.
-    const admitted = ended(gateway.turn('held-safe-late', 'mock/held'));
-    await until(() => mock.heldCount('held') >= 2, 120_000, 'the turn admitted during the deferral');
+    it('defers a `--safe` restart while runs are in flight in a 429 storm, and interrupts none of them', async () => {
+      mock.steady('storm', 'rate_limit');
+      mock.hold('held');
+      const mark = gateway.logEntries().length;
+      const stormed = mock.requests.length;
+      const turns: Array<Promise<Ended>> = [
+        ended(gateway.turn('storm-safe', 'mock/storm')),
+        ended(gateway.turn('held-safe', 'mock/held')),
+      ];
+      await until(
+        () => mock.heldCount('held') >= 1 && mock.requests.length > stormed,
+        120_000,
+        'a held request and a 429',
+      );
 
-    const stormEndedAt = Date.now();
-    mock.steady('storm', 'ok');
-    mock.release('held');
-    const results = await Promise.all([...turns, admitted]);
-    const cycle = await restartCycle(gateway, mark, facts.signal);
-    const lastRunEnd = Math.max(...results.map((result) => result.endedAt));
+      const first = safeAnswer(await gateway.cli(['gateway', 'restart', '--safe', '--json']), facts);
+      expect(first).toMatchObject({
+        ok: true,
+        result: 'deferred',
+        message: facts.deferredMessage,
+        preflight: { safe: false },
+        restart: { ok: true, pid: gateway.pid, signal: facts.signal, reason: 'gateway.restart.safe', coalesced: false },
+      });
+      expect(first.preflight.blockers.length).toBeGreaterThan(0);
+      expect(first.preflight.counts.totalActive).toBeGreaterThan(0);
+      expect(first.preflight.summary).toMatch(/^restart deferred: /);
+      expect(first.warnings).toEqual([first.preflight.summary]);
 
-    // The restart came only once the work had drained, and it interrupted nothing.
-    expect(cycle.signalAt).toBeGreaterThanOrEqual(stormEndedAt);
-    expect(cycle.entries.filter((entry) => /interrupted main session/.test(entry.message))).toEqual([]);
-    const held = results[1] as Ended;
-    expect({ session: held.sessionId, exit: held.exitCode }).toEqual({ session: 'held-safe', exit: 0 });
-    if (version === '2026.9.6') {
-      // 2026.9 retries a 429 inside the run (Retry-After, then backoff): the storm's runs outlive it and succeed.
-      expect(results.map((result) => [result.sessionId, result.exitCode])).toEqual([
-        ['storm-safe', 0],
-        ['held-safe', 0],
-        ['held-safe-late', 0],
-      ]);
-      // The storm's run got its answer from the gateway that was asked to restart: the restart waited for it.
-      const answeredBefore = mock.requests
-        .slice(stormed)
-        .filter((request) => request.model === 'storm' && request.answer === 'ok' && request.at < cycle.signalAt);
-      expect(answeredBefore.length).toBeGreaterThanOrEqual(1);
-    }
-    // The turn admitted during the deferral finished on the old gateway too (nothing was interrupted, above).
-    expect((results[2] as Ended).exitCode).toBe(0);
-    console.log(
-      `openclaw ${version}: --safe in a storm: deferred, restart ${cycle.signalAt - stormEndedAt} ms after the storm ended ` +
-        `(${cycle.signalAt - lastRunEnd} ms after the last run's CLI exited); runs ${JSON.stringify(results.map((r) => [r.sessionId, r.exitCode]))}`,
-    );
-    await until(async () => (await gateway.probe('/readyz')).status === 200, 60_000, '/readyz 200 after the restart');
-    if (capturing()) {
-      const dir = fixtureDir(version);
-      writeJson(join(dir, 'restart-safe-deferred.json'), first);
-      writeJson(join(dir, 'restart-safe-coalesced.json'), second);
-    }
-  });
+      const second = safeAnswer(await gateway.cli(['gateway', 'restart', '--safe', '--json']), facts);
+      expect(second).toMatchObject({
+        ok: true,
+        result: 'coalesced',
+        message: 'safe restart request joined an existing pending gateway restart',
+        restart: { coalesced: true },
+      });
 
-  it('cuts a storm short with `--wait`: runs aborted, CLI callers told so, sessions resumed after the restart', async () => {
-    mock.steady('storm', 'rate_limit');
-    mock.hold('held');
-    const mark = gateway.logEntries().length;
-    const stormed = mock.requests.length;
-    const turns = [ended(gateway.turn('storm-wait', 'mock/storm')), ended(gateway.turn('held-wait', 'mock/held'))];
-    await until(
-      () => mock.heldCount('held') >= 1 && mock.requests.length > stormed,
-      120_000,
-      'a held request and a 429',
-    );
-    const result = await gateway.cli(['gateway', 'restart', '--wait', '2s', '--json']);
-    expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({
-      action: 'restart',
-      ok: true,
-      result: 'restarted',
-      message: expect.stringMatching(
-        new RegExp(`^Gateway restart (request|signal) sent to .* process on port ${gateway.port}: ${gateway.pid}\\.$`),
-      ),
+      // Deferred: nothing restarts, the gateway still reads ready and still admits work.
+      expect(restartSignals(gateway.logEntries().slice(mark), facts.signal)).toHaveLength(0);
+      expect((await gateway.probe('/readyz')).status).toBe(200);
+      // A new turn is still admitted and reaches the provider although a restart is pending.
+      const admitted = ended(gateway.turn('held-safe-late', 'mock/held'));
+      await until(() => mock.heldCount('held') >= 2, 120_000, 'the turn admitted during the deferral');
+
+      const stormEndedAt = Date.now();
+      mock.steady('storm', 'ok');
+      mock.release('held');
+      const results = await Promise.all([...turns, admitted]);
+      const cycle = await restartCycle(gateway, mark, facts.signal);
+      const lastRunEnd = Math.max(...results.map((result) => result.endedAt));
+
+      // The restart came only once the work had drained, and it interrupted nothing.
+      expect(cycle.signalAt).toBeGreaterThanOrEqual(stormEndedAt);
+      expect(cycle.entries.filter((entry) => /interrupted main session/.test(entry.message))).toEqual([]);
+      const held = results[1] as Ended;
+      expect({ session: held.sessionId, exit: held.exitCode }).toEqual({ session: 'held-safe', exit: 0 });
+      if (version === '2026.9.6') {
+        // 2026.9 retries a 429 inside the run (Retry-After, then backoff): the storm's runs outlive it and succeed.
+        expect(results.map((result) => [result.sessionId, result.exitCode])).toEqual([
+          ['storm-safe', 0],
+          ['held-safe', 0],
+          ['held-safe-late', 0],
+        ]);
+        // The storm's run got its answer from the gateway that was asked to restart: the restart waited for it.
+        const answeredBefore = mock.requests
+          .slice(stormed)
+          .filter((request) => request.model === 'storm' && request.answer === 'ok' && request.at < cycle.signalAt);
+        expect(answeredBefore.length).toBeGreaterThanOrEqual(1);
+      }
+      // The turn admitted during the deferral finished on the old gateway too (nothing was interrupted, above).
+      expect((results[2] as Ended).exitCode).toBe(0);
+      console.log(
+        `openclaw ${version}: --safe in a storm: deferred, restart ${cycle.signalAt - stormEndedAt} ms after the storm ended ` +
+          `(${cycle.signalAt - lastRunEnd} ms after the last run's CLI exited); runs ${JSON.stringify(results.map((r) => [r.sessionId, r.exitCode]))}`,
+      );
+      await until(async () => (await gateway.probe('/readyz')).status === 200, 60_000, '/readyz 200 after the restart');
+      if (capturing()) {
+        const dir = fixtureDir(version);
+        writeJson(join(dir, 'restart-safe-deferred.json'), first);
+        writeJson(join(dir, 'restart-safe-coalesced.json'), second);
+      }
     });
-    const cycle = await restartCycle(gateway, mark, facts.signal);
-    const shutdown = cycle.entries.filter((entry) => entry.at <= cycle.readyAt);
 
-    // The runs in flight were aborted by the restart and their sessions marked for recovery.
-    expect(shutdown.map((entry) => entry.message)).toContainEqual(
-      expect.stringMatching(
-        /^marked \d+ interrupted main session\(s\) for restart recovery \(gateway restart shutdown\)$/,
-      ),
-    );
+    it('cuts a storm short with `--wait`: runs aborted, CLI callers told so, sessions resumed after the restart', async () => {
+      mock.steady('storm', 'rate_limit');
+      mock.hold('held');
+      const mark = gateway.logEntries().length;
+      const stormed = mock.requests.length;
+      const turns = [ended(gateway.turn('storm-wait', 'mock/storm')), ended(gateway.turn('held-wait', 'mock/held'))];
+      await until(
+        () => mock.heldCount('held') >= 1 && mock.requests.length > stormed,
+        120_000,
+        'a held request and a 429',
+      );
+      const result = await gateway.cli(['gateway', 'restart', '--wait', '2s', '--json']);
+      expect(result.exitCode).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        action: 'restart',
+        ok: true,
+        result: 'restarted',
+        message: expect.stringMatching(
+          new RegExp(
+            `^Gateway restart (request|signal) sent to .* process on port ${gateway.port}: ${gateway.pid}\\.$`,
+          ),
+        ),
+      });
+      const cycle = await restartCycle(gateway, mark, facts.signal);
+      const shutdown = cycle.entries.filter((entry) => entry.at <= cycle.readyAt);
 
-    // After the restart, OpenClaw decides about the interrupted session by itself.
-    const recovered = await waitForEntry(
-      gateway,
-      mark,
-      (entry) => entry.subsystem === 'main-session-restart-recovery' && /held-wait/.test(entry.message),
-      120_000,
-    );
-    const afterReady = () => mock.requests.filter((request) => request.at > cycle.readyAt);
-    if (version === '2026.9.6')
-      await until(() => afterReady().length > 0, 60_000, 'the resumed run to reach the provider');
-    const firstAfter = afterReady()[0];
-    mock.steady('storm', 'ok');
-    mock.release('held');
-    // 2026.7's CLI caller runs the turn itself after the gateway went away: it ends once the provider answers.
-    const callers = await Promise.all(turns);
-    const heldCaller = callers[1] as Ended;
-    const boots = bootRecords(gateway.stateDir);
-    expect(boots.filter((boot) => boot.completed_at_ms === null)).toEqual([boots.at(-1)]);
-    expect(boots.at(-2)?.outcome).toBe('planned_restart');
+      // The runs in flight were aborted by the restart and their sessions marked for recovery.
+      expect(shutdown.map((entry) => entry.message)).toContainEqual(
+        expect.stringMatching(
+          /^marked \d+ interrupted main session\(s\) for restart recovery \(gateway restart shutdown\)$/,
+        ),
+      );
 
-    if (version === '2026.9.6') {
-      expectInOrder(shutdown, [
-        ['gateway/admission', 'admission closed: restart (SIGUSR2: gateway.restart)'],
-        ['gateway', 'received SIGUSR2; restarting'],
-        ['gateway', /^draining active work before restart with timeout \d+(\.\d+)?ms: /],
-        ['gateway', /^restart drain budget \d+(\.\d+)?ms exhausted; cutting short /],
-        ['main-session-restart-recovery', /^marked \d+ interrupted main session\(s\) for restart recovery/],
-        ['gateway/shutdown', /^aborted \d+ active run\(s\) during restart shutdown$/],
-        ['gateway/shutdown', /^shutdown completed in \d+ms with warnings: /],
-        ['gateway', /^restart mode: in-process restart/],
-        ['gateway', 'gateway ready'],
-      ]);
-      // The caller learnt only that the connection closed; the run goes on inside the gateway without it.
-      expect(heldCaller.exitCode).not.toBe(0);
-      expect(heldCaller.output).toContain('gateway closed (1012): service restart');
-      expect(recovered.message).toBe('started interrupted main session: agent:main:explicit:held-wait');
-      // The resumed run asked the primary model (the storm's), not the model its turn had named.
-      expect(firstAfter).toMatchObject({ model: 'storm', answer: 'rate_limit' });
-      await waitForEntry(
+      // After the restart, OpenClaw decides about the interrupted session by itself.
+      const recovered = await waitForEntry(
         gateway,
         mark,
-        (entry) =>
-          /^main-session restart recovery terminal: session=agent:main:explicit:held-wait run=\S+ status=ok reason=completed$/.test(
-            entry.message,
-          ),
+        (entry) => entry.subsystem === 'main-session-restart-recovery' && /held-wait/.test(entry.message),
         120_000,
       );
-      // The resumed turn is a new user message from OpenClaw, then the model's answer.
-      const messages = sessionMessages(gateway.stateDir, 'held-wait');
-      expect(messages.at(-2)?.role).toBe('user');
-      expect(messages.at(-2)?.text).toMatch(/^\[System\] Your previous turn was interrupted by a gateway restart/);
-      expect(messages.at(-1)).toMatchObject({ role: 'assistant', text: 'Done.' });
-      expect(boots.at(-2)?.reason).toMatch(
-        /^restart drain budget .*exhausted; cutting short .*; restart \(SIGUSR2: gateway\.restart\)$/,
-      );
-    }
-    if (version === '2026.7.1') {
-      expectInOrder(shutdown, [
-        ['gateway', 'received SIGUSR1; restarting'],
-        [
-          'main-session-restart-recovery',
-          /^marked \d+ interrupted main session\(s\) for restart recovery \(gateway restart drain\)$/,
-        ],
-        [
-          'gateway',
-          /^draining \d+ active task\(s\) and \d+ active embedded run\(s\) before restart with timeout 2000ms$/,
-        ],
-        ['gateway', 'active embedded run drain timeout reached; aborting active run(s) before restart'],
-        ['gateway', 'drain timeout reached; proceeding with restart'],
-        ['gateway/shutdown', 'shutdown started: gateway restarting'],
-        ['gateway/shutdown', /^aborted \d+ active run\(s\) during restart shutdown$/],
-        ['gateway', /^restart mode: in-process restart/],
-        ['gateway', 'gateway ready'],
-      ]);
-      // The gateway resumes the session, or gives up on it when its transcript's tail does not allow it
-      // (the CLI's own run below may have written to it first): both were seen with the same scenario.
-      expect(recovered.message).toMatch(
-        /^(resumed interrupted main session: agent:main:explicit:held-wait|marked interrupted main session failed: agent:main:explicit:held-wait \(transcript tail is not resumable\))$/,
-      );
-      // Either way the CLI that asked for the turn runs it again itself, outside the gateway, and gets its answer.
-      // (The CLI shares the gateway's log file: its own lines land there, with no subsystem.)
-      const fallbacks = gateway
-        .logEntries()
-        .slice(mark)
-        .filter((entry) =>
-          entry.raw.includes(
-            'EMBEDDED FALLBACK: Gateway agent failed; running embedded agent: GatewayTransportError: gateway closed (1012): service restart',
-          ),
+      const afterReady = () => mock.requests.filter((request) => request.at > cycle.readyAt);
+      if (version === '2026.9.6')
+        await until(() => afterReady().length > 0, 60_000, 'the resumed run to reach the provider');
+      const firstAfter = afterReady()[0];
+      mock.steady('storm', 'ok');
+      mock.release('held');
+      // 2026.7's CLI caller runs the turn itself after the gateway went away: it ends once the provider answers.
+      const callers = await Promise.all(turns);
+      const heldCaller = callers[1] as Ended;
+      const boots = bootRecords(gateway.stateDir);
+      expect(boots.filter((boot) => boot.completed_at_ms === null)).toEqual([boots.at(-1)]);
+      expect(boots.at(-2)?.outcome).toBe('planned_restart');
+
+      if (version === '2026.9.6') {
+        expectInOrder(shutdown, [
+          ['gateway/admission', 'admission closed: restart (SIGUSR2: gateway.restart)'],
+          ['gateway', 'received SIGUSR2; restarting'],
+          ['gateway', /^draining active work before restart with timeout \d+(\.\d+)?ms: /],
+          ['gateway', /^restart drain budget \d+(\.\d+)?ms exhausted; cutting short /],
+          ['main-session-restart-recovery', /^marked \d+ interrupted main session\(s\) for restart recovery/],
+          ['gateway/shutdown', /^aborted \d+ active run\(s\) during restart shutdown$/],
+          ['gateway/shutdown', /^shutdown completed in \d+ms with warnings: /],
+          ['gateway', /^restart mode: in-process restart/],
+          ['gateway', 'gateway ready'],
+        ]);
+        // The caller learnt only that the connection closed; the run goes on inside the gateway without it.
+        expect(heldCaller.exitCode).not.toBe(0);
+        expect(heldCaller.output).toContain('gateway closed (1012): service restart');
+        expect(recovered.message).toBe('started interrupted main session: agent:main:explicit:held-wait');
+        // The resumed run asked the primary model (the storm's), not the model its turn had named.
+        expect(firstAfter).toMatchObject({ model: 'storm', answer: 'rate_limit' });
+        await waitForEntry(
+          gateway,
+          mark,
+          (entry) =>
+            /^main-session restart recovery terminal: session=agent:main:explicit:held-wait run=\S+ status=ok reason=completed$/.test(
+              entry.message,
+            ),
+          120_000,
         );
-      expect(fallbacks.length).toBeGreaterThanOrEqual(1);
-      expect(heldCaller.exitCode).toBe(0);
-      expect(boots.at(-2)?.reason).toBe('gateway.restart');
-    }
-    console.log(
-      `openclaw ${version}: --wait 2s in a storm: callers ${JSON.stringify(callers.map((c) => [c.sessionId, c.exitCode]))}; ` +
-        `${recovered.message}; first upstream request ${firstAfter ? `${firstAfter.at - cycle.readyAt} ms after gateway ready (${firstAfter.model}: ${firstAfter.answer})` : 'none'}`,
-    );
-    if (capturing()) {
-      const dir = fixtureDir(version);
-      writeJson(join(dir, 'restart-wait-storm.json'), cliRecord(result));
-      writeFileSync(
-        join(dir, 'storm-wait-restart.log'),
-        `${restartLogLines(gateway.logEntries().slice(mark)).join('\n')}\n`,
+        // The resumed turn is a new user message from OpenClaw, then the model's answer.
+        const messages = sessionMessages(gateway.stateDir, 'held-wait');
+        expect(messages.at(-2)?.role).toBe('user');
+        expect(messages.at(-2)?.text).toMatch(/^\[System\] Your previous turn was interrupted by a gateway restart/);
+        expect(messages.at(-1)).toMatchObject({ role: 'assistant', text: 'Done.' });
+        expect(boots.at(-2)?.reason).toMatch(
+          /^restart drain budget .*exhausted; cutting short .*; restart \(SIGUSR2: gateway\.restart\)$/,
+        );
+      }
+      if (version === '2026.7.1') {
+        expectInOrder(shutdown, [
+          ['gateway', 'received SIGUSR1; restarting'],
+          [
+            'main-session-restart-recovery',
+            /^marked \d+ interrupted main session\(s\) for restart recovery \(gateway restart drain\)$/,
+          ],
+          [
+            'gateway',
+            /^draining \d+ active task\(s\) and \d+ active embedded run\(s\) before restart with timeout 2000ms$/,
+          ],
+          ['gateway', 'active embedded run drain timeout reached; aborting active run(s) before restart'],
+          ['gateway', 'drain timeout reached; proceeding with restart'],
+          ['gateway/shutdown', 'shutdown started: gateway restarting'],
+          ['gateway/shutdown', /^aborted \d+ active run\(s\) during restart shutdown$/],
+          ['gateway', /^restart mode: in-process restart/],
+          ['gateway', 'gateway ready'],
+        ]);
+        // The gateway resumes the session, or gives up on it when its transcript's tail does not allow it
+        // (the CLI's own run below may have written to it first): both were seen with the same scenario.
+        expect(recovered.message).toMatch(
+          /^(resumed interrupted main session: agent:main:explicit:held-wait|marked interrupted main session failed: agent:main:explicit:held-wait \(transcript tail is not resumable\))$/,
+        );
+        // Either way the CLI that asked for the turn runs it again itself, outside the gateway, and gets its answer.
+        // (The CLI shares the gateway's log file: its own lines land there, with no subsystem.)
+        const fallbacks = gateway
+          .logEntries()
+          .slice(mark)
+          .filter((entry) =>
+            entry.raw.includes(
+              'EMBEDDED FALLBACK: Gateway agent failed; running embedded agent: GatewayTransportError: gateway closed (1012): service restart',
+            ),
+          );
+        expect(fallbacks.length).toBeGreaterThanOrEqual(1);
+        expect(heldCaller.exitCode).toBe(0);
+        expect(boots.at(-2)?.reason).toBe('gateway.restart');
+      }
+      console.log(
+        `openclaw ${version}: --wait 2s in a storm: callers ${JSON.stringify(callers.map((c) => [c.sessionId, c.exitCode]))}; ` +
+          `${recovered.message}; first upstream request ${firstAfter ? `${firstAfter.at - cycle.readyAt} ms after gateway ready (${firstAfter.model}: ${firstAfter.answer})` : 'none'}`,
       );
-      writeJson(join(dir, 'boot-lifecycle-wait-restart.json'), boots.slice(-2).map(withoutIds));
-    }
-  });
-});
+      if (capturing()) {
+        const dir = fixtureDir(version);
+        writeJson(join(dir, 'restart-wait-storm.json'), cliRecord(result));
+        writeFileSync(
+          join(dir, 'storm-wait-restart.log'),
+          `${restartLogLines(gateway.logEntries().slice(mark)).join('\n')}\n`,
+        );
+        writeJson(join(dir, 'boot-lifecycle-wait-restart.json'), boots.slice(-2).map(withoutIds));
+      }
+    });
+  },
+);
 
 interface Ended extends TurnResult {
   endedAt: number;
@@ -482,6 +490,7 @@ async function waitForEntry(
     if (found) break;
     if (Date.now() > deadline)
       throw new Error(`no such gateway log line within ${timeoutMs} ms:\n${gateway.output().slice(-3000)}`);
+    // fixed wait: poll interval of a log search bounded by its deadline.
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return found;
@@ -524,6 +533,8 @@ function watchProbes(gateway: RealGateway): { startedAt: number; stop(): Promise
         ['/healthz', '/readyz', '/startupz'].map((path) => gateway.probe(path, 1500)),
       );
       samples.push({ at, healthz, readyz, startupz } as ProbeSample);
+      // fixed wait: the probe sampling rate (what is measured is the gateway's answers over time).
+      // fixed wait: the probe sampling rate (what is measured is the gateway's answers over time).
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
