@@ -47,8 +47,27 @@ export interface PageProbe {
  * A fresh context (its own sessionStorage) and page. An init script (injected by the DevTools protocol,
  * which the CSP does not govern) records every CSP violation the page reports.
  */
-export async function openPage(browser: Browser, colorScheme: 'light' | 'dark' = 'light'): Promise<PageProbe> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme, locale: 'en-US' });
+/**
+ * The fixed-offset zone (`Etc/GMT±N`) in which `instant` falls near noon: a page shown an hour of history
+ * leading up to it then never sees that hour cross midnight, whatever the real time of day of the run.
+ */
+export function zoneAtNoon(instant: number): string {
+  const offset = 12 - new Date(instant).getUTCHours(); // hours east of UTC, -11..12
+  // The Etc zones count the other way: Etc/GMT-3 is three hours east of UTC.
+  return offset === 0 ? 'Etc/GMT' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}
+
+export async function openPage(
+  browser: Browser,
+  colorScheme: 'light' | 'dark' = 'light',
+  timezoneId?: string,
+): Promise<PageProbe> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    colorScheme,
+    locale: 'en-US',
+    ...(timezoneId ? { timezoneId } : {}),
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));

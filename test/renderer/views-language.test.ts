@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolOrSkip } from '../helpers/tools.js';
-import { ensureDir, launchChromium, openPage, SCREENSHOT_DIR, visibleText } from './browser.js';
+import { ensureDir, launchChromium, openPage, SCREENSHOT_DIR, visibleText, zoneAtNoon } from './browser.js';
 
 const BROWSER = toolOrSkip('chromium');
 
@@ -40,7 +40,8 @@ const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_
 
 /** A page whose dashboard speaks `language` (null: the browser's, en-US). */
 async function open(language: 'en' | 'zh-CN' | null, view: string) {
-  const probe = await openPage(browser);
+  // Near noon in the page's zone: the fixture's hour of history is one day's, so its times are bare clock times.
+  const probe = await openPage(browser, 'light', zoneAtNoon(daemon.now));
   if (language !== null) {
     await probe.page.addInitScript({
       content: `localStorage.setItem('breakerbar.language', ${JSON.stringify(language)});`,

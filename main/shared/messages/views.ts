@@ -243,6 +243,8 @@ export const views = area(
     'views.settings.breakers.maxOpenMs.label': 'Longest wait while open',
     'views.settings.breakers.trialsToClose.label': 'Successful trials that close the breaker',
     'views.settings.breakers.maxRetryAfterMs.label': 'Longest provider Retry-After honoured',
+    'views.settings.breakers.maxDependencies.label':
+      'Most models with a breaker of their own (the rest count as provider/other)',
     'views.settings.breakers.overrides.label': 'Per-dependency breaker settings',
     'views.settings.breakers.probes.label': 'Active probes while half-open',
     'views.settings.breakers.stallAfterMs.label': 'Stalled after (ignored)',
@@ -593,6 +595,7 @@ export const views = area(
     'views.settings.breakers.maxOpenMs.label': '断开状态的最长等待时间',
     'views.settings.breakers.trialsToClose.label': '闭合熔断器所需的成功试探次数',
     'views.settings.breakers.maxRetryAfterMs.label': '服务商 Retry-After 的上限',
+    'views.settings.breakers.maxDependencies.label': '拥有独立断路器的模型数上限（其余计入 provider/other）',
     'views.settings.breakers.overrides.label': '按依赖单独设置熔断器',
     'views.settings.breakers.probes.label': '半开时的主动探测',
     'views.settings.breakers.stallAfterMs.label': '判定停滞的时间（已忽略）',
