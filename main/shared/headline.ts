@@ -133,6 +133,11 @@ function problems(status: ApiStatus, now: number): Problem[] {
       },
     });
   }
+  if (status.store && !status.store.ok)
+    found.push({
+      tone: 'critical',
+      message: { key: 'headline.storeLost', params: { problem: status.store.problem ?? 'replaced' } },
+    });
   if (w?.enabled && !w.dryRun && w.budgetRemaining <= 0)
     found.push({ tone: 'critical', message: { key: 'headline.budgetSpent', params: { max: w.maxRestartsPerHour } } });
   for (const source of status.sources) {

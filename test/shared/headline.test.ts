@@ -192,6 +192,19 @@ describe('the headline', () => {
     );
   });
 
+  it("is critical when BreakerBar's own database was deleted or replaced under it", () => {
+    const status = apiStatus({ store: { ok: false, problem: 'deleted', since: NOW - MIN } });
+    const h = headline(status, NOW);
+    expect(h.tone).toBe('critical');
+    expect(headlineText(h, en)).toContain(
+      "BreakerBar's database was deleted while it ran: nothing new is kept until BreakerBar restarts",
+    );
+    expect(headlineText(headline(apiStatus({ store: { ok: false, problem: 'replaced' } }), NOW), zh)).toContain(
+      'BreakerBar 运行期间其数据库被替换',
+    );
+    expect(keys(headline(apiStatus({ store: { ok: true } }), NOW))).not.toContain('headline.storeLost');
+  });
+
   it('names a source that cannot read', () => {
     const status = apiStatus({ sources: [source({ lastError: 'EACCES: permission denied' })] });
     expect(headlineText(headline(status, NOW), en)).toBe('Cannot read jsonl: EACCES: permission denied');

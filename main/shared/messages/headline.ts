@@ -27,6 +27,8 @@ export const headline = area(
     'headline.budgetSpent': (p: { max: number }, f) =>
       `Restart budget spent (${f.plural(p.max, { one: '# restart', other: '# restarts' })} per hour)`,
     'headline.sourceError': (p: { source: string; error: string }) => `Cannot read ${p.source}: ${p.error}`,
+    'headline.storeLost': (p: { problem: 'deleted' | 'replaced' }) =>
+      `BreakerBar's database was ${p.problem} while it ran: nothing new is kept until BreakerBar restarts`,
     'headline.incidentOpen': (p: { since: number; now: number }, f) => `Incident open since ${at(p.since, p.now, f)}`,
     'headline.firstRun': 'Waiting for the first call through the gateway',
     'headline.notProbed': 'Waiting for the first health probe',
@@ -89,6 +91,8 @@ export const headline = area(
       `OpenClaw 将 ${f.list(p.deps)} 冷却至 ${at(p.until, p.now, f)}${p.reason ? `（${p.reason}）` : ''}`,
     'headline.budgetSpent': (p: { max: number }, f) => `重启次数已用完（每小时 ${f.integer(p.max)} 次）`,
     'headline.sourceError': (p: { source: string; error: string }) => `无法读取 ${p.source}：${p.error}`,
+    'headline.storeLost': (p: { problem: 'deleted' | 'replaced' }) =>
+      `BreakerBar 运行期间其数据库被${p.problem === 'deleted' ? '删除' : '替换'}：重启 BreakerBar 之前不再保存新数据`,
     'headline.incidentOpen': (p: { since: number; now: number }, f) => `事件自 ${at(p.since, p.now, f)} 起未结束`,
     'headline.firstRun': '等待经过网关的第一次调用',
     'headline.notProbed': '等待第一次健康探测',
