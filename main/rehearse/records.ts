@@ -2,7 +2,7 @@
  * Real OpenClaw transcript records, built the way the gateway writes them.
  * The rehearsal's simulated workload writes these, and so do the tests and
  * benchmarks: one builder, so every part of BreakerBar is exercised on the same
- * shapes (see docs/openclaw-formats.md in the shared notes).
+ * shapes (docs/openclaw-sources.md describes them; test/fixtures/ holds records captured from the real gateway).
  */
 import type { Outcome } from '../core/classify.js';
 
