@@ -54,7 +54,7 @@ const RAW: Scenario[] = [
   {
     name: '503-injection',
     description:
-      "The classic breaker rehearsal: 10 calls/s for five minutes, 503s injected on anthropic mid-way; the breaker opens within 10 s, half-opens after its cooldown, and closes after recovery, without a restart.",
+      'The classic breaker rehearsal: 10 calls/s for five minutes, 503s injected on anthropic mid-way; the breaker opens within 10 s, half-opens after its cooldown, and closes after recovery, without a restart.',
     durationSec: 300,
     rate: 10,
     agents: [
