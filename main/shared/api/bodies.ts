@@ -7,6 +7,11 @@ import type { OperatorAction } from '../../core/breaker/types.js';
 import { clipForLog, hasControlChars, MAX_REASON_LENGTH } from './text.js';
 import type { ControlRequest, MaintenanceRequest, WatchdogAction, WatchdogRequest } from './types.js';
 
+/** A JSON object (not null, not an array): what every body is. */
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 const ACTIONS: readonly OperatorAction[] = ['force_open', 'force_closed', 'reset'];
 /** A pause longer than a year is a typo; "until resumed" is `null`. */
 const MAX_PAUSE_SEC = 366 * 86_400;
@@ -14,10 +19,10 @@ const MAX_PAUSE_SEC = 366 * 86_400;
 type ControlBody = { ok: true; request: ControlRequest } | { ok: false; param: string; error: string };
 
 export function parseControlBody(value: unknown, dep: string): ControlBody {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     return { ok: false, param: 'body', error: 'body must be a JSON object {action, reason}' };
   }
-  const record = value as Record<string, unknown>;
+  const record = value;
   for (const key of Object.keys(record)) {
     if (key !== 'action' && key !== 'reason' && key !== 'dep') {
       return { ok: false, param: key, error: `unknown field ${clipForLog(key, 40)}` };
@@ -48,10 +53,10 @@ export function parseControlBody(value: unknown, dep: string): ControlBody {
 export function parseConfigBody(
   value: unknown,
 ): { ok: true; request: { config: unknown } } | { ok: false; param: string; error: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     return { ok: false, param: 'config', error: 'body must be {"config": {...}}' };
   }
-  const record = value as Record<string, unknown>;
+  const record = value;
   for (const key of Object.keys(record)) {
     if (key !== 'config') return { ok: false, param: key.slice(0, 40), error: 'unknown field (config)' };
   }
@@ -64,7 +69,7 @@ export function parseConfigBody(
 export function parseEmptyBody(
   value: unknown,
 ): { ok: true; request: undefined } | { ok: false; param: string; error: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     return { ok: false, param: 'body', error: 'body must be a JSON object' };
   }
   const extra = Object.keys(value)[0];
@@ -92,10 +97,10 @@ const FIELDS: Record<WatchdogAction, readonly string[]> = {
 };
 
 export function parseWatchdogBody(action: WatchdogAction, value: unknown): Parsed {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     return { ok: false, param: 'body', error: 'body must be a JSON object' };
   }
-  const record = value as Record<string, unknown>;
+  const record = value;
   for (const key of Object.keys(record)) {
     if (!FIELDS[action].includes(key)) {
       const known = FIELDS[action].length > 0 ? ` (${FIELDS[action].join(', ')})` : ' (none)';
@@ -136,10 +141,10 @@ export function parseWatchdogBody(action: WatchdogAction, value: unknown): Parse
 export function parseMaintenanceBody(
   value: unknown,
 ): { ok: true; request: MaintenanceRequest } | { ok: false; param: string; error: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     return { ok: false, param: 'body', error: 'body must be a JSON object' };
   }
-  const record = value as Record<string, unknown>;
+  const record = value;
   for (const key of Object.keys(record)) {
     if (key !== 'durationSec' && key !== 'reason') {
       return { ok: false, param: key.slice(0, 40), error: 'unknown field for maintenance (durationSec, reason)' };
