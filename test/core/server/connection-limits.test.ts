@@ -67,9 +67,13 @@ async function start(requestTimeoutMs?: number): Promise<ApiServer> {
   return server;
 }
 
-function idleSocket(port: number): Promise<Socket> {
+/** A connection that never sends a byte; `gone` settles when the server has closed it. */
+function idleSocket(port: number): Promise<Socket & { gone: Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    const socket = connect(port, '127.0.0.1', () => resolve(Object.assign(socket, { gone })));
+    // Listened for from the start, and read (flowing), so the server's close is seen whenever it comes.
+    const gone = new Promise<void>((resolveClosed) => socket.once('close', () => resolveClosed()));
+    socket.resume();
     socket.on('error', () => {});
     socket.once('error', reject);
     cleanups.push(() => void socket.destroy());
@@ -130,7 +134,7 @@ describe('an API under connection pressure from one process', () => {
   it('closes a connection that sends nothing after a short while', async () => {
     const server = await start(1000);
     const socket = await idleSocket(server.port);
-    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await socket.gone;
     expect(socket.bytesRead).toBe(0);
   });
 });
