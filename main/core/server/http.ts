@@ -42,7 +42,7 @@ export interface ApiServerOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   port: number;
-  /** The local API token (see api-token.ts); required on every POST. */
+  /** The local API token (see core/api-files/token.ts); required on every POST. */
   token: string;
   log: Logger;
   version: string;
