@@ -87,7 +87,7 @@ const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_
 const cssVariable = (page: Page, name: string) =>
   page.evaluate<string>(`getComputedStyle(document.documentElement).getPropertyValue(${JSON.stringify(name)}).trim()`);
 
-describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard served by a real daemon'), () => {
+describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard served by a real daemon'), { shuffle: false }, () => {
   it('opens on the overview: gateway health, a card per dependency with its state and counts, the watchdog', async () => {
     const { page, context, errors } = await openDashboard(browser);
     try {
