@@ -178,10 +178,11 @@ describe('Notifier', () => {
         webhook('generic', `${fast.base}/fast`),
       ],
     });
-    const started = Date.now();
+    // notify() hands off and returns: nothing is delivered by the time it has (no wall-clock bound here,
+    // a loaded machine would break one); the fast channels then deliver before the hanging one times out.
     h.notifier.notify({ ...BASE_NOTICE });
     h.notifier.notify({ ...BASE_NOTICE, kind: 'gateway_up', dep: null, title: 'Gateway up' });
-    expect(Date.now() - started).toBeLessThan(50);
+    expect(h.records.filter((d) => d.ok)).toHaveLength(0);
 
     await waitFor(() => h.records.filter((d) => d.ok).length === 4, 900, 'the fast channels');
     expect(h.records.every((d) => d.channel !== 'webhook:generic#0')).toBe(true);
