@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../main/rehearse/records.js';
 import { SessionScript } from '../../main/rehearse/workload.js';
 import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
+import { until } from '../helpers/transcripts.js';
 
 const CLI = fileURLToPath(new URL('../../dist/main/cli/index.js', import.meta.url));
 const DEPS = ['zhipu/glm-5.1', 'deepseek/deepseek-v4-pro', 'anthropic/claude-sonnet-4-5'];
@@ -155,12 +156,18 @@ describe('exactly-once ingestion under SIGKILL', () => {
         if (banner.includes('BreakerBar daemon')) resolve();
       }),
     );
-    let stored = comparable(cli('history', '--json'));
-    for (let waited = 0; JSON.stringify(stored) !== JSON.stringify(expected) && waited < 30_000; waited += 250) {
-      // fixed wait: poll interval of a loop bounded by its deadline; each poll runs the CLI (a process).
-      await sleep(250);
-      stored = comparable(cli('history', '--json'));
-    }
+    // Each look runs the CLI, a process of its own: that is the pace of this poll. A timeout falls through
+    // to the comparison below, which shows the difference, once the daemon is stopped.
+    let stored: unknown = null;
+    await until(
+      () => {
+        stored = comparable(cli('history', '--json'));
+        return JSON.stringify(stored) === JSON.stringify(expected);
+      },
+      30_000,
+      'the history to equal the scan',
+      0,
+    ).catch(() => {});
     await started;
     daemon.kill('SIGTERM');
     expect(await exited(daemon)).toBe(0);

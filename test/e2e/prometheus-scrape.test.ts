@@ -71,26 +71,30 @@ async function eventually(
   what: string,
   timeoutMs = 15_000,
 ): Promise<Sample[]> {
-  const deadline = Date.now() + timeoutMs;
   let last: Sample[] | string = 'no answer yet';
-  for (;;) {
-    try {
-      const result = await prometheus!.query(expr);
-      if (accept(result)) return result;
-      last = result;
-    } catch (error) {
-      last = String(error);
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}\nquery: ${expr}\nlast result: ${JSON.stringify(last)}\n` +
-          `--- scrape targets ---\n${await prometheus!.targets()}\n${logs()}`,
-      );
-    }
-    // fixed wait: poll interval of a query loop bounded by its deadline (each poll is a PromQL query).
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  let accepted: Sample[] | undefined;
+  await until(
+    async () => {
+      try {
+        const result = await prometheus!.query(expr);
+        if (accept(result)) accepted = result;
+        last = result;
+      } catch (error) {
+        last = String(error);
+      }
+      return accepted !== undefined;
+    },
+    timeoutMs,
+    async () =>
+      `${what}\nquery: ${expr}\nlast result: ${JSON.stringify(last)}\n` +
+      `--- scrape targets ---\n${await prometheus!.targets()}\n${logs()}`,
+    QUERY_POLL_MS,
+  );
+  return accepted as Sample[];
 }
+
+/** Between PromQL queries: each one is evaluated by the server, and a scrape lands every second at best. */
+const QUERY_POLL_MS = 100;
 
 const single = (result: Sample[]) => (result.length === 1 ? result[0]!.value : Number.NaN);
 

@@ -70,6 +70,8 @@ function renderConfig(jobs: ScrapeJob[]): string {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Between readiness checks: a refused connection to loopback costs next to nothing. */
+const READY_POLL_MS = 20;
 
 async function stopChild(child: ChildProcess): Promise<void> {
   // No pid: the spawn itself failed, there is nothing to stop (and no 'exit' will come).
@@ -134,8 +136,7 @@ export async function startPrometheus(jobs: ScrapeJob[], readyTimeoutMs = 20_000
         failure = `prometheus not ready after ${readyTimeoutMs} ms`;
         break;
       }
-      // fixed wait: poll interval of a readiness loop bounded by its deadline.
-      await sleep(100);
+      await sleep(READY_POLL_MS);
     }
     if (failure === null) {
       let stopped = false;

@@ -383,16 +383,24 @@ export function expectedSummary(calls: readonly WrittenCall[]): CallSummary {
   return { calls: calls.length, outcomes, byDependency: sorted, tokens, turns: turns.summary() };
 }
 
-/** Polls `condition` until it holds; fails with `what` after `timeoutMs`. Never asserts speed, only outcomes. */
+/**
+ * Polls `condition` until it holds; fails with `what` (text, or a function that gathers what went on) after
+ * `timeoutMs`. Polls every `intervalMs`: more than the 10 ms default where each look is itself costly (a
+ * process, a query). Never asserts speed, only outcomes.
+ */
 export async function until(
   condition: () => boolean | Promise<boolean>,
   timeoutMs = 5000,
-  what = 'condition',
+  what: string | (() => string | Promise<string>) = 'condition',
+  intervalMs = 10,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
+    if (Date.now() > deadline) {
+      const detail = typeof what === 'string' ? what : await what();
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${detail}`);
+    }
+    await sleep(intervalMs);
   }
 }
 

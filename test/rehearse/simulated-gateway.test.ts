@@ -152,7 +152,8 @@ describe('simulated gateway endpoints', () => {
     await waitFor(() => gw.requests['/healthz'] === 1);
     const started = Date.now();
     await gw.close();
-    expect(Date.now() - started).toBeLessThan(500);
+    // Far below the 5 s it would take if close() waited for the hung request or the restart.
+    expect(Date.now() - started).toBeLessThan(2500);
     // The hung request ends because close() destroyed its socket, not by the client's 5 s timeout.
     expect(await pending).toBe('ECONNRESET');
   });
@@ -259,7 +260,8 @@ describe('simulated restarts', () => {
     const started = Date.now();
     await gw.close();
     await restarting;
-    expect(Date.now() - started).toBeLessThan(500);
+    // Far below the 5 s it would take if close() waited for the hung request or the restart.
+    expect(Date.now() - started).toBeLessThan(2500);
     expect(await refused(gw.port)).toBe(true);
     await gw.close(); // twice is fine
   });

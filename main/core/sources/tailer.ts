@@ -182,6 +182,16 @@ export class FileTailer {
     return this.queue.idle;
   }
 
+  /** Idle, and no follow-up look is pending: nothing will be read until a file changes or a reconcile runs. */
+  get settled(): boolean {
+    return this.queue.settled;
+  }
+
+  /** A follow-up look at `path` is pending (it was just read, or its look had to wait). */
+  followingUp(path: string): boolean {
+    return this.queue.followingUp(path);
+  }
+
   /** Marks a path for a look soon (watcher events, tests, hosts that know better). */
   touch(path: string): void {
     if (this.stopped || this.options.roleOf(path) === 'ignore') return;

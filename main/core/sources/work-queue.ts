@@ -48,6 +48,16 @@ export class WorkQueue {
     return this.waiting.size === 0 && !this.pumping && this.busy.size === 0;
   }
 
+  /** Idle, and no follow-up look is pending either: nothing will happen until something is added. */
+  get settled(): boolean {
+    return this.idle && this.followUps.size === 0;
+  }
+
+  /** A follow-up look at `key` is pending. */
+  followingUp(key: string): boolean {
+    return this.followUps.has(key);
+  }
+
   /** Looks at `key` again after the follow-up delay (a pending follow-up is pushed back). */
   later(key: string): void {
     if (this.stopped) return;

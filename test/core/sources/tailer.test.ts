@@ -229,9 +229,7 @@ describe('FileTailer: exactly once, in order', () => {
     writeFileSync(path, `${lineNo(0)}\n${line.slice(0, 10)}`);
     await look(tailer);
     // The half line must not be delivered by the follow-up look either.
-    // fixed wait: past the queue's follow-up timer, which nothing outside the tailer can observe.
-    await sleep(250);
-    await look(tailer);
+    await until(() => tailer.settled, 5000, 'the follow-up look');
     expect(rec.linesAt(path)).toEqual([lineNo(0)]);
 
     appendFileSync(path, line.slice(10, 20));
@@ -284,9 +282,9 @@ describe('FileTailer: a consumer that stores later', () => {
     renameSync(path, renamed);
     appendAll(renamed, range(3, 5));
     tailer.reconcile();
-    // A second batch started now would be the bug, and a batch that does not start sends no event.
-    // fixed wait: 150 ms is many looks' worth; nothing else can show that no look started.
-    await sleep(150);
+    // The look at the new name waits for the batch: it is put off to a follow-up. A second batch started
+    // now would be the bug.
+    await until(() => tailer.followingUp(renamed) || held.length > 1, 5000, 'the look at the new name');
     expect(held).toHaveLength(1);
     expect(rec.deliveries).toEqual([]);
 

@@ -484,16 +484,15 @@ async function waitForEntry(
   timeoutMs: number,
 ): Promise<GatewayLogEntry> {
   let found: GatewayLogEntry | undefined;
-  const deadline = Date.now() + timeoutMs;
-  while (!found) {
-    found = gateway.logEntries().slice(mark).find(matches);
-    if (found) break;
-    if (Date.now() > deadline)
-      throw new Error(`no such gateway log line within ${timeoutMs} ms:\n${gateway.output().slice(-3000)}`);
-    // fixed wait: poll interval of a log search bounded by its deadline.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return found;
+  await until(
+    () => {
+      found = gateway.logEntries().slice(mark).find(matches);
+      return found !== undefined;
+    },
+    timeoutMs,
+    () => `a matching gateway log line:\n${gateway.output().slice(-3000)}`,
+  );
+  return found as GatewayLogEntry;
 }
 
 /** Each expected line appears, in this order, among the entries. */
@@ -533,7 +532,6 @@ function watchProbes(gateway: RealGateway): { startedAt: number; stop(): Promise
         ['/healthz', '/readyz', '/startupz'].map((path) => gateway.probe(path, 1500)),
       );
       samples.push({ at, healthz, readyz, startupz } as ProbeSample);
-      // fixed wait: the probe sampling rate (what is measured is the gateway's answers over time).
       // fixed wait: the probe sampling rate (what is measured is the gateway's answers over time).
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
