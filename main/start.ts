@@ -38,7 +38,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const electronDir = join(root, 'node_modules', 'electron');
 
 /** Electron's binary as its npm package records it (path.txt), if it is there. */
-function electronBinary(): string | null {
+export function electronBinary(): string | null {
   try {
     const relative = readFileSync(join(electronDir, 'path.txt'), 'utf8').trim();
     const binary = join(electronDir, 'dist', relative);
