@@ -3,7 +3,7 @@
  * spelling the URL parser accepts, and nothing that merely looks like one.
  */
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, tokenRefusal } from '../../main/shared/api/loopback.js';
+import { isLoopbackHost, serverUrl, tokenRefusal } from '../../main/shared/api/loopback.js';
 
 describe('where the token may go', () => {
   it('goes to 127.0.0.0/8, ::1 and localhost, over http or https, on any port', () => {
@@ -60,5 +60,15 @@ describe('where the token may go', () => {
     expect(isLoopbackHost('::1')).toBe(false);
     expect(isLoopbackHost('127.0.0.256')).toBe(false);
     expect(isLoopbackHost('127.0.0')).toBe(false);
+  });
+
+  it('reaches a wildcard listener on loopback, as the daemon writes it, so the token may go there', () => {
+    expect(serverUrl('0.0.0.0', 18820)).toBe('http://127.0.0.1:18820');
+    expect(serverUrl('::', 18820)).toBe('http://127.0.0.1:18820');
+    expect(serverUrl('::1', 18820)).toBe('http://[::1]:18820');
+    expect(serverUrl('127.0.0.1', 1)).toBe('http://127.0.0.1:1');
+    expect(serverUrl('192.168.1.20', 18820)).toBe('http://192.168.1.20:18820');
+    expect(tokenRefusal(serverUrl('0.0.0.0', 18820))).toBeNull();
+    expect(tokenRefusal(serverUrl('192.168.1.20', 18820))).not.toBeNull();
   });
 });

@@ -43,3 +43,13 @@ export function tokenRefusal(url: string): string | null {
   }
   return null;
 }
+
+/**
+ * The URL at which this machine reaches a server configured to listen on `host:port`: a wildcard address
+ * (`0.0.0.0`, `::`) listens on loopback too and is reached at 127.0.0.1, as the daemon itself writes it in
+ * `<dataDir>/api-url`; an IPv6 address goes in brackets.
+ */
+export function serverUrl(host: string, port: number): string {
+  const reached = host === '0.0.0.0' || host === '::' || host === '[::]' ? '127.0.0.1' : host;
+  return `http://${reached.includes(':') && !reached.startsWith('[') ? `[${reached}]` : reached}:${port}`;
+}
