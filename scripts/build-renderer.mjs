@@ -2,14 +2,14 @@
 /**
  * Builds the dashboard into dist/renderer (or --out DIR):
  *
- *   index.html                   the page (its CSP in a <meta>, for Electron's file:// load)
+ *   index.html                   the page (its CSP in a <meta>, on top of the header it is served with)
  *   assets/*.js                  renderer/**\/*.ts as browser ES modules, one file each (no bundler)
  *   assets/shared/*.js           main/shared/**\/*.ts, the modules the core and the dashboard share
  *   assets/style.css, assets/icon.svg
  *   assets/vendor/uPlot.esm.js   the chart library's ESM build, its CSS and its licence
  *
- * The daemon's server answers `/` with index.html and `/assets/…` with the files under assets/, nothing
- * else, so that is the whole layout. Types are checked separately (`tsc -p renderer/tsconfig.json`): this
+ * The daemon's server (and the app's app://dashboard scheme) answers `/` with index.html and `/assets/…`
+ * with the files under assets/, nothing else, so that is the whole layout. Types are checked separately (`tsc -p renderer/tsconfig.json`): this
  * script only transpiles, file by file, which `verbatimModuleSyntax` in that tsconfig makes safe.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

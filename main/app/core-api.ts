@@ -5,6 +5,7 @@
  * No Electron here: it is tested against a real server on loopback.
  */
 import { type ApiClient, type CallRequest, createClient } from '../shared/api/client.js';
+import { tokenRefusal } from '../shared/api/loopback.js';
 
 const TIMEOUT_MS = 10_000;
 /** Slow routes (the doctor probes the gateway and reads the OpenClaw tree): give them longer. */
@@ -37,10 +38,13 @@ export class CoreApi {
   readonly call: ApiClient['call'];
   private readonly fetchImpl: typeof fetch;
   private cachedToken: string | null = null;
+  /** Why the token may not go to this URL (not loopback), or null: then it goes with every call. */
+  private readonly refusal: string | null;
 
   constructor(private readonly options: CoreApiOptions) {
     this.url = options.url.replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? fetch;
+    this.refusal = tokenRefusal(this.url);
     this.call = createClient((request) => this.request(request)).call;
   }
 
@@ -60,7 +64,9 @@ export class CoreApi {
     return this.cachedToken;
   }
 
-  private async request({ method, path, body, slow }: CallRequest): Promise<unknown> {
+  private async request({ method, path, body, slow, token }: CallRequest): Promise<unknown> {
+    // A route that needs the token is not tried without it: the refusal says why, instead of a 401.
+    if (token && this.refusal !== null) throw new CoreApiError(this.refusal, null);
     const timeoutMs = slow ? SLOW_TIMEOUT_MS : undefined;
     let response = await this.send(method, path, body, false, timeoutMs);
     // The core may have been restarted with a new token file (a fresh data directory): read it once more.
@@ -94,8 +100,8 @@ export class CoreApi {
     timeoutMs = this.options.timeoutMs ?? TIMEOUT_MS,
   ): Promise<Response> {
     const headers: Record<string, string> = {};
-    // Every call carries the token: the routes that need it get it, the rest ignore it.
-    const token = this.token(refreshToken);
+    // Every call to a loopback core carries the token: the routes that need it get it, the rest ignore it.
+    const token = this.refusal === null ? this.token(refreshToken) : null;
     if (token !== null) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {

@@ -11,6 +11,7 @@
 import { EventEmitter } from 'node:events';
 import type { LoadedConfig } from '../core/config/index.js';
 import type { LockState } from '../core/lock.js';
+import { serverUrl } from '../shared/api/loopback.js';
 import type { ApiEvent, ApiStatus } from '../shared/api/types.js';
 import { CoreApi } from './core-api.js';
 import { type BackoffTiming, decideCore, embeddedCoreArgs, nextBackoff } from './core-decision.js';
@@ -390,7 +391,7 @@ export class CoreSupervisor extends EventEmitter<CoreSupervisorEvents> {
   private configuredUrl(): string | null {
     const server = this.loaded?.config.server;
     if (!server || server.port === 0) return null;
-    return `http://${server.host.includes(':') ? `[${server.host}]` : server.host}:${server.port}`;
+    return serverUrl(server.host, server.port);
   }
 
   private setView(view: CoreView): void {

@@ -9,12 +9,12 @@
  *
  * Rules from Electron's security checklist
  * (https://www.electronjs.org/docs/latest/tutorial/security#17-validate-the-sender-of-all-ipc-messages):
- * the sender must be our own renderer's top frame, and every argument is
+ * the sender must be our own renderer's top frame (`app://dashboard`), and every argument is
  * checked, by the same parsers the server runs, before anything reaches the core.
  */
-import { fileURLToPath } from 'node:url';
 import { type CallableName, isCallable, type ParamsOf, ROUTES, type RouteSpec } from '../shared/api/routes.js';
 import type { ApiError } from '../shared/api/types.js';
+import { APP_SCHEME } from './app-protocol.js';
 
 /** Renderer → main: one API call, `{route, params}`. */
 export const API_CHANNEL = 'breakerbar:api';
@@ -32,26 +32,30 @@ export interface SenderFrame {
 }
 
 /**
- * The sender is our dashboard: a top-level frame showing our own `index.html` (any fragment or query:
- * the views live in the fragment). A null frame (navigated away, destroyed) is never trusted.
+ * The sender is our dashboard: a top-level frame showing our own page, `rendererUrl`
+ * (`app://dashboard/index.html`, app-protocol.ts), with any fragment or query (the views live in the
+ * fragment). Same scheme, same host, no port or credentials, same path; a `file:` URL never matches. A null
+ * frame (navigated away, destroyed) is never trusted.
  */
 export function isTrustedSender(frame: SenderFrame | null | undefined, rendererUrl: string): boolean {
   if (!frame || typeof frame.url !== 'string') return false;
   if (frame.parent !== undefined && frame.parent !== null) return false;
-  const path = filePath(frame.url);
-  return path !== null && path === filePath(rendererUrl);
+  const page = pageOf(frame.url);
+  const ours = pageOf(rendererUrl);
+  return page !== null && ours !== null && page === ours;
 }
 
-function filePath(url: string): string | null {
+/** `scheme://host/path` of an app-scheme URL without credentials or port, or null for anything else. */
+function pageOf(url: string): string | null {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'file:' || (parsed.host !== '' && parsed.host !== 'localhost')) return null;
-    parsed.hash = '';
-    parsed.search = '';
-    return fileURLToPath(parsed);
+    parsed = new URL(url);
   } catch {
     return null;
   }
+  if (parsed.protocol !== `${APP_SCHEME}:` || parsed.hostname === '') return null;
+  if (parsed.port !== '' || parsed.username !== '' || parsed.password !== '') return null;
+  return `${parsed.protocol}//${parsed.hostname}${parsed.pathname}`;
 }
 
 export type Checked =

@@ -13,7 +13,7 @@ import { type CoreApi, CoreApiError } from './core-api.js';
 import { API_CHANNEL, checkCall, isMutation, isTrustedSender } from './ipc-contract.js';
 
 export interface IpcOptions {
-  /** The renderer's `file:` URL: the only sender served. */
+  /** The dashboard's page, `app://dashboard/index.html`: the only sender served. */
   rendererUrl: string;
   /** The connected core's API, or null (then the answer says why there is none). */
   api(): CoreApi | null;

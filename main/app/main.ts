@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { app, session, shell } from 'electron';
+import { app, protocol, session, shell } from 'electron';
 import { readApiUrl } from '../core/api-files/address.js';
 import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import { type LoadedConfig, loadConfig } from '../core/config/index.js';
@@ -17,6 +17,7 @@ import type { LockState } from '../core/lock.js';
 import { createLogger, type LogFields, type Logger } from '../core/log.js';
 import type { Language, LanguageSetting } from '../shared/i18n.js';
 import { translator } from '../shared/messages/index.js';
+import { enableAppProtocol, registerAppScheme } from './app-protocol.js';
 import { forkCore, spawnCoreWithNode } from './core-process.js';
 import { type CoreChild, CoreSupervisor, type ForkRequest, type SupervisorTiming } from './core-supervisor.js';
 import { pidLockState } from './dev-lock.js';
@@ -50,28 +51,47 @@ export interface RunningApp {
   quit(): Promise<void>;
 }
 
+/** Second launches of the app, answered once start-up is complete. */
+export interface SecondLaunches {
+  /** From now on each second launch calls `show`; one that came earlier is answered now, once. */
+  handleWith(show: () => void): void;
+}
+
 /**
- * One app per user: a second launch only shows the first one's dashboard and exits.
- * Returns false (and quits) when another instance already runs.
+ * One app per user: a second launch only shows the first one's dashboard and exits. Returns null (and quits)
+ * when another instance already runs. A second launch that comes while this one is still starting is kept
+ * until `handleWith`: the dashboard must not open before the security rules and the IPC handler are in place.
  */
-export function claimSingleInstance(onSecondInstance: () => void): boolean {
+export function claimSingleInstance(): SecondLaunches | null {
   if (!app.requestSingleInstanceLock()) {
     app.quit();
-    return false;
+    return null;
   }
+  let show: (() => void) | null = null;
+  let missed = false;
   app.on('second-instance', () => {
-    if (app.isReady()) onSecondInstance();
-    else void app.whenReady().then(onSecondInstance);
+    if (show) show();
+    else missed = true;
   });
-  return true;
+  return {
+    handleWith(handler) {
+      show = handler;
+      if (missed) {
+        missed = false;
+        handler();
+      }
+    },
+  };
 }
 
 export async function startApp(deps: Partial<AppDependencies> = {}): Promise<RunningApp | null> {
   const paths = deps.paths ?? appPaths();
   const platform = deps.platform ?? process.platform;
-  const window = new DashboardWindow({ rendererIndex: paths.rendererIndex, preload: paths.preload, platform });
   // Done before the first await: Electron may become ready meanwhile, and these must come first.
-  if (!claimSingleInstance(() => window.show())) return null;
+  const secondLaunches = claimSingleInstance();
+  if (!secondLaunches) return null;
+  // The dashboard's own origin (app-protocol.ts): privileged schemes can only be registered before ready.
+  registerAppScheme(protocol);
   // Chromium's files (cache, local storage) in a folder of their own: on macOS userData is BreakerBar's
   // home, where the core keeps its config and database.
   app.setPath('sessionData', join(app.getPath('userData'), 'Session'));
@@ -98,7 +118,20 @@ export async function startApp(deps: Partial<AppDependencies> = {}): Promise<Run
   });
   const coreUrl = () => (supervisor.view.phase === 'connected' ? supervisor.view.url : null);
 
-  enableSecurity({ app, session: session.defaultSession, shell, rendererUrl: paths.rendererUrl, coreUrl });
+  // Security first: the scheme, the session's rules and the guards exist before any window does.
+  enableAppProtocol({
+    protocol,
+    rendererDir: paths.rendererDir,
+    log: (message, fields) => log.error(message, fields as LogFields),
+  });
+  const guard = enableSecurity({
+    app,
+    session: session.defaultSession,
+    shell,
+    rendererUrl: paths.rendererUrl,
+    coreUrl,
+  });
+  const window = new DashboardWindow({ url: paths.rendererUrl, preload: paths.preload, platform, guard });
   enableIpc({
     rendererUrl: paths.rendererUrl,
     api: () => supervisor.api,
@@ -153,6 +186,8 @@ export async function startApp(deps: Partial<AppDependencies> = {}): Promise<Run
   tray.enable();
   supervisor.start();
   openOnFirstRun(supervisor, preferences, window);
+  // Start-up is complete (security, IPC, tray): a second launch may open the dashboard now.
+  secondLaunches.handleWith(() => window.show());
   log.info('BreakerBar app started', { platform, dataDir: supervisor.config?.dataDir ?? null });
   return { supervisor, tray, window, quit };
 }

@@ -4,31 +4,32 @@
  * app alike (the asar keeps the same layout):
  *
  *   dist/main/app/        this host          dist/preload/index.cjs   the preload (CommonJS: sandboxed preloads cannot be ESM)
- *   dist/main/cli/index.js the core's entry  dist/renderer/index.html the dashboard
+ *   dist/main/cli/index.js the core's entry  dist/renderer/             the dashboard (served as app://dashboard/)
  *   main/app/assets/ or dist/main/app/assets/   tray icons
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { DASHBOARD_URL } from './app-protocol.js';
 
 export interface AppPaths {
   /** `dist/main/cli/index.js`: run as `daemon` in a utility process when no daemon is running. */
   coreScript: string;
   preload: string;
-  rendererIndex: string;
-  /** The renderer's `file:` URL without hash: the one origin IPC and navigation accept. */
+  /** The built dashboard (`index.html`, `assets/`): the only files the `app://` scheme serves. */
+  rendererDir: string;
+  /** The dashboard's page, `app://dashboard/index.html`: the one page IPC and navigation accept. */
   rendererUrl: string;
   assetsDir: string;
 }
 
 export function appPaths(here = dirname(fileURLToPath(import.meta.url)), exists = existsSync): AppPaths {
   const dist = join(here, '..', '..');
-  const rendererIndex = join(dist, 'renderer', 'index.html');
   return {
     coreScript: join(here, '..', 'cli', 'index.js'),
     preload: join(dist, 'preload', 'index.cjs'),
-    rendererIndex,
-    rendererUrl: pathToFileURL(rendererIndex).href,
+    rendererDir: join(dist, 'renderer'),
+    rendererUrl: DASHBOARD_URL,
     assetsDir: assetsDir(here, exists),
   };
 }

@@ -11,6 +11,7 @@ import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import type { LoadedConfig } from '../core/config/index.js';
 import { isLocked } from '../core/lock.js';
 import { type CallRequest, createClient, type ApiClient as RouteClient } from '../shared/api/client.js';
+import { serverUrl, tokenRefusal } from '../shared/api/loopback.js';
 
 const TIMEOUT_MS = 10_000;
 /** Slow routes (the doctor probes the gateway): wait longer. */
@@ -35,10 +36,17 @@ export function connect(loaded: LoadedConfig): ApiClient {
     );
   }
   const { host, port } = loaded.config.server;
-  const url = written ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = written ?? serverUrl(host, port);
   // The token is read only for the routes that need it: reading the status needs no access to the data directory.
-  const transport = (call: CallRequest) => request(url, call, call.token ? readToken(dataDir) : null);
+  const transport = async (call: CallRequest) => request(url, call, call.token ? tokenFor(url, dataDir) : null);
   return { url, call: createClient(transport).call };
+}
+
+/** The token, for a daemon on this machine only (main/shared/api/loopback.ts). */
+function tokenFor(url: string, dataDir: string): string {
+  const refusal = tokenRefusal(url);
+  if (refusal !== null) throw new ApiClientError(refusal);
+  return readToken(dataDir);
 }
 
 function readToken(dataDir: string): string {

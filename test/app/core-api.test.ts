@@ -128,3 +128,32 @@ describe('CoreApi', () => {
     expect(await client().alive()).toBe(false);
   });
 });
+
+describe('CoreApi and a core on a network address', () => {
+  function recording(url: string) {
+    const sent: Array<{ url: string; authorization: string | null }> = [];
+    const fetchImpl = (async (target: string, init?: RequestInit) => {
+      sent.push({ url: target, authorization: new Headers(init?.headers).get('authorization') });
+      return new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch;
+    const api = new CoreApi({ url, token: () => 'a'.repeat(64), fetch: fetchImpl });
+    return { api, sent };
+  }
+
+  it('never sends the token off this machine: reads go without it, a route that needs it is refused unsent', async () => {
+    const { api, sent } = recording('http://192.0.2.7:18820');
+    await api.call('status');
+    expect(sent).toEqual([{ url: 'http://192.0.2.7:18820/api/status', authorization: null }]);
+    const refused = api.call('resume');
+    await expect(refused).rejects.toBeInstanceOf(CoreApiError);
+    await expect(refused).rejects.toThrow(/sent only to this machine .* not to 192\.0\.2\.7:18820/);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('sends it to a loopback core with every call', async () => {
+    const { api, sent } = recording('http://[::1]:18820');
+    await api.call('status');
+    await api.call('resume');
+    expect(sent.map((s) => s.authorization)).toEqual([`Bearer ${'a'.repeat(64)}`, `Bearer ${'a'.repeat(64)}`]);
+  });
+});

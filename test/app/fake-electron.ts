@@ -111,8 +111,13 @@ export class FakeNotification extends Emitting {
 }
 
 export class FakeWebContents extends Emitting {
+  /** What the page shows: the last URL loaded into its window. */
+  url = '';
   readonly send = vi.fn();
   readonly setWindowOpenHandler = vi.fn();
+  getURL(): string {
+    return this.url;
+  }
   isDestroyed(): boolean {
     return false;
   }
@@ -123,7 +128,9 @@ export class FakeBrowserWindow extends Emitting {
   readonly webContents = new FakeWebContents();
   visible = false;
   destroyed = false;
-  readonly loadFile = vi.fn(async (_path: string, _options?: { hash?: string }) => {});
+  readonly loadURL = vi.fn(async (url: string) => {
+    this.webContents.url = url;
+  });
   readonly show = vi.fn(() => {
     this.visible = true;
   });
@@ -264,6 +271,16 @@ export const session = {
   },
 };
 
+export const protocol = {
+  registerSchemesAsPrivileged: vi.fn(),
+  /** Scheme → the handler `protocol.handle` was given. */
+  handlers: new Map<string, (request: { url: string; method: string }) => Promise<Response>>(),
+  handle: vi.fn((scheme: string, handler: (request: { url: string; method: string }) => Promise<Response>) => {
+    if (protocol.handlers.has(scheme)) throw new Error(`second handler for ${scheme}:`);
+    protocol.handlers.set(scheme, handler);
+  }),
+};
+
 export const utilityProcess = {
   fork: vi.fn((modulePath: string, args: string[] = [], options: Record<string, unknown> = {}) => {
     const child = new FakeUtilityProcess();
@@ -281,6 +298,7 @@ export const electron = {
   Menu,
   nativeImage,
   Notification: FakeNotification,
+  protocol,
   session,
   shell,
   Tray: FakeTray,
@@ -291,6 +309,7 @@ export function reset(): void {
   vi.clearAllMocks();
   appEmitter.removeAllListeners();
   ipcMain.handlers.clear();
+  protocol.handlers.clear();
   FakeTray.instances = [];
   FakeNotification.instances = [];
   FakeNotification.supported = true;

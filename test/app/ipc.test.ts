@@ -4,7 +4,6 @@
  * core, and a trusted call goes through to the core's API (a real server on
  * loopback) and answers its JSON, or its `{error, param}`.
  */
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CoreApi } from '../../main/app/core-api.js';
 import { enableIpc } from '../../main/app/ipc.js';
@@ -14,7 +13,7 @@ import { ipcMain, reset } from './fake-electron.js';
 
 vi.mock('electron', async () => (await import('./fake-electron.js')).electron);
 
-const RENDERER = pathToFileURL('/opt/BreakerBar/resources/app.asar/dist/renderer/index.html').href;
+const RENDERER = 'app://dashboard/index.html';
 const OWN = { senderFrame: { url: `${RENDERER}#view=overview`, parent: null } };
 const FOREIGN = { senderFrame: { url: 'https://evil.example/', parent: null } };
 
@@ -131,9 +130,14 @@ describe('sender check', () => {
     expect(isTrustedSender({ url: RENDERER.replace('index.html', 'other.html') }, RENDERER)).toBe(false);
     expect(isTrustedSender({ url: 'file:///etc/passwd' }, RENDERER)).toBe(false);
     expect(isTrustedSender({ url: 'http://127.0.0.1:18820/' }, RENDERER)).toBe(false);
+    // The dashboard's own files under file: are not the dashboard: only its app: origin is.
     expect(
-      isTrustedSender({ url: 'file://evil-host/opt/BreakerBar/resources/app.asar/dist/renderer/index.html' }, RENDERER),
+      isTrustedSender({ url: 'file:///opt/BreakerBar/resources/app.asar/dist/renderer/index.html' }, RENDERER),
     ).toBe(false);
+    expect(isTrustedSender({ url: 'app://elsewhere/index.html' }, RENDERER)).toBe(false);
+    expect(isTrustedSender({ url: 'app://dashboard:8080/index.html' }, RENDERER)).toBe(false);
+    expect(isTrustedSender({ url: 'app://x@dashboard/index.html' }, RENDERER)).toBe(false);
+    expect(isTrustedSender({ url: 'other://dashboard/index.html' }, RENDERER)).toBe(false);
     expect(isTrustedSender({ url: 'not a url' }, RENDERER)).toBe(false);
     expect(isTrustedSender(null, RENDERER)).toBe(false);
   });

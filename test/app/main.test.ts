@@ -7,13 +7,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { API_CHANNEL } from '../../main/app/ipc-contract.js';
 import { type AppDependencies, type RunningApp, startApp } from '../../main/app/main.js';
 import { loadConfig } from '../../main/core/config/index.js';
 import type { LockState } from '../../main/core/lock.js';
 import { silentLogger } from '../../main/core/log.js';
+import { DASHBOARD_CSP } from '../../main/core/server/static-files.js';
 import { until } from '../helpers/transcripts.js';
 import { startFakeCore } from './fake-core.js';
 import {
@@ -22,6 +22,7 @@ import {
   FakeTray,
   FakeUtilityProcess,
   ipcMain,
+  protocol,
   reset,
   state,
   utilityProcess,
@@ -50,13 +51,12 @@ afterEach(async () => {
 });
 
 function deps(overrides: Partial<AppDependencies> = {}): Partial<AppDependencies> {
-  const rendererIndex = join(root, 'dist', 'renderer', 'index.html');
   return {
     paths: {
       coreScript: join(root, 'dist', 'main', 'cli', 'index.js'),
       preload: join(root, 'dist', 'preload', 'index.cjs'),
-      rendererIndex,
-      rendererUrl: pathToFileURL(rendererIndex).href,
+      rendererDir: join(root, 'dist', 'renderer'),
+      rendererUrl: 'app://dashboard/index.html',
       assetsDir: join(root, 'assets'),
     },
     platform: 'darwin',
@@ -90,12 +90,69 @@ describe('single instance', () => {
     expect(FakeBrowserWindow.instances[0]?.show).toHaveBeenCalled();
   });
 
-  it('waits for ready before showing it when the second launch comes early', async () => {
-    running = await startApp(deps());
-    state.ready = false;
+  it('answers a second launch during start-up only once start-up is complete (security and IPC in place)', async () => {
+    let ready: () => void = () => {};
+    app.whenReady.mockImplementationOnce(() => new Promise<void>((resolve) => (ready = resolve)));
+    const starting = startApp(deps());
+    app.emit('second-instance', {}, [], root);
+    await until(() => app.whenReady.mock.calls.length === 1);
     app.emit('second-instance', {}, [], root);
     expect(FakeBrowserWindow.instances).toHaveLength(0);
-    await until(() => FakeBrowserWindow.instances.length === 1);
+    ready();
+    running = await starting;
+    // Both launches asked for the same thing: one window, shown once, guarded, with the IPC handler there.
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+    const [window] = FakeBrowserWindow.instances;
+    expect(window?.show).toHaveBeenCalledTimes(1);
+    expect(window?.webContents.setWindowOpenHandler).toHaveBeenCalled();
+    expect([...ipcMain.handlers.keys()]).toEqual([API_CHANNEL]);
+    expect([...protocol.handlers.keys()]).toEqual(['app']);
+    // Later launches are answered at once.
+    app.emit('second-instance', {}, [], root);
+    expect(window?.show).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('the dashboard’s origin', () => {
+  it('registers app: as a privileged standard, secure scheme before ready, and nothing more', async () => {
+    running = await startApp(deps());
+    expect(protocol.registerSchemesAsPrivileged).toHaveBeenCalledTimes(1);
+    expect(protocol.registerSchemesAsPrivileged).toHaveBeenCalledWith([
+      { scheme: 'app', privileges: { standard: true, secure: true } },
+    ]);
+    expect(protocol.registerSchemesAsPrivileged.mock.invocationCallOrder[0]).toBeLessThan(
+      app.whenReady.mock.invocationCallOrder[0] as number,
+    );
+  });
+
+  it('serves app://dashboard from the renderer directory, with the dashboard’s CSP', async () => {
+    mkdirSync(join(root, 'dist', 'renderer'), { recursive: true });
+    writeFileSync(join(root, 'dist', 'renderer', 'index.html'), '<!doctype html><title>dashboard</title>');
+    writeFileSync(join(root, 'dist', 'secret.txt'), 'not for the page');
+    running = await startApp(deps());
+    const handler = protocol.handlers.get('app');
+    const page = await handler?.({ url: 'app://dashboard/index.html#view=logs', method: 'GET' });
+    expect(page?.status).toBe(200);
+    expect(await page?.text()).toBe('<!doctype html><title>dashboard</title>');
+    expect(page?.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page?.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+    const outside = await handler?.({ url: 'app://dashboard/assets/%2e%2e/%2e%2e/secret.txt', method: 'GET' });
+    expect(outside?.status).toBe(404);
+    expect(outside?.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+  });
+
+  it('opens the window at app://dashboard, guarded, and the IPC handler accepts only that page', async () => {
+    running = await startApp(deps());
+    running?.window.show('view=doctor');
+    const [window] = FakeBrowserWindow.instances;
+    expect(window?.loadURL).toHaveBeenCalledWith('app://dashboard/index.html#view=doctor');
+    const handler = ipcMain.handlers.get(API_CHANNEL);
+    const fromPage = { senderFrame: { url: 'app://dashboard/index.html#view=doctor', parent: null } };
+    const fromFile = { senderFrame: { url: 'file:///tmp/dist/renderer/index.html', parent: null } };
+    await expect(handler?.(fromFile, { route: 'status' })).rejects.toThrow(/not BreakerBar's dashboard/);
+    expect(await handler?.(fromPage, { route: 'status' })).toMatchObject({
+      error: expect.stringMatching(/not reachable/),
+    });
   });
 });
 

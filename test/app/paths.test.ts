@@ -11,8 +11,8 @@ describe('app paths', () => {
     expect(paths).toEqual({
       coreScript: '/app/dist/main/cli/index.js',
       preload: '/app/dist/preload/index.cjs',
-      rendererIndex: '/app/dist/renderer/index.html',
-      rendererUrl: 'file:///app/dist/renderer/index.html',
+      rendererDir: '/app/dist/renderer',
+      rendererUrl: 'app://dashboard/index.html',
       assetsDir: '/app/main/app/assets',
     });
     expect(assetsDir('/app/dist/main/app', (p) => p === '/app/dist/main/app/assets')).toBe('/app/dist/main/app/assets');

@@ -4,20 +4,17 @@
  * permissions denied, a CSP on any http(s) response.
  */
 import { EventEmitter } from 'node:events';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  DASHBOARD_CSP,
-  enableSecurity,
-  guardContents,
-  isAllowedNavigation,
-  isExternalAllowed,
-} from '../../main/app/security.js';
+import { enableSecurity, guardContents, isAllowedNavigation, isExternalAllowed } from '../../main/app/security.js';
+import { DASHBOARD_CSP } from '../../main/core/server/static-files.js';
 
-const RENDERER = pathToFileURL('/app/dist/renderer/index.html').href;
+const RENDERER = 'app://dashboard/index.html';
 const CORE = 'http://127.0.0.1:18820';
 
 class Contents extends EventEmitter {
+  /** What the contents show (our dashboard unless a test says otherwise). */
+  url = `${RENDERER}#view=overview`;
+  getURL = () => this.url;
   openHandler: ((details: { url: string }) => { action: string }) | null = null;
   setWindowOpenHandler = vi.fn((handler: (details: { url: string }) => { action: string }) => {
     this.openHandler = handler;
@@ -40,8 +37,15 @@ function guarded() {
 describe('navigation and new windows', () => {
   it('lets the window move within our page only', () => {
     expect(isAllowedNavigation(`${RENDERER}#view=logs`, RENDERER)).toBe(true);
+    expect(isAllowedNavigation(`${RENDERER}?lang=zh-CN#view=logs`, RENDERER)).toBe(true);
     expect(isAllowedNavigation('https://example.com/', RENDERER)).toBe(false);
     expect(isAllowedNavigation('file:///etc/passwd', RENDERER)).toBe(false);
+    // The same files as file: URLs are not our page any more.
+    expect(isAllowedNavigation('file:///app/dist/renderer/index.html', RENDERER)).toBe(false);
+    expect(isAllowedNavigation('app://dashboard/assets/icon.svg', RENDERER)).toBe(false);
+    expect(isAllowedNavigation('app://elsewhere/index.html', RENDERER)).toBe(false);
+    expect(isAllowedNavigation('app://dashboard:1/index.html', RENDERER)).toBe(false);
+    expect(isAllowedNavigation('app://user@dashboard/index.html', RENDERER)).toBe(false);
   });
 
   it('refuses navigations and redirects elsewhere, and webviews', () => {
@@ -62,6 +66,15 @@ describe('navigation and new windows', () => {
     expect(shell.openExternal).toHaveBeenCalledTimes(1);
   });
 
+  it('opens the browser only for our dashboard, not for a page that got into other web contents', () => {
+    const { contents, shell } = guarded();
+    contents.url = 'https://evil.example/';
+    expect(contents.openHandler?.({ url: `${CORE}/metrics` })).toEqual({ action: 'deny' });
+    contents.url = 'file:///app/dist/renderer/index.html';
+    expect(contents.openHandler?.({ url: `${CORE}/metrics` })).toEqual({ action: 'deny' });
+    expect(shell.openExternal).not.toHaveBeenCalled();
+  });
+
   it('opens in a browser only http(s) on the core’s origin, without credentials', () => {
     expect(isExternalAllowed(`${CORE}/`, CORE)).toBe(true);
     expect(isExternalAllowed('http://127.0.0.1:9999/metrics', CORE)).toBe(false);
@@ -80,14 +93,14 @@ describe('session rules', () => {
       webRequest: { onHeadersReceived: vi.fn() },
     };
     const shell = { openExternal: vi.fn() };
-    enableSecurity({
+    const guard = enableSecurity({
       app: app as never,
       session: session as never,
       shell: shell as never,
       rendererUrl: RENDERER,
       coreUrl: () => CORE,
     });
-    return { app, session, shell };
+    return { app, session, shell, guard };
   }
 
   it('guards every web contents the app creates', () => {
@@ -96,6 +109,15 @@ describe('session rules', () => {
     app.emit('web-contents-created', {}, contents);
     expect(contents.navigate('will-navigate', 'https://evil.example/')).toBe(true);
     expect(contents.setWindowOpenHandler).toHaveBeenCalled();
+  });
+
+  it('hands back the same guard, for a window to apply to its own web contents', () => {
+    const { guard } = enabled();
+    const contents = new Contents();
+    guard(contents as never);
+    expect(contents.navigate('will-navigate', 'file:///etc/passwd')).toBe(true);
+    expect(contents.navigate('will-attach-webview', RENDERER)).toBe(true);
+    expect(contents.setWindowOpenHandler).toHaveBeenCalledTimes(1);
   });
 
   it('denies every permission request and check', () => {

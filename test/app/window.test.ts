@@ -11,13 +11,16 @@ import { notice } from './fixtures.js';
 vi.mock('electron', async () => (await import('./fake-electron.js')).electron);
 
 let window: DashboardWindow;
+const guard = vi.fn();
 
 beforeEach(() => {
   reset();
+  guard.mockReset();
   window = new DashboardWindow({
-    rendererIndex: '/app/dist/renderer/index.html',
+    url: 'app://dashboard/index.html',
     preload: '/app/dist/preload/index.cjs',
     platform: 'darwin',
+    guard,
   });
 });
 
@@ -26,28 +29,55 @@ const only = () => {
   return FakeBrowserWindow.instances[0] as FakeBrowserWindow;
 };
 
+/** Every web preference, as Electron's security checklist wants them; `devTools` depends on packaging. */
+const preferences = (devTools: boolean) => ({
+  contextIsolation: true,
+  sandbox: true,
+  nodeIntegration: false,
+  nodeIntegrationInWorker: false,
+  nodeIntegrationInSubFrames: false,
+  webSecurity: true,
+  allowRunningInsecureContent: false,
+  experimentalFeatures: false,
+  webviewTag: false,
+  safeDialogs: true,
+  navigateOnDragDrop: false,
+  devTools,
+  spellcheck: false,
+  preload: '/app/dist/preload/index.cjs',
+});
+
 describe('dashboard window', () => {
-  it('is created isolated, sandboxed, without Node, with our preload', () => {
+  it('is created isolated, sandboxed, without Node, with our preload, and loads app://dashboard', () => {
     window.show();
-    expect(only().options.webPreferences).toMatchObject({
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webviewTag: false,
-      preload: '/app/dist/preload/index.cjs',
-    });
-    expect(only().loadFile).toHaveBeenCalledWith('/app/dist/renderer/index.html', {});
+    expect(only().options.webPreferences).toEqual(preferences(true));
+    expect(only().loadURL).toHaveBeenCalledWith('app://dashboard/index.html');
     expect(only().show).toHaveBeenCalled();
     expect(app.focus).toHaveBeenCalledWith({ steal: true });
+  });
+
+  it('has no developer tools in a packaged app', () => {
+    app.isPackaged = true;
+    window.show();
+    expect(only().options.webPreferences).toEqual(preferences(false));
+  });
+
+  it('guards its web contents as it creates them, before loading anything', () => {
+    window.show();
+    expect(guard).toHaveBeenCalledTimes(1);
+    expect(guard).toHaveBeenCalledWith(only().webContents);
+    expect(guard.mock.invocationCallOrder[0]).toBeLessThan(only().loadURL.mock.invocationCallOrder[0] as number);
+    window.show('view=logs');
+    expect(guard).toHaveBeenCalledTimes(1);
   });
 
   it('opens at a route, and reuses the window the next time', () => {
     window.show();
     window.show('view=logs&at=5');
     window.show();
-    expect(only().loadFile.mock.calls).toEqual([
-      ['/app/dist/renderer/index.html', {}],
-      ['/app/dist/renderer/index.html', { hash: 'view=logs&at=5' }],
+    expect(only().loadURL.mock.calls).toEqual([
+      ['app://dashboard/index.html'],
+      ['app://dashboard/index.html#view=logs&at=5'],
     ]);
     expect(only().show).toHaveBeenCalledTimes(3);
   });

@@ -89,6 +89,37 @@ describe('electron-builder.yml', () => {
     await expect(validateConfiguration(broken, new DebugLogger(false))).rejects.toThrow(/macc/);
   });
 
+  it('flips the fuses: no RunAsNode, NODE_OPTIONS or inspector, only a validated app.asar, no file:// privileges', async () => {
+    expect(config.electronFuses).toEqual({
+      runAsNode: false,
+      enableCookieEncryption: true,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      enableEmbeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true,
+      grantFileProtocolExtraPrivileges: false,
+      loadBrowserProcessSpecificV8Snapshot: false,
+    });
+    // The schema knows each of them (a fuse electron-builder does not know would be refused below).
+    await expect(
+      validateConfiguration({ electronFuses: config.electronFuses } as typeof config, new DebugLogger(false)),
+    ).resolves.toBeUndefined();
+  });
+
+  it('refuses a misspelt fuse or a fuse set to something else than a boolean, so the check above can fail', async () => {
+    const misspelt = { ...config, electronFuses: { ...config.electronFuses, runAsNod: false } } as typeof config;
+    await expect(validateConfiguration(misspelt, new DebugLogger(false))).rejects.toThrow(
+      /configuration\.electronFuses/,
+    );
+    const notBoolean = {
+      ...config,
+      electronFuses: { ...config.electronFuses, runAsNode: 'no' },
+    } as unknown as typeof config;
+    await expect(validateConfiguration(notBoolean, new DebugLogger(false))).rejects.toThrow(
+      /configuration\.electronFuses/,
+    );
+  });
+
   it('makes a menu-bar app: no Dock icon on macOS, a developer tool', () => {
     expect(config.appId).toBe('dev.breakerbar.app');
     expect(config.mac?.extendInfo).toMatchObject({ LSUIElement: true });

@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { serverUrl, tokenRefusal } from '../../shared/api/loopback.js';
 import { API_URL_FILE, readApiUrl } from '../api-files/address.js';
 import { API_TOKEN_FILE } from '../api-files/token.js';
 import type { DependencyCapStatus } from '../breaker/dependency-cap.js';
@@ -24,9 +25,7 @@ import { type Finding, finding } from './types.js';
 /** `http://<server.host>:<server.port>` as a client reaches it (wildcard hosts through loopback). */
 export function configuredApiUrl(loaded: LoadedConfig): string | null {
   const { host, port } = loaded.config.server;
-  if (port === 0) return null;
-  const reach = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  return `http://${reach.includes(':') ? `[${reach}]` : reach}:${port}`;
+  return port === 0 ? null : serverUrl(host, port);
 }
 
 export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeouts): Promise<Finding[]> {
@@ -146,9 +145,13 @@ async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
   let sources: SourceStatus[];
   let dependencies: DependencyCapStatus | undefined;
   try {
-    const token = readFileSync(join(dataDir, API_TOKEN_FILE), 'utf8').trim();
+    // The token goes to this machine only (shared/api/loopback.ts); the status is read without it elsewhere.
+    const headers: Record<string, string> = {};
+    if (tokenRefusal(url) === null) {
+      headers.authorization = `Bearer ${readFileSync(join(dataDir, API_TOKEN_FILE), 'utf8').trim()}`;
+    }
     const response = await fetch(new URL('/api/status', url), {
-      headers: { authorization: `Bearer ${token}` },
+      headers,
       signal: AbortSignal.timeout(5000),
     });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);

@@ -3,7 +3,9 @@
  * resolves to an ApiStatus, `call('incident', {id})` to an IncidentDetail. How a
  * call travels is the transport's business (HTTP with a token from a file, HTTP
  * with a token the user typed, or the app's IPC), so the CLI, the app and the
- * dashboard share one description of every call. Browser-safe.
+ * dashboard share one description of every call. Browser-safe. A transport that
+ * attaches the token from the data directory asks `tokenRefusal` (loopback.ts)
+ * first: that token goes to this machine only.
  */
 import {
   type CallableName,
