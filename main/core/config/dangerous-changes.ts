@@ -10,20 +10,13 @@
  * path and query of a webhook or push URL are its credentials), secrets only whether one is set.
  * Pure.
  */
+import type { DangerousChange } from '../../shared/api/types.js';
 import { redactUrl } from '../notify/webhook-format.js';
 import { configSchema } from './index.js';
 import { defaultsOf } from './schema.js';
 
-export type ChangeKind = 'added' | 'changed' | 'removed';
-
-export interface DangerousChange {
-  /** The dotted key (`watchdog.restartCommand`, `notifications.webhooks`, `breakers.probes.zhipu/*`). */
-  key: string;
-  change: ChangeKind;
-  /** The value before and after, safe to show; null where there was or will be none. */
-  from: string | null;
-  to: string | null;
-}
+export type { DangerousChange };
+export type ChangeKind = DangerousChange['change'];
 
 export interface DangerousChanges {
   changes: DangerousChange[];
