@@ -1,0 +1,140 @@
+/**
+ * Confirming a dangerous settings change in a browser. The daemon refuses such a change from a page
+ * until it comes back with the six-digit code it has just shown on the desktop and in its log (never
+ * to the page): this asks for that code, in the page, naming each change, and sends the same change
+ * again with it. In the app the main process asks in a native dialog instead, and this never shows.
+ */
+import type { ConfigConfirmation, DangerousChange } from '../main/shared/api/types.js';
+import type { Translator } from '../main/shared/messages/index.js';
+import { ApiFailure, Cancelled } from './api.js';
+import { fill, h } from './dom.js';
+
+/** The person dismissed the prompt: nothing was saved. */
+export class NotConfirmed extends Cancelled {
+  override name = 'NotConfirmed';
+}
+
+/** Asks for the code; `refused` when the last one was turned down. Rejects with NotConfirmed when dismissed. */
+export type AskCode = (confirmation: ConfigConfirmation, refused: boolean) => Promise<string>;
+
+/** Codes asked for one save at most: enough for a typo or two, never a loop (the daemon burns a code after three). */
+export const MAX_ASKS = 3;
+const CODE_SHAPE = /^\d{6}$/;
+const CHANGE_KINDS = new Set(['added', 'changed', 'removed']);
+
+const isText = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+function isChange(value: unknown): value is DangerousChange {
+  if (typeof value !== 'object' || value === null) return false;
+  const change = value as Record<string, unknown>;
+  return (
+    typeof change.key === 'string' &&
+    CHANGE_KINDS.has(change.change as string) &&
+    isText(change.from) &&
+    isText(change.to)
+  );
+}
+
+/** The `confirm` of a refused answer, when it has a well-formed one (it comes off the network). */
+export function confirmationOf(value: unknown): ConfigConfirmation | undefined {
+  const confirm = (value as { confirm?: unknown } | null)?.confirm;
+  if (typeof confirm !== 'object' || confirm === null) return undefined;
+  const { keys, changes, expiresAt } = confirm as Record<string, unknown>;
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) return undefined;
+  if (!Array.isArray(changes) || !changes.every(isChange)) return undefined;
+  if (expiresAt !== null && typeof expiresAt !== 'number') return undefined;
+  return { keys, changes, expiresAt };
+}
+
+/**
+ * Saves through `save`; when the daemon asks for a code (428) or turns one down (403), asks the person
+ * and sends the same change again with it. Any other failure, or too many asks, is thrown as it came.
+ */
+export async function saveConfirmed<T>(save: (code: string | undefined) => Promise<T>, ask: AskCode): Promise<T> {
+  let code: string | undefined;
+  for (let asked = 0; ; asked++) {
+    try {
+      return await save(code);
+    } catch (error) {
+      const needsCode =
+        error instanceof ApiFailure && error.confirm !== undefined && (error.status === 428 || error.status === 403);
+      if (!needsCode || asked >= MAX_ASKS) throw error;
+      code = await ask(error.confirm as ConfigConfirmation, error.status === 403);
+    }
+  }
+}
+
+/** The prompt, drawn in `container` (hidden while nothing is asked), in the words `words()` gives now. */
+export function codePrompt(container: HTMLElement, words: () => Translator): AskCode {
+  return (confirmation, refused) =>
+    new Promise<string>((resolve, reject) => {
+      const { t } = words();
+      const close = () => {
+        container.hidden = true;
+        fill(container);
+      };
+      const input = h('input', {
+        id: 'confirm-code',
+        type: 'text',
+        inputmode: 'numeric',
+        autocomplete: 'one-time-code',
+        maxlength: 6,
+        spellcheck: 'false',
+        'aria-describedby': 'confirm-why confirm-error',
+      });
+      const error = h('p', { id: 'confirm-error', class: 'field-error', role: 'alert', hidden: !refused });
+      if (refused) fill(error, t('confirm.prompt.refused'));
+      const cancel = h('button', { type: 'button' }, t('confirm.prompt.cancel'));
+      const form = h(
+        'form',
+        { class: 'confirm-prompt', 'aria-labelledby': 'confirm-title', 'data-testid': 'confirm-prompt' },
+        h('h3', { id: 'confirm-title' }, t('confirm.prompt.title')),
+        h(
+          'div',
+          { id: 'confirm-why' },
+          h('p', null, t('confirm.prompt.intro')),
+          h(
+            'ul',
+            null,
+            ...confirmation.changes.map((change) => h('li', null, h('code', null, t('confirm.change', change)))),
+          ),
+          confirmation.expiresAt === null
+            ? null
+            : h('p', { class: 'muted' }, t('confirm.prompt.expires', { at: confirmation.expiresAt })),
+        ),
+        h('label', { for: 'confirm-code' }, t('confirm.prompt.label')),
+        h(
+          'div',
+          { class: 'token-row' },
+          input,
+          h('button', { type: 'submit', class: 'primary' }, t('confirm.prompt.submit')),
+          cancel,
+        ),
+        error,
+      );
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        const code = input.value.replace(/\s/g, '');
+        if (!CODE_SHAPE.test(code)) {
+          error.hidden = false;
+          fill(error, t('confirm.prompt.shape'));
+          input.setAttribute('aria-invalid', 'true');
+          input.focus();
+          return;
+        }
+        close();
+        resolve(code);
+      });
+      const dismiss = () => {
+        close();
+        reject(new NotConfirmed('the change was not confirmed'));
+      };
+      cancel.addEventListener('click', dismiss);
+      form.addEventListener('keydown', (event) => {
+        if (event.key === 'Escape') dismiss();
+      });
+      fill(container, form);
+      container.hidden = false;
+      input.focus();
+    });
+}
