@@ -10,7 +10,7 @@
 import { type CallRequest, createClient } from '../main/shared/api/client.js';
 import type { ApiEvent } from '../main/shared/api/types.js';
 import { ApiFailure, type ConnectionState, type DashboardApi, dashboardApi, isApiError } from './api.js';
-import { confirmationOf } from './confirm-prompt.js';
+import { confirmationOf } from './confirmation.js';
 
 export interface TokenAccess {
   get(): string | null;

@@ -23,7 +23,8 @@ import {
   sameValue,
   withChanges,
 } from '../config-form.js';
-import { codePrompt, NotConfirmed, saveConfirmed } from '../confirm-prompt.js';
+import { codePrompt } from '../confirm-prompt.js';
+import { NotConfirmed, saveConfirmed } from '../confirmation.js';
 import { button, fill, h } from '../dom.js';
 import { describeFailure, failureBox } from '../errors-ui.js';
 import { groupFields, labelOf, type SettingGroup, unitOf, unitWord } from '../settings-groups.js';

@@ -170,7 +170,7 @@ describe('saving dangerous settings over IPC', () => {
   }
 
   it('asks the human, and saves what was confirmed (the core does not ask again)', async () => {
-    const confirm = vi.fn(async () => true);
+    const confirm = vi.fn<ConfirmDangerous>(async () => true);
     withConfirm(confirm);
     expect(await call(OWN, 'saveConfig', { config: DANGEROUS })).toMatchObject({ ok: true });
     expect(confirm).toHaveBeenCalledTimes(1);
@@ -197,7 +197,7 @@ describe('saving dangerous settings over IPC', () => {
   });
 
   it('does not ask when nothing dangerous changes, nor about a config the core refuses anyway', async () => {
-    const confirm = vi.fn(async () => false);
+    const confirm = vi.fn<ConfirmDangerous>(async () => false);
     withConfirm(confirm);
     expect(
       await call(OWN, 'saveConfig', { config: { retention: { days: 3 }, server: { port: 18821 } } }),

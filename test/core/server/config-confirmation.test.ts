@@ -139,7 +139,10 @@ async function start(): Promise<Harness> {
     deliverConfirmation: (delivery) => delivered.push(delivery),
   });
   cleanups.push(() => server.close());
-  return { server, backend, log, delivered, advance: (ms) => void (now += ms) };
+  const advance = (ms: number) => {
+    now += ms;
+  };
+  return { server, backend, log, delivered, advance };
 }
 
 /** Saves as a browser page does (its own Origin), or as the CLI and the app's main process do (none). */

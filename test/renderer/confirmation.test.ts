@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ConfigConfirmation } from '../../main/shared/api/types.js';
 import { ApiFailure } from '../../renderer/api.js';
-import { confirmationOf, MAX_ASKS, NotConfirmed, saveConfirmed } from '../../renderer/confirm-prompt.js';
+import { type AskCode, confirmationOf, MAX_ASKS, NotConfirmed, saveConfirmed } from '../../renderer/confirmation.js';
 
 const CONFIRM: ConfigConfirmation = {
   keys: ['watchdog.restartCommand'],
@@ -49,7 +49,7 @@ describe('saveConfirmed', () => {
 
   it('asks again after a refused code, saying so, and gives up after a few', async () => {
     const answers = ['111111', '222222'];
-    const ask = vi.fn(async () => answers.shift() ?? '000000');
+    const ask = vi.fn<AskCode>(async () => answers.shift() ?? '000000');
     const save = vi.fn(async (code: string | undefined) => {
       if (code === undefined) throw needsCode;
       if (code === '222222') return 'saved';
