@@ -35,8 +35,6 @@ export interface OneTimeCodes {
   issue(binding?: string): IssuedCode;
   /** True once for a code issued for `binding` less than `ttlMs` ago; a matching code is spent either way. */
   redeem(code: unknown, binding?: string): boolean;
-  /** When the live code of `binding` expires, or null when it has none. */
-  pending(binding: string): number | null;
   /** Codes issued and neither redeemed, burnt nor expired. */
   readonly outstanding: number;
 }
@@ -90,13 +88,6 @@ export function createOneTimeCodes(options: OneTimeCodesOptions): OneTimeCodes {
         if (waiting.triesLeft <= 0) codes.delete(other);
       }
       return false;
-    },
-    pending(binding) {
-      prune(clock());
-      let latest: number | null = null;
-      for (const entry of codes.values())
-        if (entry.binding === binding) latest = Math.max(latest ?? 0, entry.expiresAt);
-      return latest;
     },
     get outstanding() {
       prune(clock());
