@@ -107,6 +107,8 @@ export interface MonitorOptions {
   spendCheckMs?: number;
   /** The dashboard's built files, served at `/` by the local API (the daemon passes dist/renderer). */
   staticDir?: string;
+  /** Shows a config change's confirmation code on the desktop (default node-notifier; tests record it). */
+  showConfirmationCode?: (title: string, body: string) => Promise<void>;
 }
 
 export class Monitor extends EventEmitter<MonitorEvents> {
@@ -409,7 +411,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     const { t } = this.words();
     const keys = [...new Set(delivery.changes.map((change) => change.key))];
     const body = t('confirm.notify.body', { code: delivery.code, keys, validMs: delivery.expiresAt - this.clock() });
-    this.showDesktopText(t('confirm.notify.title'), body).catch((error: unknown) =>
+    const show = this.options.showConfirmationCode ?? this.showDesktopText;
+    show(t('confirm.notify.title'), body).catch((error: unknown) =>
       this.log.warn('confirmation code not shown on the desktop', { error: (error as Error).message }),
     );
   }
