@@ -14,6 +14,7 @@ import type {
   ApiEvent,
   ApiHistory,
   ApiStatus,
+  ConfigConfirmation,
   ConfigSaveResponse,
   ConfigView,
   ControlResponse,
@@ -40,7 +41,8 @@ export interface DashboardApi {
   resume(): Promise<WatchdogResponse>;
   control(dep: string, action: OperatorAction, reason: string): Promise<ControlResponse>;
   config(): Promise<ConfigView>;
-  saveConfig(config: Record<string, unknown>): Promise<ConfigSaveResponse>;
+  /** Saves the config file; `confirmCode` is the one-time code a dangerous change from a browser needs. */
+  saveConfig(config: Record<string, unknown>, confirmCode?: string): Promise<ConfigSaveResponse>;
   doctor(): Promise<DoctorReport>;
   /** Live events; `onConnection` hears when the stream drops and comes back. Returns the unsubscribe function. */
   subscribe(onEvent: (event: ApiEvent) => void, onConnection?: (state: ConnectionState) => void): () => void;
@@ -67,7 +69,8 @@ export function dashboardApi(
     resume: () => client.call('resume'),
     control: (dep, action, reason) => client.call('control', { dep, action, reason }),
     config: () => client.call('config'),
-    saveConfig: (config) => client.call('saveConfig', { config }),
+    saveConfig: (config, confirmCode) =>
+      client.call('saveConfig', confirmCode === undefined ? { config } : { config, confirmCode }),
     doctor: () => client.call('doctor'),
     subscribe,
   };
@@ -84,6 +87,8 @@ export class ApiFailure extends Error {
     /** HTTP status (0: the request never got an answer). */
     readonly status: number,
     readonly param?: string,
+    /** A config change that needs its one-time code first (what it changes, when the code sent runs out). */
+    readonly confirm?: ConfigConfirmation,
   ) {
     super(message);
   }

@@ -10,6 +10,7 @@
 import { type CallRequest, createClient } from '../main/shared/api/client.js';
 import type { ApiEvent } from '../main/shared/api/types.js';
 import { ApiFailure, type ConnectionState, type DashboardApi, dashboardApi, isApiError } from './api.js';
+import { confirmationOf } from './confirmation.js';
 
 export interface TokenAccess {
   get(): string | null;
@@ -84,7 +85,7 @@ async function readAnswer(response: Response): Promise<unknown> {
     throw new ApiFailure(`unexpected answer from BreakerBar (HTTP ${response.status}, not JSON)`, response.status);
   }
   if (!response.ok) {
-    if (isApiError(value)) throw new ApiFailure(value.error, response.status, value.param);
+    if (isApiError(value)) throw new ApiFailure(value.error, response.status, value.param, confirmationOf(value));
     throw new ApiFailure(`BreakerBar answered HTTP ${response.status}`, response.status);
   }
   return value;

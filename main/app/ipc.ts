@@ -3,12 +3,17 @@
  * API channel (ipc-contract.ts), refusing a sender that is not our own
  * renderer, checking the call against the route table, and answering with the
  * core's JSON or its `{error, param?}`. The dashboard never reaches the core
- * any other way.
+ * any other way. A config save that changes dangerous settings waits for the
+ * human to confirm it in a native dialog (confirm-dialog.ts).
  * https://www.electronjs.org/docs/latest/tutorial/ipc
  */
-import { type IpcMainInvokeEvent, ipcMain } from 'electron';
+import { type IpcMainInvokeEvent, ipcMain, type WebContents } from 'electron';
+import { dangerousChanges } from '../core/config/dangerous-changes.js';
+import { validateConfigFile } from '../core/config/file.js';
 import type { CallableName } from '../shared/api/routes.js';
 import type { ApiError } from '../shared/api/types.js';
+import { type Translator, translator } from '../shared/messages/index.js';
+import { type ConfirmDangerous, nativeConfirm } from './confirm-dialog.js';
 import { type CoreApi, CoreApiError } from './core-api.js';
 import { API_CHANNEL, checkCall, isMutation, isTrustedSender } from './ipc-contract.js';
 
@@ -23,6 +28,13 @@ export interface IpcOptions {
   changed?(route: CallableName): void;
   /** "Now" for the parameters' time defaults (tests). */
   clock?: () => number;
+  /** The app's language, for the confirmation dialog (English when not given). */
+  translator?: Translator;
+  /**
+   * Asks the human before a saved config changes dangerous settings (default: the native dialog,
+   * confirm-dialog.ts). Not asked when nothing dangerous changes.
+   */
+  confirmDangerous?: ConfirmDangerous;
 }
 
 /** Registers the handler; returns the function that removes it. */
@@ -33,7 +45,7 @@ export function enableIpc(options: IpcOptions): () => void {
 
 export async function handle(
   options: IpcOptions,
-  event: Pick<IpcMainInvokeEvent, 'senderFrame'>,
+  event: Pick<IpcMainInvokeEvent, 'senderFrame'> & Partial<Pick<IpcMainInvokeEvent, 'sender'>>,
   args: unknown[],
 ): Promise<unknown> {
   // A rejection, not an answer: a foreign frame learns nothing but that it was refused.
@@ -46,6 +58,10 @@ export async function handle(
   const api = options.api();
   if (!api) return { error: `BreakerBar's core is not reachable: ${options.unavailable()}` } satisfies ApiError;
   try {
+    if (checked.route === 'saveConfig') {
+      const cancelled = await confirmSave(options, api, checked.params as { config: unknown }, event.sender);
+      if (cancelled) return cancelled;
+    }
     const call = api.call as (route: CallableName, params?: unknown) => Promise<unknown>;
     const answer = await call(checked.route, checked.params);
     if (isMutation(checked.route)) options.changed?.(checked.route);
@@ -56,4 +72,35 @@ export async function handle(
     }
     return { error: (error as Error).message ?? String(error) } satisfies ApiError;
   }
+}
+
+/**
+ * A saved config that changes dangerous settings is shown to the human first; the core then takes it
+ * from this process without asking again (no Origin: trusted like the CLI). Null to go ahead, or the
+ * answer that says nothing was saved.
+ */
+async function confirmSave(
+  options: IpcOptions,
+  api: CoreApi,
+  params: { config: unknown },
+  sender: WebContents | undefined,
+): Promise<ApiError | null> {
+  // The file the change replaces, as the core reads it; unreadable counts as empty (all is new).
+  const current = await api.call('config').then(
+    (view) => view.raw,
+    () => ({}),
+  );
+  // An invalid file is refused by the core with the key at fault: no need to ask about it first.
+  try {
+    validateConfigFile(params.config);
+  } catch {
+    return null;
+  }
+  const { changes } = dangerousChanges(current, params.config);
+  if (changes.length === 0) return null;
+  const words = options.translator ?? translator('en');
+  const confirm = options.confirmDangerous ?? nativeConfirm(words);
+  if (await confirm(changes, sender)) return null;
+  const keys = [...new Set(changes.map((change) => change.key))];
+  return { error: words.t('confirm.dialog.cancelled', { keys }), param: 'confirm' };
 }

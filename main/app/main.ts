@@ -137,6 +137,7 @@ export async function startApp(deps: Partial<AppDependencies> = {}): Promise<Run
     api: () => supervisor.api,
     unavailable: () => (supervisor.view.phase === 'connected' ? 'reconnecting' : supervisor.view.detail),
     changed: () => supervisor.refresh(),
+    translator: translator(appLanguage(d.loadConfig)),
   });
   supervisor.on('event', (event) => window.send(event));
   enableNotifications({

@@ -24,13 +24,14 @@ import { languageOf } from './language.js';
 import { type DataDirLock, lockDataDir } from './lock.js';
 import type { Logger } from './log.js';
 import { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
-import type { DesktopChannel } from './notify/desktop.js';
+import { createDesktopText, type DesktopChannel } from './notify/desktop.js';
 import { Heartbeat } from './notify/heartbeat.js';
 import { CooldownLoopDetector } from './openclaw/cooldown-loop.js';
 import { OpenClawCooldowns } from './openclaw/cooldowns.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import { DEFAULT_QUOTA_COMMAND, QuotaReader } from './openclaw/quota.js';
 import { createBackend } from './server/backend.js';
+import type { ConfirmationDelivery } from './server/handlers.js';
 import { type ApiServer, startApiServer } from './server/http.js';
 import { GatewayLogSource, type GatewayLogStatus } from './sources/gateway-log.js';
 import { GatewayMetricsSource, type MetricsStatus } from './sources/gateway-metrics.js';
@@ -106,6 +107,8 @@ export interface MonitorOptions {
   spendCheckMs?: number;
   /** The dashboard's built files, served at `/` by the local API (the daemon passes dist/renderer). */
   staticDir?: string;
+  /** Shows a config change's confirmation code on the desktop (default node-notifier; tests record it). */
+  showConfirmationCode?: (title: string, body: string) => Promise<void>;
 }
 
 export class Monitor extends EventEmitter<MonitorEvents> {
@@ -387,6 +390,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         version: version(),
         clock: this.clock,
         staticDir: this.options.staticDir,
+        deliverConfirmation: (delivery) => this.showConfirmationCode(delivery),
       });
       writeApiUrl(this.loaded.dataDir, this.server.url);
     } catch (error) {
@@ -397,6 +401,23 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       throw new ServeError(explained ?? (error as Error).message, { cause: error });
     }
   }
+
+  /**
+   * A code confirming a dangerous config change from a browser, on this machine's desktop (besides the
+   * log line the server writes). Whatever `notifications.desktop` says: the code is no notice, and the
+   * person making the change needs it.
+   */
+  private showConfirmationCode(delivery: ConfirmationDelivery): void {
+    const { t } = this.words();
+    const keys = [...new Set(delivery.changes.map((change) => change.key))];
+    const body = t('confirm.notify.body', { code: delivery.code, keys, validMs: delivery.expiresAt - this.clock() });
+    const show = this.options.showConfirmationCode ?? this.showDesktopText;
+    show(t('confirm.notify.title'), body).catch((error: unknown) =>
+      this.log.warn('confirmation code not shown on the desktop', { error: (error as Error).message }),
+    );
+  }
+
+  private readonly showDesktopText = createDesktopText();
 
   /** Where the local API listens, once started. */
   get apiUrl(): string | null {

@@ -23,6 +23,8 @@ import {
   sameValue,
   withChanges,
 } from '../config-form.js';
+import { codePrompt } from '../confirm-prompt.js';
+import { NotConfirmed, saveConfirmed } from '../confirmation.js';
 import { button, fill, h } from '../dom.js';
 import { describeFailure, failureBox } from '../errors-ui.js';
 import { groupFields, labelOf, type SettingGroup, unitOf, unitWord } from '../settings-groups.js';
@@ -49,6 +51,8 @@ export class SettingsView implements View {
   private controls = new Map<string, FieldControl>();
   private view: ConfigView | null = null;
   private readonly status = h('p', { class: 'form-status', role: 'status' });
+  /** Where the one-time code of a dangerous change is asked for (a browser only; the app asks natively). */
+  private readonly confirmBox = h('div', { class: 'confirm-box', hidden: true });
   /** Groups the user opened (kept across re-renders); null until the first render picks them. */
   private open: Set<SettingGroup> | null = null;
 
@@ -157,6 +161,7 @@ export class SettingsView implements View {
       ),
       h('nav', { class: 'group-nav', 'aria-label': t.t('views.settings.nav') }, nav),
       form,
+      this.confirmBox,
     );
     fill(this.status, '');
   }
@@ -305,7 +310,11 @@ export class SettingsView implements View {
     }
     fill(this.status, t.t('views.settings.saving'));
     try {
-      const answer = await this.context.api.saveConfig(withChanges(view.raw, changes));
+      const config = withChanges(view.raw, changes);
+      const answer = await saveConfirmed(
+        (code) => this.context.api.saveConfig(config, code),
+        codePrompt(this.confirmBox, () => this.context.t),
+      );
       this.context.say(
         t.t('views.settings.savedTo', { n: changes.size, file: answer.file, note: answer.note }),
         'success',
@@ -313,6 +322,10 @@ export class SettingsView implements View {
       await this.refresh();
       fill(this.status, t.t('views.settings.saved', { n: changes.size }));
     } catch (error) {
+      if (error instanceof NotConfirmed) {
+        fill(this.status, t.t('confirm.prompt.cancelled'));
+        return;
+      }
       if (error instanceof Cancelled) {
         fill(this.status, t.t('views.settings.noToken'));
         return;

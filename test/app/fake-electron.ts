@@ -125,6 +125,10 @@ export class FakeWebContents extends Emitting {
 
 export class FakeBrowserWindow extends Emitting {
   static instances: FakeBrowserWindow[] = [];
+  /** The window showing these contents, as Electron finds it. */
+  static fromWebContents = vi.fn(
+    (contents: unknown) => FakeBrowserWindow.instances.find((window) => window.webContents === contents) ?? null,
+  );
   readonly webContents = new FakeWebContents();
   visible = false;
   destroyed = false;

@@ -5,11 +5,13 @@
  * loopback) and answers its JSON, or its `{error, param}`.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type ConfirmDangerous, confirmDialogOptions } from '../../main/app/confirm-dialog.js';
 import { CoreApi } from '../../main/app/core-api.js';
 import { enableIpc } from '../../main/app/ipc.js';
 import { API_CHANNEL, checkCall, isTrustedSender } from '../../main/app/ipc-contract.js';
+import { translator } from '../../main/shared/messages/index.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
-import { ipcMain, reset } from './fake-electron.js';
+import { FakeBrowserWindow as BrowserWindow, dialog, ipcMain, reset, state } from './fake-electron.js';
 
 vi.mock('electron', async () => (await import('./fake-electron.js')).electron);
 
@@ -153,5 +155,88 @@ describe('sender check', () => {
       ok: true,
       route: 'history',
     });
+  });
+});
+
+describe('saving dangerous settings over IPC', () => {
+  const DANGEROUS = { watchdog: { restartCommand: ['sh', '-c', 'echo pwned'] }, server: { host: '0.0.0.0' } };
+
+  function withConfirm(confirmDangerous: ConfirmDangerous, words = translator('en')) {
+    ipcMain.handlers.clear();
+    enableIpc({
+      rendererUrl: RENDERER,
+      api: () => api,
+      unavailable: () => 'x',
+      changed,
+      confirmDangerous,
+      translator: words,
+    });
+  }
+
+  it('asks the human, and saves what was confirmed (the core does not ask again)', async () => {
+    const confirm = vi.fn<ConfirmDangerous>(async () => true);
+    withConfirm(confirm);
+    expect(await call(OWN, 'saveConfig', { config: DANGEROUS })).toMatchObject({ ok: true });
+    expect(confirm).toHaveBeenCalledTimes(1);
+    expect(confirm.mock.calls[0]![0]).toEqual([
+      { key: 'watchdog.restartCommand', change: 'added', from: null, to: '"sh" "-c" "echo pwned"' },
+      { key: 'server.host', change: 'changed', from: '127.0.0.1', to: '0.0.0.0' },
+    ]);
+    expect(core.backend.savedConfigs).toEqual([DANGEROUS]);
+  });
+
+  it('saves nothing when the human cancels, and answers {error, param} in the app’s language', async () => {
+    withConfirm(async () => false);
+    expect(await call(OWN, 'saveConfig', { config: DANGEROUS })).toEqual({
+      error: 'not confirmed: the change to watchdog.restartCommand and server.host was cancelled, nothing was saved',
+      param: 'confirm',
+    });
+    withConfirm(async () => false, translator('zh-CN'));
+    expect(await call(OWN, 'saveConfig', { config: DANGEROUS })).toMatchObject({
+      error: expect.stringContaining('未确认'),
+      param: 'confirm',
+    });
+    expect(core.backend.savedConfigs).toEqual([]);
+    expect(changed).not.toHaveBeenCalled();
+  });
+
+  it('does not ask when nothing dangerous changes, nor about a config the core refuses anyway', async () => {
+    const confirm = vi.fn<ConfirmDangerous>(async () => false);
+    withConfirm(confirm);
+    expect(
+      await call(OWN, 'saveConfig', { config: { retention: { days: 3 }, server: { port: 18821 } } }),
+    ).toMatchObject({
+      ok: true,
+    });
+    expect(await call(OWN, 'saveConfig', { config: { watchdog: { restartCommand: 'rm -rf /' } } })).toMatchObject({
+      param: 'watchdog.restartCommand',
+    });
+    expect(confirm).not.toHaveBeenCalled();
+  });
+
+  it('by default asks with a native message box on the asking window, Cancel the default', async () => {
+    const window = new BrowserWindow({});
+    const sender = { ...OWN, sender: window.webContents };
+    state.dialogAnswers.push({ response: 0 });
+    expect(await call(sender, 'saveConfig', { config: DANGEROUS })).toMatchObject({ param: 'confirm' });
+    expect(core.backend.savedConfigs).toEqual([]);
+    const [parent, options] = dialog.showMessageBox.mock.calls[0] as unknown as [unknown, Record<string, unknown>];
+    expect(parent).toBe(window);
+    expect(options).toMatchObject({ defaultId: 0, cancelId: 0, buttons: ['Cancel', 'Save'] });
+    expect(options.detail).toContain('watchdog.restartCommand: add "sh" "-c" "echo pwned"');
+    expect(options.detail).toContain('server.host: 127.0.0.1 → 0.0.0.0');
+
+    state.dialogAnswers.push({ response: 1 });
+    expect(await call(sender, 'saveConfig', { config: DANGEROUS })).toMatchObject({ ok: true });
+    expect(core.backend.savedConfigs).toEqual([DANGEROUS]);
+  });
+
+  it('words the box in the app’s language', () => {
+    const options = confirmDialogOptions(
+      [{ key: 'heartbeat.url', change: 'removed', from: 'https://hc-ping.com/…', to: null }],
+      translator('zh-CN'),
+    );
+    expect(options.buttons).toEqual(['取消', '保存']);
+    expect(options.detail).toContain('heartbeat.url：移除 https://hc-ping.com/…');
   });
 });

@@ -13,7 +13,7 @@ import { loadConfig } from '../../main/core/config/index.js';
 import type { DoctorReport } from '../../main/core/doctor/index.js';
 import { silentLogger } from '../../main/core/log.js';
 import { METRIC_NAMES } from '../../main/core/metrics/names.js';
-import { Monitor } from '../../main/core/monitor.js';
+import { Monitor, type MonitorOptions } from '../../main/core/monitor.js';
 import { parsePrometheusText } from '../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
 import type { ApiHistory, ApiStatus, ConfigView } from '../../main/shared/api/types.js';
@@ -47,7 +47,7 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function startMonitor(): Promise<Monitor> {
+async function startMonitor(options: Partial<MonitorOptions> = {}): Promise<Monitor> {
   // A free port: another BreakerBar (or a parallel test run) may hold the default one.
   mkdirSync(join(root, 'home'), { recursive: true });
   writeFileSync(join(root, 'home', 'config.json'), JSON.stringify({ server: { port: 0 } }));
@@ -56,7 +56,7 @@ async function startMonitor(): Promise<Monitor> {
     home: root,
     platform: 'linux',
   });
-  monitor = new Monitor(loaded, { log: silentLogger, gateway: false });
+  monitor = new Monitor(loaded, { log: silentLogger, gateway: false, ...options });
   await monitor.start();
   return monitor;
 }
@@ -235,6 +235,32 @@ describe('settings and doctor through the API', () => {
       body: JSON.stringify({ config: {} }),
     });
     expect(noToken.status).toBe(401);
+  });
+
+  it('sends the code a browser needs for a dangerous change to the desktop, in the daemon’s words', async () => {
+    const shown: Array<{ title: string; body: string }> = [];
+    await startMonitor({
+      showConfirmationCode: async (title, body) => {
+        shown.push({ title, body });
+      },
+    });
+    const file = join(root, 'home', 'config.json');
+    const before = readFileSync(file, 'utf8');
+    const change = { config: { server: { port: 0 }, watchdog: { restartCommand: ['true'] } } };
+    const fromPage = (body: unknown): RequestInit => {
+      const init = authorized(body);
+      return { ...init, headers: { ...(init.headers as Record<string, string>), origin: monitor!.apiUrl! } };
+    };
+    const asked = await fetch(`${monitor?.apiUrl}/api/config`, fromPage(change));
+    expect(asked.status).toBe(428);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.title).toBe('BreakerBar: confirm a settings change');
+    const code = /Code (\d{6}) confirms the change to watchdog\.restartCommand/.exec(shown[0]!.body)?.[1];
+    expect(code).toMatch(/^\d{6}$/);
+    const confirmed = await fetch(`${monitor?.apiUrl}/api/config`, fromPage({ ...change, confirmCode: code }));
+    expect(confirmed.status).toBe(200);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(change.config);
   });
 
   it("answers the doctor's findings", async () => {

@@ -39,12 +39,17 @@ export function keyOfError(error: ConfigError): string | undefined {
   return /config key "([^"]+)"/.exec(error.message)?.[1]?.replace(/\[\d+\].*$/, '');
 }
 
-/** Validates `config` (throws ConfigError naming the key) and writes it; nothing is written when invalid. */
-export function writeConfigFile(file: string, config: unknown): void {
+/** Throws ConfigError naming the key when `config` is not a config file BreakerBar would load. */
+export function validateConfigFile(config: unknown): void {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new ConfigError('config must be a JSON object');
   }
   parseWith(configSchema, config);
+}
+
+/** Validates `config` (throws ConfigError naming the key) and writes it; nothing is written when invalid. */
+export function writeConfigFile(file: string, config: unknown): void {
+  validateConfigFile(config);
   mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   // 0600: the file may hold webhook secrets and the gateway token.

@@ -33,42 +33,47 @@ const MAX_TITLE = 100;
 const MAX_MESSAGE = 300;
 
 export function createNodeNotifierChannel(options: NodeNotifierChannelOptions = {}): DesktopChannel {
+  const show = createDesktopText(options);
+  return { send: (notice) => show(notice.title, notice.body) };
+}
+
+/** Shows a title and a message on the desktop (a notice, or a confirmation code that is no notice). */
+export function createDesktopText(
+  options: NodeNotifierChannelOptions = {},
+): (title: string, message: string) => Promise<void> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const impl: NotifierLike = options.notifier ?? (notifier as unknown as NotifierLike);
   const platform = options.platform ?? process.platform;
-  return {
-    send(notice) {
-      return new Promise<void>((resolve, reject) => {
-        let settled = false;
-        const finish = (err: Error | null) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          if (err === null) resolve();
-          else reject(err);
-        };
-        const timer = setTimeout(
-          () => finish(new Error(`desktop notification timed out after ${formatSeconds(timeoutMs)}`)),
-          timeoutMs,
+  return (title, message) =>
+    new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (err: Error | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err === null) resolve();
+        else reject(err);
+      };
+      const timer = setTimeout(
+        () => finish(new Error(`desktop notification timed out after ${formatSeconds(timeoutMs)}`)),
+        timeoutMs,
+      );
+      // A pending desktop notification must not keep the process alive.
+      timer.unref();
+      try {
+        impl.notify(
+          {
+            title: truncate(title, MAX_TITLE),
+            message: truncate(message, MAX_MESSAGE),
+            // Do not wait for a click: the callback then reports delivery, not user action.
+            wait: false,
+          },
+          (err) => finish(err ? unavailable(err, platform) : null),
         );
-        // A pending desktop notification must not keep the process alive.
-        timer.unref();
-        try {
-          impl.notify(
-            {
-              title: truncate(notice.title, MAX_TITLE),
-              message: truncate(notice.body, MAX_MESSAGE),
-              // Do not wait for a click: the callback then reports delivery, not user action.
-              wait: false,
-            },
-            (err) => finish(err ? unavailable(err, platform) : null),
-          );
-        } catch (err) {
-          finish(unavailable(err, platform));
-        }
-      });
-    },
-  };
+      } catch (err) {
+        finish(unavailable(err, platform));
+      }
+    });
 }
 
 function unavailable(err: unknown, platform: NodeJS.Platform): Error {

@@ -4,7 +4,7 @@
  * and the answer written. A refusal comes back for the server to answer and log.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HANDLERS, type HandlerContext, type Handlers, Refusal, type Reply } from './handlers.js';
+import { HANDLERS, type HandlerContext, type Handlers, Refusal, type Reply, type RequestFacts } from './handlers.js';
 import { checkTokenHeader, readAuthorizedJson, readJson } from './request-body.js';
 import { type Rejection, send, sendJson } from './respond.js';
 import type { Match } from './router.js';
@@ -42,13 +42,19 @@ export async function answerRoute(
   const handler = HANDLERS[match.name as keyof Handlers] as (
     input: unknown,
     context: HandlerContext,
+    request: RequestFacts,
   ) => Reply | Promise<Reply>;
   let reply: Reply;
   try {
-    reply = await handler(input.value, options.context);
+    reply = await handler(input.value, options.context, { origin: req.headers.origin });
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
-    return { status: error.status, error: error.message, ...(error.param ? { param: error.param } : {}) };
+    return {
+      status: error.status,
+      error: error.message,
+      ...(error.param ? { param: error.param } : {}),
+      ...(error.details ? { details: error.details } : {}),
+    };
   }
   if ('json' in reply) {
     sendJson(res, 200, reply.json, reply.headers);

@@ -5,22 +5,38 @@
  * a Refusal (404 for what is not there, 409 for what cannot be done now).
  */
 import type { InputOf, RouteName, Routes } from '../../shared/api/routes.js';
-import type { ApiBackend } from '../../shared/api/types.js';
-import { keyOfError } from '../config/file.js';
+import type { ApiBackend, ConfigConfirmation } from '../../shared/api/types.js';
+import { type DangerousChange, dangerousChanges } from '../config/dangerous-changes.js';
+import { keyOfError, validateConfigFile } from '../config/file.js';
 import { ConfigError } from '../config/schema.js';
 import type { Logger } from '../log.js';
+import type { ConfigConfirmations } from './config-confirmation.js';
 import type { SignInCodes } from './sign-in.js';
 
-/** A request the handler turns down, with the status and words for the caller. */
+/** A request the handler turns down, with the status and words for the caller (and more the caller can act on). */
 export class Refusal extends Error {
   override name = 'Refusal';
   constructor(
     readonly status: number,
     message: string,
     readonly param?: string,
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
+}
+
+/** What a handler may know about the request beyond its parsed input. */
+export interface RequestFacts {
+  /** The `Origin` header: browsers send it on every POST; the CLI and the app's main process do not. */
+  origin: string | undefined;
+}
+
+/** A confirmation code on its way to the human, out of the page's reach. */
+export interface ConfirmationDelivery {
+  code: string;
+  expiresAt: number;
+  changes: DangerousChange[];
 }
 
 /** An answer: JSON (the usual) or text of a given type, with extra headers. */
@@ -35,9 +51,17 @@ export interface HandlerContext {
   /** The API token, handed only to a browser that redeems a one-time code. */
   token: string;
   signIn: SignInCodes;
+  /** The codes that confirm a dangerous config change from a browser. */
+  confirmations: ConfigConfirmations;
+  /** Sends a confirmation code where the page cannot read it (the daemon's log, a desktop notification). */
+  deliverConfirmation(delivery: ConfirmationDelivery): void;
 }
 
-type Handler<N extends RouteName> = (input: InputOf<N>, context: HandlerContext) => Reply | Promise<Reply>;
+type Handler<N extends RouteName> = (
+  input: InputOf<N>,
+  context: HandlerContext,
+  request: RequestFacts,
+) => Reply | Promise<Reply>;
 /** Every route but the event stream (the server attaches that to its hub). */
 type HandledName = { [N in RouteName]: Routes[N]['answer'] extends 'stream' ? never : N }[RouteName];
 export type Handlers = { [N in HandledName]: Handler<N> };
@@ -87,16 +111,20 @@ export const HANDLERS: Handlers = {
     return { json: answer };
   },
   config: (_, { backend }) => ({ json: backend.config() }),
-  saveConfig: ({ config }, { backend, log }) => {
-    let answer: unknown;
+  saveConfig: ({ config, confirmCode }, context, { origin }) => {
+    const { backend, log } = context;
     try {
-      answer = backend.saveConfig(config);
+      validateConfigFile(config);
+      // A browser's change to what runs commands, opens the API or sends data elsewhere needs a human;
+      // the CLI and the app's main process (no Origin: Node's fetch) are trusted like the token's owner.
+      if (origin !== undefined) confirmDangerous(config, confirmCode, context);
+      const answer = backend.saveConfig(config);
+      log.info('config file saved through the API');
+      return { json: answer };
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       throw new Refusal(400, error.message, keyOfError(error) ?? 'config');
     }
-    log.info('config file saved through the API');
-    return { json: answer };
   },
   doctor: async (_, { backend }) => ({ json: await backend.doctor() }),
   signInCode: (_, { signIn }) => ({ json: signIn.issue() }),
@@ -112,3 +140,53 @@ function watchdog(request: InputOf<'restart'>, { backend, log }: HandlerContext)
   log.info('watchdog control applied', { action: request.action, decision: answer.decision });
   return { json: answer };
 }
+
+/** The config file the change replaces, as written; an unreadable one counts as empty (all is new). */
+function currentConfig(backend: ApiBackend): Record<string, unknown> {
+  try {
+    return backend.config().raw;
+  } catch {
+    return {};
+  }
+}
+
+/** Returns when the change may be saved; otherwise throws the refusal that asks for (or turns down) a code. */
+function confirmDangerous(config: unknown, code: string | undefined, context: HandlerContext): void {
+  const changes = dangerousChanges(currentConfig(context.backend), config);
+  const decision = context.confirmations.decide(changes, code);
+  if (decision.kind === 'allowed') {
+    if (changes.changes.length > 0) {
+      context.log.info('dangerous config change confirmed with its code', { keys: keysOf(changes.changes).join(', ') });
+    }
+    return;
+  }
+  const confirm = (expiresAt: number | null): { confirm: ConfigConfirmation } => ({
+    confirm: { keys: keysOf(changes.changes), changes: changes.changes, expiresAt },
+  });
+  switch (decision.kind) {
+    case 'issue':
+      context.deliverConfirmation({ code: decision.code, expiresAt: decision.expiresAt, changes: changes.changes });
+      throw new Refusal(
+        428,
+        'this change needs confirming: enter the code BreakerBar just showed in a desktop notification and its log',
+        'confirmCode',
+        confirm(decision.expiresAt),
+      );
+    case 'refused':
+      throw new Refusal(
+        403,
+        'confirmation code wrong, used, expired or for another change; save again for a new code',
+        'confirmCode',
+        confirm(null),
+      );
+    case 'throttled':
+      throw new Refusal(
+        429,
+        `too many confirmation codes sent lately; try again after ${new Date(decision.retryAt).toISOString()}`,
+        'confirmCode',
+        confirm(null),
+      );
+  }
+}
+
+const keysOf = (changes: DangerousChange[]): string[] => [...new Set(changes.map((change) => change.key))];

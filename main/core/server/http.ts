@@ -18,9 +18,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import { clipForLog } from '../../shared/api/text.js';
 import type { ApiBackend } from '../../shared/api/types.js';
 import type { LogFields, Logger } from '../log.js';
+import { type ConfigConfirmations, createConfigConfirmations } from './config-confirmation.js';
 import { limitConnections } from './connection-limits.js';
 import { answerRoute, type DispatchOptions } from './dispatch.js';
 import { GATE, type GateCheck, passGate } from './gate.js';
+import type { ConfirmationDelivery } from './handlers.js';
 import {
   API_HEADERS,
   BASE_HEADERS,
@@ -60,6 +62,13 @@ export interface ApiServerOptions {
   checks?: readonly GateCheck[];
   /** "Now" for history defaults (tests). */
   clock?: () => number;
+  /** The codes confirming a dangerous config change from a browser (default: made here on `clock`). */
+  confirmations?: ConfigConfirmations;
+  /**
+   * Shows a confirmation code to the human besides the log line the server writes (the daemon: a
+   * desktop notification). Never through the API or its event stream: the page must not read it.
+   */
+  deliverConfirmation?: (delivery: ConfirmationDelivery) => void;
 }
 
 export interface ApiServer {
@@ -139,7 +148,27 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     token,
     maxBodyBytes,
     clock,
-    context: { backend, log, version: options.version, token, signIn: createSignInCodes({ clock }) },
+    context: {
+      backend,
+      log,
+      version: options.version,
+      token,
+      signIn: createSignInCodes({ clock }),
+      confirmations: options.confirmations ?? createConfigConfirmations({ clock }),
+      deliverConfirmation: (delivery) => {
+        // The log is the channel that always works (a terminal, journalctl, the app's log file); the
+        // code in it is useless after two minutes or one use.
+        log.warn(`config change waiting for confirmation: code ${delivery.code}`, {
+          keys: delivery.changes.map((change) => change.key).join(', '),
+          expires: new Date(delivery.expiresAt).toISOString(),
+        });
+        try {
+          options.deliverConfirmation?.(delivery);
+        } catch (error) {
+          log.warn('confirmation code not shown on the desktop', { error: (error as Error).message });
+        }
+      },
+    },
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -167,8 +196,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       const headers = { ...rejection.headers };
       // An unread body would otherwise be drained to keep the connection alive: close it instead.
       if (!req.complete && hasBody(req)) headers.connection = 'close';
-      const payload =
-        rejection.param === undefined ? { error: rejection.error } : { error: rejection.error, param: rejection.param };
+      const payload = {
+        ...rejection.details,
+        error: rejection.error,
+        ...(rejection.param === undefined ? {} : { param: rejection.param }),
+      };
       sendJson(res, rejection.status, payload, headers);
     };
 

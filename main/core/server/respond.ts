@@ -23,6 +23,8 @@ export interface Rejection {
   status: number;
   error: string;
   param?: string;
+  /** More for the caller to act on, sent beside `error` and `param` (a confirmation's keys). */
+  details?: Record<string, unknown>;
   headers?: Record<string, string>;
   /** The client went away (or was cut off by a timeout, already logged): nothing to answer. */
   abandoned?: boolean;

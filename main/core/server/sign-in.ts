@@ -4,11 +4,12 @@
  *
  * The CLI, holding the token, asks the daemon for a code; the browser opens `/#code=…` and trades the
  * code for the token at `POST /api/session`. A code is 192 random bits, lives a minute, works once,
- * and only its SHA-256 digest is kept, so a memory dump or a log line cannot replay it.
- * Pure apart from the random source: the clock is injected.
+ * and only its SHA-256 digest is kept, so a memory dump or a log line cannot replay it (the store is
+ * one-time-codes.ts, shared with the confirmation of dangerous config changes).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { SignInCode } from '../../shared/api/types.js';
+import { createOneTimeCodes } from './one-time-codes.js';
 
 /** Long enough to start a browser, short enough that a code seen in history is useless. */
 export const SIGN_IN_CODE_TTL_MS = 60_000;
@@ -33,40 +34,21 @@ export interface SignInCodes {
   readonly outstanding: number;
 }
 
-const digest = (code: string): string => createHash('sha256').update(code).digest('hex');
-
 export function createSignInCodes(options: SignInCodesOptions = {}): SignInCodes {
-  const clock = options.clock ?? Date.now;
-  const ttlMs = options.ttlMs ?? SIGN_IN_CODE_TTL_MS;
   const random = options.random ?? randomBytes;
-  /** Digest → expiry, in issue order (a Map keeps insertion order: the first key is the oldest). */
-  const codes = new Map<string, number>();
-
-  const prune = (now: number) => {
-    for (const [hash, expiresAt] of codes) if (expiresAt <= now) codes.delete(hash);
-  };
-
+  // 192 bits cannot be guessed: wrong tries need no limit, and several browsers may be opening at once.
+  const codes = createOneTimeCodes({
+    clock: options.clock ?? Date.now,
+    ttlMs: options.ttlMs ?? SIGN_IN_CODE_TTL_MS,
+    generate: () => random(CODE_BYTES).toString('base64url'),
+    shape: CODE_SHAPE,
+    maxOutstanding: MAX_OUTSTANDING,
+  });
   return {
-    issue() {
-      const now = clock();
-      prune(now);
-      while (codes.size >= MAX_OUTSTANDING) codes.delete(codes.keys().next().value as string);
-      const code = random(CODE_BYTES).toString('base64url');
-      const expiresAt = now + ttlMs;
-      codes.set(digest(code), expiresAt);
-      return { code, expiresAt };
-    },
-    redeem(code) {
-      if (typeof code !== 'string' || !CODE_SHAPE.test(code)) return false;
-      const hash = digest(code);
-      const expiresAt = codes.get(hash);
-      if (expiresAt === undefined) return false;
-      codes.delete(hash);
-      return clock() < expiresAt;
-    },
+    issue: () => codes.issue(),
+    redeem: (code) => codes.redeem(code),
     get outstanding() {
-      prune(clock());
-      return codes.size;
+      return codes.outstanding;
     },
   };
 }

@@ -52,17 +52,25 @@ export function parseControlBody(value: unknown, dep: string): ControlBody {
 /** Body of `POST /api/config`: `{config: {...}}`, the whole file's new content (the schema checks it later). */
 export function parseConfigBody(
   value: unknown,
-): { ok: true; request: { config: unknown } } | { ok: false; param: string; error: string } {
+): { ok: true; request: { config: unknown; confirmCode?: string } } | { ok: false; param: string; error: string } {
   if (!isJsonObject(value)) {
     return { ok: false, param: 'config', error: 'body must be {"config": {...}}' };
   }
   const record = value;
   for (const key of Object.keys(record)) {
-    if (key !== 'config') return { ok: false, param: key.slice(0, 40), error: 'unknown field (config)' };
+    if (key !== 'config' && key !== 'confirmCode') {
+      return { ok: false, param: key.slice(0, 40), error: 'unknown field (config, confirmCode)' };
+    }
   }
   const config = record.config;
   if (config === undefined) return { ok: false, param: 'config', error: 'body must be {"config": {...}}' };
-  return { ok: true, request: { config } };
+  const code = record.confirmCode;
+  if (code === undefined) return { ok: true, request: { config } };
+  // The code's own check (six digits) is the confirmation's: here only that it is a short string.
+  if (typeof code !== 'string' || code.length > 32) {
+    return { ok: false, param: 'confirmCode', error: 'confirmCode must be the code sent to confirm the change' };
+  }
+  return { ok: true, request: { config, confirmCode: code } };
 }
 
 /** A body that carries nothing: `{}`. */

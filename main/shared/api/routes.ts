@@ -313,10 +313,10 @@ export const ROUTES = {
     path: '/api/config',
     token: true,
     answer: 'json',
-    params: type<{ config: Record<string, unknown> }>(),
+    params: type<{ config: Record<string, unknown>; confirmCode?: string }>(),
     response: type<ConfigSaveResponse>(),
     encode: (request) => ({ body: request }),
-    parse: ({ body }): Parsed<{ config: unknown }> => asParsed(parseConfigBody(body)),
+    parse: ({ body }): Parsed<{ config: unknown; confirmCode?: string }> => asParsed(parseConfigBody(body)),
   }),
   // The token's one-time, short-lived stand-in for a browser `breakerbar dashboard --open` starts:
   // only a holder of the token gets one.

@@ -188,12 +188,36 @@ export interface ConfigView {
 /**
  * `POST /api/config` with `{"config": {...}}`: validated against the schema first; an invalid one is a 400
  * whose `param` is the offending key path and nothing is written. A valid one is written atomically; the
- * daemon (which follows its file) applies it within seconds.
+ * daemon (which follows its file) applies it within seconds. From a browser, a change to a dangerous
+ * setting first needs a one-time code (see ConfigConfirmation), sent back as `confirmCode`.
  */
 export interface ConfigSaveResponse {
   ok: true;
   file: string;
   note: string;
+}
+
+/** A setting that runs a command, opens the API or sends data elsewhere, as a change touches it; values safe to show. */
+export interface DangerousChange {
+  /** The dotted key (`watchdog.restartCommand`, `notifications.webhooks`, `breakers.probes.zhipu/*`). */
+  key: string;
+  change: 'added' | 'changed' | 'removed';
+  /** Before and after, URLs without path or query, secrets only as "set"; null where there is none. */
+  from: string | null;
+  to: string | null;
+}
+
+/**
+ * The `confirm` of a refused `POST /api/config` from a browser that changes dangerous settings: 428 when a
+ * one-time code was just sent out of band (the daemon's log and a desktop notification), 403 when the
+ * code given was wrong, used, expired or for another change, 429 when too many codes were sent lately.
+ * The same body sent again with `confirmCode` saves it.
+ */
+export interface ConfigConfirmation {
+  keys: string[];
+  changes: DangerousChange[];
+  /** When the code just sent stops working (epoch ms); null when none was sent with this answer. */
+  expiresAt: number | null;
 }
 
 /** Every 4xx/5xx answer: what went wrong, and which parameter when one was at fault. */

@@ -9,6 +9,7 @@ import { alerts } from './alerts.js';
 import type { MessageText } from './area.js';
 import { cli } from './cli.js';
 import { common } from './common.js';
+import { confirm } from './confirm.js';
 import { dashboard } from './dashboard.js';
 import { doctor } from './doctor.js';
 import { headline } from './headline.js';
@@ -31,6 +32,7 @@ export const AREAS = {
   tray,
   cli,
   doctor,
+  confirm,
 } as const;
 
 type Areas = typeof AREAS;

@@ -1,0 +1,177 @@
+/**
+ * The settings a config change may not make without a human saying yes: the ones that run a command,
+ * open the API to the network, or send data (and the tokens that go with it) somewhere else. A page
+ * that could save them unchecked could make the daemon run its own command, or post every alert,
+ * the gateway token or a provider's API key to an address of its choosing.
+ *
+ * `dangerousChanges(current, proposed)` compares two config files as written (keys left out take
+ * their defaults) and lists each dangerous key whose value differs, with both values in a form safe
+ * to show on a screen, in a log or in a notification: URLs keep only their scheme, host and port (the
+ * path and query of a webhook or push URL are its credentials), secrets only whether one is set.
+ * Pure.
+ */
+import type { DangerousChange } from '../../shared/api/types.js';
+import { redactUrl } from '../notify/webhook-format.js';
+import { configSchema } from './index.js';
+import { defaultsOf } from './schema.js';
+
+export type { DangerousChange };
+export type ChangeKind = DangerousChange['change'];
+
+export interface DangerousChanges {
+  changes: DangerousChange[];
+  /**
+   * Every dangerous value the proposed file sets where it differs from the current one, in full and in
+   * a canonical order: what a confirmation is bound to (equal exactly when the changes are the same).
+   * It holds secrets: hash it, never show or store it.
+   */
+  fingerprint: string;
+}
+
+/** How one dangerous setting is read, compared and shown. */
+interface DangerousKey {
+  path: string;
+  /** The values that matter, each under its own identity; a single value is one entry under ''. */
+  entries(value: unknown): Map<string, unknown>;
+  show(value: unknown): string;
+}
+
+/** The longest a shown value gets (a command line can be long; the dialog has to stay readable). */
+const MAX_SHOWN = 200;
+
+const clip = (text: string): string => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text);
+const showUrl = (value: unknown): string =>
+  typeof value === 'string' ? redactUrl(value) : clip(JSON.stringify(value));
+/** A command is shown whole (a human must see what would run), each argument quoted as JSON. */
+const showArgv = (value: unknown): string =>
+  Array.isArray(value) ? clip(value.map((arg) => JSON.stringify(String(arg))).join(' ')) : clip(JSON.stringify(value));
+const showPlain = (value: unknown): string => clip(typeof value === 'string' ? value : JSON.stringify(value));
+
+/** A setting with one value: present unless it is null (which means "none" or "chosen automatically"). */
+const single = (path: string, show: (value: unknown) => string): DangerousKey => ({
+  path,
+  entries: (value) => (value === null || value === undefined ? new Map() : new Map([['', value]])),
+  show,
+});
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A webhook is a destination: its type, URL, chat and secret. Its other fields (which events, how
+ * severe, timeouts, retries) change what it is sent, not where, and so need no confirmation. The same
+ * destinations in another order are no change.
+ */
+function webhookTarget(webhook: unknown): { id: string; value: unknown } {
+  if (!isRecord(webhook)) return { id: JSON.stringify(webhook), value: webhook };
+  const target = {
+    type: webhook.type ?? null,
+    url: webhook.url ?? null,
+    chatId: webhook.chatId ?? null,
+    secret: webhook.secret ?? null,
+  };
+  return { id: JSON.stringify(target), value: target };
+}
+
+function showWebhook(value: unknown): string {
+  if (!isRecord(value)) return showPlain(value);
+  const chat = value.chatId === null ? '' : ` (chat ${showPlain(value.chatId)})`;
+  const secret = value.secret === null ? '' : ' + secret';
+  return `${showPlain(value.type)} → ${showUrl(value.url)}${chat}${secret}`;
+}
+
+/** A half-open probe sends the API key named by `tokenEnv` to its URL. */
+function showProbe(value: unknown): string {
+  if (!isRecord(value)) return showPlain(value);
+  const token = typeof value.tokenEnv === 'string' ? ` with $${value.tokenEnv}` : '';
+  return `${showUrl(value.url)}${token}`;
+}
+
+/** Each key with the reason it is here. */
+const DANGEROUS_KEYS: readonly DangerousKey[] = [
+  // Run by the daemon, applied live: whoever sets them runs a program as this user.
+  single('watchdog.restartCommand', showArgv),
+  single('quota.command', showArgv),
+  // Where the API listens: anything but loopback puts the API and /metrics on the network.
+  single('server.host', showPlain),
+  single('server.allowNonLoopback', showPlain),
+  // Where the gateway's operator token is sent when its metrics are scraped.
+  single('gatewayUrl', showUrl),
+  // Where alerts, heartbeats and breaker transitions go.
+  {
+    path: 'notifications.webhooks',
+    entries: (value) =>
+      new Map((Array.isArray(value) ? value : []).map((webhook) => webhookTarget(webhook)).map((t) => [t.id, t.value])),
+    show: showWebhook,
+  },
+  single('heartbeat.url', showUrl),
+  single('fleet.redisUrl', showUrl),
+  // Where a provider's API key is sent while a breaker is half-open; one entry per dependency pattern.
+  {
+    path: 'breakers.probes',
+    entries: (value) =>
+      new Map(
+        Object.entries(isRecord(value) ? value : {}).map(([pattern, probe]) => [
+          pattern,
+          isRecord(probe) ? { url: probe.url ?? null, tokenEnv: probe.tokenEnv ?? null } : probe,
+        ]),
+      ),
+    show: showProbe,
+  },
+];
+
+/** The dangerous keys, for what says which settings need confirming. */
+export const DANGEROUS_KEY_PATHS: readonly string[] = DANGEROUS_KEYS.map((key) => key.path);
+
+const DEFAULTS = defaultsOf(configSchema) as Record<string, unknown>;
+
+/** The value at a dotted path of a config file, or its default when the file leaves it out. */
+function valueAt(config: unknown, path: string): unknown {
+  let node: unknown = config;
+  let fallback: unknown = DEFAULTS;
+  for (const part of path.split('.')) {
+    node = isRecord(node) ? node[part] : undefined;
+    fallback = isRecord(fallback) ? fallback[part] : undefined;
+  }
+  return node === undefined ? fallback : node;
+}
+
+/** Objects with their keys sorted, so that the same values always give the same text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The dangerous keys `proposed` changes from `current` (both config files as written; what either
+ * leaves out is its default), in the order of the list above, entries of a list or record by identity.
+ */
+export function dangerousChanges(current: unknown, proposed: unknown): DangerousChanges {
+  const changes: DangerousChange[] = [];
+  const bound: Array<[string, ChangeKind, string, string]> = [];
+  for (const key of DANGEROUS_KEYS) {
+    const before = key.entries(valueAt(current, key.path));
+    const after = key.entries(valueAt(proposed, key.path));
+    const ids = [...new Set([...before.keys(), ...after.keys()])].sort();
+    for (const id of ids) {
+      const from = before.get(id);
+      const to = after.get(id);
+      if (from !== undefined && to !== undefined && canonical(from) === canonical(to)) continue;
+      const change: ChangeKind = from === undefined ? 'added' : to === undefined ? 'removed' : 'changed';
+      // A record's entries are keys of their own: the dependency pattern is part of what is confirmed.
+      const name = id === '' || key.path === 'notifications.webhooks' ? key.path : `${key.path}.${id}`;
+      changes.push({
+        key: name,
+        change,
+        from: from === undefined ? null : key.show(from),
+        to: to === undefined ? null : key.show(to),
+      });
+      bound.push([name, change, canonical(from ?? null), canonical(to ?? null)]);
+    }
+  }
+  return { changes, fingerprint: canonical(bound) };
+}
