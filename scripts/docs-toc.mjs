@@ -27,6 +27,7 @@ const PAGES = [
   ['development.md', 'building, testing, the rules the tests keep'],
   ['architecture.md', 'the modules, their layers, adding an endpoint'],
   ['packaging.md', 'building the app for macOS, Linux and Windows'],
+  ['security.md', "what is protected from whom, Electron's checklist item by item, the fuses"],
   ['benchmarks.md', 'speed and memory, measured'],
 ];
 
