@@ -37,11 +37,11 @@ describe('decompressZstd', () => {
     expect(ZSTD_DECODER).toBe('node:zlib');
   });
 
-  it("refuses a frame whose content no longer matches its checksum instead of returning wrong bytes", () => {
+  it('refuses a frame whose content no longer matches its checksum instead of returning wrong bytes', () => {
     // The frame declares a content checksum (bit 2 of its descriptor, byte 4): its last four bytes.
-    expect(OPENCLAW_FRAME[4] & 0x04).toBe(0x04);
+    expect(OPENCLAW_FRAME.readUInt8(4) & 0x04).toBe(0x04);
     const damaged = Buffer.from(OPENCLAW_FRAME);
-    damaged[damaged.length - 1] ^= 0xff;
+    damaged.writeUInt8(damaged.readUInt8(damaged.length - 1) ^ 0xff, damaged.length - 1);
     expect(() => decompressZstd(damaged)).toThrow(ZstdError);
     expect(() => decompressZstd(damaged)).toThrow(/^corrupt zstd frame \(448 bytes\): .*checksum/i);
   });
