@@ -14,10 +14,10 @@
 # every `#!/usr/bin/env node` tool (tsc, vitest) finds the link first. `npm ci` empties
 # node_modules, so the link is made after it, and setting up again makes it again.
 #
-# Electron's runtime is downloaded by electron's own postinstall step. On machines without
-# access to Electron's download host (CI, sandboxes, servers) that step fails and takes
-# `npm ci` down with it, so it is skipped here; `npm start` runs the headless daemon, which
-# needs no Electron. The menu-bar app fetches its runtime on first use.
+# Electron's runtime is not part of this: since Electron 42 its npm package no longer downloads
+# it on install, only when the app is first started (`npm start` does that where there is a
+# display). So `npm ci` needs no access to Electron's download host, and the headless daemon
+# never needs the runtime at all.
 set -e
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -101,7 +101,7 @@ if [ -f "$NODEDIR/include/node/common.gypi" ]; then
   npm_config_nodedir=$NODEDIR
   export npm_config_nodedir
 fi
-PATH="$(dirname "$NODE"):$MACHINE_PATH" ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund
+PATH="$(dirname "$NODE"):$MACHINE_PATH" npm ci --no-audit --no-fund
 
 if [ -n "$NODE_DIR" ]; then
   ln -sf "$NODE" node_modules/.bin/node
