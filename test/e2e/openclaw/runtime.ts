@@ -140,7 +140,7 @@ async function ensureInstalled(cache: string, version: string): Promise<string> 
 async function ensureNode24(cache: string): Promise<string> {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error(
-      `OpenClaw needs Node 24; this is Node ${process.versions.node} on ${process.platform}-${process.arch}. Run the suite with Node 24.`,
+      `OpenClaw needs a newer Node than ${process.versions.node}, and a Node 24 is fetched here only on linux-x64 (this is ${process.platform}-${process.arch}). Run \`npm run setup\` or the suite with Node 24.`,
     );
   }
   const dir = join(cache, 'node24');
