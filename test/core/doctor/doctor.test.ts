@@ -404,7 +404,9 @@ describe('OpenClaw version', () => {
   });
 
   it('does not wait on a CLI that hangs, even one whose child keeps running', async () => {
-    cli('sleep 30 &\nexec sleep 30');
+    // Its own PATH: the doctor runs it with binDir and Node's own directory only, and Node need not live in
+    // /usr/bin (the Node 24 `npm run setup` fetches lives in .cache/node24), so `sleep` may be on neither.
+    cli('PATH=/usr/bin:/bin\nsleep 30 &\nexec sleep 30');
     const started = Date.now();
     const report = await doctor();
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -1,9 +1,7 @@
 /**
- * zstd decoding with whichever decoder this runtime has (fzstd on Node 20,
- * node:zlib on Node ≥ 22.15 and Electron), on a frame OpenClaw really wrote.
+ * zstd decoding with node:zlib, on a frame OpenClaw really wrote.
  */
 import { createHash } from 'node:crypto';
-import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { decompressZstd, ZSTD_DECODER, ZstdError } from '../../../main/core/sources/zstd.js';
 
@@ -35,9 +33,17 @@ describe('decompressZstd', () => {
     expect(record.message).toMatchObject({ role: 'assistant', model: 'ok_long' });
   });
 
-  it('uses node:zlib where the runtime has zstd, fzstd otherwise', () => {
-    const native = typeof (zlib as { zstdDecompressSync?: unknown }).zstdDecompressSync === 'function';
-    expect(ZSTD_DECODER).toBe(native ? 'node:zlib' : 'fzstd');
+  it('decodes with node:zlib', () => {
+    expect(ZSTD_DECODER).toBe('node:zlib');
+  });
+
+  it('refuses a frame whose content no longer matches its checksum instead of returning wrong bytes', () => {
+    // The frame declares a content checksum (bit 2 of its descriptor, byte 4): its last four bytes.
+    expect(OPENCLAW_FRAME.readUInt8(4) & 0x04).toBe(0x04);
+    const damaged = Buffer.from(OPENCLAW_FRAME);
+    damaged.writeUInt8(damaged.readUInt8(damaged.length - 1) ^ 0xff, damaged.length - 1);
+    expect(() => decompressZstd(damaged)).toThrow(ZstdError);
+    expect(() => decompressZstd(damaged)).toThrow(/^corrupt zstd frame \(448 bytes\): .*checksum/i);
   });
 
   it('says plainly when the bytes are not a zstd frame at all', () => {
