@@ -658,7 +658,8 @@ describe('GatewayLogSource with a real store', () => {
       appendFileSync(path, fetch429);
       // The clock is well past the answer: the hold's timer releases it the first time it looks.
       const source = startSource({ now: () => FETCH_AT + 60_000 });
-      await until(() => store.summary().calls === 1, 5000, 'the held answer to be stored');
+      // The hold's timer runs on real time (5 s after the answer was read): the deadline must leave it room.
+      await until(() => store.summary().calls === 1, 20_000, 'the held answer to be stored');
       await until(() => source.caughtUp, 5000, 'nothing to be held');
       // The status alone says rate_limited; Retry-After and the run id would have come with the run-end.
       expect(attemptRows()).toEqual([
