@@ -22,6 +22,13 @@ export interface DataDirLock {
   release(): void;
 }
 
+/**
+ * The connections holding a lock, until released. better-sqlite3 closes a connection that is garbage
+ * collected, and closing it drops the lock: a caller that kept no reference to its lock (a one-line
+ * holder, a forgotten variable) would lose it at the next collection, which Node 24 runs early.
+ */
+const held = new Set<Database.Database>();
+
 export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
   const path = join(dataDir, 'breakerbar.lock');
   const pidPath = join(dataDir, 'breakerbar.pid');
@@ -51,12 +58,11 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
   }
   writeFileSync(pidPath, `${pid}\n`);
   makePrivate(path, pidPath);
-  let held = true;
+  held.add(db);
   return {
     path,
     release: () => {
-      if (!held) return;
-      held = false;
+      if (!held.delete(db)) return;
       if (lockOwner(dataDir) === pid) {
         try {
           unlinkSync(pidPath);

@@ -25,10 +25,12 @@ async function holdInChild(): Promise<import('node:child_process').ChildProcess>
   const built = new URL('../../dist/main/core/lock.js', import.meta.url).pathname;
   const script = `
     const { lockDataDir } = await import(${JSON.stringify(built)});
+    // The lock is not kept in a variable, and a collection runs: the lock must outlive both.
     lockDataDir(${JSON.stringify(dataDir)});
+    globalThis.gc();
     process.stdout.write('held\\n');
     setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
