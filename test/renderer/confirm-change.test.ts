@@ -80,6 +80,8 @@ const written = () => JSON.parse(readFileSync(backend.file, 'utf8')) as Record<s
 describe.skipIf(BROWSER.skip)(BROWSER.title('confirming a dangerous settings change'), () => {
   it('asks for the code sent out of band, says when one is wrong, saves with the right one', async () => {
     const { page, context } = await openPage(browser);
+    // The codes sent for this test's change (the tests run in any order, and each one asks for a code).
+    const sent = delivered.length;
     try {
       await page.goto(`${server.url}/#token=${TOKEN}&view=settings`);
       const host = page.locator('#cfg-server-host');
@@ -90,9 +92,10 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('confirming a dangerous settings cha
       const prompt = page.getByTestId('confirm-prompt');
       await prompt.waitFor();
       expect(await visibleText(prompt)).toContain('server.host: 127.0.0.1 → 0.0.0.0');
-      expect(delivered).toHaveLength(1);
+      expect(delivered.slice(sent)).toHaveLength(1);
+      const delivery = delivered[sent] as ConfirmationDelivery;
       // The code reached the desktop channel, never the page.
-      expect(await page.content()).not.toContain(delivered[0]!.code);
+      expect(await page.content()).not.toContain(delivery.code);
       expect(written()).toEqual(INITIAL);
 
       const code = page.locator('#confirm-code');
@@ -105,7 +108,7 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('confirming a dangerous settings cha
       await poll(() => visibleText(page.locator('#confirm-error'))).toContain('not accepted');
       expect(written()).toEqual(INITIAL);
 
-      await page.locator('#confirm-code').fill(delivered[0]!.code);
+      await page.locator('#confirm-code').fill(delivery.code);
       await page.getByRole('button', { name: 'Confirm and save' }).click();
       await poll(() => visibleText(page.locator('.form-status'))).toBe('Saved 1 change.');
       expect(written()).toEqual({ ...INITIAL, server: { port: 18820, host: '0.0.0.0' } });
