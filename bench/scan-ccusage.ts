@@ -19,8 +19,8 @@
  * config file (`~/.config/claude/ccusage.json`, `.ccusage/…`) or real
  * OpenClaw home can change what it reads.
  *
- * What it counts (established by feeding version 20.0.24 one-line
- * transcripts; `expectedCcusageTotals` below is that rule as code):
+ * What it counts (established by running version 20.0.24 on small hand-made
+ * transcripts; `CcusageExpectation` below is the same rule as code):
  * - Only lines that contain one of the byte strings `"usage"`,
  *   `"model_change"` or `"model-snapshot"` are parsed at all; each is parsed
  *   alone with a strict JSON parser. A line that does not parse (cut short,
@@ -34,10 +34,11 @@
  *   JSON number and is 0 otherwise (a string, a fraction, a negative number).
  * - When `output` is 0 and `totalTokens` exceeds input + cacheRead +
  *   cacheWrite, the difference becomes the output. A call whose four counts
- *   are then all 0 is skipped: failed calls (OpenClaw writes zero usage for
- *   them) never appear. The call's total is max(totalTokens, input + output +
- *   cacheRead + cacheWrite); OpenClaw's `totalTokens` leaves out cache reads,
- *   so in practice the total is the sum of the four.
+ *   are then all 0 is skipped: failed calls written with zero usage never
+ *   appear. The call's total is max(totalTokens, input + output + cacheRead +
+ *   cacheWrite); the corpus generator writes `totalTokens` = input + output,
+ *   so there the total is the sum of the four (while `breakerbar scan`'s
+ *   `tokens` is the sum of `totalTokens`, i.e. ccusage's input + output).
  * - The day is the date, in `--timezone` (UTC here), of `message.timestamp`
  *   when it is an integer (epoch ms) or a date string, else of the entry's
  *   `timestamp`, else of the file's modification time.
@@ -55,7 +56,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-/** The one version measured; bump it deliberately, since what ccusage counts has changed between releases. */
+/** The one version measured; the rules above were established on it, so check them again when bumping it. */
 export const CCUSAGE_VERSION = '20.0.24';
 
 const run = promisify(execFile);
