@@ -1,7 +1,14 @@
 /**
  * Generates a realistic OpenClaw state directory for the scan benchmark:
  * `<dir>/agents/<agentId>/sessions/<uuid>.jsonl`, compact JSON exactly as
- * OpenClaw writes it (see shared docs, "Legacy JSONL transcripts").
+ * OpenClaw writes it, and one session in ten re-serialised with a space after
+ * every `:` and `,` and inside brackets (as a transcript passed through another
+ * tool comes back): still one record per line, but no longer byte-identical to
+ * OpenClaw's own output, so a reader cannot rely on exact byte patterns.
+ *
+ * Shape (per 540 MB: about 800 sessions and 96,000 calls, the size of a few
+ * months of a busy installation): sessions log-uniform between 4 KB and 4.5 MB,
+ * answers of a few KB with long thinking and tool output now and then.
  *
  * What matters for a fair benchmark: most bytes sit in long message text
  * (assistant text, thinking, tool output) with escapes and non-ASCII, the
@@ -23,6 +30,15 @@ export interface CorpusStats {
   byStopReason: Record<string, number>;
   /** lines that are not one JSON value (truncated writes, garbage) */
   malformed: number;
+  /** sums over the well-formed assistant messages, for readers that report tokens */
+  tokens: { input: number; output: number; cacheRead: number; total: number };
+  /** sessions written with spaces after `:` and `,` */
+  spacedFiles: number;
+}
+
+/** JSON with a space after every `:` and `,` and inside brackets; strings are untouched (a raw newline cannot occur in one). */
+function spacedJson(value: unknown): string {
+  return JSON.stringify(value, null, 1).replace(/\n */g, ' ');
 }
 
 interface Dep {
@@ -151,7 +167,16 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
     return parts.join('\n\n');
   };
 
-  const stats: CorpusStats = { files: 0, bytes: 0, lines: 0, assistant: 0, byStopReason: {}, malformed: 0 };
+  const stats: CorpusStats = {
+    files: 0,
+    bytes: 0,
+    lines: 0,
+    assistant: 0,
+    byStopReason: {},
+    malformed: 0,
+    tokens: { input: 0, output: 0, cacheRead: 0, total: 0 },
+    spacedFiles: 0,
+  };
   const now = Date.now();
   const threeDays = 3 * 24 * 3600 * 1000;
 
@@ -160,9 +185,12 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
     const sessionsDir = join(dir, 'agents', agentId, 'sessions');
     mkdirSync(sessionsDir, { recursive: true });
     const sessionId = uuid();
-    // log-uniform between 4 KB and 40 MB: many small sessions, a few huge ones
-    const planned = Math.min(Math.round(4096 * 10 ** (rnd() * 4)), Math.max(4096, targetBytes - stats.bytes));
+    // log-uniform between 4 KB and 4.5 MB: many small sessions, a few large ones
+    const planned = Math.min(Math.round(4096 * 1100 ** rnd()), Math.max(4096, targetBytes - stats.bytes));
     const fd = openSync(join(sessionsDir, `${sessionId}.jsonl`), 'w');
+    const spaced = rnd() < 0.1;
+    if (spaced) stats.spacedFiles++;
+    const serialise = spaced ? spacedJson : JSON.stringify;
 
     // Buffered output: a few large writes instead of one per line.
     let pending: string[] = [];
@@ -206,7 +234,7 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
     };
 
     emit(
-      JSON.stringify({
+      serialise({
         type: 'session',
         version: 3,
         id: sessionId,
@@ -215,8 +243,8 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
       }),
     );
     let dep = pick(DEPS);
-    emit(JSON.stringify(entry('model_change', { provider: dep.provider, modelId: dep.model })));
-    if (rnd() < 0.5) emit(JSON.stringify(entry('thinking_level_change', { thinkingLevel: pick(THINKING_LEVELS) })));
+    emit(serialise(entry('model_change', { provider: dep.provider, modelId: dep.model })));
+    if (rnd() < 0.5) emit(serialise(entry('thinking_level_change', { thinkingLevel: pick(THINKING_LEVELS) })));
 
     const assistant = (stopReason: string, extra: Record<string, unknown>, content: unknown[], tokens: number) => {
       const input = Math.floor(tokens * 0.8);
@@ -246,8 +274,12 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
         ...extra,
         timestamp: t - int(500, 20_000), // the call started before its entry was written
       };
-      emit(JSON.stringify(entry('message', { message })));
+      emit(serialise(entry('message', { message })));
       stats.assistant++;
+      stats.tokens.input += input;
+      stats.tokens.output += output;
+      stats.tokens.cacheRead += usage.cacheRead;
+      stats.tokens.total += tokens;
       stats.byStopReason[stopReason] = (stats.byStopReason[stopReason] ?? 0) + 1;
     };
     const failedCalls = () => {
@@ -261,7 +293,7 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
 
     while (fileChars < planned) {
       emit(
-        JSON.stringify(
+        serialise(
           entry('message', {
             message: {
               role: 'user',
@@ -286,9 +318,9 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
         }
         const content: unknown[] = [];
         if (rnd() < 0.6)
-          content.push({ type: 'thinking', thinking: text(PROSE, 300, 8000), thinkingSignature: hex(64) });
+          content.push({ type: 'thinking', thinking: text(PROSE, 200, 3000), thinkingSignature: hex(64) });
         const last = s === steps;
-        if (last || rnd() < 0.4) content.push({ type: 'text', text: text(PROSE, 2000, 30_000) });
+        if (last || rnd() < 0.4) content.push({ type: 'text', text: text(PROSE, 400, 6000) });
         if (!last) {
           const callId = `call_${hex(24)}`;
           const name = pick(['exec', 'read', 'write', 'web_search']);
@@ -299,9 +331,9 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
             arguments: { command: `grep -rn "rate limit\\|429" src/ | head -${int(10, 200)}`, timeout: 120 },
           });
           assistant('toolUse', {}, content, int(2000, 120_000));
-          const output = text(TOOL_OUTPUT, 200, rnd() < 0.2 ? 60_000 : 8000);
+          const output = text(TOOL_OUTPUT, 200, rnd() < 0.1 ? 20_000 : 2500);
           emit(
-            JSON.stringify(
+            serialise(
               entry('message', {
                 message: {
                   role: 'toolResult',
@@ -321,7 +353,7 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
       const r = rnd();
       if (r < 0.03) {
         emit(
-          JSON.stringify(
+          serialise(
             entry('compaction', {
               summary: `Earlier: user asked about 429 rate limit errors. ${text(PROSE, 1000, 6000)}`,
               firstKeptEntryId: hex(8),
@@ -331,10 +363,10 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
         );
       } else if (r < 0.06) {
         dep = pick(DEPS);
-        emit(JSON.stringify(entry('model_change', { provider: dep.provider, modelId: dep.model })));
+        emit(serialise(entry('model_change', { provider: dep.provider, modelId: dep.model })));
       } else if (r < 0.07) {
         // Malformed lines: a write cut short by a crash, and plain garbage.
-        const whole = JSON.stringify(
+        const whole = serialise(
           entry('message', {
             message: { role: 'assistant', content: [], stopReason: 'error', errorMessage: '429 rate limit' },
           }),
@@ -347,7 +379,7 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
       } else if (r < 0.08) {
         // Invalid UTF-8 inside a tool result: well-formed JSON, must still parse and not count.
         const head = Buffer.from(
-          JSON.stringify(
+          serialise(
             entry('message', {
               message: {
                 role: 'toolResult',

@@ -1,54 +1,20 @@
 /**
  * The `breakerbar` command line: one file per subcommand, dispatched here.
  */
-import { ConfigError } from '../core/config/index.js';
-import { LockError } from '../core/lock.js';
-import { ServeError } from '../core/monitor.js';
-import { StoreError } from '../core/store/db.js';
 import { version } from '../core/version.js';
-import { ApiClientError } from './api-client.js';
-import { breakerCommand } from './breaker-control.js';
-import { type Command, type Io, parseCommandArgs, processIo, UsageError } from './command.js';
-import { daemonCommand } from './daemon.js';
-import { dashboardCommand } from './dashboard.js';
-import { doctorCommand } from './doctor.js';
-import { historyCommand } from './history.js';
-import { incidentsCommand } from './incidents.js';
-import { maintenanceCommand } from './maintenance.js';
-import { rehearseCommand } from './rehearse.js';
-import { scanCommand } from './scan.js';
-import { serviceCommand } from './service.js';
-import { spendCommand } from './spend.js';
-import { statusCommand } from './status.js';
-import { pauseCommand, restartCommand, resumeCommand } from './watchdog-control.js';
+import { type Io, parseCommandArgs, processIo, UsageError } from './command.js';
+import { COMMAND_NAMES, loadCommand, loadCommands } from './commands.js';
 
-export const COMMANDS: readonly Command[] = [
-  daemonCommand,
-  statusCommand,
-  restartCommand,
-  pauseCommand,
-  resumeCommand,
-  maintenanceCommand,
-  breakerCommand,
-  doctorCommand,
-  dashboardCommand,
-  rehearseCommand,
-  scanCommand,
-  historyCommand,
-  incidentsCommand,
-  spendCommand,
-  serviceCommand,
-];
-
-function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+async function mainHelp(): Promise<string> {
+  const commands = await loadCommands();
+  const width = Math.max(...commands.map((c) => c.name.length));
   return `Usage: breakerbar <command> [options]
 
 BreakerBar watches an OpenClaw gateway: every model call classified into SQLite,
 per-provider circuit breakers, and a watchdog.
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
 Run \`breakerbar <command> --help\` for a command's options.
 Options: -h, --help (this help), -v, --version
@@ -58,17 +24,17 @@ Options: -h, --help (this help), -v, --version
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
-    io.out(mainHelp());
+    io.out(await mainHelp());
     return name === undefined ? 2 : 0;
   }
   if (name === '-v' || name === '--version') {
     io.out(`${version()}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
+  const command = await loadCommand(name);
   if (!command) {
     io.err(
-      `breakerbar: unknown command "${name}". Commands: ${COMMANDS.map((c) => c.name).join(', ')}. See \`breakerbar --help\`.\n`,
+      `breakerbar: unknown command "${name}". Commands: ${COMMAND_NAMES.join(', ')}. See \`breakerbar --help\`.\n`,
     );
     return 2;
   }
@@ -84,16 +50,32 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.err(`breakerbar ${command.name}: ${error.message}\nSee \`breakerbar ${command.name} --help\`.\n`);
       return 2;
     }
-    if (
-      error instanceof ConfigError ||
-      error instanceof StoreError ||
-      error instanceof LockError ||
-      error instanceof ServeError ||
-      error instanceof ApiClientError
-    ) {
-      io.err(`breakerbar ${command.name}: ${error.message}\n`);
+    if (await isExpectedError(error)) {
+      io.err(`breakerbar ${command.name}: ${(error as Error).message}\n`);
       return 1;
     }
     throw error;
   }
+}
+
+/**
+ * Errors that explain themselves (a bad config, a locked data directory, an
+ * unreachable daemon…): one line, no stack. Their modules are loaded only here,
+ * on the way out, so that a command never loads code it does not use.
+ */
+async function isExpectedError(error: unknown): Promise<boolean> {
+  const [config, lock, monitor, store, api] = await Promise.all([
+    import('../core/config/index.js'),
+    import('../core/lock.js'),
+    import('../core/monitor.js'),
+    import('../core/store/db.js'),
+    import('./api-client.js'),
+  ]);
+  return (
+    error instanceof config.ConfigError ||
+    error instanceof lock.LockError ||
+    error instanceof monitor.ServeError ||
+    error instanceof store.StoreError ||
+    error instanceof api.ApiClientError
+  );
 }

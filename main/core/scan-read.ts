@@ -8,6 +8,7 @@ import type { Outcome } from './classify.js';
 import { AgentDatabase } from './sources/agent-database.js';
 import { readIdentity } from './sources/file-identity.js';
 import { readLineBatch } from './sources/line-batch.js';
+import { sharedQuoteIndexer } from './sources/quote-bitmap.js';
 import { readRecord, type TranscriptRecord } from './sources/transcript-record.js';
 import { agentIdOf, forEachRecord, sessionIdOf } from './sources/transcripts-jsonl.js';
 
@@ -54,7 +55,12 @@ export interface ReadOptions {
 export const SCAN_CHUNK_BYTES = 256 * 1024;
 const PAGE_ROWS = 5000;
 
-export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffer): InputScan {
+/** Where scan reads to: the quote indexer's own input buffer when there is one, so a chunk is indexed in place. */
+export function scanScratch(): Buffer {
+  return sharedQuoteIndexer()?.scratch(SCAN_CHUNK_BYTES) ?? Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+}
+
+export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffer = scanScratch()): InputScan {
   const result: InputScan = {
     input,
     error: null,

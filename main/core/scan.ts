@@ -20,8 +20,8 @@ import {
   type InputScan,
   type ReadOptions,
   readInput,
-  SCAN_CHUNK_BYTES,
   type ScanInput,
+  scanScratch,
 } from './scan-read.js';
 import { AGENT_DATABASE_NAME, findAgentDatabases } from './sources/agent-database.js';
 import { type GatewayLogScan, scanGatewayLogs } from './sources/gateway-log.js';
@@ -80,7 +80,7 @@ interface Plan {
 /** Reads everything in this thread. */
 export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanResult {
   const plan = planScan(dirs, options);
-  const scratch = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+  const scratch = scanScratch();
   const total = plan.inputs.reduce((sum, input) => sum + input.bytes, 0);
   let read = 0;
   const results = plan.inputs.map((input) => {

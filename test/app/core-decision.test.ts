@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideCore, embeddedCoreArgs, nextBackoff } from '../../main/app/core-decision.js';
 import { parseCommandArgs } from '../../main/cli/command.js';
-import { COMMANDS } from '../../main/cli/main.js';
+import { loadCommand } from '../../main/cli/commands.js';
 
 describe('which core the app talks to', () => {
   it('attaches to a daemon holding the data directory, at the address it wrote', () => {
@@ -35,13 +35,13 @@ describe('which core the app talks to', () => {
     });
   });
 
-  it('runs the very daemon command, with its desktop notifications left to the app', () => {
+  it('runs the very daemon command, with its desktop notifications left to the app', async () => {
     const [name, ...flags] = embeddedCoreArgs();
     expect(name).toBe('daemon');
     // The CLI parses strictly: a flag it does not know would stop our core before it starts.
-    const daemon = COMMANDS.find((c) => c.name === name);
-    expect(daemon).toBeDefined();
-    expect(parseCommandArgs(daemon as (typeof COMMANDS)[number], flags).values).toMatchObject({ 'no-desktop': true });
+    const daemon = await loadCommand(name as string);
+    expect(daemon).not.toBeNull();
+    expect(parseCommandArgs(daemon as NonNullable<typeof daemon>, flags).values).toMatchObject({ 'no-desktop': true });
   });
 });
 

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Io } from '../../main/cli/command.js';
-import { COMMANDS, main } from '../../main/cli/main.js';
+import { COMMAND_NAMES } from '../../main/cli/commands.js';
+import { main } from '../../main/cli/main.js';
 import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/classify.js';
 import type { TurnOutcome } from '../../main/core/events.js';
 import { isLocked } from '../../main/core/lock.js';
@@ -248,7 +249,7 @@ describe('help and usage errors', () => {
     expect(out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it.each(COMMANDS.map((c) => c.name))('%s --help prints its usage and options (exit 0)', async (name) => {
+  it.each([...COMMAND_NAMES])('%s --help prints its usage and options (exit 0)', async (name) => {
     for (const flag of ['--help', '-h']) {
       const { code, out, err } = await run(name, flag);
       expect(code).toBe(0);

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../main/cli/main.js';
+import { COMMAND_NAMES } from '../../main/cli/commands.js';
 import { configSchema } from '../../main/core/config/index.js';
 import { describeFields } from '../../main/core/config/schema.js';
 
@@ -30,7 +30,7 @@ describe('README', () => {
     },
   );
 
-  it.each(COMMANDS.map((command) => [command.name]))('documents `breakerbar %s`', (name) => {
+  it.each(COMMAND_NAMES.map((name) => [name]))('documents `breakerbar %s`', (name) => {
     expect(cli).toContain(`### \`breakerbar ${name}\``);
   });
 

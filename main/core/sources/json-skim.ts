@@ -28,6 +28,8 @@
  * into C++ each.
  */
 
+import type { QuoteBits } from './quote-bitmap.js';
+
 /** A string value too long to be worth decoding; only its size in bytes is kept. */
 export class Elided {
   /**
@@ -47,6 +49,36 @@ export interface SkimOptions {
   maxStringBytes?: number;
   /** keys whose string values are always decoded in full (e.g. errorMessage) */
   keepKeys?: ReadonlySet<string>;
+  /**
+   * Where the unescaped quotes of `buf` are (see quote-bitmap.ts): strings end
+   * by a bit scan instead of a search. Used when it covers [start, end) of this
+   * very buffer; the result is the same either way.
+   */
+  quotes?: QuoteBits | null;
+  /**
+   * Which parts of the value to build: in an object, only the keys the shape
+   * lists (each with the shape of its value); in an array, every element with
+   * the array's shape; `null` below a key builds all of its value. Everything
+   * else is still checked exactly as it would be parsed (so a line is MALFORMED
+   * just as without a shape) but never allocated. Default: build everything.
+   */
+  shape?: Shape | null;
+}
+
+/**
+ * See SkimOptions.shape. A shaped object has every key of its shape (undefined
+ * where the text lacks it): each is cloned from `template`, so all share one
+ * hidden class and storing a value never adds a property (measured: adding
+ * properties one by one through the parser's single store site cost more than
+ * the rest of parsing).
+ */
+export class Shape {
+  readonly template: { [key: string]: Skimmed | undefined } = {};
+
+  constructor(readonly keys: ReadonlyMap<string, Shape | null>) {
+    if (keys.has('__proto__')) throw new Error('a shape cannot name __proto__');
+    for (const key of keys.keys()) this.template[key] = undefined;
+  }
 }
 
 /**
@@ -96,6 +128,7 @@ const out = { flags: 0, checked: 0, num: 0 };
 // skimJson is synchronous and never re-entered.
 const stack: Container[] = [];
 const stackKeys: (string | null)[] = [];
+const stackShapes: (Shape | null)[] = [];
 
 /** Parses exactly one JSON value spanning buf[start, end) (surrounding whitespace allowed). Returns MALFORMED if the bytes are not one well-formed JSON value. */
 export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOptions): Skimmed | typeof MALFORMED {
@@ -105,20 +138,36 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
   const keep = opts?.keepKeys ?? NO_KEYS;
   stack.length = 0;
   stackKeys.length = 0;
+  stackShapes.length = 0;
+  const quotes = opts?.quotes;
+  if (quotes != null && quotes.buf === buf && start >= quotes.from && e <= quotes.to) {
+    quoteWords = quotes.words;
+    quoteSpecial = quotes.special;
+    quoteFrom = quotes.from;
+    quoteWordCount = Math.ceil((quotes.to - quotes.from) / 32);
+  } else {
+    quoteWords = null;
+  }
   call++; // invalidates the decoded window: callers refill their buffers between calls
 
   let top: Container | null = null; // innermost open container
   let inArray = false;
   let key: string | null = null; // key of the value being parsed, when top is an object
   let depth = 0; // open containers, top included
-  let value: Skimmed;
+  let value: Skimmed = null;
+  let shape: Shape | null = null; // of top: its keys' shapes, or its elements' shape
+  let valueShape: Shape | null = opts?.shape ?? null; // of the value being parsed
+  let skipping = false; // the value being parsed is checked, not built
 
   for (;;) {
     // ---- one value at p ----
     p = skipWs(buf, p, e);
     if (p >= e) return MALFORMED;
     const c = buf[p] as number;
-    if (c === QUOTE) {
+    if (skipping) {
+      p = skipValue(buf, p, e, depth, maxBytes, keep, key);
+      if (p < 0) return MALFORMED;
+    } else if (c === QUOTE) {
       const a = p + 1;
       const close = stringEnd(buf, a, e);
       if (close < 0) return MALFORMED;
@@ -131,7 +180,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
           a,
           close,
           e,
-          out.checked < close ? out.flags | flagsOf(buf, out.checked, close) : out.flags,
+          stringFlags(buf, a, close),
         );
         if (s === null) return MALFORMED;
         value = s;
@@ -148,7 +197,9 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
         if (top !== null) {
           stack.push(top);
           stackKeys.push(key);
+          stackShapes.push(shape);
         }
+        shape = valueShape;
         if (c === LBRACKET) {
           top = [];
           inArray = true;
@@ -157,12 +208,14 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
           // A plain literal (not Object.create(null)) so results deep-equal
           // JSON.parse's and keep V8's fast properties; `__proto__` is stored
           // with defineProperty below, never through the prototype setter.
-          top = {};
+          top = shape === null ? {} : ({ ...shape.template } as { [key: string]: Skimmed });
           inArray = false;
           p = readKeyAndColon(buf, p, e);
           if (p < 0) return MALFORMED;
           key = lastKey;
         }
+        skipping = shapeOfNext(shape, inArray, key);
+        valueShape = nextShape;
         continue;
       }
     } else if (c === 0x74) {
@@ -193,7 +246,9 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
         p = skipWs(buf, p, e);
         return p === e ? value : MALFORMED; // trailing garbage is malformed
       }
-      if (inArray) {
+      if (skipping) {
+        // checked, not kept
+      } else if (inArray) {
         (top as Skimmed[]).push(value);
       } else if (key === '__proto__') {
         // an own property, as JSON.parse makes: no prototype pollution or swap
@@ -211,17 +266,152 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
           if (p < 0) return MALFORMED;
           key = lastKey;
         }
+        skipping = shapeOfNext(shape, inArray, key);
+        valueShape = nextShape;
         break;
       }
       if (d !== (inArray ? RBRACKET : RBRACE)) return MALFORMED;
       p++;
       depth--;
       value = top;
+      skipping = false;
       top = stack.pop() ?? null;
       key = stackKeys.pop() ?? null;
+      shape = stackShapes.pop() ?? null;
       inArray = Array.isArray(top);
     }
   }
+}
+
+/** The shape of the next value in a container of shape `shape` (second result of shapeOfNext). */
+let nextShape: Shape | null = null;
+
+/** Whether the next value (an element, or the value of `key`) is only checked; its shape goes to nextShape. */
+function shapeOfNext(shape: Shape | null, inArray: boolean, key: string | null): boolean {
+  if (shape === null || inArray) {
+    nextShape = shape;
+    return false;
+  }
+  const child = shape.keys.get(key as string);
+  nextShape = child ?? null;
+  return child === undefined;
+}
+
+/** Open containers of a skipped value: whether each is an object. */
+const skipIsObject = new Uint8Array(MAX_DEPTH + 1);
+
+/**
+ * Checks the value at p exactly as skimJson would parse it (same grammar, same
+ * strings decoded or elided, same depth limit, counting the `depth` containers
+ * already open around it) without building anything. Returns the position
+ * after it, or -1 where skimJson would return MALFORMED.
+ */
+function skipValue(
+  buf: Buffer,
+  p: number,
+  e: number,
+  depth: number,
+  maxBytes: number,
+  keep: ReadonlySet<string>,
+  key: string | null,
+): number {
+  const base = depth;
+  for (;;) {
+    p = skipWs(buf, p, e);
+    if (p >= e) return -1;
+    const c = buf[p] as number;
+    if (c === QUOTE) {
+      const a = p + 1;
+      const close = stringEnd(buf, a, e);
+      if (close < 0) return -1;
+      p = close + 1;
+      if (close - a <= maxBytes || (key !== null && keep.has(key))) {
+        const flags = stringFlags(buf, a, close);
+        if (!validString(buf, a, close, flags)) return -1;
+      }
+    } else if (c === LBRACE || c === LBRACKET) {
+      if (depth >= MAX_DEPTH) return -1;
+      p = skipWs(buf, p + 1, e);
+      if (p < e && buf[p] === (c === LBRACE ? RBRACE : RBRACKET)) {
+        p++;
+      } else {
+        skipIsObject[depth++] = c === LBRACE ? 1 : 0;
+        if (c === LBRACE) {
+          p = readKeyAndColon(buf, p, e);
+          if (p < 0) return -1;
+          key = lastKey;
+        } else {
+          key = null;
+        }
+        continue;
+      }
+    } else if (c === 0x74) {
+      if (p + 4 > e || buf[p + 1] !== 0x72 || buf[p + 2] !== 0x75 || buf[p + 3] !== 0x65) return -1;
+      p += 4;
+    } else if (c === 0x66) {
+      if (p + 5 > e || buf[p + 1] !== 0x61 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x73 || buf[p + 4] !== 0x65)
+        return -1;
+      p += 5;
+    } else if (c === 0x6e) {
+      if (p + 4 > e || buf[p + 1] !== 0x75 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x6c) return -1;
+      p += 4;
+    } else {
+      p = numberEnd(buf, p, e, false);
+      if (p < 0) return -1;
+    }
+    for (;;) {
+      if (depth === base) return p;
+      p = skipWs(buf, p, e);
+      const d = p < e ? (buf[p] as number) : -1;
+      const inObject = skipIsObject[depth - 1] === 1;
+      if (d === COMMA) {
+        p++;
+        if (inObject) {
+          p = readKeyAndColon(buf, skipWs(buf, p, e), e);
+          if (p < 0) return -1;
+          key = lastKey;
+        } else {
+          key = null;
+        }
+        break;
+      }
+      if (d !== (inObject ? RBRACE : RBRACKET)) return -1;
+      p++;
+      depth--;
+      key = null;
+    }
+  }
+}
+
+/** Would decode() accept the string buf[a, close) with these flags? Without building it. */
+function validString(buf: Buffer, a: number, close: number, flags: number): boolean {
+  if (flags & HAS_CONTROL) return false;
+  if ((flags & HAS_ESCAPE) === 0) return true;
+  for (let i = a; i < close; i++) {
+    if (buf[i] !== BACKSLASH) continue;
+    const x = buf[++i] as number;
+    if (x === 0x75) {
+      // \uXXXX: four hex digits
+      for (let k = 1; k <= 4; k++) if (i + k >= close || !isHex(buf[i + k] as number)) return false;
+      i += 4;
+    } else if (
+      x !== QUOTE &&
+      x !== BACKSLASH &&
+      x !== 0x2f &&
+      x !== 0x62 &&
+      x !== 0x66 &&
+      x !== 0x6e &&
+      x !== 0x72 &&
+      x !== 0x74
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function isHex(c: number): boolean {
+  return (c >= DIGIT0 && c <= DIGIT9) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
 
 function skipWs(buf: Buffer, p: number, e: number): number {
@@ -254,6 +444,7 @@ BYTE_CLASS[QUOTE] = IS_QUOTE;
  * unread, so the caller decides whether they need flagsOf (only if decoded).
  */
 function stringEnd(buf: Buffer, a: number, e: number): number {
+  if (quoteWords !== null) return indexedStringEnd(buf, a, e);
   let flags = 0;
   let i = a;
   const quickEnd = Math.min(a + QUICK_SCAN, e);
@@ -286,6 +477,50 @@ function stringEnd(buf: Buffer, a: number, e: number): number {
     if (((q - 1 - k) & 1) === 0) return q;
     q++;
   }
+}
+
+/** The quote bitmap of the current call, when it has one (see SkimOptions.quotes). */
+let quoteWords: Int32Array | null = null;
+let quoteSpecial: Int32Array | null = null;
+let quoteFrom = 0;
+let quoteWordCount = 0;
+
+/** stringEnd with the bitmap: the next unescaped quote is the next set bit (flags: see stringFlags). */
+function indexedStringEnd(buf: Buffer, a: number, e: number): number {
+  const words = quoteWords as Int32Array;
+  const rel = a - quoteFrom;
+  let w = rel >> 5;
+  let bits = (words[w] as number) & (-1 << (rel & 31));
+  while (bits === 0) {
+    if (++w >= quoteWordCount) return -1;
+    bits = words[w] as number;
+  }
+  const close = quoteFrom + (w << 5) + (31 - Math.clz32(bits & -bits));
+  return close < e ? close : -1;
+}
+
+/** The decode flags of the string buf[a, close) that stringEnd just found. */
+function stringFlags(buf: Buffer, a: number, close: number): number {
+  if (quoteWords === null) return out.checked < close ? out.flags | flagsOf(buf, out.checked, close) : out.flags;
+  return specialIn(a, close) ? flagsOf(buf, a, close) : 0;
+}
+
+/** Is any byte of buf[a, b) marked special in the bitmap (control, backslash, non-ASCII)? */
+function specialIn(a: number, b: number): boolean {
+  if (a >= b) return false;
+  const words = quoteSpecial as Int32Array;
+  const ra = a - quoteFrom;
+  const rb = b - quoteFrom;
+  let w = ra >> 5;
+  const last = (rb - 1) >> 5;
+  let bits = (words[w] as number) & (-1 << (ra & 31));
+  while (w < last) {
+    if (bits !== 0) return true;
+    bits = words[++w] as number;
+  }
+  const tail = rb & 31;
+  // (1 << 31) - 1 wraps to 0x7fffffff under the bitwise and, as wanted
+  return (tail === 0 ? bits : bits & ((1 << tail) - 1)) !== 0;
 }
 
 /** Decode flags of buf[from, to), the inside of a string (escaped quotes are not flags). */
@@ -369,23 +604,24 @@ function readKeyAndColon(buf: Buffer, p: number, e: number): number {
   const close = stringEnd(buf, a, e);
   if (close < 0) return -1;
   const len = close - a;
-  if (out.flags === 0 && len > 0 && len <= MAX_CACHED_KEY) {
-    // Plain ASCII and short: look it up by length and three of its bytes.
-    const slot =
-      ((len << 6) ^ ((buf[a] as number) << 3) ^ (buf[close - 1] as number) ^ ((buf[a + (len >> 1)] as number) << 1)) &
-      (KEY_CACHE_SIZE - 1);
-    const cached = keyCache[slot];
-    if (cached !== undefined && cached.length === len && sameBytes(buf, a, cached)) {
-      lastKey = cached;
-    } else {
+  // Short: look it up by length and three of its bytes. Only plain ASCII keys are
+  // cached, so bytes equal to a cached key are plain ASCII themselves.
+  const slot =
+    ((len << 6) ^ ((buf[a] as number) << 3) ^ (buf[close - 1] as number) ^ ((buf[a + (len >> 1)] as number) << 1)) &
+    (KEY_CACHE_SIZE - 1);
+  const cached = len > 0 && len <= MAX_CACHED_KEY ? keyCache[slot] : undefined;
+  if (cached !== undefined && cached.length === len && sameBytes(buf, a, cached)) {
+    lastKey = cached;
+  } else {
+    const flags = stringFlags(buf, a, close);
+    if (flags === 0 && len > 0 && len <= MAX_CACHED_KEY) {
       lastKey = ascii(buf, a, close, e);
       keyCache[slot] = lastKey;
+    } else {
+      const key = decode(buf, a, close, e, flags);
+      if (key === null) return -1;
+      lastKey = key;
     }
-  } else {
-    const flags = out.checked < close ? out.flags | flagsOf(buf, out.checked, close) : out.flags;
-    const key = decode(buf, a, close, e, flags);
-    if (key === null) return -1;
-    lastKey = key;
   }
   p = skipWs(buf, close + 1, e);
   if (p >= e || buf[p] !== COLON) return -1;
@@ -404,7 +640,7 @@ function sameBytes(buf: Buffer, a: number, s: string): boolean {
  * out.num) or -1. Whatever follows is checked by the caller, so `01` fails
  * there (a value `0` followed by a stray `1`).
  */
-function numberEnd(buf: Buffer, p: number, e: number): number {
+function numberEnd(buf: Buffer, p: number, e: number, wanted = true): number {
   const start = p;
   const negative = buf[p] === MINUS;
   if (negative) p++;
@@ -442,7 +678,7 @@ function numberEnd(buf: Buffer, p: number, e: number): number {
   }
   // -0 stays -0, like JSON.parse; anything else goes through the engine's own
   // float parsing so rounding is exactly JSON.parse's.
-  out.num = simple ? (negative ? -value : value) : Number(ascii(buf, start, p, e));
+  if (wanted) out.num = simple ? (negative ? -value : value) : Number(ascii(buf, start, p, e));
   return p;
 }
 

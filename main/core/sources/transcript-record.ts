@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { classify, isSeedRateLimit } from '../classify.js';
 import type { CallEvent, SourceKind, TokenUsage } from '../events.js';
 import { dependencyNameProblem } from './dependency-name.js';
-import { Elided, MALFORMED, type Skimmed, skimJson } from './json-skim.js';
+import { Elided, MALFORMED, Shape, type Skimmed, type SkimOptions, skimJson } from './json-skim.js';
+import type { QuoteBits } from './quote-bitmap.js';
 
 export interface RecordContext {
   source: SourceKind;
@@ -39,10 +40,58 @@ type JsonObject = { [key: string]: Skimmed };
  * by one); longer ones (message text, thinking, tool output) are only measured,
  * except the error text, which the classifier reads.
  */
-const SKIM_OPTIONS = { maxStringBytes: 512, keepKeys: new Set(['errorMessage']) } as const;
+const SKIM_OPTIONS: SkimOptions = {
+  maxStringBytes: 512,
+  keepKeys: new Set(['errorMessage']),
+  shape: recordShape(),
+  quotes: null,
+};
 
-/** Parses and interprets one line (or `event_json` value) held in `buf[start, end)`. */
-export function readRecord(buf: Buffer, start: number, end: number, context: RecordContext): TranscriptRecord {
+/**
+ * The fields interpretRecord reads, the only ones built (the rest of a line is
+ * checked, not allocated: tool-call arguments, signatures, ids, user text).
+ * Keep it in step with interpretRecord and the helpers below it.
+ */
+function recordShape(): Shape {
+  const all = null;
+  const keys = (names: string[], ...nested: Array<[string, Shape | null]>): Shape =>
+    new Shape(new Map<string, Shape | null>([...names.map((name): [string, null] => [name, all]), ...nested]));
+  const content = keys(['type', 'text', 'thinking']);
+  const message = keys(
+    [
+      'role',
+      'api',
+      'provider',
+      'model',
+      'stopReason',
+      'errorMessage',
+      'errorCode',
+      'errorStatus',
+      'errorRetryAfterMs',
+      'diagnostics',
+      '__openclaw',
+      'responseId',
+      'authProfileId',
+      'timestamp',
+    ],
+    ['content', content],
+    ['usage', keys(['input', 'output', 'cacheRead', 'cacheWrite', 'totalTokens'], ['cost', keys(['total'])])],
+  );
+  return keys(['type', 'id', 'timestamp', 'authProfileId'], ['message', message]);
+}
+
+/**
+ * Parses and interprets one line (or `event_json` value) held in `buf[start, end)`;
+ * `quotes`, when it covers the line, spares the parser its search for string ends.
+ */
+export function readRecord(
+  buf: Buffer,
+  start: number,
+  end: number,
+  context: RecordContext,
+  quotes: QuoteBits | null = null,
+): TranscriptRecord {
+  SKIM_OPTIONS.quotes = quotes;
   const value = skimJson(buf, start, end, SKIM_OPTIONS);
   if (value === MALFORMED) return { kind: 'malformed' };
   return interpretRecord(value, context);

@@ -7,6 +7,7 @@ import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
 import type { Batch, CommitResult } from '../store/db.js';
 import { MALFORMED, skimJson } from './json-skim.js';
+import { sharedQuoteIndexer } from './quote-bitmap.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import type { StoredPosition } from './tailer.js';
 import { FileTailer, type LineBatch } from './tailer.js';
@@ -62,12 +63,15 @@ export function forEachRecord(
   const { buf, lineStarts, lineEnds } = batch;
   counts.lines += batch.oversizedLines;
   counts.malformed += batch.oversizedLines;
+  const last = lineStarts.length - 1;
+  const quotes =
+    last < 0 ? null : (sharedQuoteIndexer()?.index(buf, lineStarts[0] as number, lineEnds[last] as number) ?? null);
   for (let i = 0; i < lineStarts.length; i++) {
     const start = lineStarts[i] as number;
     const end = lineEnds[i] as number;
     if (isBlank(buf, start, end)) continue;
     counts.lines++;
-    const record = readRecord(buf, start, end, context);
+    const record = readRecord(buf, start, end, context, quotes);
     if (record.kind === 'malformed') {
       counts.malformed++;
       if (record.reason) counts.reason = record.reason;
