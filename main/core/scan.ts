@@ -12,16 +12,20 @@ import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Outcome } from './classify.js';
+import { OUTCOMES, type Outcome } from './classify.js';
 import { configSchema } from './config/index.js';
 import { pairAttempts } from './pairing.js';
 import {
   type FoundCall,
+  type FoundCalls,
+  foundCallAt,
   type InputScan,
   type ReadOptions,
   readInput,
+  SEED,
   type ScanInput,
   scanScratch,
+  UPSTREAM,
 } from './scan-read.js';
 import { AGENT_DATABASE_NAME, findAgentDatabases } from './sources/agent-database.js';
 import { type GatewayLogScan, scanGatewayLogs } from './sources/gateway-log.js';
@@ -189,18 +193,33 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
     all.add(call.dep, call.outcome, call.tokens);
     tally.add(call.dep, call.outcome, call.tokens);
   };
-  const record = (call: FoundCall, source: 'jsonl' | 'sqlite') => {
-    if (call.ts < since) return;
-    if (seen.has(call.key)) {
-      duplicates++;
-      return;
+  const deps = new DependencyIds();
+  const recordTurns = new GroupedCounts();
+  const okRecords = { jsonl: new GroupedCounts(), sqlite: new GroupedCounts() };
+  /** Each call once (the first copy in input order), as the store keeps it. */
+  const record = (calls: FoundCalls, source: 'jsonl' | 'sqlite') => {
+    const depIds = calls.deps.map((dep) => deps.id(dep));
+    for (let i = 0, keyStart = 0; i < calls.count; i++) {
+      const keyEnd = calls.keyEnds[i] as number;
+      const key = calls.keys.slice(keyStart, keyEnd);
+      keyStart = keyEnd;
+      const ts = calls.ts[i] as number;
+      if (ts < since) continue;
+      if (seen.has(key)) {
+        duplicates++;
+        continue;
+      }
+      seen.add(key);
+      const flags = calls.flags[i] as number;
+      if (flags & SEED) seedTimes.push(ts);
+      const dep = depIds[calls.dep[i] as number] as number;
+      const outcome = calls.outcome[i] as number;
+      const tokens = calls.tokens[i] as number;
+      recordTurns.add(dep, outcome, tokens);
+      if ((flags & UPSTREAM) === 0) continue;
+      if (outcome === OK) okRecords[source].add(dep, outcome, tokens);
+      else failedRecords.push({ ...foundCallAt(calls, i), source });
     }
-    seen.add(call.key);
-    if (call.seed) seedTimes.push(call.ts);
-    turns.add(call.dep, call.outcome, call.tokens);
-    if (!call.upstream) return;
-    if (call.outcome === 'ok') count(call, bySource[source]);
-    else failedRecords.push({ ...call, source });
   };
   for (const result of results) {
     if (result.error !== null) {
@@ -220,8 +239,11 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
         warning: `${result.undecodable} row(s) cannot be decoded and were skipped; first: ${result.firstUndecodable}`,
       });
     }
-    for (const call of result.calls) record(call, result.input.kind);
+    record(result.calls, result.input.kind);
   }
+  recordTurns.addTo([turns], deps.names);
+  okRecords.jsonl.addTo([all, bySource.jsonl], deps.names);
+  okRecords.sqlite.addTo([all, bySource.sqlite], deps.names);
 
   // Gateway logs: signals always; their fallback decisions count as calls only for agents
   // without readable transcripts, the rule the daemon follows.
@@ -271,6 +293,47 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
     errors,
     warnings,
   };
+}
+
+const OK = OUTCOMES.indexOf('ok');
+
+/** Small numbers for dependency names, shared by every input of one merge. */
+class DependencyIds {
+  readonly names: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.names.length;
+      this.names.push(name);
+      this.ids.set(name, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * Calls and tokens per (dependency, outcome), added to the tallies in one go:
+ * per call an array slot instead of the tallies' map look-ups.
+ */
+class GroupedCounts {
+  private readonly calls: number[] = [];
+  private readonly tokens: number[] = [];
+
+  add(dep: number, outcome: number, tokens: number): void {
+    const slot = dep * OUTCOMES.length + outcome;
+    this.calls[slot] = (this.calls[slot] ?? 0) + 1;
+    this.tokens[slot] = (this.tokens[slot] ?? 0) + tokens;
+  }
+
+  addTo(tallies: ReadonlyArray<CallTally | TurnTally>, names: readonly string[]): void {
+    this.calls.forEach((calls, slot) => {
+      const dep = names[Math.floor(slot / OUTCOMES.length)] as string;
+      const outcome = OUTCOMES[slot % OUTCOMES.length] as Outcome;
+      for (const tally of tallies) tally.add(dep, outcome, this.tokens[slot] as number, calls);
+    });
+  }
 }
 
 /**

@@ -313,9 +313,12 @@ function skipValue(
   depth: number,
   maxBytes: number,
   keep: ReadonlySet<string>,
-  key: string | null,
+  outerKey: string | null,
 ): number {
   const base = depth;
+  // The key of the value at p: outerKey for the skipped value itself; inside it, keys are
+  // only checked, and decoded (from skippedKey) only when keepKeys could matter.
+  let key: string | null | undefined = outerKey;
   for (;;) {
     p = skipWs(buf, p, e);
     if (p >= e) return -1;
@@ -325,7 +328,7 @@ function skipValue(
       const close = stringEnd(buf, a, e);
       if (close < 0) return -1;
       p = close + 1;
-      if (close - a <= maxBytes || (key !== null && keep.has(key))) {
+      if (close - a <= maxBytes || (keep.size > 0 && isKept(buf, e, keep, key))) {
         const flags = stringFlags(buf, a, close);
         if (!validString(buf, a, close, flags)) return -1;
       }
@@ -337,9 +340,9 @@ function skipValue(
       } else {
         skipIsObject[depth++] = c === LBRACE ? 1 : 0;
         if (c === LBRACE) {
-          p = readKeyAndColon(buf, p, e);
+          p = skipKeyAndColon(buf, p, e);
           if (p < 0) return -1;
-          key = lastKey;
+          key = undefined;
         } else {
           key = null;
         }
@@ -367,9 +370,9 @@ function skipValue(
       if (d === COMMA) {
         p++;
         if (inObject) {
-          p = readKeyAndColon(buf, skipWs(buf, p, e), e);
+          p = skipKeyAndColon(buf, skipWs(buf, p, e), e);
           if (p < 0) return -1;
-          key = lastKey;
+          key = undefined;
         } else {
           key = null;
         }
@@ -381,6 +384,31 @@ function skipValue(
       key = null;
     }
   }
+}
+
+/** Where the last key skipKeyAndColon checked lies: buf[skippedKeyStart, skippedKeyEnd). */
+let skippedKeyStart = 0;
+let skippedKeyEnd = 0;
+
+/** readKeyAndColon for a skipped object: the key is checked as decode() would, not decoded. */
+function skipKeyAndColon(buf: Buffer, p: number, e: number): number {
+  if (p >= e || buf[p] !== QUOTE) return -1;
+  const a = p + 1;
+  const close = stringEnd(buf, a, e);
+  if (close < 0 || !validString(buf, a, close, stringFlags(buf, a, close))) return -1;
+  skippedKeyStart = a;
+  skippedKeyEnd = close;
+  p = skipWs(buf, close + 1, e);
+  if (p >= e || buf[p] !== COLON) return -1;
+  return p + 1;
+}
+
+/** Is `key` in keep? undefined stands for the key skipKeyAndColon last checked (already known to be valid). */
+function isKept(buf: Buffer, e: number, keep: ReadonlySet<string>, key: string | null | undefined): boolean {
+  if (key === null) return false;
+  if (key !== undefined) return keep.has(key);
+  const name = decode(buf, skippedKeyStart, skippedKeyEnd, e, flagsOf(buf, skippedKeyStart, skippedKeyEnd));
+  return name !== null && keep.has(name);
 }
 
 /** Would decode() accept the string buf[a, close) with these flags? Without building it. */
