@@ -60,7 +60,8 @@ export interface SkimOptions {
    * lists (each with the shape of its value); in an array, every element with
    * the array's shape; `null` below a key builds all of its value. Everything
    * else is still checked exactly as it would be parsed (so a line is MALFORMED
-   * just as without a shape) but never allocated. Default: build everything.
+   * just as without a shape) but never allocated; so is everything after a
+   * failed guard (see Shape). Default: build everything.
    */
   shape?: Shape | null;
 }
@@ -75,8 +76,20 @@ export interface SkimOptions {
 export class Shape {
   readonly template: { [key: string]: Skimmed | undefined } = {};
 
-  constructor(readonly keys: ReadonlyMap<string, Shape | null>) {
+  /**
+   * @param guard a key of this shape and the one value that keeps the parse
+   *   building: once the key holds anything else, nothing more of this object
+   *   is built (it is still checked). For a reader that stops caring early,
+   *   e.g. at a message's role. Exact under duplicate keys: should the key
+   *   come again in the same object, the text is parsed again without guards.
+   */
+  constructor(
+    readonly keys: ReadonlyMap<string, Shape | null>,
+    readonly guard: { key: string; value: Skimmed } | null = null,
+  ) {
     if (keys.has('__proto__')) throw new Error('a shape cannot name __proto__');
+    if (guard !== null && !keys.has(guard.key))
+      throw new Error(`a shape's guard must be one of its keys: ${guard.key}`);
     for (const key of keys.keys()) this.template[key] = undefined;
   }
 }
@@ -158,6 +171,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
   let shape: Shape | null = null; // of top: its keys' shapes, or its elements' shape
   let valueShape: Shape | null = opts?.shape ?? null; // of the value being parsed
   let skipping = false; // the value being parsed is checked, not built
+  let guardDepth = -1; // depth of the object whose guard failed: nothing more of it is built
 
   for (;;) {
     // ---- one value at p ----
@@ -165,7 +179,10 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
     if (p >= e) return MALFORMED;
     const c = buf[p] as number;
     if (skipping) {
-      p = skipValue(buf, p, e, depth, maxBytes, keep, key);
+      p =
+        quoteWords !== null
+          ? skipIndexed(buf, p, e, depth, maxBytes, keep, key)
+          : skipValue(buf, p, e, depth, maxBytes, keep, key);
       if (p < 0) return MALFORMED;
     } else if (c === QUOTE) {
       const a = p + 1;
@@ -175,13 +192,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
       if (close - a > maxBytes && (key === null || !keep.has(key))) {
         value = new Elided(close - a);
       } else {
-        const s = decode(
-          buf,
-          a,
-          close,
-          e,
-          stringFlags(buf, a, close),
-        );
+        const s = decode(buf, a, close, e, stringFlags(buf, a, close));
         if (s === null) return MALFORMED;
         value = s;
       }
@@ -256,6 +267,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
       } else {
         // duplicate keys: last value wins in the first position, like JSON.parse
         (top as { [key: string]: Skimmed })[key as string] = value;
+        if (shape?.guard?.key === key && value !== shape.guard.value && !guardsOff) guardDepth = depth;
       }
       p = skipWs(buf, p, e);
       const d = p < e ? (buf[p] as number) : -1;
@@ -265,13 +277,16 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
           p = readKeyAndColon(buf, skipWs(buf, p, e), e);
           if (p < 0) return MALFORMED;
           key = lastKey;
+          // The guard's key again: its last value is the one that counts, and what was skipped may matter.
+          if (guardDepth === depth && key === shape?.guard?.key) return skimUnguarded(buf, start, end, opts);
         }
-        skipping = shapeOfNext(shape, inArray, key);
+        skipping = shapeOfNext(shape, inArray, key) || guardDepth === depth;
         valueShape = nextShape;
         break;
       }
       if (d !== (inArray ? RBRACKET : RBRACE)) return MALFORMED;
       p++;
+      if (guardDepth === depth) guardDepth = -1;
       depth--;
       value = top;
       skipping = false;
@@ -280,6 +295,18 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
       shape = stackShapes.pop() ?? null;
       inArray = Array.isArray(top);
     }
+  }
+}
+
+/** Set while a text is parsed again with its shapes' guards ignored. */
+let guardsOff = false;
+
+function skimUnguarded(buf: Buffer, start: number, end: number, opts?: SkimOptions): Skimmed | typeof MALFORMED {
+  guardsOff = true;
+  try {
+    return skimJson(buf, start, end, opts);
+  } finally {
+    guardsOff = false;
   }
 }
 
@@ -320,7 +347,8 @@ function skipValue(
   // only checked, and decoded (from skippedKey) only when keepKeys could matter.
   let key: string | null | undefined = outerKey;
   for (;;) {
-    p = skipWs(buf, p, e);
+    // Compact JSON has no whitespace between tokens: test one byte before calling skipWs.
+    if (p < e && (buf[p] as number) <= 0x20) p = skipWs(buf, p, e);
     if (p >= e) return -1;
     const c = buf[p] as number;
     if (c === QUOTE) {
@@ -328,9 +356,11 @@ function skipValue(
       const close = stringEnd(buf, a, e);
       if (close < 0) return -1;
       p = close + 1;
-      if (close - a <= maxBytes || (keep.size > 0 && isKept(buf, e, keep, key))) {
-        const flags = stringFlags(buf, a, close);
-        if (!validString(buf, a, close, flags)) return -1;
+      if (
+        (close - a <= maxBytes || (keep.size > 0 && isKept(buf, e, keep, key))) &&
+        !validString(buf, a, close, stringFlags(buf, a, close))
+      ) {
+        return -1;
       }
     } else if (c === LBRACE || c === LBRACKET) {
       if (depth >= MAX_DEPTH) return -1;
@@ -364,7 +394,7 @@ function skipValue(
     }
     for (;;) {
       if (depth === base) return p;
-      p = skipWs(buf, p, e);
+      if (p < e && (buf[p] as number) <= 0x20) p = skipWs(buf, p, e);
       const d = p < e ? (buf[p] as number) : -1;
       const inObject = skipIsObject[depth - 1] === 1;
       if (d === COMMA) {
@@ -386,6 +416,137 @@ function skipValue(
   }
 }
 
+/**
+ * skipValue with a quote bitmap: the same grammar, checks and results, written
+ * for speed, as most of a transcript line is skipped: every step inline (a
+ * call per token cost more than the token), string ends and plain strings read
+ * from the bitmaps, compact JSON's absent whitespace tested with one compare.
+ */
+function skipIndexed(
+  buf: Buffer,
+  p: number,
+  e: number,
+  depth: number,
+  maxBytes: number,
+  keep: ReadonlySet<string>,
+  outerKey: string | null,
+): number {
+  const words = quoteWords as Int32Array;
+  const from = quoteFrom;
+  const wordCount = quoteWordCount;
+  const base = depth;
+  let key: string | null | undefined = outerKey;
+  let expectKey = false; // the next token is an object's key
+  for (;;) {
+    let c = p < e ? (buf[p] as number) : -1;
+    if (c <= 0x20 && c >= 0) {
+      p = skipWs(buf, p, e);
+      c = p < e ? (buf[p] as number) : -1;
+    }
+    if (c === QUOTE) {
+      // the next unescaped quote ends the string
+      const a = p + 1;
+      const rel = a - from;
+      let w = rel >> 5;
+      let bits = (words[w] as number) & (-1 << (rel & 31));
+      while (bits === 0) {
+        if (++w >= wordCount) return -1;
+        bits = words[w] as number;
+      }
+      const close = from + (w << 5) + (31 - Math.clz32(bits & -bits));
+      if (close >= e) return -1;
+      p = close + 1;
+      const checked = expectKey || close - a <= maxBytes || (keep.size > 0 && isKept(buf, e, keep, key));
+      if (checked && specialIn(a, close) && !validString(buf, a, close, flagsOf(buf, a, close))) return -1;
+      if (expectKey) {
+        skippedKeyStart = a;
+        skippedKeyEnd = close;
+        c = p < e ? (buf[p] as number) : -1;
+        if (c !== COLON) {
+          p = skipWs(buf, p, e);
+          if (p >= e || buf[p] !== COLON) return -1;
+        }
+        p++;
+        expectKey = false;
+        key = undefined;
+        continue;
+      }
+    } else if (expectKey) {
+      return -1;
+    } else if (c === LBRACE || c === LBRACKET) {
+      if (depth >= MAX_DEPTH) return -1;
+      p++;
+      let d = p < e ? (buf[p] as number) : -1;
+      if (d <= 0x20 && d >= 0) {
+        p = skipWs(buf, p, e);
+        d = p < e ? (buf[p] as number) : -1;
+      }
+      if (d === (c === LBRACE ? RBRACE : RBRACKET)) {
+        p++;
+      } else {
+        skipIsObject[depth++] = c === LBRACE ? 1 : 0;
+        expectKey = c === LBRACE;
+        key = null;
+        continue;
+      }
+    } else if (c === 0x74) {
+      if (p + 4 > e || buf[p + 1] !== 0x72 || buf[p + 2] !== 0x75 || buf[p + 3] !== 0x65) return -1;
+      p += 4;
+    } else if (c === 0x66) {
+      if (p + 5 > e || buf[p + 1] !== 0x61 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x73 || buf[p + 4] !== 0x65)
+        return -1;
+      p += 5;
+    } else if (c === 0x6e) {
+      if (p + 4 > e || buf[p + 1] !== 0x75 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x6c) return -1;
+      p += 4;
+    } else {
+      // -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?; what follows is checked below
+      if (c === MINUS) p++;
+      let d = p < e ? (buf[p] as number) : -1;
+      if (d === DIGIT0) {
+        d = ++p < e ? (buf[p] as number) : -1;
+      } else if (d > DIGIT0 && d <= DIGIT9) {
+        do d = ++p < e ? (buf[p] as number) : -1;
+        while (d >= DIGIT0 && d <= DIGIT9);
+      } else {
+        return -1;
+      }
+      if (d === DOT) {
+        const first = ++p;
+        while (p < e && (buf[p] as number) >= DIGIT0 && (buf[p] as number) <= DIGIT9) p++;
+        if (p === first) return -1;
+        d = p < e ? (buf[p] as number) : -1;
+      }
+      if (d === 0x65 || d === 0x45) {
+        d = ++p < e ? (buf[p] as number) : -1;
+        if (d === PLUS || d === MINUS) p++;
+        const first = p;
+        while (p < e && (buf[p] as number) >= DIGIT0 && (buf[p] as number) <= DIGIT9) p++;
+        if (p === first) return -1;
+      }
+    }
+    // after a value: close containers until a comma asks for another
+    for (;;) {
+      if (depth === base) return p;
+      let d = p < e ? (buf[p] as number) : -1;
+      if (d <= 0x20 && d >= 0) {
+        p = skipWs(buf, p, e);
+        d = p < e ? (buf[p] as number) : -1;
+      }
+      const inObject = skipIsObject[depth - 1] === 1;
+      if (d === COMMA) {
+        p++;
+        expectKey = inObject;
+        key = null;
+        break;
+      }
+      if (d !== (inObject ? RBRACE : RBRACKET)) return -1;
+      p++;
+      depth--;
+    }
+  }
+}
+
 /** Where the last key skipKeyAndColon checked lies: buf[skippedKeyStart, skippedKeyEnd). */
 let skippedKeyStart = 0;
 let skippedKeyEnd = 0;
@@ -398,9 +559,10 @@ function skipKeyAndColon(buf: Buffer, p: number, e: number): number {
   if (close < 0 || !validString(buf, a, close, stringFlags(buf, a, close))) return -1;
   skippedKeyStart = a;
   skippedKeyEnd = close;
-  p = skipWs(buf, close + 1, e);
-  if (p >= e || buf[p] !== COLON) return -1;
-  return p + 1;
+  p = close + 1;
+  if (p < e && buf[p] === COLON) return p + 1;
+  p = skipWs(buf, p, e);
+  return p < e && buf[p] === COLON ? p + 1 : -1;
 }
 
 /** Is `key` in keep? undefined stands for the key skipKeyAndColon last checked (already known to be valid). */
@@ -413,8 +575,8 @@ function isKept(buf: Buffer, e: number, keep: ReadonlySet<string>, key: string |
 
 /** Would decode() accept the string buf[a, close) with these flags? Without building it. */
 function validString(buf: Buffer, a: number, close: number, flags: number): boolean {
+  if ((flags & (HAS_CONTROL | HAS_ESCAPE)) === 0) return true;
   if (flags & HAS_CONTROL) return false;
-  if ((flags & HAS_ESCAPE) === 0) return true;
   for (let i = a; i < close; i++) {
     if (buf[i] !== BACKSLASH) continue;
     const x = buf[++i] as number;
@@ -472,7 +634,12 @@ BYTE_CLASS[QUOTE] = IS_QUOTE;
  * unread, so the caller decides whether they need flagsOf (only if decoded).
  */
 function stringEnd(buf: Buffer, a: number, e: number): number {
-  if (quoteWords !== null) return indexedStringEnd(buf, a, e);
+  // kept tiny so that the engine inlines it into the parsing loops (a call per string costs more than the look-up)
+  return quoteWords !== null ? indexedStringEnd(a, e) : scannedStringEnd(buf, a, e);
+}
+
+/** stringEnd without a bitmap. */
+function scannedStringEnd(buf: Buffer, a: number, e: number): number {
   let flags = 0;
   let i = a;
   const quickEnd = Math.min(a + QUICK_SCAN, e);
@@ -514,7 +681,7 @@ let quoteFrom = 0;
 let quoteWordCount = 0;
 
 /** stringEnd with the bitmap: the next unescaped quote is the next set bit (flags: see stringFlags). */
-function indexedStringEnd(buf: Buffer, a: number, e: number): number {
+function indexedStringEnd(a: number, e: number): number {
   const words = quoteWords as Int32Array;
   const rel = a - quoteFrom;
   let w = rel >> 5;

@@ -54,28 +54,36 @@ const SKIM_OPTIONS: SkimOptions = {
  */
 function recordShape(): Shape {
   const all = null;
-  const keys = (names: string[], ...nested: Array<[string, Shape | null]>): Shape =>
-    new Shape(new Map<string, Shape | null>([...names.map((name): [string, null] => [name, all]), ...nested]));
+  const map = (names: string[], nested: Array<[string, Shape | null]>) =>
+    new Map<string, Shape | null>([...names.map((name): [string, null] => [name, all]), ...nested]);
+  const keys = (names: string[], ...nested: Array<[string, Shape | null]>): Shape => new Shape(map(names, nested));
   const content = keys(['type', 'text', 'thinking']);
-  const message = keys(
-    [
-      'role',
-      'api',
-      'provider',
-      'model',
-      'stopReason',
-      'errorMessage',
-      'errorCode',
-      'errorStatus',
-      'errorRetryAfterMs',
-      'diagnostics',
-      '__openclaw',
-      'responseId',
-      'authProfileId',
-      'timestamp',
-    ],
-    ['content', content],
-    ['usage', keys(['input', 'output', 'cacheRead', 'cacheWrite', 'totalTokens'], ['cost', keys(['total'])])],
+  // Only assistant messages are calls: past another role, the rest of a line is only checked.
+  const assistant = { key: 'role', value: 'assistant' };
+  const message = new Shape(
+    map(
+      [
+        'role',
+        'api',
+        'provider',
+        'model',
+        'stopReason',
+        'errorMessage',
+        'errorCode',
+        'errorStatus',
+        'errorRetryAfterMs',
+        'diagnostics',
+        '__openclaw',
+        'responseId',
+        'authProfileId',
+        'timestamp',
+      ],
+      [
+        ['content', content],
+        ['usage', keys(['input', 'output', 'cacheRead', 'cacheWrite', 'totalTokens'], ['cost', keys(['total'])])],
+      ],
+    ),
+    assistant,
   );
   return keys(['type', 'id', 'timestamp', 'authProfileId'], ['message', message]);
 }
