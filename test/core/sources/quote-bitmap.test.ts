@@ -60,7 +60,7 @@ function randomBytes(r: () => number, n: number): Buffer {
 /** Indexes buf[from, to) and checks it against the reference, naming the case on failure. */
 function check(ix: QuoteIndexer, buf: Buffer, from: number, to: number, what: string): void {
   const bits = ix.index(buf, from, to);
-  if (bits === null) return expect.fail(`${what}: index returned null`);
+  if (bits === null) throw new Error(`${what}: index returned null`);
   expect(bits.buf).toBe(buf);
   expect([bits.from, bits.to]).toEqual([from, to]);
   const d = mismatch(bits, buf, from, to);
