@@ -69,7 +69,7 @@ function check(ix: QuoteIndexer, buf: Buffer, from: number, to: number, what: st
 
 describe('quote bitmap', () => {
   it('is a valid WebAssembly module, and this runtime can run it', () => {
-    expect(WebAssembly.validate(quoteModuleBytes())).toBe(true);
+    expect(WebAssembly.validate(new Uint8Array(quoteModuleBytes()))).toBe(true);
     expect(sharedQuoteIndexer()).toBeInstanceOf(QuoteIndexer);
     expect(sharedQuoteIndexer()).toBe(sharedQuoteIndexer());
   });
