@@ -1,208 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { Elided, MALFORMED, MAX_DEPTH, type Skimmed, skimJson } from '../../../main/core/sources/json-skim.js';
+import {
+  Elided,
+  MALFORMED,
+  MAX_DEPTH,
+  type Skimmed,
+  type SkimOptions,
+  skimJson,
+} from '../../../main/core/sources/json-skim.js';
+import { QuoteIndexer } from '../../../main/core/sources/quote-bitmap.js';
 import { seededRandom } from '../../../main/rehearse/records.js';
+import { diff, generator, HUGE, oracle } from '../../helpers/json-values.js';
 
-const HUGE = Number.MAX_SAFE_INTEGER;
+/** Large enough for every input here, the 5 MB line included. */
+const indexer = QuoteIndexer.create(8 << 20);
 
 /**
- * The first difference between two parse results, or null. Stricter than
- * toEqual: -0 vs 0 differ, key order and prototypes must match, and an Elided
- * must carry the same byte count.
+ * skimJson three ways that must agree exactly: without a quote index, with one
+ * of the whole buffer, and with one of just [start, end). The index only tells
+ * the parser where strings end; any difference it makes is a bug.
  */
-function diff(a: unknown, b: unknown, path = '$'): string | null {
-  if (a instanceof Elided || b instanceof Elided) {
-    return a instanceof Elided && b instanceof Elided && a.bytes === b.bytes
-      ? null
-      : `${path}: ${String(a)} vs ${String(b)}`;
+function skimBoth(buf: Buffer, start: number, end: number, opts: SkimOptions = {}): Skimmed | typeof MALFORMED {
+  if (indexer === null) throw new Error('this runtime has WebAssembly SIMD; QuoteIndexer.create must work');
+  const plain = skimJson(buf, start, end, opts);
+  const ranges: Array<[number, number]> = [[0, buf.length]];
+  if (start > 0 || end < buf.length) ranges.push([start, Math.min(end, buf.length)]);
+  for (const [from, to] of ranges) {
+    const quotes = indexer.index(buf, from, to);
+    if (quotes === null) throw new Error(`cannot index [${from}, ${to})`);
+    const d = diff(skimJson(buf, start, end, { ...opts, quotes }), plain);
+    if (d !== null) expect.fail(`with a quote index of [${from}, ${to}): ${d} in ${buf.toString()}`);
   }
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
-    return Object.is(a, b) ? null : `${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`;
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return `${path}: array vs object`;
-  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: prototypes differ`;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.join('\u0000') !== kb.join('\u0000')) return `${path}: keys ${JSON.stringify(ka)} vs ${JSON.stringify(kb)}`;
-  for (const k of ka) {
-    const d = diff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
-    if (d !== null) return d;
-  }
-  return null;
+  return plain;
 }
 
-const skim = (text: string | Buffer, opts?: Parameters<typeof skimJson>[3]) => {
+const skim = (text: string | Buffer, opts?: SkimOptions) => {
   const buf = typeof text === 'string' ? Buffer.from(text) : text;
-  return skimJson(buf, 0, buf.length, opts);
+  return skimBoth(buf, 0, buf.length, opts);
 };
-
-/** JSON.parse as the oracle: MALFORMED where it throws. */
-function oracle(buf: Buffer): unknown {
-  try {
-    return JSON.parse(buf.toString('utf8'));
-  } catch {
-    return MALFORMED;
-  }
-}
-
-// ---- a generator of random JSON text, with what the skimmer should return ----
-
-interface Generated {
-  text: string;
-  /** the expected skim result for the generator's maxStringBytes/keepKeys */
-  expect: Skimmed;
-}
-
-const CHARS = [
-  'a',
-  'b',
-  'Z',
-  '0',
-  ' ',
-  '/',
-  'é',
-  'ß',
-  '中',
-  '文',
-  '😀',
-  '𝄞',
-  '"',
-  '\\',
-  '\n',
-  '\t',
-  '\r',
-  '\b',
-  '\f',
-  '\u0001',
-  '\u001f',
-  '\u007f',
-  '\u2028',
-  '\uffff',
-];
-const SHORT_ESCAPES: Record<string, string> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '\n': '\\n',
-  '\t': '\\t',
-  '\r': '\\r',
-  '\b': '\\b',
-  '\f': '\\f',
-};
-const NUMBERS = [
-  '0',
-  '-0',
-  '1',
-  '-1',
-  '42',
-  '1e5',
-  '1E5',
-  '1e+5',
-  '1.5E-3',
-  '-12.75',
-  '0.1',
-  '1e-7',
-  '0e0',
-  '-0.0',
-  '123456789012345',
-  '1234567890123456789012',
-  '9007199254740993',
-  '1.7976931348623157e308',
-  '5e-324',
-  '1e400',
-  '-1.0e0',
-];
-const KEYS = [
-  'type',
-  'id',
-  'message',
-  'role',
-  'errorMessage',
-  'text',
-  '__proto__',
-  'constructor',
-  'toString',
-  '',
-  '0',
-  '7',
-  'é',
-  'a"b',
-  'back\\slash',
-  '中文',
-];
-const WS = ['', '', '', ' ', '\n', '\t', '\r\n', '  '];
-
-function generator(seed: number, maxBytes: number, keepKeys: ReadonlySet<string>) {
-  const r = seededRandom(seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-  const ws = () => pick(WS);
-
-  /** JSON string content (between the quotes) for s, escaping some characters at random. */
-  function encode(s: string): string {
-    let out = '';
-    for (const ch of s) {
-      const code = ch.codePointAt(0) as number;
-      const short = SHORT_ESCAPES[ch];
-      if (short !== undefined && (code < 0x20 || ch === '"' || ch === '\\' || r() < 0.5)) out += short;
-      else if (code < 0x20 || r() < 0.1) {
-        // \u escapes, astral characters as a surrogate pair, hex case mixed
-        for (let i = 0; i < ch.length; i++) {
-          const hex = ch.charCodeAt(i).toString(16).padStart(4, '0');
-          out += `\\u${r() < 0.5 ? hex : hex.toUpperCase()}`;
-        }
-      } else if (ch === '/' && r() < 0.5) out += '\\/';
-      else out += ch;
-    }
-    return out;
-  }
-
-  function string(long: boolean): string {
-    const n = long ? 30 + Math.floor(r() * 300) : Math.floor(r() * 12);
-    let s = '';
-    for (let i = 0; i < n; i++) s += pick(CHARS);
-    return s;
-  }
-
-  function value(depth: number, key: string | null): Generated {
-    const k = r();
-    if (depth > 4 || k < 0.5) {
-      const kind = Math.floor(r() * 6);
-      if (kind === 0) return { text: 'null', expect: null };
-      if (kind === 1) return r() < 0.5 ? { text: 'true', expect: true } : { text: 'false', expect: false };
-      if (kind === 2) {
-        const text = r() < 0.5 ? pick(NUMBERS) : String(Math.floor((r() - 0.5) * 1e9));
-        return { text, expect: JSON.parse(text) as number };
-      }
-      const raw = encode(string(r() < 0.15));
-      const bytes = Buffer.byteLength(raw);
-      const kept = key !== null && keepKeys.has(key);
-      const expect = bytes > maxBytes && !kept ? new Elided(bytes) : (JSON.parse(`"${raw}"`) as string);
-      return { text: `"${raw}"`, expect };
-    }
-    if (k < 0.7) {
-      const n = Math.floor(r() * 5);
-      const items = Array.from({ length: n }, () => value(depth + 1, null));
-      return {
-        text: `[${ws()}${items.map((g) => g.text).join(`${ws()},${ws()}`)}${ws()}]`,
-        expect: items.map((g) => g.expect),
-      };
-    }
-    const n = Math.floor(r() * 6);
-    const parts: string[] = [];
-    const expect: { [key: string]: Skimmed } = {};
-    for (let i = 0; i < n; i++) {
-      // keys from a small pool, so duplicates happen (last one wins)
-      const name = r() < 0.8 ? pick(KEYS) : string(false);
-      const v = value(depth + 1, name);
-      parts.push(`"${encode(name)}"${ws()}:${ws()}${v.text}`);
-      Object.defineProperty(expect, name, { value: v.expect, writable: true, enumerable: true, configurable: true });
-    }
-    return { text: `{${ws()}${parts.join(`${ws()},${ws()}`)}${ws()}}`, expect };
-  }
-
-  return () => {
-    const g = value(0, null);
-    return { text: `${ws()}${g.text}${ws()}`, expect: g.expect };
-  };
-}
 
 describe('skimJson: differential against JSON.parse', () => {
   it('equals JSON.parse on 3,000 generated values when nothing is elided', () => {
@@ -212,7 +46,7 @@ describe('skimJson: differential against JSON.parse', () => {
       const buf = Buffer.from(text);
       const want = oracle(buf);
       expect(want).not.toBe(MALFORMED);
-      const d = diff(skimJson(buf, 0, buf.length, { maxStringBytes: HUGE }), want);
+      const d = diff(skimBoth(buf, 0, buf.length, { maxStringBytes: HUGE }), want);
       if (d !== null) expect.fail(`${d} in ${text}`);
     }
   });
@@ -253,7 +87,7 @@ describe('skimJson: differential against JSON.parse', () => {
           : op === 1
             ? Buffer.concat([buf.subarray(0, at), Buffer.from([byte]), buf.subarray(at)]) // insert
             : Buffer.from(buf).fill(byte, at, at + 1); // replace
-      const got = skimJson(mutated, 0, mutated.length, { maxStringBytes: HUGE });
+      const got = skimBoth(mutated, 0, mutated.length, { maxStringBytes: HUGE });
       const want = oracle(mutated);
       const d = want === MALFORMED ? (got === MALFORMED ? null : 'accepted what JSON.parse rejects') : diff(got, want);
       if (d !== null) expect.fail(`${d} in ${mutated.toString()}`);
@@ -287,10 +121,10 @@ const SAMPLE = JSON.stringify({
 describe('skimJson: malformed input', () => {
   it('rejects every truncation of a transcript line (an object prefix is never valid JSON)', () => {
     const buf = Buffer.from(SAMPLE);
-    expect(diff(skimJson(buf, 0, buf.length, { maxStringBytes: HUGE }), JSON.parse(SAMPLE))).toBeNull();
+    expect(diff(skimBoth(buf, 0, buf.length, { maxStringBytes: HUGE }), JSON.parse(SAMPLE))).toBeNull();
     for (let cut = 0; cut < buf.length; cut++) {
-      expect(skimJson(buf, 0, cut), `cut at ${cut}`).toBe(MALFORMED);
-      expect(skimJson(buf, 0, cut, { maxStringBytes: 4 }), `cut at ${cut}, eliding`).toBe(MALFORMED);
+      expect(skimBoth(buf, 0, cut), `cut at ${cut}`).toBe(MALFORMED);
+      expect(skimBoth(buf, 0, cut, { maxStringBytes: 4 }), `cut at ${cut}, eliding`).toBe(MALFORMED);
     }
   });
 
@@ -371,18 +205,33 @@ describe('skimJson: ranges, options and hostile input', () => {
     const buf = Buffer.from(`{"x":1}\n  ${SAMPLE} \n"tail"`);
     const start = buf.indexOf('\n') + 1;
     const end = buf.lastIndexOf('\n');
-    expect(diff(skimJson(buf, start, end, { maxStringBytes: HUGE }), JSON.parse(SAMPLE))).toBeNull();
+    expect(diff(skimBoth(buf, start, end, { maxStringBytes: HUGE }), JSON.parse(SAMPLE))).toBeNull();
     // a string whose closing quote lies beyond the range is unterminated
     const open = Buffer.from('"abc" "');
-    expect(skimJson(open, 0, 4)).toBe(MALFORMED);
-    expect(skimJson(open, 0, 5)).toBe('abc');
-    expect(skimJson(open, 5, open.length)).toBe(MALFORMED);
+    expect(skimBoth(open, 0, 4)).toBe(MALFORMED);
+    expect(skimBoth(open, 0, 5)).toBe('abc');
+    expect(skimBoth(open, 5, open.length)).toBe(MALFORMED);
     // nothing past the range is read, even where it would complete a token
     for (const word of ['true', 'false', 'null', '[1]', '{"a":1}']) {
-      expect(skimJson(Buffer.from(word), 0, word.length - 1), word).toBe(MALFORMED);
+      expect(skimBoth(Buffer.from(word), 0, word.length - 1), word).toBe(MALFORMED);
     }
-    expect(skimJson(Buffer.from('12345'), 0, 3)).toBe(123);
-    expect(skimJson(Buffer.from('1.25e3'), 0, 3)).toBe(1.2);
+    expect(skimBoth(Buffer.from('12345'), 0, 3)).toBe(123);
+    expect(skimBoth(Buffer.from('1.25e3'), 0, 3)).toBe(1.2);
+  });
+
+  it('ignores a quote index of another buffer, or of a range that does not cover the text', () => {
+    const line = '{"a":"x\\"y","b":[1,"2\\\\"],"c":"\\u00e9"}';
+    const text = Buffer.from(line);
+    const want = JSON.parse(line);
+    const ix = QuoteIndexer.create(1024) as QuoteIndexer;
+    // the same text shifted by a byte in another buffer: every bit would be off by one
+    const twin = Buffer.from(` ${line}`);
+    expect(diff(skimJson(text, 0, text.length, { quotes: ix.index(twin, 0, text.length) }), want)).toBeNull();
+    // this buffer, but the index misses the first key or the last closing quote
+    expect(diff(skimJson(text, 0, text.length, { quotes: ix.index(text, 6, text.length) }), want)).toBeNull();
+    expect(diff(skimJson(text, 0, text.length, { quotes: ix.index(text, 0, text.length - 3) }), want)).toBeNull();
+    // a range inside the index is parsed with it
+    expect(diff(skimJson(twin, 1, twin.length, { quotes: ix.index(twin, 0, twin.length) }), want)).toBeNull();
   });
 
   it('decodes strings under keepKeys in full however long, and elides the same text under other keys', () => {
@@ -413,12 +262,12 @@ describe('skimJson: ranges, options and hostile input', () => {
       n: 1,
     });
     const buf = Buffer.from(line);
-    const got = skimJson(buf, 0, buf.length) as { message: { content: [{ text: Skimmed }] }; n: number };
+    const got = skimBoth(buf, 0, buf.length) as { message: { content: [{ text: Skimmed }] }; n: number };
     expect(got.message.content[0].text).toEqual(new Elided(Buffer.byteLength(JSON.stringify(huge)) - 2));
     expect(got.n).toBe(1);
-    const kept = skimJson(buf, 0, buf.length, { keepKeys: new Set(['text']) }) as typeof got;
+    const kept = skimBoth(buf, 0, buf.length, { keepKeys: new Set(['text']) }) as typeof got;
     expect(kept.message.content[0].text).toBe(huge);
-    expect(skimJson(buf, 0, buf.length - 1)).toBe(MALFORMED); // truncated
+    expect(skimBoth(buf, 0, buf.length - 1)).toBe(MALFORMED); // truncated
   });
 
   it('survives invalid UTF-8 inside strings and keys, decoding it as U+FFFD like the string reader', () => {
@@ -468,8 +317,8 @@ describe('skimJson: ranges, options and hostile input', () => {
   it('never reuses a decoded string across calls on a refilled buffer', () => {
     // readers reuse one chunk buffer; results must reflect the bytes at call time
     const buf = Buffer.from('{"k":"aaaa","n":1.5}');
-    expect(skimJson(buf, 0, buf.length)).toEqual({ k: 'aaaa', n: 1.5 });
+    expect(skimBoth(buf, 0, buf.length)).toEqual({ k: 'aaaa', n: 1.5 });
     buf.write('{"k":"bbbb","n":2.5}');
-    expect(skimJson(buf, 0, buf.length)).toEqual({ k: 'bbbb', n: 2.5 });
+    expect(skimBoth(buf, 0, buf.length)).toEqual({ k: 'bbbb', n: 2.5 });
   });
 });
