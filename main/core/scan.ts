@@ -22,8 +22,8 @@ import {
   type InputScan,
   type ReadOptions,
   readInput,
-  SEED,
   type ScanInput,
+  SEED,
   scanScratch,
   UPSTREAM,
 } from './scan-read.js';

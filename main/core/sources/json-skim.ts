@@ -202,7 +202,8 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
       const closer = c === LBRACE ? RBRACE : RBRACKET;
       if (p < e && buf[p] === closer) {
         p++;
-        value = c === LBRACE ? {} : [];
+        // an empty object still has its shape's keys
+        value = c === LBRACKET ? [] : valueShape === null ? {} : ({ ...valueShape.template } as Container);
       } else {
         depth++;
         if (top !== null) {

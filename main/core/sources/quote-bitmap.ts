@@ -106,10 +106,13 @@ export class QuoteIndexer {
   index(buf: Buffer, from: number, to: number): QuoteBits | null {
     const length = to - from;
     if (length < 0 || length > this.capacity) return null;
-    const inPlace = buf.buffer === this.input.buffer && buf.byteOffset + from === this.input.byteOffset;
+    // Text already in the indexer's memory (read into `scratch`) is indexed where it lies: copying it
+    // to the start would overwrite it when it does not start there.
+    const inPlace = buf.buffer === this.input.buffer;
+    const src = inPlace ? buf.byteOffset + from - this.input.byteOffset : 0;
     if (!inPlace) buf.copy(this.input, 0, from, to);
     const bits = this.bits;
-    this.build(0, length, bits.words.byteOffset, bits.special.byteOffset, 0);
+    this.build(src, length, bits.words.byteOffset, bits.special.byteOffset, 0);
     bits.buf = buf;
     bits.from = from;
     bits.to = to;

@@ -348,3 +348,59 @@ describe('skimJson with a shape: what is built', () => {
     }
   });
 });
+
+describe('skimJson with a shape: a guard stops building, never changes the answer', () => {
+  const MESSAGE = new Shape(
+    new Map<string, Shape | null>([
+      ['role', ALL],
+      ['content', ALL],
+      ['model', ALL],
+    ]),
+    { key: 'role', value: 'assistant' },
+  );
+  const RECORD = shape([['message', MESSAGE]]);
+  const UNGUARDED = shape([['message', shape([['role', ALL], ['content', ALL], ['model', ALL]])]]);
+  const both = (text: string) => {
+    const buf = Buffer.from(text);
+    const quotes = indexer?.index(buf, 0, buf.length) ?? null;
+    return {
+      guarded: skimJson(buf, 0, buf.length, { shape: RECORD }),
+      indexed: skimJson(buf, 0, buf.length, { shape: RECORD, quotes }),
+      unguarded: skimJson(buf, 0, buf.length, { shape: UNGUARDED }),
+    };
+  };
+
+  it('builds nothing of a message after a role that is not the guarded one, and the same with the bitmap', () => {
+    const { guarded, indexed } = both('{"message":{"role":"user","content":[{"text":"x"}],"model":"m"}}');
+    expect(guarded).toEqual({ message: { role: 'user', content: undefined, model: undefined } });
+    expect(diff(indexed, guarded)).toBeNull();
+  });
+
+  it('builds everything while the role is the guarded one', () => {
+    const { guarded, unguarded } = both('{"message":{"role":"assistant","content":[1],"model":"m"}}');
+    expect(diff(guarded, unguarded)).toBeNull();
+  });
+
+  it.each([
+    ['a later role turns it into the guarded one', '{"message":{"role":"user","model":"m","role":"assistant"}}'],
+    ['an escaped later role', '{"message":{"role":"user","content":[2],"r\\u006fle":"assistant"}}'],
+    ['a later role that is not the guarded one either', '{"message":{"role":"assistant","model":"m","role":"user"}}'],
+    ['a later message replaces the first', '{"message":{"role":"user"},"message":{"role":"assistant","model":"q"}}'],
+  ])('answers as the unguarded parse when keys repeat: %s', (_name, text) => {
+    const { guarded, indexed, unguarded } = both(text);
+    const role = (value: unknown) => (value as { message: { role: unknown } }).message.role;
+    expect(role(guarded)).toBe(role(unguarded));
+    if (role(unguarded) === 'assistant') expect(diff(guarded, unguarded)).toBeNull();
+    expect(diff(indexed, guarded)).toBeNull();
+  });
+
+  it('still finds a malformed line after the guard has stopped building', () => {
+    const { guarded, indexed } = both('{"message":{"role":"user","content":[1,,2]}}');
+    expect(guarded).toBe(MALFORMED);
+    expect(indexed).toBe(MALFORMED);
+  });
+
+  it('refuses a guard on a key the shape does not have', () => {
+    expect(() => new Shape(new Map([['a', ALL]]), { key: 'b', value: 1 })).toThrow(/guard/);
+  });
+});
