@@ -29,7 +29,7 @@ import { loadConfig } from '../main/core/config/index.js';
 import type { WriterCommand } from './latency-writer.js';
 import type { LoopDelayReport } from './loop-delay-reporter.js';
 import { distribution, machine, recordSection, summarize } from './report.js';
-import { generateCorpus } from './scan-corpus.js';
+import { type CorpusStats, generateCorpus } from './scan-corpus.js';
 
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
 const REPORTER = pathToFileURL(fileURLToPath(new URL('./loop-delay-reporter.js', import.meta.url))).href;
@@ -96,7 +96,7 @@ interface LiveResult extends Watch {
   lagBySecond: number[];
 }
 
-interface BackfillResult extends Watch {
+export interface BackfillResult extends Watch {
   files: number;
   mb: number;
   expected: number;
@@ -109,12 +109,12 @@ interface BackfillResult extends Watch {
 
 // ── processes ─────────────────────────────────────────────────────────────
 
-interface GatewayProcess {
+export interface GatewayProcess {
   baseUrl: string;
   child: ChildProcess;
 }
 
-async function startGateway(): Promise<GatewayProcess> {
+export async function startGateway(): Promise<GatewayProcess> {
   const child = fork(fileURLToPath(new URL('./gateway-process.js', import.meta.url)), [], { stdio: 'inherit' });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port));
@@ -261,7 +261,7 @@ function watched(
 
 // ── set-up ────────────────────────────────────────────────────────────────
 
-function installation(root: string, gatewayUrl: string) {
+export function installation(root: string, gatewayUrl: string) {
   const stateDir = join(root, 'openclaw');
   const home = join(root, 'home');
   const logs = join(root, 'logs');
@@ -371,15 +371,29 @@ async function livePhase(gateway: GatewayProcess, options: LoadOptions): Promise
 
 async function backfillPhase(gateway: GatewayProcess, options: LoadOptions): Promise<BackfillResult> {
   const root = mkdtempSync(join(tmpdir(), 'bb-load-backfill-'));
-  let daemon: Daemon | null = null;
   try {
-    const { stateDir, env, dataDir, dbPath } = installation(root, gateway.baseUrl);
+    const { stateDir } = installation(root, gateway.baseUrl);
     const g0 = performance.now();
     const stats = await generateCorpus(stateDir, options.backfillMb * 1e6);
-    const mb = stats.bytes / 1e6;
     process.stdout.write(
-      `backfill: ${stats.files} files, ${mb.toFixed(0)} MB, ${stats.assistant} calls (${((performance.now() - g0) / 1000).toFixed(1)} s to write)\n`,
+      `backfill: ${stats.files} files, ${(stats.bytes / 1e6).toFixed(0)} MB, ${stats.assistant} calls (${((performance.now() - g0) / 1000).toFixed(1)} s to write)\n`,
     );
+    return await firstStart(gateway, root, stats);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The daemon's first start over the corpus already written into the state
+ * directory of `installation(root)`: spawned on a fresh data directory, timed
+ * until every call is stored, watched meanwhile (event loop, `/healthz`).
+ */
+export async function firstStart(gateway: GatewayProcess, root: string, stats: CorpusStats): Promise<BackfillResult> {
+  let daemon: Daemon | null = null;
+  try {
+    const { env, dataDir, dbPath } = installation(root, gateway.baseUrl);
+    const mb = stats.bytes / 1e6;
     const spawned = Date.now();
     daemon = startDaemon(env);
     const pid = daemon.child.pid;
@@ -417,7 +431,6 @@ async function backfillPhase(gateway: GatewayProcess, options: LoadOptions): Pro
     };
   } finally {
     if (daemon) await stopDaemon(daemon);
-    rmSync(root, { recursive: true, force: true });
   }
 }
 

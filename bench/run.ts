@@ -73,7 +73,7 @@ if (quick) setRecording(false);
 const BENCHES: Record<string, () => Promise<void>> = {
   scan: () =>
     scanBench(
-      Number(process.env.BENCH_SCAN_MB ?? (quick ? 50 : 500)),
+      Number(process.env.BENCH_SCAN_MB ?? (quick ? 50 : 540)),
       Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3)),
     ),
   latency: () => latencyBench(),

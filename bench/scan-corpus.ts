@@ -20,6 +20,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { seededRandom } from '../main/rehearse/records.js';
+import { CcusageExpectation, type CcusageTotals } from './scan-ccusage.js';
 
 export interface CorpusStats {
   files: number;
@@ -34,6 +35,8 @@ export interface CorpusStats {
   tokens: { input: number; output: number; cacheRead: number; total: number };
   /** sessions written with spaces after `:` and `,` */
   spacedFiles: number;
+  /** What ccusage's OpenClaw report must total for this corpus (its own counting rules). */
+  ccusage: CcusageTotals;
 }
 
 /** JSON with a space after every `:` and `,` and inside brackets; strings are untouched (a raw newline cannot occur in one). */
@@ -176,7 +179,9 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
     malformed: 0,
     tokens: { input: 0, output: 0, cacheRead: 0, total: 0 },
     spacedFiles: 0,
+    ccusage: new CcusageExpectation().totals(),
   };
+  const ccusage = new CcusageExpectation();
   const now = Date.now();
   const threeDays = 3 * 24 * 3600 * 1000;
 
@@ -275,6 +280,7 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
         timestamp: t - int(500, 20_000), // the call started before its entry was written
       };
       emit(serialise(entry('message', { message })));
+      ccusage.add({ sessionId, timestamp: message.timestamp, model: dep.model, usage });
       stats.assistant++;
       stats.tokens.input += input;
       stats.tokens.output += output;
@@ -403,6 +409,7 @@ export function generateCorpus(dir: string, targetBytes: number, seed = 1): Prom
     closeSync(fd);
     stats.files++;
   }
+  stats.ccusage = ccusage.totals();
   // async by contract (callers await it), although the writes are synchronous:
   // large sync writes are the fastest way to produce hundreds of MB.
   return Promise.resolve(stats);
