@@ -92,6 +92,23 @@ export class Shape {
       throw new Error(`a shape's guard must be one of its keys: ${guard.key}`);
     for (const key of keys.keys()) this.template[key] = undefined;
   }
+
+  /** Look-ups by key-cache slot: the key last seen in each slot, and its child (undefined: not a key of this shape). */
+  private readonly slotKeys: (string | undefined)[] = new Array<string | undefined>(KEY_CACHE_SIZE).fill(undefined);
+  private readonly slotChildren: (Shape | null | undefined)[] = new Array<Shape | null | undefined>(
+    KEY_CACHE_SIZE,
+  ).fill(undefined);
+
+  /** The shape of `key`'s value: a child shape, null (build all), or undefined (not a key of this shape). */
+  childOf(key: string, slot: number): Shape | null | undefined {
+    if (slot < 0) return this.keys.get(key);
+    // A cached key is the same string object every time: compared by identity, no hashing.
+    if (this.slotKeys[slot] === key) return this.slotChildren[slot];
+    const child = this.keys.get(key);
+    this.slotKeys[slot] = key;
+    this.slotChildren[slot] = child;
+    return child;
+  }
 }
 
 /**
@@ -320,7 +337,7 @@ function shapeOfNext(shape: Shape | null, inArray: boolean, key: string | null):
     nextShape = shape;
     return false;
   }
-  const child = shape.keys.get(key as string);
+  const child = shape.childOf(key as string, lastKeySlot);
   nextShape = child ?? null;
   return child === undefined;
 }
@@ -789,6 +806,8 @@ const KEY_CACHE_SIZE = 1024; // power of two
 const MAX_CACHED_KEY = QUICK_SCAN; // keys up to this long are fully flagged by stringEnd's quick scan
 const keyCache: (string | undefined)[] = new Array<string | undefined>(KEY_CACHE_SIZE).fill(undefined);
 let lastKey = '';
+/** The key-cache slot lastKey is held in, or -1 (a key too long or not plain ASCII is not cached). */
+let lastKeySlot = -1;
 
 /**
  * Reads `"key"` at p, then whitespace and the colon. Returns the position after
@@ -808,15 +827,18 @@ function readKeyAndColon(buf: Buffer, p: number, e: number): number {
   const cached = len > 0 && len <= MAX_CACHED_KEY ? keyCache[slot] : undefined;
   if (cached !== undefined && cached.length === len && sameBytes(buf, a, cached)) {
     lastKey = cached;
+    lastKeySlot = slot;
   } else {
     const flags = stringFlags(buf, a, close);
     if (flags === 0 && len > 0 && len <= MAX_CACHED_KEY) {
       lastKey = ascii(buf, a, close, e);
       keyCache[slot] = lastKey;
+      lastKeySlot = slot;
     } else {
       const key = decode(buf, a, close, e, flags);
       if (key === null) return -1;
       lastKey = key;
+      lastKeySlot = -1;
     }
   }
   p = skipWs(buf, close + 1, e);

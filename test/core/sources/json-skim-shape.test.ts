@@ -359,7 +359,16 @@ describe('skimJson with a shape: a guard stops building, never changes the answe
     { key: 'role', value: 'assistant' },
   );
   const RECORD = shape([['message', MESSAGE]]);
-  const UNGUARDED = shape([['message', shape([['role', ALL], ['content', ALL], ['model', ALL]])]]);
+  const UNGUARDED = shape([
+    [
+      'message',
+      shape([
+        ['role', ALL],
+        ['content', ALL],
+        ['model', ALL],
+      ]),
+    ],
+  ]);
   const both = (text: string) => {
     const buf = Buffer.from(text);
     const quotes = indexer?.index(buf, 0, buf.length) ?? null;
