@@ -18,6 +18,9 @@ import { ZstdDecoder } from './zstd.js';
 
 export const AGENT_DATABASE_NAME = 'openclaw-agent.sqlite';
 
+/** Above every rowid a page query can meet (rowids are read as JS numbers). */
+const LAST_ROWID = Number.MAX_SAFE_INTEGER;
+
 /** Columns of `transcript_events` BreakerBar cannot do without. */
 const REQUIRED_COLUMNS = ['session_id', 'seq', 'created_at', 'event_json'] as const;
 /**
@@ -199,6 +202,7 @@ export class AgentDatabase {
   private readonly rowAt;
   private readonly versionCheck;
   private readonly lastRowid;
+  private readonly bounds;
   /** The SELECT list of a row (a RawRow), with NULL for compression columns an older layout lacks. */
   private readonly rowColumns: string;
   /** One zstd context and output buffer for every compressed row this connection reads. */
@@ -222,12 +226,13 @@ export class AgentDatabase {
     const size = columns.has(SIZE_COLUMN) ? SIZE_COLUMN : 'NULL';
     this.rowColumns = `rowid, session_id, seq, CAST(event_json AS BLOB), ${this.zstdColumn}, ${size}, created_at`;
     this.page = db
-      .prepare(`SELECT ${this.rowColumns} FROM transcript_events WHERE rowid > ? ORDER BY rowid LIMIT ?`)
+      .prepare(`SELECT ${this.rowColumns} FROM transcript_events WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?`)
       .raw()
       .safeIntegers(false);
     this.rowAt = db.prepare('SELECT session_id AS sessionId, seq FROM transcript_events WHERE rowid = ?');
     this.versionCheck = db.prepare('PRAGMA data_version').pluck();
     this.lastRowid = db.prepare('SELECT max(rowid) FROM transcript_events').pluck();
+    this.bounds = db.prepare('SELECT min(rowid), max(rowid) FROM transcript_events').raw();
   }
 
   /**
@@ -268,7 +273,7 @@ export class AgentDatabase {
 
   /** Rows after `rowid`, in rowid order, at most `limit`, decoded: one short read transaction. */
   rowsAfter(rowid: number, limit: number): TranscriptRow[] {
-    return (this.page.all(rowid, limit) as RawRow[]).map((raw) => decodeRow(raw, this.decoder, true));
+    return (this.page.all(rowid, LAST_ROWID, limit) as RawRow[]).map((raw) => decodeRow(raw, this.decoder, true));
   }
 
   /**
@@ -282,11 +287,19 @@ export class AgentDatabase {
     rowid: number,
     limit: number,
     visit: (row: TranscriptRow) => void,
+    /** The last rowid to read (a part of the table, for readers that split it). */
+    through = LAST_ROWID,
   ): { rows: number; lastRowid: number } {
-    const raws = this.page.all(rowid, limit) as RawRow[];
+    const raws = this.page.all(rowid, through, limit) as RawRow[];
     for (const raw of raws) visit(decodeRow(raw, this.decoder, false));
     const last = raws[raws.length - 1];
     return { rows: raws.length, lastRowid: last ? last[0] : rowid };
+  }
+
+  /** The smallest and largest rowid (both 0 when the table is empty). */
+  rowidBounds(): { first: number; last: number } {
+    const row = this.bounds.get() as [number | null, number | null];
+    return { first: row[0] ?? 0, last: row[1] ?? 0 };
   }
 
   /**
