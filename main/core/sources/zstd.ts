@@ -74,8 +74,13 @@ interface ZlibEngine {
   _writeState?: Uint32Array;
 }
 
-/** The largest event OpenClaw compresses (4 MiB); a larger recorded size is left to `decompressZstd`. */
-const MAX_REUSED_OUTPUT = 4 * 1024 * 1024;
+/**
+ * The largest event decoded into the reused buffer. The buffer lives as long as
+ * its database stays open (the daemon keeps one per agent), so it is not grown
+ * to OpenClaw's 4 MiB limit for a rare huge event: such a frame is decoded by
+ * `decompressZstd`, whose per-frame cost is small next to its size.
+ */
+const MAX_REUSED_OUTPUT = 1024 * 1024;
 
 /**
  * Decodes frame after frame through one zstd context into one output buffer,
@@ -123,7 +128,7 @@ export class ZstdDecoder {
     }
     // One byte more than expected: a frame that decodes to more than OpenClaw recorded must not look complete.
     if (this.out.length <= expectedBytes)
-      this.out = Buffer.allocUnsafe(Math.max(expectedBytes + 1, this.out.length * 2));
+      this.out = Buffer.allocUnsafe(Math.min(Math.max(expectedBytes + 1, this.out.length * 2), MAX_REUSED_OUTPUT + 1));
     const out = this.out;
     try {
       handle.writeSync(zlib.constants.ZSTD_e_end, frame, 0, frame.length, out, 0, out.length);
