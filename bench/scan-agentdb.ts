@@ -139,7 +139,6 @@ interface Built {
   /** Decompressed JSON bytes of every event: the unit of the MB/s figures. */
   eventBytes: number;
   compressedEventBytes: number;
-  fileBytes: number;
   /** Writer connections left open (WAL mode, as a running gateway holds them). */
   writers: Database.Database[];
 }
@@ -153,7 +152,6 @@ export function buildDatabases(jsonlDir: string, stateDir: string): Built {
     compressedRows: 0,
     eventBytes: 0,
     compressedEventBytes: 0,
-    fileBytes: 0,
     writers: [],
   };
   for (const agentId of readdirSync(join(jsonlDir, 'agents')).sort()) {
