@@ -341,5 +341,6 @@ export class AgentDatabase {
 
   close(): void {
     if (this.db.open) this.db.close();
+    this.decoder.release();
   }
 }

@@ -58,6 +58,7 @@ function hexStart(frame: Buffer): string {
 interface ZlibEngine {
   destroyed: boolean;
   on(event: 'error', listener: () => void): unknown;
+  close(): void;
   _handle?: {
     writeSync(
       flush: number,
@@ -148,6 +149,12 @@ export class ZstdDecoder {
     const inputLeft = state[1] as number;
     handle.reset();
     return inputLeft === 0 && produced === expectedBytes ? out.subarray(0, produced) : null;
+  }
+
+  /** Frees the zstd context now rather than when collected (a later decode makes a new one). */
+  release(): void {
+    this.engine?.close();
+    this.engine = null;
   }
 
   private newEngine(): ZlibEngine | null {

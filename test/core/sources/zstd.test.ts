@@ -108,6 +108,10 @@ describe('ZstdDecoder (one context and buffer, reused)', () => {
     decoder.decode(frameOf('{"a":"third"}'), 13);
     expect(first.toString()).toBe('{"a":"third"}');
     expect(kept.toString()).toBe('{"a":"kept!"}');
+    // Released, it makes itself a new context when asked again.
+    decoder.release();
+    expect(decoder.decode(frameOf('{"a":"again"}'), 13).toString()).toBe('{"a":"again"}');
+    expect(first.toString()).toBe('{"a":"again"}');
   });
 
   it('fails exactly as decompressZstd on damaged, truncated and foreign frames, and decodes on afterwards', () => {
