@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- [name ...] [options]`: runs benchmarks, records their
  * figures in docs/benchmarks.md and prints a summary table at the end.
- * Names: scan, latency, detection, idle, api, resume, store, rehearsal, load (or all,
+ * Names: scan, agentdb, latency, detection, idle, api, resume, store, rehearsal, load (or all,
  * the default: every one in that order).
  *
  * Options:
@@ -12,7 +12,7 @@
  *   --rate N       load: calls a second appended in the live phase (default 10,000; 0 skips it)
  *   --seconds N    load: length of the live phase (default 30)
  *   --backfill-mb N  load: size of the first-start backfill (default 1024; 0 skips it)
- * Environment (kept for compatibility): BENCH_SCAN_MB, BENCH_ROUNDS for scan;
+ * Environment (kept for compatibility): BENCH_SCAN_MB, BENCH_ROUNDS for scan; BENCH_AGENTDB_MB (and BENCH_ROUNDS) for agentdb;
  * BENCH_CPU_PROF=<dir> makes load's daemon write a V8 CPU profile there.
  */
 import { apiBench } from './api.js';
@@ -24,6 +24,7 @@ import { rehearsalBench } from './rehearsal.js';
 import { setRecording, summaryTable } from './report.js';
 import { resumeBench } from './resume.js';
 import { scanBench } from './scan.js';
+import { agentDbBench } from './scan-agentdb.js';
 import { storeBench } from './store.js';
 
 const args = process.argv.slice(2);
@@ -74,6 +75,11 @@ const BENCHES: Record<string, () => Promise<void>> = {
   scan: () =>
     scanBench(
       Number(process.env.BENCH_SCAN_MB ?? (quick ? 50 : 540)),
+      Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3)),
+    ),
+  agentdb: () =>
+    agentDbBench(
+      Number(process.env.BENCH_AGENTDB_MB ?? (quick ? 30 : 300)),
       Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3)),
     ),
   latency: () => latencyBench(),

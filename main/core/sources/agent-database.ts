@@ -14,9 +14,12 @@
 import { type Dirent, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { decompressZstd } from './zstd.js';
+import { ZstdDecoder } from './zstd.js';
 
 export const AGENT_DATABASE_NAME = 'openclaw-agent.sqlite';
+
+/** Above every rowid a page query can meet (rowids are read as JS numbers). */
+const LAST_ROWID = Number.MAX_SAFE_INTEGER;
 
 /** Columns of `transcript_events` BreakerBar cannot do without. */
 const REQUIRED_COLUMNS = ['session_id', 'seq', 'created_at', 'event_json'] as const;
@@ -83,41 +86,65 @@ interface RowPosition {
  */
 export type TranscriptRow = RowPosition & ({ json: Buffer; error: null } | { json: null; error: string });
 
-/** A row as SQLite returns it, before decoding. */
-interface RawRow {
-  rowid: number;
-  sessionId: string;
-  seq: number;
-  createdAt: number;
-  json: Buffer | null;
-  zstd: Buffer | null;
-  size: number | null;
-}
+/**
+ * A row as SQLite returns it, before decoding: an array (`.raw()`), in the order
+ * of `AgentDatabase.rowColumns`, which spares building an object per row.
+ */
+type RawRow = [
+  rowid: number,
+  sessionId: string,
+  seq: number,
+  json: Buffer | null,
+  zstd: Buffer | null,
+  size: number | null,
+  createdAt: number,
+];
 
 /**
  * The one place a row becomes JSON bytes (the daemon's source and `scan` both
- * read rows through `rowsAfter`): `event_json` as is, else `event_zstd`
- * decompressed and checked against the size OpenClaw recorded.
+ * read rows through `AgentDatabase`): `event_json` as is, else `event_zstd`
+ * decompressed and checked against the size OpenClaw recorded. With `keep`
+ * false, a decompressed `json` is a view of `decoder`'s buffer, valid until its
+ * next decode.
  */
-export function decodeRow(raw: RawRow): TranscriptRow {
-  const position = { rowid: raw.rowid, sessionId: raw.sessionId, seq: raw.seq, createdAt: raw.createdAt };
-  if (raw.json !== null) return { ...position, compressed: false, json: raw.json, error: null };
-  if (raw.zstd === null) {
-    return { ...position, compressed: false, json: null, error: 'neither event_json nor event_zstd is set' };
+function decodeRow(raw: RawRow, decoder: ZstdDecoder, keep: boolean): TranscriptRow {
+  const [rowid, sessionId, seq, json, zstd, size, createdAt] = raw;
+  if (json !== null) return { rowid, sessionId, seq, createdAt, compressed: false, json, error: null };
+  if (zstd === null) {
+    return {
+      rowid,
+      sessionId,
+      seq,
+      createdAt,
+      compressed: false,
+      json: null,
+      error: 'neither event_json nor event_zstd is set',
+    };
   }
   try {
-    const json = decompressZstd(raw.zstd);
-    if (raw.size !== null && json.length !== raw.size) {
+    const decoded = keep ? decoder.decodeToKeep(zstd, size) : decoder.decode(zstd, size);
+    if (size !== null && decoded.length !== size) {
       return {
-        ...position,
+        rowid,
+        sessionId,
+        seq,
+        createdAt,
         compressed: true,
         json: null,
-        error: `event_zstd decodes to ${json.length} bytes, but event_utf8_bytes says ${raw.size}`,
+        error: `event_zstd decodes to ${decoded.length} bytes, but event_utf8_bytes says ${size}`,
       };
     }
-    return { ...position, compressed: true, json, error: null };
+    return { rowid, sessionId, seq, createdAt, compressed: true, json: decoded, error: null };
   } catch (error) {
-    return { ...position, compressed: true, json: null, error: `event_zstd: ${(error as Error).message}` };
+    return {
+      rowid,
+      sessionId,
+      seq,
+      createdAt,
+      compressed: true,
+      json: null,
+      error: `event_zstd: ${(error as Error).message}`,
+    };
   }
 }
 
@@ -175,8 +202,11 @@ export class AgentDatabase {
   private readonly rowAt;
   private readonly versionCheck;
   private readonly lastRowid;
-  /** The SELECT list of a row, with NULL for compression columns an older layout lacks. */
+  private readonly bounds;
+  /** The SELECT list of a row (a RawRow), with NULL for compression columns an older layout lacks. */
   private readonly rowColumns: string;
+  /** One zstd context and output buffer for every compressed row this connection reads. */
+  private readonly decoder = new ZstdDecoder();
   private readonly zstdColumn: string;
   readonly schemaVersion: number;
   /** The layout has `event_zstd` (compressed events). */
@@ -194,14 +224,15 @@ export class AgentDatabase {
     // Older layouts lack the compression columns: select NULL in their place so every row has one shape.
     this.zstdColumn = this.hasCompressedEvents ? ZSTD_COLUMN : 'NULL';
     const size = columns.has(SIZE_COLUMN) ? SIZE_COLUMN : 'NULL';
-    this.rowColumns = `rowid AS rowid, session_id AS sessionId, seq, CAST(event_json AS BLOB) AS json,
-      ${this.zstdColumn} AS zstd, ${size} AS size, created_at AS createdAt`;
+    this.rowColumns = `rowid, session_id, seq, CAST(event_json AS BLOB), ${this.zstdColumn}, ${size}, created_at`;
     this.page = db
-      .prepare(`SELECT ${this.rowColumns} FROM transcript_events WHERE rowid > ? ORDER BY rowid LIMIT ?`)
+      .prepare(`SELECT ${this.rowColumns} FROM transcript_events WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?`)
+      .raw()
       .safeIntegers(false);
     this.rowAt = db.prepare('SELECT session_id AS sessionId, seq FROM transcript_events WHERE rowid = ?');
     this.versionCheck = db.prepare('PRAGMA data_version').pluck();
     this.lastRowid = db.prepare('SELECT max(rowid) FROM transcript_events').pluck();
+    this.bounds = db.prepare('SELECT min(rowid), max(rowid) FROM transcript_events').raw();
   }
 
   /**
@@ -242,7 +273,33 @@ export class AgentDatabase {
 
   /** Rows after `rowid`, in rowid order, at most `limit`, decoded: one short read transaction. */
   rowsAfter(rowid: number, limit: number): TranscriptRow[] {
-    return (this.page.all(rowid, limit) as RawRow[]).map(decodeRow);
+    return (this.page.all(rowid, LAST_ROWID, limit) as RawRow[]).map((raw) => decodeRow(raw, this.decoder, true));
+  }
+
+  /**
+   * The same rows as `rowsAfter`, handed to `visit` one by one instead of
+   * returned: a decompressed row's `json` is only valid during its `visit`
+   * (it lives in a buffer reused for the next row), which spares allocating
+   * every event. Returns how many rows were visited and the last one's rowid
+   * (`rowid` itself when there were none).
+   */
+  visitRowsAfter(
+    rowid: number,
+    limit: number,
+    visit: (row: TranscriptRow) => void,
+    /** The last rowid to read (a part of the table, for readers that split it). */
+    through = LAST_ROWID,
+  ): { rows: number; lastRowid: number } {
+    const raws = this.page.all(rowid, through, limit) as RawRow[];
+    for (const raw of raws) visit(decodeRow(raw, this.decoder, false));
+    const last = raws[raws.length - 1];
+    return { rows: raws.length, lastRowid: last ? last[0] : rowid };
+  }
+
+  /** The smallest and largest rowid (both 0 when the table is empty). */
+  rowidBounds(): { first: number; last: number } {
+    const row = this.bounds.get() as [number | null, number | null];
+    return { first: row[0] ?? 0, last: row[1] ?? 0 };
   }
 
   /**
@@ -255,9 +312,10 @@ export class AgentDatabase {
     const rows = this.db.prepare(`SELECT count(*) ${where}`).pluck().get() as number;
     const newest = this.db
       .prepare(`SELECT ${this.rowColumns} ${where} ORDER BY rowid DESC LIMIT ?`)
+      .raw()
       .safeIntegers(false)
       .all(sample) as RawRow[];
-    const tried = newest.map(decodeRow);
+    const tried = newest.map((raw) => decodeRow(raw, this.decoder, false));
     return {
       rows,
       tried: tried.length,
@@ -283,5 +341,6 @@ export class AgentDatabase {
 
   close(): void {
     if (this.db.open) this.db.close();
+    this.decoder.release();
   }
 }

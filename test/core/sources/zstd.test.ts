@@ -2,8 +2,9 @@
  * zstd decoding with node:zlib, on a frame OpenClaw really wrote.
  */
 import { createHash } from 'node:crypto';
+import { constants, zstdCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decompressZstd, ZSTD_DECODER, ZstdError } from '../../../main/core/sources/zstd.js';
+import { decompressZstd, ZSTD_DECODER, ZstdDecoder, ZstdError } from '../../../main/core/sources/zstd.js';
 
 /**
  * `event_zstd` of rowid 47 in test/fixtures/openclaw-2026.9.6/openclaw-agent.sqlite, as openclaw@2026.9.6
@@ -59,5 +60,95 @@ describe('decompressZstd', () => {
     const truncated = OPENCLAW_FRAME.subarray(0, 300);
     expect(() => decompressZstd(truncated)).toThrow(ZstdError);
     expect(() => decompressZstd(truncated)).toThrow(/^corrupt zstd frame \(300 bytes\): /);
+  });
+});
+
+/** A frame as OpenClaw makes one: level 1, with a content checksum. */
+function frameOf(text: string): Buffer {
+  return zstdCompressSync(Buffer.from(text), {
+    params: { [constants.ZSTD_c_compressionLevel]: 1, [constants.ZSTD_c_checksumFlag]: 1 },
+  });
+}
+
+/** What `decompressZstd` does with `frame`: its bytes, or its error's words. */
+function plain(frame: Buffer): Buffer | string {
+  try {
+    return decompressZstd(frame);
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`;
+  }
+}
+
+function reused(decoder: ZstdDecoder, frame: Buffer, expected: number | null): Buffer | string {
+  try {
+    return Buffer.from(decoder.decode(frame, expected));
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`;
+  }
+}
+
+describe('ZstdDecoder (one context and buffer, reused)', () => {
+  it('decodes frame after frame of growing and shrinking sizes to what decompressZstd gives', () => {
+    const decoder = new ZstdDecoder();
+    const texts = [200, 70_000, 5, 1_500_000, 3000].map((n, i) => `{"n":${i},"t":"${'abc\\"xyz '.repeat(n / 10)}"}`);
+    for (const text of texts) {
+      const frame = frameOf(text);
+      expect(decoder.decode(frame, Buffer.byteLength(text)).toString()).toBe(text);
+    }
+    expect(decoder.decode(OPENCLAW_FRAME, DECODED_BYTES).length).toBe(DECODED_BYTES);
+    expect(createHash('sha256').update(decoder.decode(OPENCLAW_FRAME, DECODED_BYTES)).digest('hex')).toBe(
+      DECODED_SHA256,
+    );
+  });
+
+  it('hands out a view that the next decode overwrites, and a copy to keep on request', () => {
+    const decoder = new ZstdDecoder();
+    const first = decoder.decode(frameOf('{"a":"first"}'), 13);
+    const kept = decoder.decodeToKeep(frameOf('{"a":"kept!"}'), 13);
+    decoder.decode(frameOf('{"a":"third"}'), 13);
+    expect(first.toString()).toBe('{"a":"third"}');
+    expect(kept.toString()).toBe('{"a":"kept!"}');
+    // Released, it makes itself a new context when asked again.
+    decoder.release();
+    expect(decoder.decode(frameOf('{"a":"again"}'), 13).toString()).toBe('{"a":"again"}');
+    expect(first.toString()).toBe('{"a":"again"}');
+  });
+
+  it('fails exactly as decompressZstd on damaged, truncated and foreign frames, and decodes on afterwards', () => {
+    const decoder = new ZstdDecoder();
+    const damaged = Buffer.from(OPENCLAW_FRAME);
+    damaged.writeUInt8(damaged.readUInt8(damaged.length - 1) ^ 0xff, damaged.length - 1);
+    const corrupted = Buffer.from(OPENCLAW_FRAME);
+    corrupted.fill(0x41, 40, 60);
+    const cases = [
+      damaged,
+      corrupted,
+      OPENCLAW_FRAME.subarray(0, 300),
+      OPENCLAW_FRAME.subarray(0, OPENCLAW_FRAME.length - 1),
+      Buffer.from('definitely not a zstd frame'),
+      Buffer.alloc(0),
+    ];
+    for (const frame of cases) {
+      const expected = plain(frame);
+      expect(typeof expected).toBe('string');
+      expect(reused(decoder, frame, DECODED_BYTES)).toBe(expected);
+      // The context an error closed is replaced: the next frame decodes.
+      expect(decoder.decode(OPENCLAW_FRAME, DECODED_BYTES).length).toBe(DECODED_BYTES);
+    }
+  });
+
+  it('leaves a frame whose size differs from the recorded one, or has none recorded, to decompressZstd', () => {
+    const decoder = new ZstdDecoder();
+    // Larger, smaller, unknown: the bytes are decompressZstd's, so the caller sees the true size.
+    for (const expected of [DECODED_BYTES - 1, DECODED_BYTES + 1, 1, null]) {
+      const bytes = decoder.decode(OPENCLAW_FRAME, expected);
+      expect(bytes.length).toBe(DECODED_BYTES);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(DECODED_SHA256);
+    }
+    // Larger than the decoder's buffer: never cut to what fits.
+    const big = `{"t":"${'0123456789'.repeat(30_000)}"}`;
+    for (const expected of [100, 70_000, big.length - 1]) {
+      expect(decoder.decode(frameOf(big), expected).toString()).toBe(big);
+    }
   });
 });
