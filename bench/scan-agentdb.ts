@@ -263,7 +263,7 @@ function breakerbarInThread(stateDir: string): Counts & { calls: number; undecod
     if (result.error) throw new Error(result.error);
     counts.rows += result.lines;
     counts.malformed += result.malformed;
-    counts.calls += result.calls.length;
+    counts.calls += result.calls.count;
     counts.undecodable += result.undecodable;
   }
   return counts;

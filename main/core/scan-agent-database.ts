@@ -8,6 +8,7 @@
  * reading a database allocates almost nothing per event.
  */
 import { AgentDatabase } from './sources/agent-database.js';
+import { sharedQuoteIndexer } from './sources/quote-bitmap.js';
 import { readRecord, type TranscriptRecord } from './sources/transcript-record.js';
 
 /** Rows per page: one short read transaction each. */
@@ -58,7 +59,8 @@ export function readAgentDatabase(
           }
           const context = { source: 'sqlite' as const, agentId, sessionId: row.sessionId, fallbackTs: row.createdAt };
           // Parsed here, while `row.json` is valid: the record keeps no reference to the bytes.
-          const record = readRecord(row.json, 0, row.json.length, context);
+          const quotes = sharedQuoteIndexer()?.index(row.json, 0, row.json.length) ?? null;
+          const record = readRecord(row.json, 0, row.json.length, context, quotes);
           if (record.kind === 'malformed') result.malformed++;
           else take(record);
         },

@@ -5,16 +5,17 @@
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { OUTCOMES, type Outcome } from './classify.js';
-import { AgentDatabase } from './sources/agent-database.js';
+import { type RowidRange, readAgentDatabase } from './scan-agent-database.js';
 import { readIdentity } from './sources/file-identity.js';
 import { readLineBatch } from './sources/line-batch.js';
 import { sharedQuoteIndexer } from './sources/quote-bitmap.js';
-import { readRecord, type TranscriptRecord } from './sources/transcript-record.js';
+import type { TranscriptRecord } from './sources/transcript-record.js';
 import { agentIdOf, forEachRecord, sessionIdOf } from './sources/transcripts-jsonl.js';
 
 export type ScanInput =
   | { kind: 'jsonl'; path: string; bytes: number }
-  | { kind: 'sqlite'; path: string; agentId: string; bytes: number };
+  /** `rows`: a part of the database (a large one is read by several threads), else all of it. */
+  | { kind: 'sqlite'; path: string; agentId: string; bytes: number; rows?: RowidRange };
 
 /** What scan needs of a call. */
 export interface FoundCall {
@@ -146,7 +147,6 @@ export interface ReadOptions {
  * per-read overhead does not matter.
  */
 export const SCAN_CHUNK_BYTES = 256 * 1024;
-const PAGE_ROWS = 5000;
 
 /** Where scan reads to: the quote indexer's own input buffer when there is one, so a chunk is indexed in place. */
 export function scanScratch(): Buffer {
@@ -173,7 +173,7 @@ export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffe
   let error: string | null = null;
   try {
     if (input.kind === 'jsonl') readTranscriptFile(input.path, options, scratch, counts, take);
-    else readAgentDatabase(input.path, input.agentId, counts, take);
+    else readAgentDatabase(input.path, input.agentId, counts, take, input.rows);
   } catch (thrown) {
     error = (thrown as Error).message;
   }
@@ -208,39 +208,5 @@ function readTranscriptFile(
     }
   } finally {
     closeSync(fd);
-  }
-}
-
-/**
- * Page by page, read-only: no read snapshot is held longer than one page. Rows
- * are decoded (zstd) by `rowsAfter`, exactly as the daemon's source reads them.
- */
-function readAgentDatabase(
-  path: string,
-  agentId: string,
-  result: InputCounts,
-  take: (record: TranscriptRecord) => void,
-): void {
-  const db = AgentDatabase.open(path);
-  try {
-    for (let after = 0; ; ) {
-      const rows = db.rowsAfter(after, PAGE_ROWS);
-      for (const row of rows) {
-        result.lines++;
-        if (row.json === null) {
-          result.undecodable++;
-          result.firstUndecodable ??= `row ${row.rowid} (session ${row.sessionId}, seq ${row.seq}): ${row.error}`;
-          continue;
-        }
-        const context = { source: 'sqlite' as const, agentId, sessionId: row.sessionId, fallbackTs: row.createdAt };
-        const record = readRecord(row.json, 0, row.json.length, context);
-        if (record.kind === 'malformed') result.malformed++;
-        else take(record);
-      }
-      if (rows.length < PAGE_ROWS) break;
-      after = (rows[rows.length - 1] as (typeof rows)[number]).rowid;
-    }
-  } finally {
-    db.close();
   }
 }

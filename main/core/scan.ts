@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { OUTCOMES, type Outcome } from './classify.js';
 import { configSchema } from './config/index.js';
 import { pairAttempts } from './pairing.js';
+import { type RowidRange, splitAgentDatabase } from './scan-agent-database.js';
 import {
   type FoundCall,
   type FoundCalls,
@@ -105,8 +106,10 @@ export async function scanInParallel(
   options: ScanOptions & { workers?: number } = {},
 ): Promise<ScanResult> {
   const plan = planScan(dirs, options);
-  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), 8, plan.inputs.length));
-  if (workers === 1 || !canRunWorkers()) return scan(dirs, options);
+  const threads = Math.max(1, Math.min(options.workers ?? availableParallelism(), 8));
+  if (threads > 1) plan.inputs = splitLargeDatabases(plan.inputs, threads);
+  const workers = Math.min(threads, plan.inputs.length);
+  if (workers <= 1 || !canRunWorkers()) return scan(dirs, options);
   // Largest first onto the least-loaded worker: balances bytes, not file counts.
   const shares: Array<{ inputs: Array<{ index: number; input: ScanInput }>; bytes: number }> = Array.from(
     { length: workers },
@@ -145,6 +148,26 @@ export async function scanInParallel(
   return merge(dirs, options, plan, results);
 }
 
+/**
+ * A database holding more than one thread's share of the bytes is cut into
+ * rowid ranges, one per thread, read in order (so the merge sees its rows in
+ * the same order as unsplit). One that cannot be opened stays whole, for its
+ * reader to report why.
+ */
+function splitLargeDatabases(inputs: ScanInput[], threads: number): ScanInput[] {
+  const share = inputs.reduce((sum, input) => sum + input.bytes, 0) / threads;
+  return inputs.flatMap((input) => {
+    if (input.kind !== 'sqlite' || input.bytes <= share) return [input];
+    let parts: RowidRange[];
+    try {
+      parts = splitAgentDatabase(input.path, threads);
+    } catch {
+      return [input];
+    }
+    return parts.map((rows) => ({ ...input, rows, bytes: input.bytes / parts.length }));
+  });
+}
+
 /** Worker threads need the compiled module; under a TypeScript test runner scan stays in-thread. */
 function canRunWorkers(): boolean {
   return import.meta.url.endsWith('.js');
@@ -179,7 +202,7 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
   const seen = new Set<string>();
   const seedTimes: number[] = [];
   const errors = [...plan.errors];
-  const read = { jsonl: 0, sqlite: 0 };
+  const read = { jsonl: new Set<string>(), sqlite: new Set<string>() };
   const agentsWithTranscripts = new Set<string>();
   let lines = 0;
   let malformed = 0;
@@ -221,25 +244,30 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
       else failedRecords.push({ ...foundCallAt(calls, i), source });
     }
   };
+  // A large database may have been read in parts (one per thread): counted, and reported, as one input.
+  const failed = new Set<string>();
+  const undecodableRows = new Map<string, { rows: number; first: string | null }>();
   for (const result of results) {
+    const { path } = result.input;
     if (result.error !== null) {
-      errors.push({ path: result.input.path, error: result.error });
+      if (!failed.has(path)) errors.push({ path, error: result.error });
+      failed.add(path);
       continue;
     }
-    read[result.input.kind]++;
-    agentsWithTranscripts.add(
-      result.input.kind === 'sqlite' ? result.input.agentId : basename(dirname(dirname(result.input.path))),
-    );
+    read[result.input.kind].add(path);
+    agentsWithTranscripts.add(result.input.kind === 'sqlite' ? result.input.agentId : basename(dirname(dirname(path))));
     lines += result.lines;
     malformed += result.malformed;
     undecodable += result.undecodable;
     if (result.undecodable > 0) {
-      warnings.push({
-        path: result.input.path,
-        warning: `${result.undecodable} row(s) cannot be decoded and were skipped; first: ${result.firstUndecodable}`,
-      });
+      const seen = undecodableRows.get(path) ?? { rows: 0, first: result.firstUndecodable };
+      seen.rows += result.undecodable;
+      undecodableRows.set(path, seen);
     }
     record(result.calls, result.input.kind);
+  }
+  for (const [path, { rows, first }] of undecodableRows) {
+    warnings.push({ path, warning: `${rows} row(s) cannot be decoded and were skipped; first: ${first}` });
   }
   recordTurns.addTo([turns], deps.names);
   okRecords.jsonl.addTo([all, bySource.jsonl], deps.names);
@@ -278,15 +306,15 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
   const summary = all.summary(turns.summary());
   const bySourceOf = (tally: CallTally) => ({ calls: tally.size, outcomes: tally.outcomeCounts() });
   return {
-    files: read.jsonl + read.sqlite,
+    files: read.jsonl.size + read.sqlite.size,
     lines,
     malformed,
     undecodable,
     duplicates,
     ...summary,
     bySource: {
-      jsonl: { files: read.jsonl, ...bySourceOf(bySource.jsonl) },
-      sqlite: { databases: read.sqlite, ...bySourceOf(bySource.sqlite) },
+      jsonl: { files: read.jsonl.size, ...bySourceOf(bySource.jsonl) },
+      sqlite: { databases: read.sqlite.size, ...bySourceOf(bySource.sqlite) },
       gatewaylog: { ...logCounts, ...bySourceOf(bySource.gatewaylog) },
     },
     storms: seedWatchdogStorms(seedTimes),
