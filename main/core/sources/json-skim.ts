@@ -67,15 +67,11 @@ export interface SkimOptions {
 }
 
 /**
- * See SkimOptions.shape. A shaped object has every key of its shape (undefined
- * where the text lacks it): each is cloned from `template`, so all share one
- * hidden class and storing a value never adds a property (measured: adding
- * properties one by one through the parser's single store site cost more than
- * the rest of parsing).
+ * See SkimOptions.shape. A shaped object holds the keys of its shape that the
+ * text has, in JSON.parse's order. (Objects cloned from a template with every
+ * key were measured too: the clone cost more than the stores it saved.)
  */
 export class Shape {
-  readonly template: { [key: string]: Skimmed | undefined } = {};
-
   /**
    * @param guard a key of this shape and the one value that keeps the parse
    *   building: once the key holds anything else, nothing more of this object
@@ -90,7 +86,6 @@ export class Shape {
     if (keys.has('__proto__')) throw new Error('a shape cannot name __proto__');
     if (guard !== null && !keys.has(guard.key))
       throw new Error(`a shape's guard must be one of its keys: ${guard.key}`);
-    for (const key of keys.keys()) this.template[key] = undefined;
   }
 
   /** Look-ups by key-cache slot: the key last seen in each slot, and its child (undefined: not a key of this shape). */
@@ -219,8 +214,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
       const closer = c === LBRACE ? RBRACE : RBRACKET;
       if (p < e && buf[p] === closer) {
         p++;
-        // an empty object still has its shape's keys
-        value = c === LBRACKET ? [] : valueShape === null ? {} : ({ ...valueShape.template } as Container);
+        value = c === LBRACE ? {} : [];
       } else {
         depth++;
         if (top !== null) {
@@ -237,7 +231,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
           // A plain literal (not Object.create(null)) so results deep-equal
           // JSON.parse's and keep V8's fast properties; `__proto__` is stored
           // with defineProperty below, never through the prototype setter.
-          top = shape === null ? {} : ({ ...shape.template } as { [key: string]: Skimmed });
+          top = {};
           inArray = false;
           p = readKeyAndColon(buf, p, e);
           if (p < 0) return MALFORMED;
