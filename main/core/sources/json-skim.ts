@@ -39,7 +39,20 @@ export class Elided {
   constructor(readonly bytes: number) {}
 }
 
-export type Skimmed = null | boolean | number | string | Elided | Skimmed[] | { [key: string]: Skimmed };
+/**
+ * A value left where it lies (under a RAW shape): checked, not built, for a
+ * reader that may not need it; `skimJson(buf, start, end)` builds it when it
+ * does. Valid only as long as `buf` holds the same text.
+ */
+export class Raw {
+  constructor(
+    readonly buf: Buffer,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+}
+
+export type Skimmed = null | boolean | number | string | Elided | Raw | Skimmed[] | { [key: string]: Skimmed };
 
 /** Returned (never thrown) when the bytes are not exactly one well-formed JSON value. */
 export const MALFORMED: unique symbol = Symbol('MALFORMED');
@@ -65,6 +78,9 @@ export interface SkimOptions {
    */
   shape?: Shape | null;
 }
+
+/** Slots of the key cache (see readKeyAndColon); a power of two. */
+const KEY_CACHE_SIZE = 1024;
 
 /**
  * See SkimOptions.shape. A shaped object holds the keys of its shape that the
@@ -105,6 +121,9 @@ export class Shape {
     return child;
   }
 }
+
+/** As a key's shape: the value is checked and kept as a Raw (where it lies), not built. */
+export const RAW: Shape = new Shape(new Map());
 
 /**
  * Nesting deeper than this is treated as hostile and MALFORMED. The parser is
@@ -191,11 +210,13 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
     if (p >= e) return MALFORMED;
     const c = buf[p] as number;
     if (skipping) {
+      const from = p;
       p =
         quoteWords !== null
           ? skipIndexed(buf, p, e, depth, maxBytes, keep, key)
           : skipValue(buf, p, e, depth, maxBytes, keep, key);
       if (p < 0) return MALFORMED;
+      if (valueShape === RAW) value = new Raw(buf, from, p);
     } else if (c === QUOTE) {
       const a = p + 1;
       const close = stringEnd(buf, a, e);
@@ -269,7 +290,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
         p = skipWs(buf, p, e);
         return p === e ? value : MALFORMED; // trailing garbage is malformed
       }
-      if (skipping) {
+      if (skipping && valueShape !== RAW) {
         // checked, not kept
       } else if (inArray) {
         (top as Skimmed[]).push(value);
@@ -293,7 +314,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
           if (guardDepth === depth && key === shape?.guard?.key) return skimUnguarded(buf, start, end, opts);
         }
         skipping = shapeOfNext(shape, inArray, key) || guardDepth === depth;
-        valueShape = nextShape;
+        valueShape = guardDepth === depth ? null : nextShape;
         break;
       }
       if (d !== (inArray ? RBRACKET : RBRACE)) return MALFORMED;
@@ -333,7 +354,7 @@ function shapeOfNext(shape: Shape | null, inArray: boolean, key: string | null):
   }
   const child = shape.childOf(key as string, lastKeySlot);
   nextShape = child ?? null;
-  return child === undefined;
+  return child === undefined || child === RAW;
 }
 
 /** Open containers of a skipped value: whether each is an object. */
@@ -796,7 +817,6 @@ function ascii(buf: Buffer, a: number, b: number, e: number): string {
  * skips a decode, an allocation and V8's string-table lookup when the key is
  * stored into the result object.
  */
-const KEY_CACHE_SIZE = 1024; // power of two
 const MAX_CACHED_KEY = QUICK_SCAN; // keys up to this long are fully flagged by stringEnd's quick scan
 const keyCache: (string | undefined)[] = new Array<string | undefined>(KEY_CACHE_SIZE).fill(undefined);
 let lastKey = '';

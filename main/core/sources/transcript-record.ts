@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { classify, isSeedRateLimit } from '../classify.js';
 import type { CallEvent, SourceKind, TokenUsage } from '../events.js';
 import { dependencyNameProblem } from './dependency-name.js';
-import { Elided, MALFORMED, Shape, type Skimmed, type SkimOptions, skimJson } from './json-skim.js';
+import { Elided, MALFORMED, RAW, Raw, Shape, type Skimmed, type SkimOptions, skimJson } from './json-skim.js';
 import type { QuoteBits } from './quote-bitmap.js';
 
 export interface RecordContext {
@@ -52,12 +52,20 @@ const SKIM_OPTIONS: SkimOptions = {
  * checked, not allocated: tool-call arguments, signatures, ids, user text).
  * Keep it in step with interpretRecord and the helpers below it.
  */
+/** A content block: what outputDelivered reads. */
+const CONTENT_SHAPE = new Shape(
+  new Map([
+    ['type', null],
+    ['text', null],
+    ['thinking', null],
+  ]),
+);
+
 function recordShape(): Shape {
   const all = null;
   const map = (names: string[], nested: Array<[string, Shape | null]>) =>
     new Map<string, Shape | null>([...names.map((name): [string, null] => [name, all]), ...nested]);
   const keys = (names: string[], ...nested: Array<[string, Shape | null]>): Shape => new Shape(map(names, nested));
-  const content = keys(['type', 'text', 'thinking']);
   // Only assistant messages are calls: past another role, the rest of a line is only checked.
   const assistant = { key: 'role', value: 'assistant' };
   const message = new Shape(
@@ -79,7 +87,8 @@ function recordShape(): Shape {
         'timestamp',
       ],
       [
-        ['content', content],
+        // Built only when the usage cannot say output was delivered (see outputDelivered).
+        ['content', RAW],
         ['usage', keys(['input', 'output', 'cacheRead', 'cacheWrite', 'totalTokens'], ['cost', keys(['total'])])],
       ],
     ),
@@ -236,8 +245,10 @@ function diagnosticsPhases(value: Skimmed | undefined): string[] | undefined {
 }
 
 /** Did anything reach the client before the call ended? Decides `mid_stream` against `before_output`. */
-function outputDelivered(content: Skimmed | undefined, usage: TokenUsage): boolean {
+function outputDelivered(raw: Skimmed | undefined, usage: TokenUsage): boolean {
   if (usage.output > 0) return true;
+  const content =
+    raw instanceof Raw ? skimJson(raw.buf, raw.start, raw.end, { ...SKIM_OPTIONS, shape: CONTENT_SHAPE }) : raw;
   if (!Array.isArray(content)) return false;
   return content.some((block) => {
     if (!isObject(block)) return false;
@@ -248,7 +259,13 @@ function outputDelivered(content: Skimmed | undefined, usage: TokenUsage): boole
 }
 
 function isObject(value: Skimmed | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Elided);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Elided) &&
+    !(value instanceof Raw)
+  );
 }
 
 function text(value: Skimmed | undefined): string | null {

@@ -9,6 +9,8 @@ import {
   Elided,
   MALFORMED,
   MAX_DEPTH,
+  RAW,
+  Raw,
   Shape,
   type Skimmed,
   type SkimOptions,
@@ -409,5 +411,40 @@ describe('skimJson with a shape: a guard stops building, never changes the answe
 
   it('refuses a guard on a key the shape does not have', () => {
     expect(() => new Shape(new Map([['a', ALL]]), { key: 'b', value: 1 })).toThrow(/guard/);
+  });
+});
+
+describe('skimJson with a shape: RAW keeps a value where it lies', () => {
+  const s = shape([
+    ['content', RAW],
+    ['n', ALL],
+  ]);
+
+  it('returns the range of the value, which skimJson then builds exactly', () => {
+    const text = '{"content": [{"type":"text","text":"hi"},2] ,"n":1}';
+    const buf = Buffer.from(text);
+    for (const quotes of [null, indexer?.index(buf, 0, buf.length) ?? null]) {
+      const got = skimJson(buf, 0, buf.length, { shape: s, quotes }) as { content: Raw; n: number };
+      expect(got.content).toBeInstanceOf(Raw);
+      expect(buf.toString('utf8', got.content.start, got.content.end)).toBe('[{"type":"text","text":"hi"},2]');
+      expect(skimJson(buf, got.content.start, got.content.end)).toEqual([{ type: 'text', text: 'hi' }, 2]);
+      expect(got.n).toBe(1);
+    }
+  });
+
+  it('still checks the value: a malformed one makes the whole text MALFORMED', () => {
+    expect(skimJson(Buffer.from('{"content":[1,,2],"n":1}'), 0, 24, { shape: s })).toBe(MALFORMED);
+  });
+
+  it('keeps nothing after a failed guard, not even a range', () => {
+    const guarded = new Shape(
+      new Map<string, Shape | null>([
+        ['role', ALL],
+        ['content', RAW],
+      ]),
+      { key: 'role', value: 'assistant' },
+    );
+    const buf = Buffer.from('{"role":"user","content":[1]}');
+    expect(skimJson(buf, 0, buf.length, { shape: guarded })).toEqual({ role: 'user' });
   });
 });
