@@ -24,8 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { readAgentDatabase } from '../main/core/scan-agent-database.js';
-import { readInput, SCAN_CHUNK_BYTES, type ScanInput } from '../main/core/scan-read.js';
+import { readInput, type ScanInput, scanScratch } from '../main/core/scan-read.js';
 import { findAgentDatabases } from '../main/core/sources/agent-database.js';
 import { agentDatabasePath } from '../main/rehearse/openclaw-db.js';
 import { machine, recordSection, summarize } from './report.js';
@@ -255,7 +254,7 @@ function straightforward(stateDir: string): Counts {
 
 /** BreakerBar's read path alone, on this thread: what each scan worker does with a database. */
 function breakerbarInThread(stateDir: string): Counts & { calls: number; undecodable: number } {
-  const scratch = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+  const scratch = scanScratch();
   const counts = { rows: 0, malformed: 0, byStopReason: {}, calls: 0, undecodable: 0 };
   for (const { path, agentId } of findAgentDatabases(stateDir)) {
     const input: ScanInput = { kind: 'sqlite', path, agentId, bytes: 0 };
@@ -267,18 +266,6 @@ function breakerbarInThread(stateDir: string): Counts & { calls: number; undecod
     counts.undecodable += result.undecodable;
   }
   return counts;
-}
-
-/** `readAgentDatabase` (main/core/scan-agent-database.ts) alone over every database, on this thread. */
-function agentDatabaseReader(stateDir: string): Counts & { calls: number; undecodable: number } {
-  const tally = { lines: 0, malformed: 0, undecodable: 0, firstUndecodable: null };
-  let calls = 0;
-  for (const { path, agentId } of findAgentDatabases(stateDir)) {
-    readAgentDatabase(path, agentId, tally, (record) => {
-      if (record.kind === 'call') calls++;
-    });
-  }
-  return { rows: tally.lines, malformed: tally.malformed, byStopReason: {}, calls, undecodable: tally.undecodable };
 }
 
 /** Reads every database file whole, so that each reader starts from the same warm page cache. */
@@ -294,7 +281,7 @@ function warm(stateDir: string): void {
   }
 }
 
-const MODES = { straightforward, breakerbarInThread, agentDatabaseReader, warm } as const;
+const MODES = { straightforward, breakerbarInThread, warm } as const;
 type Mode = keyof typeof MODES;
 
 if (process.argv[1] === SELF) {
@@ -351,7 +338,6 @@ export async function agentDbBench(megabytes = 300, rounds = 3): Promise<void> {
     const fastest = <T extends { seconds: number }>(a: T | undefined, b: T): T => (a && a.seconds <= b.seconds ? a : b);
     let reference: Timing<Counts> | undefined;
     let inThread: Timing<Counts & { calls: number; undecodable: number }> | undefined;
-    let reader: Timing<Counts & { calls: number; undecodable: number }> | undefined;
     let cli: Timing<ScanJson> | undefined;
     let cliOne: Timing<ScanJson> | undefined;
     let startup: Timing<ScanJson> | undefined;
@@ -363,15 +349,13 @@ export async function agentDbBench(megabytes = 300, rounds = 3): Promise<void> {
       await inChild('warm', stateDir);
       inThread = fastest(inThread, await inChild('breakerbarInThread', stateDir));
       await inChild('warm', stateDir);
-      reader = fastest(reader, await inChild('agentDatabaseReader', stateDir));
-      await inChild('warm', stateDir);
       cli = fastest(cli, await timeCli(stateDir));
       await inChild('warm', stateDir);
       cliOne = fastest(cliOne, await timeCli(stateDir, 1));
       startup = fastest(startup, await timeCli(empty));
       process.stdout.write(`round ${round + 1}/${rounds} done\n`);
     }
-    if (!reference || !inThread || !reader || !cli || !cliOne || !startup) throw new Error('no rounds ran');
+    if (!reference || !inThread || !cli || !cliOne || !startup) throw new Error('no rounds ran');
 
     const expected = canonical(stats.byStopReason);
     const bb = (c: { calls: number; malformed: number; lines: number; undecodable?: number }) =>
@@ -382,7 +366,6 @@ export async function agentDbBench(megabytes = 300, rounds = 3): Promise<void> {
         reference.counts.malformed === stats.malformed &&
         reference.counts.rows === built.rows,
       inThread: bb({ ...inThread.counts, lines: inThread.counts.rows }),
-      reader: bb({ ...reader.counts, lines: reader.counts.rows }),
       cli: bb(cli.counts),
       cliOne: bb(cliOne.counts),
     };
@@ -402,13 +385,12 @@ measured on ${machine()}, load average ${load.toFixed(1)} at the start (shared m
 | reader | seconds | MB/s | vs straightforward | counts exact | what it is |
 |---|---:|---:|---:|---|---|
 ${row('better-sqlite3 SELECT + JSON.parse', reference.seconds, exact.reference, '`SELECT event_json, event_zstd` iterated, `zstdDecompressSync` where needed, `JSON.parse`, assistant messages counted by stopReason (node start-up not included)')}
-${row('BreakerBar read path, in-thread', inThread.seconds, exact.inThread, "scan's reader (`readInput`) over every database on one thread: rows, decoding, classification (node start-up not included)")}
-${row('readAgentDatabase, in-thread', reader.seconds, exact.reader, '`main/core/scan-agent-database.ts` alone over every database on one thread: rows visited, decoded into one reused buffer, classified (node start-up not included)')}
+${row('BreakerBar read path, in-thread', inThread.seconds, exact.inThread, "scan's reader (`readInput`, `main/core/scan-agent-database.ts`) over every database on one thread: rows visited, zstd decoded into one reused buffer, each event's quote bitmap, parsed and classified (node start-up not included)")}
 ${row('breakerbar scan --json --workers 1', cliOne.seconds, exact.cliOne, 'the command on one thread, node start-up included')}
 ${row('**breakerbar scan --json**', cli.seconds, exact.cli, 'the command as shipped: databases spread over worker threads, node start-up included')}
 
 Ratio (same run): **scan / straightforward = ${(reference.seconds / cli.seconds).toFixed(2)}×** (target ≥ 3); read path
-alone ${(reference.seconds / inThread.seconds).toFixed(2)}× (\`readInput\`), ${(reference.seconds / reader.seconds).toFixed(2)}× (\`readAgentDatabase\`).
+alone ${(reference.seconds / inThread.seconds).toFixed(2)}×.
 The command's own start-up (\`breakerbar scan --json\` of an empty directory) took ${startup.seconds.toFixed(2)} s of its time;
 the straightforward reader's figure leaves node's start-up out.`;
     process.stdout.write(`\n${markdown}\n`);
