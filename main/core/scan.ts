@@ -16,18 +16,8 @@ import { OUTCOMES, type Outcome } from './classify.js';
 import { configSchema } from './config/index.js';
 import { pairAttempts } from './pairing.js';
 import { type RowidRange, splitAgentDatabase } from './scan-agent-database.js';
-import {
-  type FoundCall,
-  type FoundCalls,
-  foundCallAt,
-  type InputScan,
-  type ReadOptions,
-  readInput,
-  type ScanInput,
-  SEED,
-  scanScratch,
-  UPSTREAM,
-} from './scan-read.js';
+import { type FoundCall, type FoundCalls, foundCallAt, SEED, UPSTREAM } from './scan-calls.js';
+import { type InputScan, type ReadOptions, readInput, type ScanInput, scanScratch } from './scan-read.js';
 import { AGENT_DATABASE_NAME, findAgentDatabases } from './sources/agent-database.js';
 import { type GatewayLogScan, scanGatewayLogs } from './sources/gateway-log.js';
 import { agentIdOfSessionKey } from './sources/gateway-log-record.js';

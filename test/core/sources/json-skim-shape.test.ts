@@ -32,7 +32,7 @@ const ALL = null;
 function project(value: Skimmed, s: Shape | null): Skimmed | undefined {
   if (s === null) return value;
   if (Array.isArray(value)) return value.map((v) => project(v, s) as Skimmed);
-  if (typeof value !== 'object' || value === null || value instanceof Elided) return value;
+  if (typeof value !== 'object' || value === null || value instanceof Elided || value instanceof Raw) return value;
   const projected: Record<string, Skimmed | undefined> = {};
   for (const key of Object.keys(value)) {
     if (s.keys.has(key)) projected[key] = project(value[key] as Skimmed, s.keys.get(key) ?? null);
