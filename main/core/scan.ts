@@ -18,6 +18,7 @@ import { pairAttempts } from './pairing.js';
 import { type RowidRange, splitAgentDatabase } from './scan-agent-database.js';
 import { type FoundCall, type FoundCalls, foundCallAt, SEED, UPSTREAM } from './scan-calls.js';
 import { type InputScan, type ReadOptions, readInput, type ScanInput, scanScratch } from './scan-read.js';
+import type { ScanWorkerRequest } from './scan-worker.js';
 import { AGENT_DATABASE_NAME, findAgentDatabases } from './sources/agent-database.js';
 import { type GatewayLogScan, scanGatewayLogs } from './sources/gateway-log.js';
 import { agentIdOfSessionKey } from './sources/gateway-log-record.js';
@@ -84,7 +85,7 @@ export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanRe
     options.onProgress?.(read, total);
     return result;
   });
-  return merge(dirs, options, plan, results);
+  return merge(dirs, options, plan, results, readGatewayLogs(dirs, options));
 }
 
 /**
@@ -95,47 +96,57 @@ export async function scanInParallel(
   dirs: readonly string[],
   options: ScanOptions & { workers?: number } = {},
 ): Promise<ScanResult> {
-  const plan = planScan(dirs, options);
   const threads = Math.max(1, Math.min(options.workers ?? availableParallelism(), 8));
-  if (threads > 1) plan.inputs = splitLargeDatabases(plan.inputs, threads);
-  const workers = Math.min(threads, plan.inputs.length);
-  if (workers <= 1 || !canRunWorkers()) return scan(dirs, options);
-  // Largest first onto the least-loaded worker: balances bytes, not file counts.
-  const shares: Array<{ inputs: Array<{ index: number; input: ScanInput }>; bytes: number }> = Array.from(
-    { length: workers },
-    () => ({ inputs: [], bytes: 0 }),
-  );
-  const order = plan.inputs.map((input, index) => ({ input, index })).sort((a, b) => b.input.bytes - a.input.bytes);
-  for (const item of order) {
-    const share = shares.reduce((least, s) => (s.bytes < least.bytes ? s : least));
-    share.inputs.push(item);
-    share.bytes += item.input.bytes;
-  }
-  const total = plan.inputs.reduce((sum, input) => sum + input.bytes, 0);
-  let read = 0;
-  const results: InputScan[] = new Array(plan.inputs.length);
-  await Promise.all(
-    shares.map(
-      (share) =>
+  if (threads === 1 || !canRunWorkers()) return scan(dirs, options);
+  // Started first: each thread loads its modules while this one lists the inputs.
+  const pool = Array.from({ length: threads }, () => new Worker(new URL('./scan-worker.js', import.meta.url)));
+  try {
+    const plan = planScan(dirs, options);
+    plan.inputs = splitLargeDatabases(plan.inputs, threads);
+    const total = plan.inputs.reduce((sum, input) => sum + input.bytes, 0);
+    let read = 0;
+    const results: InputScan[] = new Array(plan.inputs.length);
+    const done = deal(plan.inputs, threads).map(
+      (share, t) =>
         new Promise<void>((resolve, reject) => {
-          const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {
-            workerData: { inputs: share.inputs.map((item) => item.input), options: plan.readOptions },
-          });
+          const worker = pool[t] as Worker;
           let next = 0;
           worker.on('message', (result: InputScan) => {
-            const slot = share.inputs[next++] as { index: number; input: ScanInput };
+            const slot = share[next++] as { index: number; input: ScanInput };
             results[slot.index] = result;
             read += slot.input.bytes;
             options.onProgress?.(read, total);
           });
           worker.on('error', reject);
           worker.on('exit', (code) =>
-            next === share.inputs.length ? resolve() : reject(new Error(`scan worker exited with ${code}`)),
+            next === share.length ? resolve() : reject(new Error(`scan worker exited with ${code}`)),
           );
+          const request: ScanWorkerRequest = { inputs: share.map((item) => item.input), options: plan.readOptions };
+          worker.postMessage(request);
         }),
-    ),
-  );
-  return merge(dirs, options, plan, results);
+    );
+    // The gateway logs are read here while the threads read the transcripts.
+    const logs = readGatewayLogs(dirs, options);
+    await Promise.all(done);
+    return merge(dirs, options, plan, results, logs);
+  } finally {
+    for (const worker of pool) void worker.terminate();
+  }
+}
+
+/** Largest first onto the least-loaded share: balances bytes, not file counts. */
+function deal(inputs: readonly ScanInput[], shares: number): Array<Array<{ index: number; input: ScanInput }>> {
+  const dealt = Array.from({ length: shares }, () => ({
+    items: [] as Array<{ index: number; input: ScanInput }>,
+    bytes: 0,
+  }));
+  const order = inputs.map((input, index) => ({ input, index })).sort((a, b) => b.input.bytes - a.input.bytes);
+  for (const item of order) {
+    const share = dealt.reduce((least, d) => (d.bytes < least.bytes ? d : least));
+    share.items.push(item);
+    share.bytes += item.input.bytes;
+  }
+  return dealt.map((share) => share.items);
 }
 
 /**
@@ -185,7 +196,22 @@ function planScan(dirs: readonly string[], options: ScanOptions): Plan {
 }
 
 /** Counts every call once, overall and per source, in input order, as the store would. */
-function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, results: readonly InputScan[]): ScanResult {
+/** Gateway logs in `dirs` (each dir's `logs/`) and the extra log directories. */
+function readGatewayLogs(dirs: readonly string[], options: ScanOptions): GatewayLogScan {
+  return scanGatewayLogs([...dirs, ...(options.gatewayLogDirs ?? [])], {
+    profile: options.profile ?? null,
+    since: options.since,
+    maxLineBytes: options.maxLineBytes,
+  });
+}
+
+function merge(
+  dirs: readonly string[],
+  options: ScanOptions,
+  plan: Plan,
+  results: readonly InputScan[],
+  logs: GatewayLogScan,
+): ScanResult {
   const since = options.since ?? Number.NEGATIVE_INFINITY;
   const all = new CallTally();
   const bySource = { jsonl: new CallTally(), sqlite: new CallTally(), gatewaylog: new CallTally() };
@@ -265,11 +291,6 @@ function merge(dirs: readonly string[], options: ScanOptions, plan: Plan, result
 
   // Gateway logs: signals always; their fallback decisions count as calls only for agents
   // without readable transcripts, the rule the daemon follows.
-  const logs = scanGatewayLogs([...dirs, ...(options.gatewayLogDirs ?? [])], {
-    profile: options.profile ?? null,
-    since: options.since,
-    maxLineBytes: options.maxLineBytes,
-  });
   errors.push(...logs.errors);
   const asFound = (call: (typeof logs.calls)[number]): FoundCall => ({
     key: call.key,
