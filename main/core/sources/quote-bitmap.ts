@@ -179,7 +179,6 @@ const op = {
   v128Const: (byte: number) => [...simd(0x0c), ...new Array<number>(16).fill(byte)],
   i8x16Eq: simd(0x23),
   i8x16LtS: simd(0x25),
-  i8x16LtU: simd(0x26),
   v128Or: simd(0x50),
   i8x16Bitmask: simd(0x64),
 } as const;
@@ -214,18 +213,18 @@ const equalTo =
   (byte: number) =>
   (load: number[]): number[] => [...load, ...op.v128Const(byte), ...op.i8x16Eq];
 
-/** Control characters (< 0x20), backslashes, and non-ASCII (negative as signed bytes). */
+/**
+ * Control characters (< 0x20) and non-ASCII (≥ 0x80) in one signed compare —
+ * as signed bytes the latter are negative, so both are below 0x20 — and
+ * backslashes.
+ */
 const special = (load: number[]): number[] => [
   ...load,
   ...op.v128Const(0x20),
-  ...op.i8x16LtU,
+  ...op.i8x16LtS,
   ...load,
   ...op.v128Const(0x5c),
   ...op.i8x16Eq,
-  ...op.v128Or,
-  ...load,
-  ...op.v128Const(0),
-  ...op.i8x16LtS,
   ...op.v128Or,
 ];
 
