@@ -29,6 +29,8 @@ export interface FoundCalls {
   /** Every call's key, concatenated; call i's ends at keyEnds[i] (and starts where call i - 1's ends). */
   keys: string;
   keyEnds: Uint32Array;
+  /** A 53-bit hash of each key (see keyHash), for SeenKeys. */
+  hashes: Float64Array;
   ts: Float64Array;
   tokens: Float64Array;
   /** The input's dependencies; `dep[i]` indexes them. */
@@ -52,6 +54,7 @@ export class FoundCallsBuilder {
   private readonly keys: string[] = [];
   private readonly keyEnds: number[] = [];
   private keyLength = 0;
+  private readonly hashes: number[] = [];
   private readonly ts: number[] = [];
   private readonly tokens: number[] = [];
   private readonly deps: string[] = [];
@@ -66,6 +69,7 @@ export class FoundCallsBuilder {
     this.keys.push(call.key);
     this.keyLength += call.key.length;
     this.keyEnds.push(this.keyLength);
+    this.hashes.push(keyHash(call.key));
     this.ts.push(call.ts);
     this.tokens.push(call.tokens);
     let dep = this.depIndex.get(call.dep);
@@ -85,6 +89,7 @@ export class FoundCallsBuilder {
       count: this.ts.length,
       keys: this.keys.join(''),
       keyEnds: Uint32Array.from(this.keyEnds),
+      hashes: Float64Array.from(this.hashes),
       ts: Float64Array.from(this.ts),
       tokens: Float64Array.from(this.tokens),
       deps: this.deps,
@@ -100,7 +105,7 @@ export class FoundCallsBuilder {
 export function foundCallAt(calls: FoundCalls, i: number): FoundCall {
   const flags = calls.flags[i] as number;
   return {
-    key: calls.keys.slice(i === 0 ? 0 : calls.keyEnds[i - 1], calls.keyEnds[i]),
+    key: keyAt(calls, i),
     ts: calls.ts[i] as number,
     dep: calls.deps[calls.dep[i] as number] as string,
     outcome: OUTCOMES[calls.outcome[i] as number] as Outcome,
@@ -109,4 +114,62 @@ export function foundCallAt(calls: FoundCalls, i: number): FoundCall {
     upstream: (flags & UPSTREAM) !== 0,
     runId: calls.runIds.get(i) ?? null,
   };
+}
+
+function keyAt(calls: FoundCalls, i: number): string {
+  return calls.keys.slice(i === 0 ? 0 : calls.keyEnds[i - 1], calls.keyEnds[i]);
+}
+
+/** FNV-1a over the key's UTF-16 code units, twice with different offsets, as one exact 53-bit number. */
+export function keyHash(key: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let k = 0; k < key.length; k++) {
+    const c = key.charCodeAt(k);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 0) * 0x200000 + (b >>> 11);
+}
+
+/**
+ * The calls already counted, by key. Why not a Set of key strings: the main
+ * thread would cut a string out of every input's keys and hash it; the worker
+ * has hashed them already. A hash seen before is confirmed by comparing the two
+ * keys, so a collision can never drop a call: colliding keys are told apart by
+ * their text from then on.
+ */
+export class SeenKeys {
+  private readonly inputs: FoundCalls[] = [];
+  /** hash → the first call with it, as an ordinal into firstInput/firstIndex */
+  private readonly byHash = new Map<number, number>();
+  private readonly firstInput: number[] = [];
+  private readonly firstIndex: number[] = [];
+  private readonly colliding = new Set<string>();
+
+  /** Registers an input's calls; the number to pass to `add` with them. */
+  input(calls: FoundCalls): number {
+    this.inputs.push(calls);
+    return this.inputs.length - 1;
+  }
+
+  /** True the first time call `i` of input `input`'s key is seen. */
+  add(input: number, i: number): boolean {
+    const calls = this.inputs[input] as FoundCalls;
+    const hash = calls.hashes[i] as number;
+    const seen = this.byHash.get(hash);
+    if (seen === undefined) {
+      this.byHash.set(hash, this.firstInput.length);
+      this.firstInput.push(input);
+      this.firstIndex.push(i);
+      return true;
+    }
+    const key = keyAt(calls, i);
+    const first = keyAt(this.inputs[this.firstInput[seen] as number] as FoundCalls, this.firstIndex[seen] as number);
+    if (key === first) return false;
+    this.colliding.add(first);
+    if (this.colliding.has(key)) return false;
+    this.colliding.add(key);
+    return true;
+  }
 }

@@ -16,7 +16,7 @@ import { OUTCOMES, type Outcome } from './classify.js';
 import { configSchema } from './config/index.js';
 import { pairAttempts } from './pairing.js';
 import { type RowidRange, splitAgentDatabase } from './scan-agent-database.js';
-import { type FoundCall, type FoundCalls, foundCallAt, SEED, UPSTREAM } from './scan-calls.js';
+import { type FoundCall, type FoundCalls, foundCallAt, SEED, SeenKeys, UPSTREAM } from './scan-calls.js';
 import { type InputScan, type ReadOptions, readInput, type ScanInput, scanScratch } from './scan-read.js';
 import type { ScanWorkerRequest } from './scan-worker.js';
 import { AGENT_DATABASE_NAME, findAgentDatabases } from './sources/agent-database.js';
@@ -215,7 +215,7 @@ function merge(
   const since = options.since ?? Number.NEGATIVE_INFINITY;
   const all = new CallTally();
   const bySource = { jsonl: new CallTally(), sqlite: new CallTally(), gatewaylog: new CallTally() };
-  const seen = new Set<string>();
+  const seen = new SeenKeys();
   const seedTimes: number[] = [];
   const errors = [...plan.errors];
   const read = { jsonl: new Set<string>(), sqlite: new Set<string>() };
@@ -238,17 +238,14 @@ function merge(
   /** Each call once (the first copy in input order), as the store keeps it. */
   const record = (calls: FoundCalls, source: 'jsonl' | 'sqlite') => {
     const depIds = calls.deps.map((dep) => deps.id(dep));
-    for (let i = 0, keyStart = 0; i < calls.count; i++) {
-      const keyEnd = calls.keyEnds[i] as number;
-      const key = calls.keys.slice(keyStart, keyEnd);
-      keyStart = keyEnd;
+    const input = seen.input(calls);
+    for (let i = 0; i < calls.count; i++) {
       const ts = calls.ts[i] as number;
       if (ts < since) continue;
-      if (seen.has(key)) {
+      if (!seen.add(input, i)) {
         duplicates++;
         continue;
       }
-      seen.add(key);
       const flags = calls.flags[i] as number;
       if (flags & SEED) seedTimes.push(ts);
       const dep = depIds[calls.dep[i] as number] as number;
