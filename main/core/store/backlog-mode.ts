@@ -4,11 +4,11 @@
  * other, for seconds or minutes). The thread switches to backlog mode on the first large group and back
  * once groups have stayed small for a checkpoint period.
  *
- * Backlog mode changes two things, each measured on a 540 MB first start:
+ * In either mode, statement journals stay in memory (see the constructor). Backlog mode changes two things, each measured on a 540 MB first start:
  *  - A large page cache. The unique keys of calls and turns arrive in random order, so every group touches
  *    leaf pages all over those indexes; with SQLite's default 2 MiB most of them are read back for each
  *    group (measured storing 100,000 calls: a quarter less CPU per call, and half the system time, with 64 MiB).
- *  - Checkpoints every few groups instead of SQLite's automatic ones. While anything reads the database
+ *  - Checkpoints every few groups instead of SQLite's automatic ones, started in a thread of their own. While anything reads the database
  *    (the daemon's API, `breakerbar history`), a checkpoint cannot reset the WAL, so the WAL stays over
  *    the automatic threshold and SQLite checkpoints after every commit, copying that group's pages a second
  *    time and syncing the file twice for each; every few groups, each hot page is copied once for several.
@@ -36,10 +36,18 @@ export class BacklogMode {
   private largeSincePeriod = false;
   private groupsSinceCheckpoint = 0;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    /** Starts a checkpoint (by default here and now; the writer's thread hands it to a thread of its own). */
+    private readonly checkpoint: () => void = () => db.pragma('wal_checkpoint(PASSIVE)'),
+  ) {
     this.defaultCache = db.pragma('cache_size', { simple: true }) as number;
     db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+    // Inside a transaction every INSERT keeps a statement journal (the pages it changes, as they were, in
+    // case it must be undone); SQLite's default puts it in a temporary file, written page by page once it
+    // passes 64 KiB: measured storing 100,000 calls, 580,000 of the thread's 910,000 write calls.
+    db.pragma('temp_store = MEMORY');
   }
 
   get active(): boolean {
@@ -62,7 +70,7 @@ export class BacklogMode {
     if (!this.backlog || ++this.groupsSinceCheckpoint < BACKLOG_CHECKPOINT_GROUPS) return;
     this.groupsSinceCheckpoint = 0;
     try {
-      this.db.pragma('wal_checkpoint(PASSIVE)');
+      this.checkpoint();
     } catch {
       // The periodic checkpoint reports failures; storing goes on either way.
     }

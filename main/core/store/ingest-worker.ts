@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BacklogMode } from './backlog-mode.js';
+import { Checkpointer } from './checkpointer.js';
 import type { Batch } from './db.js';
 import { Store } from './db.js';
 import { commitGroup } from './ingest-group.js';
@@ -35,7 +36,8 @@ if (port) {
   }
   const opened = store;
   if (opened) {
-    const mode = new BacklogMode(opened.db);
+    const checkpointer = new Checkpointer(dbPath, opened.db);
+    const mode = new BacklogMode(opened.db, () => checkpointer.request());
     port.on('message', (request: WorkerRequest) => {
       if (request.kind === 'commit') {
         let events = 0;
@@ -49,6 +51,7 @@ if (port) {
         return;
       }
       if (request.kind === 'close') {
+        checkpointer.close();
         opened.close();
         port.close();
         return;
@@ -56,7 +59,8 @@ if (port) {
       let error: string | null = null;
       try {
         mode.period();
-        opened.db.pragma('wal_checkpoint(PASSIVE)');
+        // In backlog mode the checkpointer's thread checkpoints: this thread does not wait for the disk.
+        if (!mode.active) opened.db.pragma('wal_checkpoint(PASSIVE)');
       } catch (failure) {
         error = (failure as Error).message;
       }
