@@ -18,14 +18,26 @@ export class Checkpointer {
     private readonly db: Db,
   ) {}
 
+  /** Whether checkpoints run in the thread (false once it could not start or failed). */
+  get threaded(): boolean {
+    return !this.unavailable;
+  }
+
   request(): void {
     if (this.unavailable) {
-      this.db.pragma('wal_checkpoint(PASSIVE)');
+      this.checkpointHere();
       return;
     }
     if (this.running) return;
+    let worker: Worker;
+    try {
+      worker = this.thread();
+    } catch {
+      this.giveUp();
+      return;
+    }
     this.running = true;
-    this.thread().postMessage('checkpoint' satisfies CheckpointRequest);
+    worker.postMessage('checkpoint' satisfies CheckpointRequest);
   }
 
   /** Ends the thread after the checkpoint it is running, if any. */
@@ -42,13 +54,23 @@ export class Checkpointer {
     worker.on('message', () => {
       this.running = false;
     });
-    worker.on('error', () => {
-      this.unavailable = true;
-      this.running = false;
-    });
+    worker.on('error', () => this.giveUp());
     // Not a reason to keep the process alive.
     worker.unref();
     this.worker = worker;
     return worker;
+  }
+
+  /** The thread could not start or failed: checkpoints run here from now on, starting with a pending one. */
+  private giveUp(): void {
+    this.unavailable = true;
+    this.worker = null;
+    const pending = this.running;
+    this.running = false;
+    if (pending) this.checkpointHere();
+  }
+
+  private checkpointHere(): void {
+    this.db.pragma('wal_checkpoint(PASSIVE)');
   }
 }
