@@ -8,7 +8,7 @@
  *  - A large page cache. The unique keys of calls and turns arrive in random order, so every group touches
  *    leaf pages all over those indexes; with SQLite's default 2 MiB most of them are read back for each
  *    group (measured storing 100,000 calls: a quarter less CPU per call, and half the system time, with 64 MiB).
- *  - Checkpoints every few groups instead of SQLite's automatic ones, started in a thread of their own. While anything reads the database
+ *  - Checkpoints every few groups instead of SQLite's automatic ones. While anything reads the database
  *    (the daemon's API, `breakerbar history`), a checkpoint cannot reset the WAL, so the WAL stays over
  *    the automatic threshold and SQLite checkpoints after every commit, copying that group's pages a second
  *    time and syncing the file twice for each; every few groups, each hot page is copied once for several.
@@ -36,11 +36,7 @@ export class BacklogMode {
   private largeSincePeriod = false;
   private groupsSinceCheckpoint = 0;
 
-  constructor(
-    private readonly db: Db,
-    /** Starts a checkpoint (by default here and now; the writer's thread hands it to a thread of its own). */
-    private readonly checkpoint: () => void = () => db.pragma('wal_checkpoint(PASSIVE)'),
-  ) {
+  constructor(private readonly db: Db) {
     this.defaultCache = db.pragma('cache_size', { simple: true }) as number;
     db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
@@ -70,7 +66,9 @@ export class BacklogMode {
     if (!this.backlog || ++this.groupsSinceCheckpoint < BACKLOG_CHECKPOINT_GROUPS) return;
     this.groupsSinceCheckpoint = 0;
     try {
-      this.checkpoint();
+      // In this thread, between groups: a checkpoint that runs while groups are written (in another thread)
+      // never catches up with them, so the WAL could never start over and would grow for the whole backlog.
+      this.db.pragma('wal_checkpoint(PASSIVE)');
     } catch {
       // The periodic checkpoint reports failures; storing goes on either way.
     }

@@ -8,7 +8,6 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BacklogMode } from './backlog-mode.js';
-import { Checkpointer } from './checkpointer.js';
 import type { Batch } from './db.js';
 import { Store } from './db.js';
 import { commitGroup } from './ingest-group.js';
@@ -36,8 +35,7 @@ if (port) {
   }
   const opened = store;
   if (opened) {
-    const checkpointer = new Checkpointer(dbPath, opened.db);
-    const mode = new BacklogMode(opened.db, () => checkpointer.request());
+    const mode = new BacklogMode(opened.db);
     port.on('message', (request: WorkerRequest) => {
       if (request.kind === 'commit') {
         let events = 0;
@@ -51,7 +49,6 @@ if (port) {
         return;
       }
       if (request.kind === 'close') {
-        checkpointer.close();
         opened.close();
         port.close();
         return;
@@ -59,8 +56,7 @@ if (port) {
       let error: string | null = null;
       try {
         mode.period();
-        // In backlog mode the checkpointer's thread checkpoints: this thread does not wait for the disk.
-        if (!mode.active) opened.db.pragma('wal_checkpoint(PASSIVE)');
+        opened.db.pragma('wal_checkpoint(PASSIVE)');
       } catch (failure) {
         error = (failure as Error).message;
       }

@@ -2,7 +2,7 @@
  * The ingest connection's backlog mode: a large page cache and checkpoints every few groups while large
  * groups arrive, SQLite's defaults again once they have stayed small for a checkpoint period.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,9 +13,7 @@ import {
   BACKLOG_GROUP_EVENTS,
   BacklogMode,
 } from '../../../main/core/store/backlog-mode.js';
-import { Checkpointer } from '../../../main/core/store/checkpointer.js';
 import { Store } from '../../../main/core/store/db.js';
-import { until } from '../../helpers/transcripts.js';
 
 let dir: string;
 let path: string;
@@ -80,37 +78,5 @@ describe('BacklogMode', () => {
     expect(statSync(path).size).toBe(before);
     mode.afterGroup();
     expect(statSync(path).size).toBeGreaterThan(before);
-  });
-});
-
-describe('Checkpointer', () => {
-  /** WAL pages not yet in the database file: checkpointing grows the file. */
-  function walOnly(): number {
-    store.db.pragma('wal_autocheckpoint = 0');
-    write(2000);
-    return statSync(path).size;
-  }
-
-  it('checkpoints here when its thread cannot run (a TypeScript test runner)', async () => {
-    const before = walOnly();
-    const checkpointer = new Checkpointer(path, store.db);
-    checkpointer.request();
-    await until(() => statSync(path).size > before, 5000, 'the checkpoint');
-    expect(checkpointer.threaded).toBe(false);
-    checkpointer.close();
-  });
-
-  const compiled = new URL('../../../dist/main/core/store/checkpointer.js', import.meta.url);
-  it.skipIf(!existsSync(compiled))('checkpoints in a thread of its own (compiled)', async () => {
-    const { Checkpointer: Compiled } = (await import(
-      compiled.href
-    )) as typeof import('../../../main/core/store/checkpointer.js');
-    const before = walOnly();
-    const checkpointer = new Compiled(path, store.db);
-    checkpointer.request();
-    expect(checkpointer.threaded).toBe(true);
-    await until(() => statSync(path).size > before, 5000, 'the checkpoint');
-    expect(checkpointer.threaded).toBe(true);
-    checkpointer.close();
   });
 });
