@@ -4,12 +4,12 @@
  * other, for seconds or minutes). The thread switches to backlog mode on the first large group and back
  * once groups have stayed small for a checkpoint period.
  *
- * In either mode, statement journals stay in memory (see the constructor). Backlog mode changes two things, each measured on a 540 MB first start:
+ * In either mode, statement journals stay in memory (see the constructor). Backlog mode changes two things:
  *  - A large page cache. The unique keys of calls and turns arrive in random order, so every group touches
  *    leaf pages all over those indexes; with SQLite's default 2 MiB most of them are read back for each
  *    group (measured storing 100,000 calls: a quarter less CPU per call, and half the system time, with 64 MiB).
  *  - Checkpoints every few groups instead of SQLite's automatic ones. While anything reads the database
- *    (the daemon's API, `breakerbar history`), a checkpoint cannot reset the WAL, so the WAL stays over
+ *    (the daemon's API, `breakerbar history`), the WAL often cannot start over after a checkpoint, so it stays over
  *    the automatic threshold and SQLite checkpoints after every commit, copying that group's pages a second
  *    time and syncing the file twice for each; every few groups, each hot page is copied once for several.
  */
