@@ -181,10 +181,12 @@ export class JsonlTranscriptSource implements Source {
       cursor: { source: 'jsonl', key: batch.key, path: batch.path, position: batch.toOffset },
     };
     const { sink } = this.options;
+    const { path } = batch;
     if (sink.commitLater) {
-      return sink.commitLater(commit).then((result) => this.committed(counts, calls, result, batch.path));
+      // The path, not the batch: its bytes are not kept while it is stored.
+      return sink.commitLater(commit).then((result) => this.committed(counts, calls, result, path));
     }
-    this.committed(counts, calls, sink.commit(commit), batch.path);
+    this.committed(counts, calls, sink.commit(commit), path);
   }
 
   /** Counted only once committed: a failed commit is retried and must not count twice. */

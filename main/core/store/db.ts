@@ -187,6 +187,7 @@ export class Store {
   private readonly deleteCursor;
   private readonly bumpMeta;
   private readonly commitTx;
+  private readonly commitAllTx;
 
   constructor(readonly db: Db) {
     // The statements run for every call bind their values by position: binding a row object by name (built
@@ -224,7 +225,7 @@ export class Store {
     this.bumpMeta = db.prepare(`
       INSERT INTO meta (key, value) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER) AS TEXT)`);
-    this.commitTx = db.transaction((batch: Batch): CommitResult => {
+    const commitBatch = (batch: Batch): CommitResult => {
       const stored: CallEvent[] = [];
       let duplicates = 0;
       let turns = 0;
@@ -244,7 +245,11 @@ export class Store {
       if (batch.cursor) this.upsertCursor.run({ detail: null, ...batch.cursor, now: Date.now() });
       for (const gone of batch.forget ?? []) this.deleteCursor.run(gone.source, gone.key);
       return { inserted, duplicates, stored, turns };
-    });
+    };
+    this.commitTx = db.transaction(commitBatch);
+    // One failing batch rolls the whole transaction back (the caller then tries each on its own), so no batch
+    // needs a savepoint of its own: each would copy every page it changes into a sub-journal first.
+    this.commitAllTx = db.transaction((batches: readonly Batch[]) => batches.map(commitBatch));
   }
 
   /**
@@ -319,6 +324,11 @@ export class Store {
    */
   commit(batch: Batch): CommitResult {
     return this.commitTx.immediate(batch);
+  }
+
+  /** Stores several batches in one transaction (IMMEDIATE, as `commit`): all of them, or none if one fails. */
+  commitAll(batches: readonly Batch[]): CommitResult[] {
+    return this.commitAllTx.immediate(batches);
   }
 
   cursors(source: SourceKind): Cursor[] {

@@ -5,7 +5,7 @@
  * transaction, and if anything in it fails, every batch is tried again on its
  * own, so one batch that cannot be stored never holds back the others.
  */
-import type { Batch, Store } from './db.js';
+import type { Batch, CommitResult, Store } from './db.js';
 
 /**
  * One batch's outcome. `stored`: which of the batch's `events` were stored as new calls, as indexes (the
@@ -18,8 +18,7 @@ export type GroupResult =
 export function commitGroup(store: Store, batches: readonly Batch[]): GroupResult[] {
   if (batches.length > 1) {
     try {
-      // IMMEDIATE: the write lock is taken (or waited for) before anything is read.
-      return store.db.transaction(() => batches.map((batch) => commitOne(store, batch))).immediate();
+      return store.commitAll(batches).map((result, i) => groupResult(batches[i] as Batch, result));
     } catch {
       // Some batch failed and rolled the group back: each on its own, below.
     }
@@ -34,7 +33,10 @@ export function commitGroup(store: Store, batches: readonly Batch[]): GroupResul
 }
 
 function commitOne(store: Store, batch: Batch): GroupResult {
-  const result = store.commit(batch);
+  return groupResult(batch, store.commit(batch));
+}
+
+function groupResult(batch: Batch, result: CommitResult): GroupResult {
   const { inserted, duplicates, turns } = result;
   if (result.stored.length === batch.events.length) return { ok: true, inserted, duplicates, stored: 'all', turns };
   const index = new Map(batch.events.map((event, i) => [event, i]));
