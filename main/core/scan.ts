@@ -85,7 +85,7 @@ export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanRe
     options.onProgress?.(read, total);
     return result;
   });
-  return merge(dirs, options, plan, results, readGatewayLogs(dirs, options));
+  return merge(options, plan, results, readGatewayLogs(dirs, options));
 }
 
 /**
@@ -128,7 +128,7 @@ export async function scanInParallel(
     // The gateway logs are read here while the threads read the transcripts.
     const logs = readGatewayLogs(dirs, options);
     await Promise.all(done);
-    return merge(dirs, options, plan, results, logs);
+    return merge(options, plan, results, logs);
   } finally {
     for (const worker of pool) void worker.terminate();
   }
@@ -205,13 +205,7 @@ function readGatewayLogs(dirs: readonly string[], options: ScanOptions): Gateway
   });
 }
 
-function merge(
-  dirs: readonly string[],
-  options: ScanOptions,
-  plan: Plan,
-  results: readonly InputScan[],
-  logs: GatewayLogScan,
-): ScanResult {
+function merge(options: ScanOptions, plan: Plan, results: readonly InputScan[], logs: GatewayLogScan): ScanResult {
   const since = options.since ?? Number.NEGATIVE_INFINITY;
   const all = new CallTally();
   const bySource = { jsonl: new CallTally(), sqlite: new CallTally(), gatewaylog: new CallTally() };
