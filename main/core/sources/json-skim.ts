@@ -6,26 +6,28 @@
  * metadata fields matter (role, stopReason, provider, usage, errorMessage...).
  * `JSON.parse` must first turn the whole line into a JS string and then decode
  * every string into a heap object; this parser works on the raw bytes instead,
- * finds the end of each long string with native `Buffer#indexOf` (memchr) and
- * keeps it only as its size. That is what makes `breakerbar scan` several times
- * faster than `readline + JSON.parse` (figures: docs/benchmarks.md).
+ * finds the end of each long string with a bit scan of the quote bitmap
+ * (quote-bitmap.ts) or, without one, native `Buffer#indexOf`, and keeps it only
+ * as its size. With a shape it builds only the fields its caller reads and
+ * checks the rest in one tight loop (figures: docs/benchmarks.md).
  *
  * Semantics: for every input it returns what `JSON.parse` would return (deep
- * equal) or MALFORMED where `JSON.parse` would throw, with two deliberate
- * deviations:
+ * equal; with a shape, that value pruned to the shape) or MALFORMED where
+ * `JSON.parse` would throw, with two deliberate deviations:
  * - the content of an ELIDED string (longer than `maxStringBytes`, key not in
  *   `keepKeys`) is not validated, so raw control characters or bad escape
  *   sequences inside a long string are accepted;
  * - nesting deeper than MAX_DEPTH is MALFORMED (JSON.parse would accept it).
- * Structure, numbers, literals, keys and decoded strings are validated fully.
+ * Structure, numbers, literals, keys and decoded strings are validated fully,
+ * built or not.
  *
- * Where the time goes (measured with --cpu-prof on the bench/ corpus): finding
- * closing quotes (escaped quotes in code and JSON inside tool output make this
- * one native call every few dozen bytes), storing properties, and creating
- * short strings. Hence: one loop with an explicit stack and the position in
- * local variables (no recursion, nothing re-read from memory), a key cache,
- * and short ASCII strings cut from one decoded window instead of one call
- * into C++ each.
+ * Where the time goes (measured with --cpu-prof on the bench/ corpus): the
+ * tokens of the structure (keys, short values, separators), storing
+ * properties, and creating short strings; finding string ends was the largest
+ * cost until the bitmap. Hence: one loop with an explicit stack and the
+ * position in local variables (no recursion, nothing re-read from memory), a
+ * key cache, short ASCII strings cut from one decoded window instead of one
+ * call into C++ each, and a separate inlined loop for what is only checked.
  */
 
 import type { QuoteBits } from './quote-bitmap.js';
