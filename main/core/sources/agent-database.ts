@@ -121,30 +121,23 @@ function decodeRow(raw: RawRow, decoder: ZstdDecoder, keep: boolean): Transcript
       error: 'neither event_json nor event_zstd is set',
     };
   }
+  const undecodable = (error: string): TranscriptRow => ({
+    rowid,
+    sessionId,
+    seq,
+    createdAt,
+    compressed: true,
+    json: null,
+    error,
+  });
   try {
     const decoded = keep ? decoder.decodeToKeep(zstd, size) : decoder.decode(zstd, size);
     if (size !== null && decoded.length !== size) {
-      return {
-        rowid,
-        sessionId,
-        seq,
-        createdAt,
-        compressed: true,
-        json: null,
-        error: `event_zstd decodes to ${decoded.length} bytes, but event_utf8_bytes says ${size}`,
-      };
+      return undecodable(`event_zstd decodes to ${decoded.length} bytes, but event_utf8_bytes says ${size}`);
     }
     return { rowid, sessionId, seq, createdAt, compressed: true, json: decoded, error: null };
   } catch (error) {
-    return {
-      rowid,
-      sessionId,
-      seq,
-      createdAt,
-      compressed: true,
-      json: null,
-      error: `event_zstd: ${(error as Error).message}`,
-    };
+    return undecodable(`event_zstd: ${(error as Error).message}`);
   }
 }
 

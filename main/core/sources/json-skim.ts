@@ -213,10 +213,7 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
     const c = buf[p] as number;
     if (skipping) {
       const from = p;
-      p =
-        quoteWords !== null
-          ? skipIndexed(buf, p, e, depth, maxBytes, keep, key)
-          : skipValue(buf, p, e, depth, maxBytes, keep, key);
+      p = skipValue(buf, p, e, depth, maxBytes, keep, key);
       if (p < 0) return MALFORMED;
       if (valueShape === RAW) value = new Raw(buf, from, p);
     } else if (c === QUOTE) {
@@ -264,22 +261,10 @@ export function skimJson(buf: Buffer, start: number, end: number, opts?: SkimOpt
         valueShape = nextShape;
         continue;
       }
-    } else if (c === 0x74) {
-      // true
-      if (p + 4 > e || buf[p + 1] !== 0x72 || buf[p + 2] !== 0x75 || buf[p + 3] !== 0x65) return MALFORMED;
-      p += 4;
-      value = true;
-    } else if (c === 0x66) {
-      // false
-      if (p + 5 > e || buf[p + 1] !== 0x61 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x73 || buf[p + 4] !== 0x65)
-        return MALFORMED;
-      p += 5;
-      value = false;
-    } else if (c === 0x6e) {
-      // null
-      if (p + 4 > e || buf[p + 1] !== 0x75 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x6c) return MALFORMED;
-      p += 4;
-      value = null;
+    } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+      p = literalEnd(buf, p, e, c);
+      if (p < 0) return MALFORMED;
+      value = c === 0x74 ? true : c === 0x66 ? false : null;
     } else {
       p = numberEnd(buf, p, e);
       if (p < 0) return MALFORMED;
@@ -366,7 +351,10 @@ const skipIsObject = new Uint8Array(MAX_DEPTH + 1);
  * Checks the value at p exactly as skimJson would parse it (same grammar, same
  * strings decoded or elided, same depth limit, counting the `depth` containers
  * already open around it) without building anything. Returns the position
- * after it, or -1 where skimJson would return MALFORMED.
+ * after it, or -1 where skimJson would return MALFORMED. Written for speed, as
+ * most of a transcript line is only checked: every step inline (a call per
+ * token cost more than the token), string ends read from the quote bitmap when
+ * there is one, compact JSON's absent whitespace tested with one compare.
  */
 function skipValue(
   buf: Buffer,
@@ -377,96 +365,7 @@ function skipValue(
   keep: ReadonlySet<string>,
   outerKey: string | null,
 ): number {
-  const base = depth;
-  // The key of the value at p: outerKey for the skipped value itself; inside it, keys are
-  // only checked, and decoded (from skippedKey) only when keepKeys could matter.
-  let key: string | null | undefined = outerKey;
-  for (;;) {
-    // Compact JSON has no whitespace between tokens: test one byte before calling skipWs.
-    if (p < e && (buf[p] as number) <= 0x20) p = skipWs(buf, p, e);
-    if (p >= e) return -1;
-    const c = buf[p] as number;
-    if (c === QUOTE) {
-      const a = p + 1;
-      const close = stringEnd(buf, a, e);
-      if (close < 0) return -1;
-      p = close + 1;
-      if (
-        (close - a <= maxBytes || (keep.size > 0 && isKept(buf, e, keep, key))) &&
-        !validString(buf, a, close, stringFlags(buf, a, close))
-      ) {
-        return -1;
-      }
-    } else if (c === LBRACE || c === LBRACKET) {
-      if (depth >= MAX_DEPTH) return -1;
-      p = skipWs(buf, p + 1, e);
-      if (p < e && buf[p] === (c === LBRACE ? RBRACE : RBRACKET)) {
-        p++;
-      } else {
-        skipIsObject[depth++] = c === LBRACE ? 1 : 0;
-        if (c === LBRACE) {
-          p = skipKeyAndColon(buf, p, e);
-          if (p < 0) return -1;
-          key = undefined;
-        } else {
-          key = null;
-        }
-        continue;
-      }
-    } else if (c === 0x74) {
-      if (p + 4 > e || buf[p + 1] !== 0x72 || buf[p + 2] !== 0x75 || buf[p + 3] !== 0x65) return -1;
-      p += 4;
-    } else if (c === 0x66) {
-      if (p + 5 > e || buf[p + 1] !== 0x61 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x73 || buf[p + 4] !== 0x65)
-        return -1;
-      p += 5;
-    } else if (c === 0x6e) {
-      if (p + 4 > e || buf[p + 1] !== 0x75 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x6c) return -1;
-      p += 4;
-    } else {
-      p = numberEnd(buf, p, e, false);
-      if (p < 0) return -1;
-    }
-    for (;;) {
-      if (depth === base) return p;
-      if (p < e && (buf[p] as number) <= 0x20) p = skipWs(buf, p, e);
-      const d = p < e ? (buf[p] as number) : -1;
-      const inObject = skipIsObject[depth - 1] === 1;
-      if (d === COMMA) {
-        p++;
-        if (inObject) {
-          p = skipKeyAndColon(buf, skipWs(buf, p, e), e);
-          if (p < 0) return -1;
-          key = undefined;
-        } else {
-          key = null;
-        }
-        break;
-      }
-      if (d !== (inObject ? RBRACE : RBRACKET)) return -1;
-      p++;
-      depth--;
-      key = null;
-    }
-  }
-}
-
-/**
- * skipValue with a quote bitmap: the same grammar, checks and results, written
- * for speed, as most of a transcript line is skipped: every step inline (a
- * call per token cost more than the token), string ends and plain strings read
- * from the bitmaps, compact JSON's absent whitespace tested with one compare.
- */
-function skipIndexed(
-  buf: Buffer,
-  p: number,
-  e: number,
-  depth: number,
-  maxBytes: number,
-  keep: ReadonlySet<string>,
-  outerKey: string | null,
-): number {
-  const words = quoteWords as Int32Array;
+  const words = quoteWords;
   const from = quoteFrom;
   const wordCount = quoteWordCount;
   const base = depth;
@@ -479,20 +378,26 @@ function skipIndexed(
       c = p < e ? (buf[p] as number) : -1;
     }
     if (c === QUOTE) {
-      // the next unescaped quote ends the string
       const a = p + 1;
-      const rel = a - from;
-      let w = rel >> 5;
-      let bits = (words[w] as number) & (-1 << (rel & 31));
-      while (bits === 0) {
-        if (++w >= wordCount) return -1;
-        bits = words[w] as number;
+      let close: number;
+      if (words !== null) {
+        // the next unescaped quote ends the string
+        const rel = a - from;
+        let w = rel >> 5;
+        let bits = (words[w] as number) & (-1 << (rel & 31));
+        while (bits === 0) {
+          if (++w >= wordCount) return -1;
+          bits = words[w] as number;
+        }
+        close = from + (w << 5) + (31 - Math.clz32(bits & -bits));
+        if (close >= e) return -1;
+      } else {
+        close = scannedStringEnd(buf, a, e);
+        if (close < 0) return -1;
       }
-      const close = from + (w << 5) + (31 - Math.clz32(bits & -bits));
-      if (close >= e) return -1;
       p = close + 1;
       const checked = expectKey || close - a <= maxBytes || (keep.size > 0 && isKept(buf, e, keep, key));
-      if (checked && specialIn(a, close) && !validString(buf, a, close, flagsOf(buf, a, close))) return -1;
+      if (checked && !validString(buf, a, close, stringFlags(buf, a, close))) return -1;
       if (expectKey) {
         skippedKeyStart = a;
         skippedKeyEnd = close;
@@ -524,16 +429,9 @@ function skipIndexed(
         key = null;
         continue;
       }
-    } else if (c === 0x74) {
-      if (p + 4 > e || buf[p + 1] !== 0x72 || buf[p + 2] !== 0x75 || buf[p + 3] !== 0x65) return -1;
-      p += 4;
-    } else if (c === 0x66) {
-      if (p + 5 > e || buf[p + 1] !== 0x61 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x73 || buf[p + 4] !== 0x65)
-        return -1;
-      p += 5;
-    } else if (c === 0x6e) {
-      if (p + 4 > e || buf[p + 1] !== 0x75 || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x6c) return -1;
-      p += 4;
+    } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+      p = literalEnd(buf, p, e, c);
+      if (p < 0) return -1;
     } else {
       // -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?; what follows is checked below
       if (c === MINUS) p++;
@@ -582,25 +480,11 @@ function skipIndexed(
   }
 }
 
-/** Where the last key skipKeyAndColon checked lies: buf[skippedKeyStart, skippedKeyEnd). */
+/** Where the last key skipValue checked lies: buf[skippedKeyStart, skippedKeyEnd). */
 let skippedKeyStart = 0;
 let skippedKeyEnd = 0;
 
-/** readKeyAndColon for a skipped object: the key is checked as decode() would, not decoded. */
-function skipKeyAndColon(buf: Buffer, p: number, e: number): number {
-  if (p >= e || buf[p] !== QUOTE) return -1;
-  const a = p + 1;
-  const close = stringEnd(buf, a, e);
-  if (close < 0 || !validString(buf, a, close, stringFlags(buf, a, close))) return -1;
-  skippedKeyStart = a;
-  skippedKeyEnd = close;
-  p = close + 1;
-  if (p < e && buf[p] === COLON) return p + 1;
-  p = skipWs(buf, p, e);
-  return p < e && buf[p] === COLON ? p + 1 : -1;
-}
-
-/** Is `key` in keep? undefined stands for the key skipKeyAndColon last checked (already known to be valid). */
+/** Is `key` in keep? undefined stands for the key skipValue last checked (already known to be valid). */
 function isKept(buf: Buffer, e: number, keep: ReadonlySet<string>, key: string | null | undefined): boolean {
   if (key === null) return false;
   if (key !== undefined) return keep.has(key);
@@ -651,6 +535,16 @@ function validString(buf: Buffer, a: number, close: number, flags: number): bool
 
 function isHex(c: number): boolean {
   return (c >= DIGIT0 && c <= DIGIT9) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+/** The literal `true`, `false` or `null` (by its first byte `c`) at p: the position after it, or -1. */
+function literalEnd(buf: Buffer, p: number, e: number, c: number): number {
+  if (c === 0x74) return p + 4 <= e && buf[p + 1] === 0x72 && buf[p + 2] === 0x75 && buf[p + 3] === 0x65 ? p + 4 : -1;
+  if (c === 0x66) {
+    const ok = p + 5 <= e && buf[p + 1] === 0x61 && buf[p + 2] === 0x6c && buf[p + 3] === 0x73 && buf[p + 4] === 0x65;
+    return ok ? p + 5 : -1;
+  }
+  return p + 4 <= e && buf[p + 1] === 0x75 && buf[p + 2] === 0x6c && buf[p + 3] === 0x6c ? p + 4 : -1;
 }
 
 function skipWs(buf: Buffer, p: number, e: number): number {
@@ -891,7 +785,7 @@ function sameBytes(buf: Buffer, a: number, cachedAt: number, len: number): boole
  * out.num) or -1. Whatever follows is checked by the caller, so `01` fails
  * there (a value `0` followed by a stray `1`).
  */
-function numberEnd(buf: Buffer, p: number, e: number, wanted = true): number {
+function numberEnd(buf: Buffer, p: number, e: number): number {
   const start = p;
   const negative = buf[p] === MINUS;
   if (negative) p++;
@@ -929,7 +823,7 @@ function numberEnd(buf: Buffer, p: number, e: number, wanted = true): number {
   }
   // -0 stays -0, like JSON.parse; anything else goes through the engine's own
   // float parsing so rounding is exactly JSON.parse's.
-  if (wanted) out.num = simple ? (negative ? -value : value) : Number(ascii(buf, start, p, e));
+  out.num = simple ? (negative ? -value : value) : Number(ascii(buf, start, p, e));
   return p;
 }
 
