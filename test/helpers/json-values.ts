@@ -202,3 +202,17 @@ export function generator(seed: number, maxBytes: number, keepKeys: ReadonlySet<
     return { text: `${ws()}${g.text}${ws()}`, expect: g.expect };
   };
 }
+
+/**
+ * `buf` with one random byte deleted, inserted or replaced (the byte drawn from
+ * `noise`): the mutations the differential tests throw at the parser. Draws
+ * from `r` in a fixed order, so a seed gives the same cases every run.
+ */
+export function mutateOneByte(buf: Buffer, r: () => number, noise: readonly number[]): Buffer {
+  const at = Math.floor(r() * buf.length);
+  const byte = noise[Math.floor(r() * noise.length)] as number;
+  const op = Math.floor(r() * 3);
+  if (op === 0) return Buffer.concat([buf.subarray(0, at), buf.subarray(at + 1)]);
+  if (op === 1) return Buffer.concat([buf.subarray(0, at), Buffer.from([byte]), buf.subarray(at)]);
+  return Buffer.from(buf).fill(byte, at, at + 1);
+}

@@ -727,7 +727,7 @@ function ascii(buf: Buffer, a: number, b: number, e: number): string {
  * skips a decode, an allocation and V8's string-table lookup when the key is
  * stored into the result object.
  */
-const MAX_CACHED_KEY = QUICK_SCAN; // keys up to this long are fully flagged by stringEnd's quick scan
+const MAX_CACHED_KEY = 48; // longer keys are rare and decoded each time
 const keyCache: (string | undefined)[] = new Array<string | undefined>(KEY_CACHE_SIZE).fill(undefined);
 /** The bytes of each cached key, at slot × MAX_CACHED_KEY: compared as bytes, faster than the string's chars. */
 const keyCacheBytes = new Uint8Array(KEY_CACHE_SIZE * MAX_CACHED_KEY);

@@ -18,7 +18,7 @@ import {
 } from '../../../main/core/sources/json-skim.js';
 import { QuoteIndexer } from '../../../main/core/sources/quote-bitmap.js';
 import { seededRandom } from '../../../main/rehearse/records.js';
-import { diff, generator, HUGE } from '../../helpers/json-values.js';
+import { diff, generator, HUGE, mutateOneByte } from '../../helpers/json-values.js';
 
 const shape = (entries: Array<[string, Shape | null]>) => new Shape(new Map(entries));
 const ALL = null;
@@ -162,15 +162,7 @@ describe('skimJson with a shape: the unshaped parse, projected', () => {
     for (let i = 0; i < 5000; i++) {
       const buf = Buffer.from(next());
       if (buf.length === 0) continue;
-      const at = Math.floor(r() * buf.length);
-      const byte = noise[Math.floor(r() * noise.length)] as number;
-      const op = Math.floor(r() * 3);
-      const mutated =
-        op === 0
-          ? Buffer.concat([buf.subarray(0, at), buf.subarray(at + 1)])
-          : op === 1
-            ? Buffer.concat([buf.subarray(0, at), Buffer.from([byte]), buf.subarray(at)])
-            : Buffer.from(buf).fill(byte, at, at + 1);
+      const mutated = mutateOneByte(buf, r, noise);
       malformed += checkAll(mutated).malformed;
       cases += SHAPES.length * OPTIONS.length;
     }

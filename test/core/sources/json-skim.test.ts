@@ -9,7 +9,7 @@ import {
 } from '../../../main/core/sources/json-skim.js';
 import { QuoteIndexer } from '../../../main/core/sources/quote-bitmap.js';
 import { seededRandom } from '../../../main/rehearse/records.js';
-import { diff, generator, HUGE, oracle } from '../../helpers/json-values.js';
+import { diff, generator, HUGE, mutateOneByte, oracle } from '../../helpers/json-values.js';
 
 /** Large enough for every input here, the 5 MB line included. */
 const indexer = QuoteIndexer.create(8 << 20);
@@ -78,15 +78,7 @@ describe('skimJson: differential against JSON.parse', () => {
     for (let i = 0; i < 20_000; i++) {
       const buf = Buffer.from(next().text);
       if (buf.length === 0) continue;
-      const at = Math.floor(r() * buf.length);
-      const byte = noise[Math.floor(r() * noise.length)] as number;
-      const op = Math.floor(r() * 3);
-      const mutated =
-        op === 0
-          ? Buffer.concat([buf.subarray(0, at), buf.subarray(at + 1)]) // delete
-          : op === 1
-            ? Buffer.concat([buf.subarray(0, at), Buffer.from([byte]), buf.subarray(at)]) // insert
-            : Buffer.from(buf).fill(byte, at, at + 1); // replace
+      const mutated = mutateOneByte(buf, r, noise);
       const got = skimBoth(mutated, 0, mutated.length, { maxStringBytes: HUGE });
       const want = oracle(mutated);
       const d = want === MALFORMED ? (got === MALFORMED ? null : 'accepted what JSON.parse rejects') : diff(got, want);
