@@ -63,6 +63,12 @@ export interface TailerOptions {
   /** Bytes read per step; larger lines grow the buffer up to `maxLineBytes`. */
   chunkBytes?: number;
   /**
+   * Where each step reads to (at least `bytes` long), for a consumer that is done with a batch's bytes
+   * when `consume` returns. Without it every step reads into a buffer of its own: over a backlog of
+   * hundreds of megabytes, allocating and first touching those cost more than reading the bytes.
+   */
+  scratch?: (bytes: number) => Buffer;
+  /**
    * Lines handed to `consume` per step at most: one step is one turn of the event loop, and what the
    * consumer does per line (parse, store, decide) must leave room for everything else the process does.
    */
@@ -406,13 +412,14 @@ export class FileTailer {
 
   /** Reads the next batch of complete lines and hands it to the consumer, which commits it. */
   private readFrom(fd: number, tracked: Tracked, size: number): void | Promise<void> {
+    const want = this.readBytes();
     const batch = readLineBatch(
       fd,
       tracked.offset,
       size,
-      this.readBytes(),
+      want,
       this.options.maxLineBytes,
-      undefined,
+      this.options.scratch?.(want),
       this.maxLines,
     );
     if (!batch) return;
