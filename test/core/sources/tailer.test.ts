@@ -107,17 +107,32 @@ type Mode = Partial<TailerOptions> & { storeLater?: boolean };
 
 /** No watcher, no tick: the test decides when the tailer looks (`look`). */
 const MANUAL: Mode = { watcherFactory: () => null, reconcileIntervalMs: 3_600_000 };
+/** One buffer every step reads into, grown when a step needs more: what the transcript source lends the tailer. */
+function oneBuffer(): (bytes: number) => Buffer {
+  let buf = Buffer.alloc(0);
+  return (bytes) => {
+    if (buf.length < bytes) buf = Buffer.alloc(bytes);
+    return buf;
+  };
+}
+
 /** Tailing modes that must give the same results. */
 const LIVE_MODES: Array<[string, Mode]> = [
   ['watcher + reconcile', {}],
   ['reconcile only', { watcherFactory: () => null }],
   ['watcher + reconcile, storing later', { storeLater: true }],
+  ['watcher + reconcile, one read buffer, storing later', { storeLater: true, scratch: oneBuffer() }],
 ];
 
-/** Stores after 0–4 ms, in the order asked (one writer): what a commit through a thread looks like. */
+/**
+ * Stores after 0–4 ms, in the order asked (one writer): what a commit through a thread looks like. The
+ * batch's bytes are read at once, as the transcript source parses them: the tailer may lend the next step
+ * the same buffer.
+ */
 function later(rec: Recorder): (batch: LineBatch) => Promise<void> {
   let previous = Promise.resolve();
-  return (batch) => {
+  return (lent) => {
+    const batch = { ...lent, buf: Buffer.from(lent.buf) };
     const stored = previous.then(
       () => new Promise<void>((resolve) => setTimeout(() => resolve(rec.consume(batch)), Math.random() * 4)),
     );
@@ -508,8 +523,11 @@ describe('FileTailer: truncation, rotation, deletion, inode reuse', () => {
 });
 
 describe('FileTailer: long lines and odd bytes', () => {
-  it('delivers a 5 MB line whole (longer than the read chunk)', async () => {
-    const { rec } = startTailer({ maxLineBytes: 8 * 1024 * 1024, chunkBytes: 256 * 1024 });
+  it.each([
+    ['a buffer per step', {}],
+    ['one read buffer', { scratch: oneBuffer() }],
+  ])('delivers a 5 MB line whole (longer than the read chunk), reading into %s', async (_how, reads) => {
+    const { rec } = startTailer({ maxLineBytes: 8 * 1024 * 1024, chunkBytes: 256 * 1024, ...reads });
     const path = join(dir, 'big.jsonl');
     const big = JSON.stringify({ type: 'message', text: 'é'.repeat(2.5 * 1024 * 1024) });
     expect(Buffer.byteLength(big)).toBeGreaterThan(5 * 1024 * 1024);
