@@ -1,7 +1,6 @@
-import { loadConfig } from '../core/config/index.js';
-import { scanInParallel } from '../core/scan.js';
+import type { ScanResult } from '../core/scan.js';
+import { scanThreads, startScanWorkers } from '../core/scan-pool.js';
 import { type Command, parseTimeOption, positiveInt, stringList, stringOption } from './command.js';
-import { renderStorms, renderSummary } from './render.js';
 
 export const scanCommand: Command = {
   name: 'scan',
@@ -38,27 +37,39 @@ Options:
   positionals: true,
   async run(args, io) {
     const since = parseTimeOption('--since', stringOption(args, 'since'));
-    const loaded = loadConfig(stringOption(args, 'config'));
     const workers = positiveInt('--workers', stringOption(args, 'workers'));
-    const dirs = args.positionals.length > 0 ? args.positionals : [loaded.stateDir];
+    // The reading threads first: they load their modules while this one loads the rest of the scan's.
+    const pool = startScanWorkers(scanThreads(workers));
     const showProgress = !args.values.json && io.isTTY;
     let lastShown = 0;
-    const result = await scanInParallel(dirs, {
-      includeArchives: args.values['include-archives'] === true,
-      since,
-      maxLineBytes: loaded.config.ingest.maxLineBytes,
-      profile: loaded.config.profile,
-      gatewayLogDirs: stringList(args, 'gateway-logs'),
-      workers,
-      onProgress: showProgress
-        ? (read, total) => {
-            const now = Date.now();
-            if (now - lastShown < 200) return;
-            lastShown = now;
-            io.err(`\rscanning ${Math.round((100 * read) / Math.max(total, 1))}% of ${(total / 1e6).toFixed(1)} MB`);
-          }
-        : undefined,
-    });
+    let result: ScanResult;
+    try {
+      const [{ loadConfig }, { scanInParallel }] = await Promise.all([
+        import('../core/config/index.js'),
+        import('../core/scan.js'),
+      ]);
+      const loaded = loadConfig(stringOption(args, 'config'));
+      const dirs = args.positionals.length > 0 ? args.positionals : [loaded.stateDir];
+      result = await scanInParallel(dirs, {
+        includeArchives: args.values['include-archives'] === true,
+        since,
+        maxLineBytes: loaded.config.ingest.maxLineBytes,
+        profile: loaded.config.profile,
+        gatewayLogDirs: stringList(args, 'gateway-logs'),
+        pool,
+        onProgress: showProgress
+          ? (read, total) => {
+              const now = Date.now();
+              if (now - lastShown < 200) return;
+              lastShown = now;
+              io.err(`\rscanning ${Math.round((100 * read) / Math.max(total, 1))}% of ${(total / 1e6).toFixed(1)} MB`);
+            }
+          : undefined,
+      });
+    } finally {
+      // Already ended by a scan that ran; not left waiting (and the process alive) by one that could not start.
+      for (const worker of pool) void worker.terminate();
+    }
     if (showProgress && lastShown > 0) io.err('\r\x1b[K');
     for (const problem of result.errors) io.err(`breakerbar scan: cannot read ${problem.path}: ${problem.error}\n`);
     for (const problem of result.warnings) io.err(`breakerbar scan: ${problem.path}: ${problem.warning}\n`);
@@ -79,6 +90,7 @@ Options:
           `Gateway logs: ${gatewaylog.files} file(s), ${gatewaylog.lines} lines; fallback decisions: ${reasons || 'none'}; stalls ${gatewaylog.stalls}; run timeouts ${gatewaylog.runTimeouts}.\n`,
         );
       }
+      const { renderStorms, renderSummary } = await import('./render.js');
       io.out('\n');
       io.out(renderSummary(result));
       io.out(`\n${renderStorms(result.storms)}`);

@@ -9,14 +9,14 @@
  * fixed order, so the result does not depend on how the work was spread.
  */
 import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { OUTCOMES, type Outcome } from './classify.js';
 import { configSchema } from './config/index.js';
 import { pairAttempts } from './pairing.js';
 import { type RowidRange, splitAgentDatabase } from './scan-agent-database.js';
 import { type FoundCall, type FoundCalls, foundCallAt, SEED, SeenKeys, UPSTREAM } from './scan-calls.js';
+import { scanThreads, startScanWorkers } from './scan-pool.js';
 import { type InputScan, type ReadOptions, readInput, type ScanInput, scanScratch } from './scan-read.js';
 import type { ScanWorkerRequest } from './scan-worker.js';
 import { AGENT_DATABASE_NAME, findAgentDatabases } from './sources/agent-database.js';
@@ -90,16 +90,17 @@ export function scan(dirs: readonly string[], options: ScanOptions = {}): ScanRe
 
 /**
  * Reads the inputs in `workers` threads (default: one per core, at most 8), for
- * large installations; the result is identical to `scan`'s.
+ * large installations; the result is identical to `scan`'s. `pool`: threads
+ * already started for it (startScanWorkers), which it ends.
  */
 export async function scanInParallel(
   dirs: readonly string[],
-  options: ScanOptions & { workers?: number } = {},
+  options: ScanOptions & { workers?: number; pool?: Worker[] } = {},
 ): Promise<ScanResult> {
-  const threads = Math.max(1, Math.min(options.workers ?? availableParallelism(), 8));
-  if (threads === 1 || !canRunWorkers()) return scan(dirs, options);
   // Started first: each thread loads its modules while this one lists the inputs.
-  const pool = Array.from({ length: threads }, () => new Worker(new URL('./scan-worker.js', import.meta.url)));
+  const pool = options.pool ?? startScanWorkers(scanThreads(options.workers));
+  const threads = pool.length;
+  if (threads === 0) return scan(dirs, options);
   try {
     const plan = planScan(dirs, options);
     plan.inputs = splitLargeDatabases(plan.inputs, threads);
@@ -167,11 +168,6 @@ function splitLargeDatabases(inputs: ScanInput[], threads: number): ScanInput[] 
     }
     return parts.map((rows) => ({ ...input, rows, bytes: input.bytes / parts.length }));
   });
-}
-
-/** Worker threads need the compiled module; under a TypeScript test runner scan stays in-thread. */
-function canRunWorkers(): boolean {
-  return import.meta.url.endsWith('.js');
 }
 
 function planScan(dirs: readonly string[], options: ScanOptions): Plan {

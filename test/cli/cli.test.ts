@@ -313,6 +313,13 @@ describe('help and usage errors', () => {
     expect(cli('scan', '--jsn')).toMatchObject({ code: 2 });
     expect(cli('bogus').err).toContain('unknown command "bogus"');
   });
+
+  it('the built scan ends its reading threads when it cannot start: a missing config file exits 1, not hangs', () => {
+    const missing = join(tmpdir(), 'bb-no-such-config.json');
+    const result = cli('scan', '--workers', '2', '--config', missing, tmpdir());
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(`config file ${missing} does not exist`);
+  });
 });
 
 describe('scan', () => {
