@@ -1,7 +1,8 @@
 /**
  * A `scanInParallel` worker: started before the inputs are known (it loads its
- * modules meanwhile), it is sent its share, reads it in order, posts one result
- * per input (the main thread merges them) and ends.
+ * modules meanwhile), it is sent inputs a few at a time, reads each in the order
+ * sent and posts one result per input (the main thread merges them); it is
+ * ended by the main thread once every input has been read.
  */
 import { parentPort } from 'node:worker_threads';
 import { type ReadOptions, readInput, type ScanInput, scanScratch } from './scan-read.js';
@@ -12,8 +13,7 @@ export interface ScanWorkerRequest {
 }
 
 const port = parentPort;
-port?.once('message', ({ inputs, options }: ScanWorkerRequest) => {
-  const scratch = scanScratch();
+const scratch = scanScratch();
+port?.on('message', ({ inputs, options }: ScanWorkerRequest) => {
   for (const input of inputs) port.postMessage(readInput(input, options, scratch));
-  port.close();
 });

@@ -107,23 +107,40 @@ export async function scanInParallel(
     const total = plan.inputs.reduce((sum, input) => sum + input.bytes, 0);
     let read = 0;
     const results: InputScan[] = new Array(plan.inputs.length);
-    const done = deal(plan.inputs, threads).map(
-      (share, t) =>
+    // Handed out one at a time, largest first, to whichever thread is free: bytes do not say how long an
+    // input takes (a thread's first inputs run before its code is optimised; records differ in cost), and
+    // shares dealt in advance left one thread reading for up to a quarter of the scan while the other idled.
+    const order = plan.inputs.map((input, index) => ({ input, index })).sort((a, b) => b.input.bytes - a.input.bytes);
+    let handedOut = 0;
+    const done = pool.map(
+      (worker) =>
         new Promise<void>((resolve, reject) => {
-          const worker = pool[t] as Worker;
-          let next = 0;
+          // Inputs sent and not answered yet, in order: a thread answers in the order it was sent them.
+          const sent: Array<{ index: number; input: ScanInput }> = [];
+          const give = (): void => {
+            const item = order[handedOut];
+            if (item === undefined) return;
+            handedOut++;
+            sent.push(item);
+            const request: ScanWorkerRequest = { inputs: [item.input], options: plan.readOptions };
+            worker.postMessage(request);
+          };
           worker.on('message', (result: InputScan) => {
-            const slot = share[next++] as { index: number; input: ScanInput };
+            const slot = sent.shift() as { index: number; input: ScanInput };
             results[slot.index] = result;
             read += slot.input.bytes;
             options.onProgress?.(read, total);
+            give();
+            if (sent.length === 0) resolve();
           });
           worker.on('error', reject);
           worker.on('exit', (code) =>
-            next === share.length ? resolve() : reject(new Error(`scan worker exited with ${code}`)),
+            sent.length === 0 ? resolve() : reject(new Error(`scan worker exited with ${code}`)),
           );
-          const request: ScanWorkerRequest = { inputs: share.map((item) => item.input), options: plan.readOptions };
-          worker.postMessage(request);
+          // Two at a time, so that the next input is already there when a thread finishes one.
+          give();
+          give();
+          if (sent.length === 0) resolve();
         }),
     );
     // The gateway logs are read here while the threads read the transcripts.
@@ -133,21 +150,6 @@ export async function scanInParallel(
   } finally {
     for (const worker of pool) void worker.terminate();
   }
-}
-
-/** Largest first onto the least-loaded share: balances bytes, not file counts. */
-function deal(inputs: readonly ScanInput[], shares: number): Array<Array<{ index: number; input: ScanInput }>> {
-  const dealt = Array.from({ length: shares }, () => ({
-    items: [] as Array<{ index: number; input: ScanInput }>,
-    bytes: 0,
-  }));
-  const order = inputs.map((input, index) => ({ input, index })).sort((a, b) => b.input.bytes - a.input.bytes);
-  for (const item of order) {
-    const share = dealt.reduce((least, d) => (d.bytes < least.bytes ? d : least));
-    share.items.push(item);
-    share.bytes += item.input.bytes;
-  }
-  return dealt.map((share) => share.items);
 }
 
 /**

@@ -66,6 +66,36 @@ describe('SeenKeys: each key counted once, whatever the hashes', () => {
     expect([seen.add(b, 0), seen.add(b, 1)]).toEqual([false, true]);
   });
 
+  it('agrees with a Set of the keys over many inputs, while its table grows, and with hashes that share low bits', () => {
+    const seen = new SeenKeys();
+    const reference = new Set<string>();
+    let agreed = 0;
+    for (let input = 0; input < 40; input++) {
+      // Two keys in three were seen before, in this input or an earlier one, as forked and imported sessions do.
+      const keys = Array.from({ length: 500 }, (_, i) => {
+        const n = (input * 157 + i) % 9_000;
+        return `main/${n}@${n % 13}`;
+      });
+      const calls = built(keys);
+      // A quarter of the keys forged to hashes that differ only above bit 32: all start at the same slot
+      // (and some share a hash outright, which the keys' text must tell apart).
+      keys.forEach((key, i) => {
+        if (key.endsWith('@0') || key.endsWith('@4') || key.endsWith('@8')) {
+          calls.hashes[i] = 2 ** 32 * ((keyHash(key) % 2 ** 12) + 1) + 7;
+        }
+      });
+      const id = seen.input(calls);
+      keys.forEach((key, i) => {
+        const first = !reference.has(key);
+        reference.add(key);
+        if (seen.add(id, i) === first) agreed++;
+      });
+    }
+    expect(agreed).toBe(40 * 500);
+    // Past 2,048 and 4,096 keys: the table has grown twice.
+    expect(reference.size).toBeGreaterThan(4_096);
+  });
+
   it('hashes exactly within 53 bits, and differently for near keys', () => {
     const h = keyHash('main/f026b21f@1796020210396');
     expect(Number.isSafeInteger(h)).toBe(true);
