@@ -15,8 +15,10 @@ import {
 } from '../../../main/core/fleet/link.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { freePort, type RedisServer, startRedisServer, startSilentServer } from '../../helpers/redis-server.js';
+import { toolOrSkip } from '../../helpers/tools.js';
 import { nextEvent, recordingLogger, sleep, waitUntil } from './wait.js';
 
+const REDIS = toolOrSkip('redis-server');
 const DEP = 'openai/gpt-4o@sk-…f00d';
 let prefixes = 0;
 const closers: Array<() => unknown> = [];
@@ -87,7 +89,7 @@ const closed = (ts: number) => ({
   openUntil: null,
 });
 
-describe('FleetLink with a shared redis-server', () => {
+describe.skipIf(REDIS.skip)(REDIS.title('FleetLink with a shared redis-server'), () => {
   let redis: RedisServer;
   /** A plain client for looking at (and ageing) the keys the links write. */
   let raw: Redis;
@@ -342,7 +344,7 @@ describe('FleetLink with a shared redis-server', () => {
   });
 });
 
-describe('FleetLink when Redis goes away', () => {
+describe.skipIf(REDIS.skip)(REDIS.title('FleetLink when Redis goes away'), () => {
   it('degrades to local-only while redis-server is down, then recovers and resumes propagation', async () => {
     const redis = await startRedisServer();
     closers.push(() => redis.stop());

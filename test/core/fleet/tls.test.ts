@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FleetLink, type FleetLinkOptions, type FleetStatus } from '../../../main/core/fleet/link.js';
 import { freePort, type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+import { toolOrSkip } from '../../helpers/tools.js';
 import { nextEvent, recordingLogger } from './wait.js';
 
+const TOOLS = toolOrSkip('redis-server', 'openssl');
 const PASSWORD = 'tls-pw-31337';
 let dir: string;
 let ca: string;
@@ -21,6 +23,7 @@ let tlsPort: number;
 const links: FleetLink[] = [];
 
 beforeAll(async () => {
+  if (TOOLS.skip) return;
   dir = mkdtempSync(join(tmpdir(), 'bb-redis-tls-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
@@ -90,7 +93,7 @@ async function settled(l: FleetLink): Promise<FleetStatus> {
   return (await status)[0];
 }
 
-describe('FleetLink over rediss://', () => {
+describe.skipIf(TOOLS.skip)(TOOLS.title('FleetLink over rediss://'), () => {
   it('connects with TLS to a server whose certificate it trusts, and shares breakers through it', async () => {
     const recorder = recordingLogger();
     const a = link('a', { tls: { ca }, log: recorder.log });
