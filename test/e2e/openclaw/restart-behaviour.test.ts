@@ -436,38 +436,53 @@ function safeAnswer(result: CliResult, facts: VersionFacts): SafeAnswer {
 }
 
 /**
- * Asks an idle gateway for `restart --safe`. OpenClaw 2026.9 sweeps its task registry as gateway
- * work 5 s after start and every minute after; a restart asked for during a sweep is deferred
- * (blocker `tasks:maintenance`) and happens when the sweep ends. The gateway was not idle then:
- * that restart is let through and the request made again, until one lands between sweeps.
+ * Asks an idle gateway for `restart --safe`. Idle means no runs: the gateway's own root work can still be
+ * in flight, and OpenClaw 2026.9 has some (its startup sidecars, such as `startup:sidecars.control-ui-assets`,
+ * after `gateway ready`; a task-maintenance sweep 5 s after start and every minute after). A restart asked
+ * for meanwhile is deferred (blocker kind `root-request`). So the request waits until the gateway's own
+ * restart preflight says nothing is in flight; should work start between that answer and the request, the
+ * deferred restart is let through (it happens when that work ends) and the request made again.
  */
 async function idleSafeRestart(gateway: RealGateway, facts: VersionFacts) {
   for (let attempt = 1; ; attempt++) {
+    await untilNothingInFlight(gateway);
     const mark = gateway.logEntries().length;
     const bootsBefore = bootRecords(gateway.stateDir);
     const startupBefore = await gateway.probe('/startupz');
     const probes = watchProbes(gateway);
     const result = await gateway.cli(['gateway', 'restart', '--safe', '--json']);
     const answer = safeAnswer(result, facts);
-    if (attempt === 3 || !deferredByMaintenanceOnly(answer))
+    if (attempt === 3 || !deferredByRootWorkOnly(answer))
       return { mark, bootsBefore, startupBefore, probes, result, answer };
-    console.log(`openclaw: restart --safe met a task-maintenance sweep (${answer.preflight.summary}); asking again`);
+    console.log(`openclaw: restart --safe met the gateway's own work (${answer.preflight.summary}); asking again`);
     await probes.stop();
     await restartCycle(gateway, mark, facts.signal);
-    await until(
-      async () => (await gateway.probe('/readyz')).status === 200,
-      60_000,
-      '/readyz 200 after the deferred restart',
-    );
   }
 }
 
-function deferredByMaintenanceOnly(answer: SafeAnswer): boolean {
+/** Until `gateway.restart.preflight` (the check `restart --safe` makes) answers safe. */
+async function untilNothingInFlight(gateway: RealGateway): Promise<void> {
+  let last = '';
+  await until(
+    async () => {
+      const result = await gateway.cli(['gateway', 'call', 'gateway.restart.preflight', '--json']);
+      last = `exit ${result.exitCode}: ${result.stdout.trim().slice(0, 400)} ${result.stderr.trim().slice(0, 400)}`;
+      if (result.exitCode !== 0) return false;
+      try {
+        return (JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as { safe?: unknown }).safe === true;
+      } catch {
+        return false;
+      }
+    },
+    180_000,
+    () => `the gateway's restart preflight to say safe (last answer: ${last})`,
+  );
+}
+
+function deferredByRootWorkOnly(answer: SafeAnswer): boolean {
   const blockers = answer.preflight?.blockers ?? [];
   return (
-    answer.result === 'deferred' &&
-    blockers.length > 0 &&
-    blockers.every((blocker) => / tasks:maintenance$/.test(blocker.message))
+    answer.result === 'deferred' && blockers.length > 0 && blockers.every((blocker) => blocker.kind === 'root-request')
   );
 }
 
