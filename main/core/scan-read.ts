@@ -8,7 +8,7 @@ import { type RowidRange, readAgentDatabase } from './scan-agent-database.js';
 import { type FoundCalls, FoundCallsBuilder } from './scan-calls.js';
 import { readIdentity } from './sources/file-identity.js';
 import { readLineBatch } from './sources/line-batch.js';
-import { sharedQuoteIndexer } from './sources/quote-bitmap.js';
+import { lendReadBuffer } from './sources/quote-bitmap.js';
 import type { TranscriptRecord } from './sources/transcript-record.js';
 import { agentIdOf, forEachRecord, sessionIdOf } from './sources/transcripts-jsonl.js';
 
@@ -43,7 +43,7 @@ export const SCAN_CHUNK_BYTES = 256 * 1024;
 
 /** Where scan reads to: the quote indexer's own input buffer when there is one, so a chunk is indexed in place. */
 export function scanScratch(): Buffer {
-  return sharedQuoteIndexer()?.scratch(SCAN_CHUNK_BYTES) ?? Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+  return lendReadBuffer(SCAN_CHUNK_BYTES);
 }
 
 export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffer = scanScratch()): InputScan {

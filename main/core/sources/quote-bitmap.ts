@@ -352,3 +352,17 @@ export function sharedQuoteIndexer(): QuoteIndexer | null {
   if (shared === undefined) shared = QuoteIndexer.create();
   return shared;
 }
+
+let ownReadBuffer = Buffer.alloc(0);
+
+/**
+ * A buffer of at least `bytes` to read text into, lent until the next call: this thread's indexer's own
+ * input when it has room (text read there is indexed where it lies, not copied), else one buffer kept for
+ * every call. For readers that are done with the bytes before they read again.
+ */
+export function lendReadBuffer(bytes: number): Buffer {
+  const indexer = sharedQuoteIndexer();
+  if (indexer !== null && bytes <= indexer.capacity) return indexer.scratch(bytes);
+  if (ownReadBuffer.length < bytes) ownReadBuffer = Buffer.allocUnsafe(bytes);
+  return ownReadBuffer;
+}

@@ -7,7 +7,7 @@ import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
 import type { Batch, CommitResult } from '../store/db.js';
 import { MALFORMED, skimJson } from './json-skim.js';
-import { sharedQuoteIndexer } from './quote-bitmap.js';
+import { lendReadBuffer, sharedQuoteIndexer } from './quote-bitmap.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import type { StoredPosition } from './tailer.js';
 import { FileTailer, type LineBatch } from './tailer.js';
@@ -79,19 +79,6 @@ export function forEachRecord(
   }
 }
 
-let ownScratch = Buffer.alloc(0);
-
-/**
- * Where a step reads its lines to: the quote indexer's own input when it has room (the batch is then
- * indexed where it lies, not copied), else one buffer kept for every step.
- */
-function readScratch(bytes: number): Buffer {
-  const indexer = sharedQuoteIndexer();
-  if (indexer !== null && bytes <= indexer.capacity) return indexer.scratch(bytes);
-  if (ownScratch.length < bytes) ownScratch = Buffer.allocUnsafe(bytes);
-  return ownScratch;
-}
-
 function isBlank(buf: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const byte = buf[i];
@@ -144,7 +131,7 @@ export class JsonlTranscriptSource implements Source {
       reconcileIntervalMs: options.reconcileIntervalMs,
       maxLineBytes: options.maxLineBytes,
       // consume() is done with a batch's bytes when it returns (records are read at once, only offsets kept).
-      scratch: readScratch,
+      scratch: lendReadBuffer,
     });
   }
 
