@@ -17,6 +17,7 @@ import { type BackfillResult, firstStart, installation, startGateway } from './l
 import { machine, recordSection, summarize } from './report.js';
 import { CCUSAGE_VERSION, type CcusageTiming, installCcusage, sameCcusageTotals, timeCcusage } from './scan-ccusage.js';
 import { type CorpusStats, generateCorpus } from './scan-corpus.js';
+import { type ParallelCost, parallelCost, type StoreFloor, storeFloor } from './scan-limits.js';
 import { type ScanCounts, type Timing, timeCat, timeJq, timeReadlineReference } from './scan-references.js';
 
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
@@ -103,7 +104,29 @@ function exactness(m: Measured, stats: CorpusStats) {
   };
 }
 
-function markdown(m: Measured, stats: CorpusStats, start: BackfillResult, rounds: number): string {
+interface Limits {
+  parallel: ParallelCost;
+  floor: StoreFloor;
+}
+
+/** The limits paragraph: what two threads can gain here, and what storing every call costs at least. */
+function limitsMarkdown(m: Measured, limits: Limits): string {
+  const { parallel, floor } = limits;
+  const scanTarget = m.readline.seconds / TARGETS.readline;
+  const startAllowed = TARGETS.firstStart * scanTarget;
+  const s = (seconds: number) => `${seconds.toFixed(2)} s`;
+  return `Limits of this machine (same run, same corpus; \`bench/scan-limits.ts\`):
+- **Two threads.** One \`scan --workers 1\` alone took ${s(parallel.alone)}; two at once took ${s(parallel.together)} each
+  (${(parallel.together / parallel.alone).toFixed(2)}× as long). Split perfectly over two threads, the same work cannot take
+  less than half of that: ${s(parallel.together / 2)}, against ${s(scanTarget)} for ${TARGETS.readline}× readline.
+- **Storing.** The corpus's ${floor.calls} calls, stored in one transaction into a fresh store, with nothing else running:
+  through BreakerBar's \`Store\` ${s(floor.store)}; as a plain loop of its two INSERTs (a turn row and a call row)
+  ${s(floor.plain)}; the same with only the unique keys indexed ${s(floor.keysOnly)}. A scan at ${TARGETS.readline}× readline
+  (${s(scanTarget)}) would leave a first start ${s(startAllowed)} (${TARGETS.firstStart}× that) to store every call:
+  ${floor.plain <= startAllowed ? 'more than' : '**less than**'} the plain loop needs on its own.`;
+}
+
+function markdown(m: Measured, stats: CorpusStats, start: BackfillResult, rounds: number, limits: Limits): string {
   const mb = stats.bytes / 1e6;
   const exact = exactness(m, stats);
   const yes = (ok: boolean | null) => (ok === null ? '—' : ok ? 'yes' : '**NO**');
@@ -137,7 +160,9 @@ Daemon first start: **${startRatio.toFixed(2)}× the scan's time** (≤ ${TARGET
 event-loop delay max **${start.loopMaxMs.toFixed(0)} ms** from its second second on (≤ ${TARGETS.loopMs}: ${met(start.loopMaxMs <= TARGETS.loopMs)}; the first second,
 loading modules and opening the store, ${start.startupLoopMs.toFixed(0)} ms), \`/healthz\` p99 ${start.healthz.p99.toFixed(0)} ms over
 ${start.healthz.n} requests (${start.healthzFailures} failed), daemon CPU ${start.daemonCpu.toFixed(1)} s over all threads
-(${start.mainThreadCpu.toFixed(1)} s on the event loop).`;
+(${start.mainThreadCpu.toFixed(1)} s on the event loop).
+
+${limitsMarkdown(m, limits)}`;
 }
 
 export async function scanBench(megabytes = 540, rounds = 3): Promise<void> {
@@ -153,7 +178,8 @@ export async function scanBench(megabytes = 540, rounds = 3): Promise<void> {
     );
     const measured = await measureReaders(stateDir, files, rounds, ccusage);
     const start = await firstStart(gateway, root, stats);
-    const text = markdown(measured, stats, start, rounds);
+    const limits = { parallel: await parallelCost(stateDir, rounds), floor: await storeFloor(stateDir, rounds) };
+    const text = markdown(measured, stats, start, rounds, limits);
     process.stdout.write(`\n${text}\n`);
     recordSection('scan', text);
 
@@ -164,6 +190,9 @@ export async function scanBench(megabytes = 540, rounds = 3): Promise<void> {
     summarize('scan', 'scan vs ccusage', x(measured.ccusage.seconds / scan), `≥ ${TARGETS.ccusage}×`);
     summarize('scan', 'first start / scan', x(start.doneMs / 1000 / scan), `≤ ${TARGETS.firstStart}×`);
     summarize('scan', 'first start: event-loop max', `${start.loopMaxMs.toFixed(0)} ms`, `≤ ${TARGETS.loopMs} ms`);
+    summarize('scan', 'two scans at once / one alone', x(limits.parallel.together / limits.parallel.alone));
+    const startAllowed = (TARGETS.firstStart * measured.readline.seconds) / TARGETS.readline;
+    summarize('scan', `plain store loop / first start a ${TARGETS.readline}× scan allows`, x(limits.floor.plain / startAllowed));
     const exact = exactness(measured, stats);
     if (!Object.values(exact).every(Boolean) || start.stored !== stats.assistant) process.exitCode = 1;
   } finally {

@@ -44,7 +44,8 @@ export function readAgentDatabase(
   take: (record: TranscriptRecord) => void,
   rows: RowidRange = ALL_ROWS,
 ): void {
-  const db = AgentDatabase.open(path);
+  // Mapped: scan reads each database once, start to end (see AgentDatabaseOptions).
+  const db = AgentDatabase.open(path, { mapped: true });
   try {
     for (let after = rows.after; ; ) {
       const page = db.visitRowsAfter(

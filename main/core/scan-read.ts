@@ -73,9 +73,10 @@ export function readInput(input: ScanInput, options: ReadOptions, scratch: Buffe
   return { input, error, ...counts, calls: found.finish() };
 }
 
-type InputCounts = Pick<InputScan, 'lines' | 'malformed' | 'undecodable' | 'firstUndecodable'>;
+export type InputCounts = Pick<InputScan, 'lines' | 'malformed' | 'undecodable' | 'firstUndecodable'>;
 
-function readTranscriptFile(
+/** Reads the JSONL transcript at `path` whole, counting into `result` and handing every record that is not malformed to `take`. */
+export function readTranscriptFile(
   path: string,
   options: ReadOptions,
   scratch: Buffer,

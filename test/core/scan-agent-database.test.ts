@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants, zstdCompressSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type AgentDatabaseTally,
   ALL_ROWS,
@@ -189,6 +189,16 @@ describe('readAgentDatabase', () => {
     }
   });
 
+  it('reads the file mapped, as a one-shot reader may', () => {
+    const open = vi.spyOn(AgentDatabase, 'open');
+    try {
+      readByScan();
+      expect(open).toHaveBeenCalledWith(path, { mapped: true });
+    } finally {
+      open.mockRestore();
+    }
+  });
+
   it('splits an empty table into one part, the whole', () => {
     const db = new Database(path);
     db.exec('DELETE FROM transcript_events');
@@ -225,6 +235,24 @@ describe('AgentDatabase.visitRowsAfter', () => {
       expect(db.visitRowsAfter(bounds.last, 100, () => {})).toEqual({ rows: 0, lastRowid: bounds.last });
     } finally {
       db.close();
+    }
+  });
+});
+
+describe('AgentDatabase mapped', () => {
+  it('reads through memory-mapped I/O only when asked, and gives the same rows', () => {
+    addTrickyRows();
+    const plain = AgentDatabase.open(path);
+    const mapped = AgentDatabase.open(path, { mapped: true });
+    try {
+      expect(plain.mappedBytes()).toBe(0);
+      expect(mapped.mappedBytes()).toBeGreaterThan(0);
+      const rows = (db: AgentDatabase) =>
+        db.rowsAfter(0, 1_000_000).map((row) => ({ ...row, json: row.json?.toString('utf8') ?? null }));
+      expect(rows(mapped)).toEqual(rows(plain));
+    } finally {
+      plain.close();
+      mapped.close();
     }
   });
 });

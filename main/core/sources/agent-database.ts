@@ -31,6 +31,26 @@ const REQUIRED_COLUMNS = ['session_id', 'seq', 'created_at', 'event_json'] as co
 const ZSTD_COLUMN = 'event_zstd';
 const SIZE_COLUMN = 'event_utf8_bytes';
 
+/**
+ * How much of a database file a mapped connection reads through memory-mapped I/O
+ * (SQLite caps it at its own build limit, 2 GiB by default): the rest of a larger
+ * file is read as usual.
+ */
+const MAPPED_BYTES = 2 ** 31;
+
+export interface AgentDatabaseOptions {
+  /**
+   * Read the file through memory-mapped I/O instead of a read call per page: a
+   * pass over a whole database costs about a fifth less (measured reading every
+   * row of 300 MB of events), since most rows spill onto overflow pages that are
+   * otherwise each read and cached separately. For one-shot readers (`scan`)
+   * only: on a mapped file, a failing disk or a file cut short by something
+   * other than SQLite ends the process with a signal instead of an error the
+   * daemon could report and retry.
+   */
+  mapped?: boolean;
+}
+
 export interface AgentDatabaseFile {
   agentId: string;
   path: string;
@@ -233,8 +253,15 @@ export class AgentDatabase {
    * database BreakerBar cannot read (no `transcript_events`, or it lacks a
    * column BreakerBar uses), whatever its version number.
    */
-  static open(path: string): AgentDatabase {
+  static open(path: string, options: AgentDatabaseOptions = {}): AgentDatabase {
     const db = new Database(path, { readonly: true, fileMustExist: true });
+    if (options.mapped) {
+      try {
+        db.pragma(`mmap_size = ${MAPPED_BYTES}`);
+      } catch {
+        // A build or platform without memory-mapped I/O reads as usual.
+      }
+    }
     // Short: the caller retries with its own backoff instead of blocking the event loop.
     return AgentDatabase.checked(path, db, 50);
   }
@@ -320,6 +347,11 @@ export class AgentDatabase {
   anchorHolds(anchor: RowAnchor): boolean {
     const row = this.rowAt.get(anchor.rowid) as { sessionId: string; seq: number } | undefined;
     return row !== undefined && row.sessionId === anchor.sessionId && row.seq === anchor.seq;
+  }
+
+  /** Bytes of the file this connection reads through memory-mapped I/O (0: none). */
+  mappedBytes(): number {
+    return this.db.pragma('mmap_size', { simple: true }) as number;
   }
 
   /** The newest row's rowid (0 when empty). */
