@@ -28,7 +28,7 @@ import { configSchema } from '../main/core/config/index.js';
 import type { CallEvent } from '../main/core/events.js';
 import { readTranscriptFile, scanScratch } from '../main/core/scan-read.js';
 import { BacklogMode } from '../main/core/store/backlog-mode.js';
-import { type Db, openDatabase, Store } from '../main/core/store/db.js';
+import { type Db, Store } from '../main/core/store/db.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
@@ -173,7 +173,8 @@ function measureFloor(mode: FloorMode, stateDir: string): { seconds: number; cal
 async function floorInChild(mode: FloorMode, stateDir: string): Promise<{ seconds: number; calls: number }> {
   const { stdout } = await run(process.execPath, [SELF, mode, stateDir], { maxBuffer: 1 << 20 });
   const result = JSON.parse(stdout) as { seconds: number; calls: number; stored: number };
-  if (result.stored !== result.calls) throw new Error(`store floor (${mode}): ${result.stored} of ${result.calls} stored`);
+  if (result.stored !== result.calls)
+    throw new Error(`store floor (${mode}): ${result.stored} of ${result.calls} stored`);
   return result;
 }
 

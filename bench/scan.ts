@@ -192,7 +192,11 @@ export async function scanBench(megabytes = 540, rounds = 3): Promise<void> {
     summarize('scan', 'first start: event-loop max', `${start.loopMaxMs.toFixed(0)} ms`, `≤ ${TARGETS.loopMs} ms`);
     summarize('scan', 'two scans at once / one alone', x(limits.parallel.together / limits.parallel.alone));
     const startAllowed = (TARGETS.firstStart * measured.readline.seconds) / TARGETS.readline;
-    summarize('scan', `plain store loop / first start a ${TARGETS.readline}× scan allows`, x(limits.floor.plain / startAllowed));
+    summarize(
+      'scan',
+      `plain store loop / first start a ${TARGETS.readline}× scan allows`,
+      x(limits.floor.plain / startAllowed),
+    );
     const exact = exactness(measured, stats);
     if (!Object.values(exact).every(Boolean) || start.stored !== stats.assistant) process.exitCode = 1;
   } finally {
