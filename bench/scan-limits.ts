@@ -28,7 +28,7 @@ import { configSchema } from '../main/core/config/index.js';
 import type { CallEvent } from '../main/core/events.js';
 import { readTranscriptFile, scanScratch } from '../main/core/scan-read.js';
 import { BacklogMode } from '../main/core/store/backlog-mode.js';
-import { type Db, Store } from '../main/core/store/db.js';
+import { type Db, INSERT_CALL_SQL, INSERT_TURN_SQL, Store } from '../main/core/store/db.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
@@ -101,19 +101,13 @@ function dropSecondaryIndexes(db: Db): void {
 
 /** The two rows a transcript call becomes (see `Store`), inserted by a plain loop in one transaction. */
 function insertPlainly(db: Db, calls: readonly CallEvent[]): void {
-  const turn = db.prepare(`
-    INSERT INTO turns (turn_key, ts, source, agent_id, session_id, run_id, dep, outcome, reason, tokens_total, cost)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?) ON CONFLICT (turn_key) DO NOTHING`);
-  const call = db.prepare(`
-    INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
-      outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output,
-      tokens_cache_read, tokens_cache_write, tokens_total, cost, credential, role, run_id)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING`);
+  const turn = db.prepare(INSERT_TURN_SQL);
+  const call = db.prepare(INSERT_CALL_SQL);
   db.transaction(() => {
     for (const e of calls) {
       const runId = e.runId ?? null;
       const u = e.usage;
-      turn.run(e.key, e.ts, e.source, e.agentId, e.sessionId, runId, e.dep, e.outcome, u.totalTokens, u.cost);
+      turn.run(e.key, e.ts, e.source, e.agentId, e.sessionId, runId, e.dep, e.outcome, null, u.totalTokens, u.cost);
       // A turn OpenClaw wrote itself (no upstream request) is a turn row only, as the store keeps it.
       if (e.upstream === false) continue;
       call.run(
