@@ -28,7 +28,14 @@ import { configSchema } from '../main/core/config/index.js';
 import type { CallEvent } from '../main/core/events.js';
 import { readTranscriptFile, scanScratch } from '../main/core/scan-read.js';
 import { BacklogMode } from '../main/core/store/backlog-mode.js';
-import { type Db, INSERT_CALL_SQL, INSERT_TURN_SQL, Store } from '../main/core/store/db.js';
+import {
+  callValues,
+  type Db,
+  INSERT_CALL_SQL,
+  INSERT_TURN_SQL,
+  recordTurnValues,
+  Store,
+} from '../main/core/store/db.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
@@ -104,38 +111,10 @@ function insertPlainly(db: Db, calls: readonly CallEvent[]): void {
   const turn = db.prepare(INSERT_TURN_SQL);
   const call = db.prepare(INSERT_CALL_SQL);
   db.transaction(() => {
-    for (const e of calls) {
-      const runId = e.runId ?? null;
-      const u = e.usage;
-      turn.run(e.key, e.ts, e.source, e.agentId, e.sessionId, runId, e.dep, e.outcome, null, u.totalTokens, u.cost);
+    for (const event of calls) {
+      turn.run(recordTurnValues(event));
       // A turn OpenClaw wrote itself (no upstream request) is a turn row only, as the store keeps it.
-      if (e.upstream === false) continue;
-      call.run(
-        e.key,
-        e.ts,
-        e.source,
-        e.agentId,
-        e.sessionId,
-        e.dep,
-        e.provider,
-        e.model,
-        e.api,
-        e.stopReason,
-        e.outcome,
-        e.phase,
-        e.httpStatus,
-        e.errorCode,
-        e.retryAfterMs,
-        u.input,
-        u.output,
-        u.cacheRead,
-        u.cacheWrite,
-        u.totalTokens,
-        u.cost,
-        e.credential,
-        e.role ?? null,
-        runId,
-      );
+      if (event.upstream !== false) call.run(callValues(event));
     }
   }).immediate();
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OUTCOMES, type Outcome } from '../main/core/classify.js';
 import type { CallEvent } from '../main/core/events.js';
-import { openDatabase, Store } from '../main/core/store/db.js';
+import { callValues, INSERT_CALL_SQL, openDatabase, Store } from '../main/core/store/db.js';
 import { seededRandom } from '../main/rehearse/records.js';
 import { distribution, machine, recordSection, summarize } from './report.js';
 
@@ -60,35 +60,6 @@ function makeEvent(random: () => number, i: number, ts: number): CallEvent {
   };
 }
 
-const PLAIN_INSERT = `INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
-  outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output, tokens_cache_read,
-  tokens_cache_write, tokens_total, cost, credential) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
-const row = (e: CallEvent) => [
-  e.key,
-  e.ts,
-  e.source,
-  e.agentId,
-  e.sessionId,
-  e.dep,
-  e.provider,
-  e.model,
-  e.api,
-  e.stopReason,
-  e.outcome,
-  e.phase,
-  e.httpStatus,
-  e.errorCode,
-  e.retryAfterMs,
-  e.usage.input,
-  e.usage.output,
-  e.usage.cacheRead,
-  e.usage.cacheWrite,
-  e.usage.totalTokens,
-  e.usage.cost,
-  e.credential,
-];
-
 /** Events/s through `Store.commit`, one transaction per batch with a cursor, into a fresh store. */
 function timeCommit(dir: string, events: CallEvent[], batch: number): number {
   const store = Store.open(join(dir, `commit-${batch}.sqlite`));
@@ -110,8 +81,8 @@ function timeCommit(dir: string, events: CallEvent[], batch: number): number {
 function timePlain(dir: string, events: CallEvent[], batch: number): number {
   const db = openDatabase(join(dir, `plain-${batch}.sqlite`));
   try {
-    const insert = db.prepare(PLAIN_INSERT);
-    const rows = events.map(row);
+    const insert = db.prepare(INSERT_CALL_SQL);
+    const rows = events.map(callValues);
     const tx = db.transaction((from: number) => {
       const to = Math.min(rows.length, from + batch);
       for (let i = from; i < to; i++) insert.run(rows[i]);
@@ -133,14 +104,14 @@ function fill(path: string, count: number, now: number): void {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -1048576');
-    const insert = db.prepare(PLAIN_INSERT);
+    const insert = db.prepare(INSERT_CALL_SQL);
     const random = seededRandom(23);
     const from = now - SPAN_DAYS * DAY_MS;
     const step = (SPAN_DAYS * DAY_MS) / count;
     const t0 = performance.now();
     db.transaction(() => {
       for (let i = 0; i < count; i++) {
-        insert.run(row(makeEvent(random, i, Math.floor(from + i * step))));
+        insert.run(callValues(makeEvent(random, i, Math.floor(from + i * step))));
         if (i > 0 && i % 2_000_000 === 0) {
           const s = (performance.now() - t0) / 1000;
           process.stdout.write(`  ${i} events stored (${s.toFixed(0)} s)\n`);

@@ -181,11 +181,48 @@ export const INSERT_CALL_SQL = `
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (event_key) DO NOTHING`;
 
+/** The values of `event`'s call row, in INSERT_CALL_SQL's order. */
+export function callValues(event: CallEvent): unknown[] {
+  const { usage } = event;
+  return [
+    event.key,
+    event.ts,
+    event.source,
+    event.agentId,
+    event.sessionId,
+    event.dep,
+    event.provider,
+    event.model,
+    event.api,
+    event.stopReason,
+    event.outcome,
+    event.phase,
+    event.httpStatus,
+    event.errorCode,
+    event.retryAfterMs,
+    usage.input,
+    usage.output,
+    usage.cacheRead,
+    usage.cacheWrite,
+    usage.totalTokens,
+    usage.cost,
+    event.credential,
+    event.role ?? null,
+    event.runId ?? null,
+  ];
+}
+
 /** A turn row, its values bound by position in this order. */
 export const INSERT_TURN_SQL = `
   INSERT INTO turns (turn_key, ts, source, agent_id, session_id, run_id, dep, outcome, reason, tokens_total, cost)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (turn_key) DO NOTHING`;
+
+/** The values of the turn row a transcript record (`role: 'record'`) is, in INSERT_TURN_SQL's order. */
+export function recordTurnValues(event: CallEvent): unknown[] {
+  const { key, ts, source, agentId, sessionId, dep, outcome, usage } = event;
+  return [key, ts, source, agentId, sessionId, event.runId ?? null, dep, outcome, null, usage.totalTokens, usage.cost];
+}
 
 /** The store's typed operations over an open database. */
 export class Store {
@@ -265,13 +302,12 @@ export class Store {
    * with the first instead of becoming a call, so either order counts it once.
    */
   private ingest(event: CallEvent): Ingested {
-    const { key, ts, source, agentId, sessionId, dep, outcome, usage } = event;
+    const { key, ts, agentId, sessionId, dep, outcome } = event;
     const role = event.role ?? null;
     const runId = event.runId ?? null;
     const pairing = () => ({ dep, outcome, ts, runId });
     if (role === 'record') {
-      const turn = [key, ts, source, agentId, sessionId, runId, dep, outcome, null, usage.totalTokens, usage.cost];
-      if (this.insertTurn.run(turn).changes === 0) return 'duplicate';
+      if (this.insertTurn.run(recordTurnValues(event)).changes === 0) return 'duplicate';
       if (runId !== null) this.adoptRun.run({ agentId, sessionId, runId });
       if (event.upstream === false) return 'turn_only';
       if (outcome !== 'ok') {
@@ -289,34 +325,7 @@ export class Store {
         return 'paired';
       }
     }
-    const { provider, model, api, stopReason, phase, httpStatus, errorCode, retryAfterMs, credential } = event;
-    const call = [
-      key,
-      ts,
-      source,
-      agentId,
-      sessionId,
-      dep,
-      provider,
-      model,
-      api,
-      stopReason,
-      outcome,
-      phase,
-      httpStatus,
-      errorCode,
-      retryAfterMs,
-      usage.input,
-      usage.output,
-      usage.cacheRead,
-      usage.cacheWrite,
-      usage.totalTokens,
-      usage.cost,
-      credential,
-      role,
-      runId,
-    ];
-    return this.insertCall.run(call).changes > 0 ? 'stored' : 'duplicate';
+    return this.insertCall.run(callValues(event)).changes > 0 ? 'stored' : 'duplicate';
   }
 
   static open(path: string, options: { readonly?: boolean } = {}): Store {
