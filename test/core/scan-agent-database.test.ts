@@ -162,10 +162,10 @@ describe('readAgentDatabase', () => {
     expect(scanned).toEqual(readPlainly());
     const calls = scanned.records.filter((record) => record.startsWith('call'));
     // The fixture's calls, twice for its rows copied again (40 to 60 hold 3 of them), and the tricky ones.
-    expect(calls.filter((call) => call.includes('/escaped@'))).toEqual(['call main/escaped@1796140000000 ok 7']);
-    expect(calls.filter((call) => call.includes('/spaced@'))).toEqual(['call main/spaced@1796140000000 ok 7']);
-    expect(calls.filter((call) => call.includes('/zstd@'))).toEqual(['call main/zstd@1796140000000 ok 7']);
-    expect(calls.filter((call) => /\/(almost|cut|twice|zstd-cut|zstd-damaged)@/.test(call))).toEqual([]);
+    expect(calls.filter((call) => call.includes('@escaped '))).toEqual(['call main/1796140000000@escaped ok 7']);
+    expect(calls.filter((call) => call.includes('@spaced '))).toEqual(['call main/1796140000000@spaced ok 7']);
+    expect(calls.filter((call) => call.includes('@zstd '))).toEqual(['call main/1796140000000@zstd ok 7']);
+    expect(calls.filter((call) => /@(almost|cut|twice|zstd-cut|zstd-damaged) /.test(call))).toEqual([]);
     expect(scanned).toMatchObject({
       lines: FIXTURE_ROWS + TEXT_ROWS.length + COMPRESSED_ROWS.length + 21,
       malformed: 5,

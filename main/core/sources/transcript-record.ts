@@ -13,6 +13,7 @@ import type { CallEvent, SourceKind, TokenUsage } from '../events.js';
 import { dependencyNameProblem } from './dependency-name.js';
 import { Elided, MALFORMED, RAW, Raw, Shape, type Skimmed, type SkimOptions, skimJson } from './json-skim.js';
 import type { QuoteBits } from './quote-bitmap.js';
+import { fallbackRecordKey, recordKey } from './record-key.js';
 
 export interface RecordContext {
   source: SourceKind;
@@ -159,18 +160,12 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
   return { kind: 'call', call, seedRateLimit: isSeedRateLimit(facts) };
 }
 
-/**
- * A call's identity across sources and sessions: its entry id and the moment the
- * message was created. OpenClaw copies entries verbatim when it imports a JSONL
- * transcript into SQLite or forks, rewinds or compacts a session into a new
- * window, so the same call can appear several times; it was made once, and is
- * counted once. A record without an entry id falls back to its session and time.
- */
+/** The call's key (record-key.ts): a record without an entry id or a creation time falls back to its session. */
 function callKey(entry: JsonObject, message: JsonObject, context: RecordContext, ts: number): string {
   const entryId = text(entry.id);
   const created = typeof message.timestamp === 'number' ? message.timestamp : text(message.timestamp);
-  if (entryId && created !== null) return `${context.agentId}/${entryId}@${created}`;
-  return `${context.agentId}/${context.sessionId}/${entryId ?? `t${ts}`}`;
+  if (entryId && created !== null) return recordKey(context.agentId, entryId, created);
+  return fallbackRecordKey(context.agentId, context.sessionId, entryId, ts);
 }
 
 /**

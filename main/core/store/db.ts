@@ -11,8 +11,9 @@ import type { OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome, Phase } from '../classify.js';
 import type { CallEvent, GatewaySignal, SourceKind, TurnEvent, TurnOutcome } from '../events.js';
 import { PAIR_AFTER_MS, PAIR_BEFORE_MS } from '../pairing.js';
+import { legacyRecordKey } from '../sources/record-key.js';
 import { type CallSummary, CallTally, TurnTally } from '../summary.js';
-import { LATEST_VERSION, MIGRATIONS, TIMED_TABLES } from './migrations.js';
+import { LATEST_VERSION, LEGACY_KEYS_META, MIGRATIONS, TIMED_TABLES } from './migrations.js';
 import { makePrivate, PRIVATE_DIR_MODE } from './private-files.js';
 
 export type Db = Database.Database;
@@ -239,6 +240,9 @@ export class Store {
   private readonly bumpMeta;
   private readonly commitTx;
   private readonly commitAllTx;
+  /** Records up to this time may be stored under their old keys (migration 12); null: none can be. */
+  private readonly legacyKeysUntil: number | null;
+  private readonly knownLegacyRecord;
 
   constructor(readonly db: Db) {
     // The statements run for every call bind their values by position: binding a row object by name (built
@@ -246,6 +250,11 @@ export class Store {
     this.insertCall = db.prepare(INSERT_CALL_SQL);
     this.insertTurn = db.prepare(INSERT_TURN_SQL);
     this.knownAttempt = db.prepare('SELECT 1 FROM calls WHERE event_key = ? OR paired_with = ? LIMIT 1').pluck();
+    const legacyUntil = db.prepare(`SELECT value FROM meta WHERE key = '${LEGACY_KEYS_META}'`).pluck().get();
+    this.legacyKeysUntil = legacyUntil === undefined ? null : Number(legacyUntil);
+    this.knownLegacyRecord = db
+      .prepare('SELECT 1 FROM turns WHERE turn_key = ? UNION ALL SELECT 1 FROM calls WHERE event_key = ? LIMIT 1')
+      .pluck();
     this.attemptForRecord = db.prepare(PAIRING_SQL.attemptForRecord);
     this.recordForAttempt = db.prepare(PAIRING_SQL.recordForAttempt);
     this.pair = db.prepare('UPDATE calls SET paired_with = ? WHERE id = ?');
@@ -307,6 +316,7 @@ export class Store {
     const runId = event.runId ?? null;
     const pairing = () => ({ dep, outcome, ts, runId });
     if (role === 'record') {
+      if (this.storedUnderLegacyKey(event)) return 'duplicate';
       if (this.insertTurn.run(recordTurnValues(event)).changes === 0) return 'duplicate';
       if (runId !== null) this.adoptRun.run({ agentId, sessionId, runId });
       if (event.upstream === false) return 'turn_only';
@@ -326,6 +336,13 @@ export class Store {
       }
     }
     return this.insertCall.run(callValues(event)).changes > 0 ? 'stored' : 'duplicate';
+  }
+
+  /** A record this store holds under the key it had before keys put time first (record-key.ts). */
+  private storedUnderLegacyKey(event: CallEvent): boolean {
+    if (this.legacyKeysUntil === null || event.ts > this.legacyKeysUntil) return false;
+    const legacy = legacyRecordKey(event.key);
+    return legacy !== null && this.knownLegacyRecord.get(legacy, legacy) !== undefined;
   }
 
   static open(path: string, options: { readonly?: boolean } = {}): Store {

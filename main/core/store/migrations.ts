@@ -12,6 +12,9 @@ export interface Migration {
   sql: string;
 }
 
+/** Meta key written by migration 12: the newest record time a store may hold under an old record key. */
+export const LEGACY_KEYS_META = 'records.legacyKeysUntil';
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -291,6 +294,21 @@ export const MIGRATIONS: readonly Migration[] = [
       -- read from the index alone, without a visit to every row (measured: 4x faster on 100,000 calls).
       CREATE INDEX calls_for_spend ON calls (dep, agent_id, ts, outcome);
       CREATE INDEX turns_for_spend ON turns (dep, agent_id, ts, tokens_total, cost);
+    `,
+  },
+  {
+    version: 12,
+    description: 'transcript records keyed time first; calls stored before keep their keys',
+    sql: `
+      -- From this version a record's key puts its creation time before its entry id (record-key.ts). The rows
+      -- already stored keep the old keys: rewriting them would rewrite every entry of two unique indexes, for
+      -- minutes on a large store, before the daemon could start. Instead the store also looks a record up under
+      -- its old key when it is no newer than the newest row stored until now; nothing newer can have one. A
+      -- fresh store has no rows, so no such time, and never looks.
+      INSERT INTO meta (key, value)
+      SELECT '${LEGACY_KEYS_META}', CAST(newest AS TEXT)
+      FROM (SELECT max(ts) AS newest FROM (SELECT max(ts) AS ts FROM calls UNION ALL SELECT max(ts) FROM turns))
+      WHERE newest IS NOT NULL;
     `,
   },
 ];

@@ -26,7 +26,7 @@ describe('readRecord', () => {
     const a = read(ok);
     const b = read(ok, { sessionId: 'forked-window', source: 'sqlite' } as never);
     expect(a.kind === 'call' && b.kind === 'call' && a.call.key === b.call.key).toBe(true);
-    expect(a.kind === 'call' && a.call.key).toBe(`main/e1@${T}`);
+    expect(a.kind === 'call' && a.call.key).toBe(`main/${T}@e1`);
   });
 
   it('keeps the auth profile only as a 12-hex-digit fingerprint', () => {
