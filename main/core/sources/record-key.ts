@@ -9,7 +9,7 @@
  * arrive in time order, so their keys land next to each other in the store's
  * index on them, and a group of calls stored together changes a few of its
  * pages instead of one per call. Measured on the scan benchmark's corpus, a
- * first start went from 7.3–8.1 s to 6.1–6.3 s.
+ * first start went from a median of 8.0 s to 6.4 s (docs/benchmarks.md).
  *
  * Stores written before this order kept the entry id first (`legacyRecordKey`):
  * the store still finds those calls under their old keys (see `Store`).
