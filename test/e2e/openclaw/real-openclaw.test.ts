@@ -44,6 +44,11 @@ const SCRIPTS: Record<string, readonly Answer[]> = {
   slow: ['hang'],
 };
 
+/** The mock's Retry-After on a 429, seconds. */
+const RETRY_AFTER_SECONDS = 5;
+/** The longest the storm's 429s can hold a run waiting, with a margin. */
+const STORM_WAIT_BOUND_SECONDS = (SCRIPTS.storm?.length ?? 0) * RETRY_AFTER_SECONDS + 5;
+
 const PROVIDERS = [
   { id: 'mock', models: ['storm', 'flaky', 'net', 'slow', 'ok', 'ok_long', 'context_length'] },
   // 401 and 402 disable a provider's key inside OpenClaw: each gets its own.
@@ -90,7 +95,7 @@ describe.skipIf(NODE24.skip).each(OPENCLAW_VERSIONS)(
       mock = await startMockProvider();
       // Long enough that a 429's Retry-After is still in force when BreakerBar reads it (the breaker goes
       // `throttled` on it at once); short enough that OpenClaw's retries keep the suite quick.
-      mock.retryAfterSeconds = 5;
+      mock.retryAfterSeconds = RETRY_AFTER_SECONDS;
       for (const [model, answers] of Object.entries(SCRIPTS)) mock.script(model, answers);
       mock.steady('primary', 'payment_required');
       gateway = await startGateway({
@@ -100,6 +105,11 @@ describe.skipIf(NODE24.skip).each(OPENCLAW_VERSIONS)(
         providers: PROVIDERS,
         primary: 'mockprimary/primary',
         fallbacks: ['mock/ok'],
+        // Longer than the storm can make OpenClaw wait: 2026.7 writes an idle-timeout record, a call that no
+        // request stands for, when a wait outlasts it. Both storm sessions share one key, so their Retry-Afters
+        // can follow one another: six 429s of 5 s each are 30 s at the very most (with 12 s, now and then one
+        // session ended in such a record).
+        providerTimeoutSeconds: STORM_WAIT_BOUND_SECONDS,
       });
 
       home = join(root, 'breakerbar');
