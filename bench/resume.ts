@@ -11,16 +11,7 @@
  * (every read syscall, page cache included: the per-file identity check of the
  * first line, ≤ 4 KiB a file, and SQLite's own reads of the store).
  */
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../main/core/config/index.js';
@@ -29,20 +20,9 @@ import { Monitor } from '../main/core/monitor.js';
 import type { SourceStatus } from '../main/core/sources/source.js';
 import { Store } from '../main/core/store/db.js';
 import { distribution, machine, recordSection, summarize } from './report.js';
-import { generateCorpus } from './scan-corpus.js';
+import { generateCorpus, listTranscripts } from './scan-corpus.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function listFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listFiles(path));
-    else if (entry.name.endsWith('.jsonl')) out.push(path);
-  }
-  return out;
-}
 
 /** Read-side I/O counters of this process (Linux); null elsewhere. */
 function processIo(): { rchar: number; readBytes: number } | null {
@@ -147,7 +127,7 @@ export async function resumeBench({ sizeMb, restarts }: ResumeOptions): Promise<
     );
 
     // What the cursors say is left to read (must be 0 before the restart).
-    const files = listFiles(join(stateDir, 'agents'));
+    const files = listTranscripts(join(stateDir, 'agents'));
     const onDisk = files.reduce((sum, path) => sum + statSync(path).size, 0);
     const store = Store.open(loaded.dbPath);
     const cursors = store.cursors('jsonl');

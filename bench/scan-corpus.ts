@@ -17,7 +17,7 @@
  * malformed. Deterministic for a given seed (except that timestamps are placed
  * in the three days before "now").
  */
-import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { seededRandom } from '../main/rehearse/records.js';
 import { CcusageExpectation, type CcusageTotals } from './scan-ccusage.js';
@@ -148,6 +148,18 @@ const USER_TEXT = [
 const THINKING_LEVELS = ['off', 'low', 'medium', 'high'];
 
 /** Writes the corpus; resolves with exact expected counts for the benchmark to check against. */
+/** Every JSONL transcript under `dir` (none when it is missing), sorted: the files a corpus is made of. */
+export function listTranscripts(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listTranscripts(path));
+    else if (entry.name.endsWith('.jsonl')) out.push(path);
+  }
+  return out.sort();
+}
+
 export function generateCorpus(dir: string, targetBytes: number, seed = 1): Promise<CorpusStats> {
   const rnd = seededRandom(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));

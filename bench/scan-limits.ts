@@ -19,7 +19,7 @@
  * argument), as the readers it is compared with do.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,7 @@ import {
   recordTurnValues,
   Store,
 } from '../main/core/store/db.js';
+import { listTranscripts } from './scan-corpus.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
@@ -80,18 +81,11 @@ function corpusCalls(stateDir: string): CallEvent[] {
   const options = { maxLineBytes: configSchema.shape.ingest.shape.maxLineBytes.default };
   const scratch = scanScratch();
   const counts = { lines: 0, malformed: 0, undecodable: 0, firstUndecodable: null };
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.jsonl')) {
-        readTranscriptFile(path, options, scratch, counts, (record) => {
-          if (record.kind === 'call') calls.push(record.call);
-        });
-      }
-    }
-  };
-  walk(join(stateDir, 'agents'));
+  for (const path of listTranscripts(join(stateDir, 'agents'))) {
+    readTranscriptFile(path, options, scratch, counts, (record) => {
+      if (record.kind === 'call') calls.push(record.call);
+    });
+  }
   return calls;
 }
 

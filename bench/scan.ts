@@ -9,7 +9,7 @@
  * Every reader's figures must match what the generator wrote.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { type BackfillResult, firstStart, installation, startGateway } from './load.js';
 import { machine, recordSection, summarize } from './report.js';
 import { CCUSAGE_VERSION, type CcusageTiming, installCcusage, sameCcusageTotals, timeCcusage } from './scan-ccusage.js';
-import { type CorpusStats, generateCorpus } from './scan-corpus.js';
+import { type CorpusStats, generateCorpus, listTranscripts } from './scan-corpus.js';
 import { type ParallelCost, parallelCost, type StoreFloor, storeFloor } from './scan-limits.js';
 import { type ScanCounts, type Timing, timeCat, timeJq, timeReadlineReference } from './scan-references.js';
 
@@ -26,16 +26,6 @@ const run = promisify(execFile);
 
 /** What the acceptance asks, as ratios measured in one run. */
 const TARGETS = { readline: 6, jq: 8, ccusage: 2, firstStart: 2, loopMs: 100 };
-
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listFiles(path));
-    else if (entry.name.endsWith('.jsonl')) out.push(path);
-  }
-  return out.sort();
-}
 
 interface ScanTiming {
   seconds: number;
@@ -178,7 +168,7 @@ export async function scanBench(megabytes = 540, rounds = 3): Promise<void> {
   try {
     const { stateDir } = installation(root, gateway.baseUrl);
     const stats = await generateCorpus(stateDir, megabytes * 1e6);
-    const files = listFiles(stateDir);
+    const files = listTranscripts(stateDir);
     process.stdout.write(
       `corpus: ${stats.files} files, ${(stats.bytes / 1e6).toFixed(0)} MB, ${stats.lines} lines, ${stats.assistant} calls, ${stats.malformed} malformed\n`,
     );

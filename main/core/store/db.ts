@@ -250,7 +250,7 @@ export class Store {
     this.insertCall = db.prepare(INSERT_CALL_SQL);
     this.insertTurn = db.prepare(INSERT_TURN_SQL);
     this.knownAttempt = db.prepare('SELECT 1 FROM calls WHERE event_key = ? OR paired_with = ? LIMIT 1').pluck();
-    const legacyUntil = db.prepare(`SELECT value FROM meta WHERE key = '${LEGACY_KEYS_META}'`).pluck().get();
+    const legacyUntil = this.getMeta(LEGACY_KEYS_META);
     this.legacyKeysUntil = legacyUntil === undefined ? null : Number(legacyUntil);
     this.knownLegacyRecord = db
       .prepare('SELECT 1 FROM turns WHERE turn_key = ? UNION ALL SELECT 1 FROM calls WHERE event_key = ? LIMIT 1')

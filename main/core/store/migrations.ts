@@ -12,7 +12,10 @@ export interface Migration {
   sql: string;
 }
 
-/** Meta key written by migration 12: the newest record time a store may hold under an old record key. */
+/**
+ * Meta key written by migration 12: the newest record time a store may hold under an old record key. Never
+ * change it: stores already migrated hold it under this name.
+ */
 export const LEGACY_KEYS_META = 'records.legacyKeysUntil';
 
 export const MIGRATIONS: readonly Migration[] = [
