@@ -519,8 +519,10 @@ export class GatewayMetricsSource implements Source {
     const previous = this.state;
     this.state = state;
     this.message = message;
-    if (state !== 'ok') this.lastError = message;
-    else this.lastError = null;
+    // An error is what the user can fix and BreakerBar should have read: a refused token, a broken answer.
+    // The plugin not installed (most gateways) and the gateway down (the probes say so) are not: as errors
+    // they would open an incident and alert on every stock install, and repeat the gateway's own state.
+    this.lastError = state === 'unauthorized' || state === 'error' ? message : null;
     if (!changed) return;
     const fields = { endpoint: this.baseUrl };
     if (state === 'ok') {

@@ -395,9 +395,18 @@ export class WatchdogPolicy {
     return this.decision('manual', 'quiet', 'watchdog resumed; restart budget reset');
   }
 
+  /** The dependencies of the storm being counted (none when no count is running). */
+  stormDeps(): string[] {
+    return this.s.consecutiveChecks > 0 ? (this.s.rateLimited?.deps.map((d) => d.dep) ?? []) : [];
+  }
+
   /** One check (every `checkIntervalSec`): the rate-limit storm rule, then the hung-gateway rule. */
   check(now: number, input: CheckInput): Decision {
     const affected = input.deps.filter((d) => d.count > 0);
+    if (affected.length === 0) {
+      const waiting = this.waitingOut(now, input.deps);
+      if (waiting) return waiting;
+    }
     this.s.rateLimited =
       affected.length === 0
         ? null
@@ -424,8 +433,43 @@ export class WatchdogPolicy {
     this.s.stormSince ??= now;
     const counted = `${total} new rate-limited call${total === 1 ? '' : 's'} (${affected.map((d) => `${d.dep} ${d.count}`).join(', ')}), check ${this.s.consecutiveChecks} of ${this.settings.threshold}`;
     if (this.s.consecutiveChecks < this.settings.threshold) return this.decision('check', 'counting', counted, top);
+    return this.judgeStorm(now, affected);
+  }
 
-    // Threshold reached. A storm the gateway's fallbacks are absorbing is not a stalled gateway.
+  /**
+   * A check without new rate-limited calls while a dependency of the storm being counted is still held by
+   * its Retry-After or OpenClaw's cooldown: the gateway is waiting as it was asked to, so the quiet is no
+   * sign that the storm is over. Resetting the count then would hide every storm whose Retry-After is
+   * longer than the check interval (a provider asking for 120 s against 60 s checks), and with it every
+   * restart it needs once the hold is over. The count is held instead; a storm already judged is judged
+   * again on the dependencies it stood on (the hold may have reached its longest allowed time meanwhile).
+   * Null when nothing holds a dependency of the storm.
+   */
+  private waitingOut(now: number, deps: CheckInput['deps']): Decision | null {
+    const storm = this.s.rateLimited;
+    if (storm === null || this.s.consecutiveChecks === 0) return null;
+    const counted = new Set(storm.deps.map((d) => d.dep));
+    const held = deps.filter(
+      (d) => counted.has(d.dep) && ((d.retryAfterUntil ?? 0) > now || (d.cooldownUntil ?? 0) > now),
+    );
+    const first = held[0];
+    if (first === undefined) return null;
+    if (!this.settings.enabled) return null;
+    if (this.s.consecutiveChecks >= this.settings.threshold) return this.judgeStorm(now, held);
+    const until = Math.max(first.retryAfterUntil ?? 0, first.cooldownUntil ?? 0);
+    const what = (first.retryAfterUntil ?? 0) >= (first.cooldownUntil ?? 0) ? 'its Retry-After' : "OpenClaw's cooldown";
+    return this.decision(
+      'check',
+      'counting',
+      `no new rate-limited calls while ${first.dep} waits out ${what} (${seconds(until - now)} left): count held at ${this.s.consecutiveChecks} of ${this.settings.threshold}`,
+      first.dep,
+    );
+  }
+
+  /** The storm has lasted `threshold` checks: a fallback answering, an upstream hold, the gates, or a restart. */
+  private judgeStorm(now: number, affected: CheckInput['deps']): Decision {
+    const top = affected[0]?.dep ?? null;
+    // A storm the gateway's fallbacks are absorbing is not a stalled gateway.
     if (affected.every((d) => d.workingFallbacks.length > 0)) {
       this.resetStorm();
       const detail = affected.map((d) => `${d.dep} → ${d.workingFallbacks.join(', ')}`).join('; ');

@@ -116,6 +116,8 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   readonly policy: WatchdogPolicy;
   private timer: NodeJS.Timeout | null = null;
   private lastCallId = 0;
+  /** Per dependency of the storm being counted, the agents it hit: asked about again in quiet checks. */
+  private readonly stormAgents = new Map<string, string[]>();
   private restartId: number | null = null;
   private restartRunning: Promise<void> | null = null;
   private lastDecision: WatchdogStatus['lastDecision'] = null;
@@ -217,8 +219,13 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     this.lastCallId = evidence.lastId;
     store.setMeta(META_LAST_CALL, String(evidence.lastId));
     const mono = (until: number | null) => (until === null ? null : this.toMono(until));
+    // The storm's dependencies with no new calls are asked about too: a quiet check while their Retry-After
+    // holds the gateway back must not end the storm (the policy's `waitingOut`).
+    const quietStormDeps = [...this.stormAgents]
+      .filter(([dep]) => !evidence.byDep.some((d) => d.dep === dep))
+      .map(([dep, agents]) => ({ dep, count: 0, agents }));
     const input: CheckInput = {
-      deps: evidence.byDep.map(({ dep, count, agents }) => ({
+      deps: [...evidence.byDep, ...quietStormDeps].map(({ dep, count, agents }) => ({
         dep,
         count,
         retryAfterUntil: mono(this.retryAfterUntil(dep, wall)),
@@ -229,6 +236,9 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     };
     this.policy.setMaintenance(this.options.maintenance?.() ?? null);
     const decision = this.policy.check(this.mono(), input);
+    for (const { dep, count, agents } of evidence.byDep) if (count > 0) this.stormAgents.set(dep, agents);
+    const counting = new Set(this.policy.stormDeps());
+    for (const dep of this.stormAgents.keys()) if (!counting.has(dep)) this.stormAgents.delete(dep);
     this.perform(decision);
     this.tick();
     return decision;

@@ -73,6 +73,64 @@ describe('storm rule (the cron watchdog, made safe)', () => {
     expect(p.state().consecutiveChecks).toBe(1);
   });
 
+  it('holds the count through quiet checks while the storm waits out its Retry-After, and restarts once the hold is spent', () => {
+    // A provider asking for 150 s against 60 s checks: OpenClaw waits as asked, so most checks see no new 429.
+    const p = policy({ maxDeferralMs: 5 * MIN });
+    const heldTill = (t: number) => storm(0, { retryAfterUntil: t });
+    const ds = [
+      p.check(0, storm(2, { retryAfterUntil: 150 * SEC })),
+      p.check(MIN, heldTill(150 * SEC)),
+      p.check(2 * MIN, heldTill(150 * SEC)),
+      p.check(3 * MIN, storm(2, { retryAfterUntil: 330 * SEC })),
+      p.check(4 * MIN, heldTill(330 * SEC)),
+      p.check(5 * MIN, storm(2, { retryAfterUntil: 480 * SEC })),
+      p.check(6 * MIN, heldTill(480 * SEC)),
+      p.check(7 * MIN, heldTill(480 * SEC)),
+      p.check(8 * MIN, heldTill(660 * SEC)),
+      p.check(9 * MIN, heldTill(660 * SEC)),
+      p.check(10 * MIN, heldTill(660 * SEC)),
+    ];
+    expect(ds.map((d) => d.kind)).toEqual([
+      'counting',
+      'counting',
+      'counting',
+      'counting',
+      'counting',
+      'deferred',
+      'deferred',
+      'deferred',
+      'deferred',
+      'deferred',
+      'restart',
+    ]);
+    expect(ds[1]?.reason).toBe(
+      'no new rate-limited calls while zhipu/glm-5.1 waits out its Retry-After (1 min 30 s left): count held at 1 of 3',
+    );
+    expect(ds[3]?.reason).toContain('check 2 of 3');
+    expect(ds[5]?.alerts.map((a) => a.kind)).toEqual(['restart_deferred']);
+    expect(ds.slice(6).flatMap((d) => d.alerts)).toEqual([]);
+    expect(ds[10]?.restart).toMatchObject({ trigger: 'storm', facts: { upstream: 'held_longest' } });
+  });
+
+  it('resets the count on a quiet check once no Retry-After or cooldown of the storm holds', () => {
+    const p = policy();
+    const ds = [
+      p.check(0, storm(2, { retryAfterUntil: 30 * SEC })),
+      p.check(MIN, storm(0, { retryAfterUntil: null })),
+      p.check(2 * MIN, { deps: [{ dep: 'openai/gpt-5', count: 0, retryAfterUntil: 3 * MIN, workingFallbacks: [] }] }),
+    ];
+    expect(ds.map((d) => d.kind)).toEqual(['counting', 'quiet', 'quiet']);
+    expect(ds[1]?.reason).toContain('count reset');
+  });
+
+  it("holds the count while OpenClaw's own cooldown keeps the storm's dependency waiting", () => {
+    const p = policy();
+    p.check(0, storm(2));
+    const d = p.check(MIN, storm(0, { cooldownUntil: 2 * MIN }));
+    expect(d.kind).toBe('counting');
+    expect(d.reason).toContain("waits out OpenClaw's cooldown (1 min left): count held at 1 of 3");
+  });
+
   it('names every affected dependency and its count in the decision', () => {
     const p = policy({ threshold: 1 });
     const d = p.check(0, {
