@@ -3,7 +3,7 @@
  * in the configured directory, and a JSONL transcript (OpenClaw ≤2026.7.1) that receives 10 successful calls
  * and then 50 rate limits on one dependency over 10 s. Without the log's per-attempt lines the transcript's
  * records are the calls the breakers judge, so the storm must reach them, open an incident and lead
- * `breakerbar status`, whichever of OpenClaw's two shapes the failed records have.
+ * `breakerbar status`, whichever shape the failed records have.
  *
  * The records are the real ones captured from openclaw@2026.7.1 (test/fixtures/openclaw-2026.7.1), with ids,
  * times, dependency and error message varied.
@@ -45,6 +45,8 @@ function captured(id: string): CapturedRecord {
 const RATE_LIMITED = captured('d153decf');
 /** A failed candidate of a model fallback (`failoverReason: rate_limit` in the log): OpenClaw's placeholder text. */
 const FAILED_OVER = captured('ecdb5a44');
+/** A stream cut after some text reached the client. */
+const CUT = captured('be248989');
 const OK = captured('ffc5bde1');
 
 const DEP = { provider: 'zhipu', model: 'glm-5.1' };
@@ -64,6 +66,8 @@ function record(template: CapturedRecord, id: string, ts: number, message: Recor
 const SHAPES = [
   { name: 'no content (no fallback)', content: RATE_LIMITED.message.content },
   { name: "OpenClaw's failed-turn placeholder (a fallback took over)", content: FAILED_OVER.message.content },
+  // Mid-stream failures never trip a breaker, but the watchdog counts every rate limit: so must the breakers.
+  { name: 'text delivered before the 429 (mid-stream)', content: CUT.message.content },
 ];
 
 let root: string;
