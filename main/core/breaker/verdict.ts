@@ -30,8 +30,11 @@ export function verdictOf(obs: Pick<Observation, 'outcome' | 'phase'>): Verdict 
   const verdict = VERDICTS[obs.outcome];
   // A stream that broke after tokens were delivered reached a working upstream;
   // the failure is the stream's (often a client timeout or a disputed, partly billed answer), not
-  // the provider's availability, so it never opens a breaker.
-  return verdict === 'failure' && obs.phase === 'mid_stream' ? 'neutral' : verdict;
+  // the provider's availability, so it never opens a breaker. A rate limit is the exception: whenever it
+  // arrives it is the provider refusing the quota every caller of the dependency shares, and the watchdog
+  // counts every rate-limited call as storm evidence, so a storm it counts must reach the breakers too (a
+  // phase misread from a transcript record would otherwise hide it from them, the incidents and the headline).
+  return verdict === 'failure' && obs.phase === 'mid_stream' && !isQuota(obs) ? 'neutral' : verdict;
 }
 
 /** A quota failure: what makes a breaker `throttled` (quota) rather than `open` (outage). */

@@ -11,6 +11,15 @@ import { type Finding, finding } from './types.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
+/**
+ * What a missing or unreadable gateway log costs, said with every such finding: the breakers count upstream
+ * attempts from its `[model-fetch]` lines, and without them they judge the transcripts' records alone.
+ */
+export const WITHOUT_GATEWAY_LOG =
+  "the breakers count each upstream attempt from this log's [model-fetch] lines; without it they fall back to " +
+  "the transcripts, which keep only each run's last failure (a run's retries go uncounted), and fallback " +
+  'decisions, stalled sessions and run timeouts go unseen';
+
 /** Today's date as the log names it: local and UTC (they differ around midnight; either counts). */
 export function todaysLogDates(now: number): string[] {
   const d = new Date(now);
@@ -69,7 +78,7 @@ export function checkGatewayLog(
           'sources',
           'warn',
           `gateway log directory ${dir} does not exist`,
-          'fallback decisions, stalled sessions and run timeouts come from this log; /tmp is emptied at boot until the gateway logs again',
+          `${WITHOUT_GATEWAY_LOG}; /tmp is emptied at boot until the gateway logs again`,
           'start the gateway (it creates the directory with its first log line), or set gatewayLogDir to where its log is written',
         ),
       );
@@ -79,12 +88,14 @@ export function checkGatewayLog(
           'sources',
           'error',
           `cannot reach the gateway log directory ${dir} (permission denied)`,
-          undefined,
+          WITHOUT_GATEWAY_LOG,
           permissionFix(dir),
         ),
       );
     } else {
-      findings.push(finding('sources', 'error', `cannot use the gateway log directory ${dir} (${stat.code})`));
+      findings.push(
+        finding('sources', 'error', `cannot use the gateway log directory ${dir} (${stat.code})`, WITHOUT_GATEWAY_LOG),
+      );
     }
     return findings;
   }
@@ -94,7 +105,7 @@ export function checkGatewayLog(
         'sources',
         'error',
         `gateway log directory ${dir} is not a directory`,
-        undefined,
+        WITHOUT_GATEWAY_LOG,
         'set gatewayLogDir to the directory of the gateway log',
       ),
     );
@@ -111,7 +122,7 @@ export function checkGatewayLog(
         'sources',
         'error',
         `cannot list the gateway log directory ${dir}${code === 'EACCES' || code === 'EPERM' ? ' (permission denied)' : ` (${code})`}`,
-        undefined,
+        WITHOUT_GATEWAY_LOG,
         permissionFix(dir),
       ),
     );
@@ -132,7 +143,7 @@ export function checkGatewayLog(
           'sources',
           'error',
           `today's gateway log ${path} cannot be read (permission denied)`,
-          undefined,
+          WITHOUT_GATEWAY_LOG,
           permissionFix(path),
         ),
       );
@@ -146,6 +157,7 @@ export function checkGatewayLog(
   const details = [
     newest ? `newest here: ${newest}` : `no ${prefix}-YYYY-MM-DD.log files in ${dir}`,
     others.length > 0 ? `logs of profile(s) ${others.join(', ')} are here` : '',
+    WITHOUT_GATEWAY_LOG,
   ].filter((s) => s !== '');
   findings.push(
     finding(

@@ -239,6 +239,14 @@ function diagnosticsPhases(value: Skimmed | undefined): string[] | undefined {
   return phases.length > 0 ? phases : undefined;
 }
 
+/**
+ * The text OpenClaw (2026.7) puts in a failed turn's content when the turn produced none: a model fallback's
+ * failed candidate is recorded so, whatever the error (a 429 storm with a fallback configured writes one per
+ * call). It says the opposite of delivered output; read as output it made every such failure mid-stream,
+ * which the breakers never count, and with no gateway log to pair it with a storm went unseen by them.
+ */
+export const FAILED_TURN_PLACEHOLDER = '[assistant turn failed before producing content]';
+
 /** Did anything reach the client before the call ended? Decides `mid_stream` against `before_output`. */
 function outputDelivered(raw: Skimmed | undefined, usage: TokenUsage): boolean {
   if (usage.output > 0) return true;
@@ -249,6 +257,7 @@ function outputDelivered(raw: Skimmed | undefined, usage: TokenUsage): boolean {
     if (!isObject(block)) return false;
     if (block.type === 'toolCall') return true;
     const body = block.type === 'text' ? block.text : block.type === 'thinking' ? block.thinking : undefined;
+    if (block.type === 'text' && typeof body === 'string' && body.trim() === FAILED_TURN_PLACEHOLDER) return false;
     return body instanceof Elided || (typeof body === 'string' && body.length > 0);
   });
 }

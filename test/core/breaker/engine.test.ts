@@ -57,10 +57,19 @@ describe('verdictOf / isQuota', () => {
     expect([...failuresOutcomes, ...neutralOutcomes, 'ok'].sort()).toEqual([...OUTCOMES].sort());
   });
 
-  it.each(failuresOutcomes)('%s before output is a failure, mid-stream neutral', (outcome) => {
-    expect(verdictOf({ outcome, phase: 'before_output' })).toBe('failure');
-    expect(verdictOf({ outcome, phase: 'complete' })).toBe('failure');
-    expect(verdictOf({ outcome, phase: 'mid_stream' })).toBe('neutral');
+  it.each(failuresOutcomes.filter((outcome) => outcome !== 'rate_limited'))(
+    '%s before output is a failure, mid-stream neutral',
+    (outcome) => {
+      expect(verdictOf({ outcome, phase: 'before_output' })).toBe('failure');
+      expect(verdictOf({ outcome, phase: 'complete' })).toBe('failure');
+      expect(verdictOf({ outcome, phase: 'mid_stream' })).toBe('neutral');
+    },
+  );
+
+  it('rate_limited is a failure in every phase: the quota refused, whenever it was said', () => {
+    for (const phase of ['complete', 'before_output', 'mid_stream'] as const) {
+      expect(verdictOf({ outcome: 'rate_limited', phase })).toBe('failure');
+    }
   });
 
   it.each(neutralOutcomes)('%s is neutral in every phase', (outcome) => {
@@ -151,11 +160,18 @@ describe('neutral outcomes and mid-stream failures', () => {
       for (const outcome of ['auth', 'billing', 'context_overflow', 'other_error', 'aborted'] as const) {
         expect(b.observe(fail(ts++, outcome))).toEqual([]);
       }
-      for (const outcome of ['timeout', 'connection_reset', 'server_error', 'overloaded', 'rate_limited'] as const) {
+      for (const outcome of ['timeout', 'connection_reset', 'server_error', 'overloaded'] as const) {
         expect(b.observe(call(ts++, outcome, { phase: 'mid_stream', retryAfterMs: s(120) }))).toEqual([]);
       }
     }
     expect(b.snapshot()).toEqual({ ...before, lastEventAt: ts - 1 });
+  });
+
+  it('but a mid-stream rate limit with a Retry-After throttles at once, as one before output does', () => {
+    const b = new Breaker('dep');
+    const out = b.observe(call(s(10), 'rate_limited', { phase: 'mid_stream', retryAfterMs: s(120) }));
+    expect(arrows(out)).toEqual(['closed→throttled']);
+    expect(b.snapshot()).toMatchObject({ state: 'throttled', retryAfterUntil: s(130) });
   });
 });
 

@@ -212,7 +212,7 @@ const SCENARIOS: Scenario[] = [
     steps: timeline(
       calls(0, 40, 0.5, 'server_error', { phase: 'mid_stream' }),
       calls(0.25, 40, 0.5, 'auth'),
-      calls(20, 20, 1, 'rate_limited', { phase: 'mid_stream', retryAfter: 600 }),
+      calls(20, 20, 1, 'timeout', { phase: 'mid_stream' }),
     ),
     transitions: [],
     final: { state: 'closed', window: { calls: 0, failures: 0, successes: 0, failureRate: 0 }, lastEventAt: s(39) },

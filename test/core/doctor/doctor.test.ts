@@ -429,7 +429,18 @@ describe('gateway log directory', () => {
     const report = await doctor();
     const warn = find(report, /gateway log directory .* does not exist/);
     expect(warn.level).toBe('warn');
+    expect(warn.detail).toContain('[model-fetch]');
+    expect(warn.detail).toContain('fall back to the transcripts');
     expect(warn.fix).toContain('gatewayLogDir');
+  });
+
+  it('an empty directory warns that the breakers fall back to the transcripts', async () => {
+    mkdirSync(logDir);
+    const warn = find(await doctor(), /no gateway log for today/);
+    expect(warn.level).toBe('warn');
+    expect(warn.detail).toContain(`no openclaw-YYYY-MM-DD.log files in ${logDir}`);
+    expect(warn.detail).toContain("the breakers count each upstream attempt from this log's [model-fetch] lines");
+    expect(warn.detail).toContain('without it they fall back to the transcripts');
   });
 
   it("finds today's log, with the profile's name when there is one", async () => {

@@ -3,7 +3,7 @@
  * time, and the credential fingerprint (never the auth profile itself).
  */
 import { describe, expect, it } from 'vitest';
-import { credentialOf, readRecord } from '../../../main/core/sources/transcript-record.js';
+import { credentialOf, FAILED_TURN_PLACEHOLDER, readRecord } from '../../../main/core/sources/transcript-record.js';
 import { assistantMessage } from '../../../main/rehearse/records.js';
 
 const context = { source: 'jsonl' as const, agentId: 'main', sessionId: 's1' };
@@ -46,5 +46,30 @@ describe('readRecord', () => {
     expect(read(timeless).kind).toBe('malformed');
     const record = read(timeless, { fallbackTs: T });
     expect(record.kind === 'call' && record.call.ts).toBe(T);
+  });
+
+  it("reads OpenClaw's failed-turn placeholder as no output: the failure struck before it (not mid-stream)", () => {
+    const rateLimited = assistantMessage({
+      id: 'e3',
+      parentId: null,
+      ts: T,
+      provider: 'zhipu',
+      model: 'glm-5.1',
+      outcome: 'rate_limited',
+    });
+    const phase = (content: unknown[]) => {
+      const record = read(withFields(rateLimited, { content }));
+      return record.kind === 'call' ? [record.call.outcome, record.call.phase] : record.kind;
+    };
+    expect(phase([{ type: 'text', text: FAILED_TURN_PLACEHOLDER }])).toEqual(['rate_limited', 'before_output']);
+    expect(phase([])).toEqual(['rate_limited', 'before_output']);
+    // Text that did reach the client still makes the failure mid-stream, placeholder or not beside it.
+    expect(phase([{ type: 'text', text: 'Partial ' }])).toEqual(['rate_limited', 'mid_stream']);
+    expect(
+      phase([
+        { type: 'text', text: FAILED_TURN_PLACEHOLDER },
+        { type: 'text', text: 'Partial ' },
+      ]),
+    ).toEqual(['rate_limited', 'mid_stream']);
   });
 });
