@@ -1,10 +1,10 @@
 /**
  * Which Node runs the real OpenClaw: the check of a version against the
- * `engines.node` range each OpenClaw version declares (test/e2e/openclaw/runtime.ts).
+ * `engines.node` range each OpenClaw version declares (test/e2e/openclaw/harness/runtime.ts).
  * Kept out of the real-OpenClaw suite so it runs with the fast tests.
  */
 import { describe, expect, it } from 'vitest';
-import { satisfiesRange } from './openclaw/runtime.js';
+import { satisfiesRange } from './openclaw/harness/runtime.js';
 
 /** As openclaw@2026.9.6 and openclaw@2026.7.1 declare them in their package.json. */
 const OPENCLAW_2026_9_6 = '>=24.16.0 <25 || >=26.1.0';

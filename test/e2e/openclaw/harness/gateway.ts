@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { until } from '../../../helpers/transcripts.js';
 import type { MockProvider } from './mock-provider.js';
 import type { OpenClawRuntime } from './runtime.js';
 
@@ -90,6 +91,14 @@ export interface RealGateway {
   probe(path: string, timeoutMs?: number): Promise<ProbeAnswer>;
   /** Whether `gateway run` is still running. */
   alive(): boolean;
+  /**
+   * A command that starts this gateway again in the background, the way a user's own `restartCommand`
+   * would (a script that runs `openclaw gateway run`, detached): for a gateway killed outright, which no
+   * `openclaw gateway restart` can bring back. The gateways it starts are stopped with this one.
+   */
+  readonly startCommand: readonly string[];
+  /** Sends `signal` to the gateway process running now (the first one, or the last the start command began). */
+  kill(signal: NodeJS.Signals): void;
   output(): string;
   stop(): Promise<void>;
 }
@@ -130,7 +139,14 @@ export async function startGateway(options: GatewayOptions): Promise<RealGateway
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const stop = () => stopGateway(child, leftAlone);
+  const pidFile = join(root, 'gateway-started.pids');
+  const startCommand = writeStartScript(runtime, env, port, root, pidFile);
+  const startedLater = () =>
+    existsSync(pidFile) ? readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+  const stop = async () => {
+    for (const pid of startedLater()) await stopPid(pid);
+    await stopGateway(child, leftAlone);
+  };
   try {
     await waitReady(port, child, () => output);
   } catch (error) {
@@ -149,6 +165,12 @@ export async function startGateway(options: GatewayOptions): Promise<RealGateway
     logEntries: () => readLogEntries(logDir),
     probe: (path, timeoutMs) => probe(port, path, timeoutMs),
     alive: () => child.exitCode === null && child.signalCode === null,
+    startCommand,
+    kill: (signal) => {
+      const later = startedLater().at(-1);
+      if (later !== undefined) process.kill(later, signal);
+      else child.kill(signal);
+    },
     output: () => output,
     stop,
   };
@@ -295,6 +317,49 @@ async function probe(port: number, path: string, timeoutMs = 2000): Promise<Prob
     const code = typeof cause?.code === 'string' ? cause.code : (error as Error).name;
     return { status: null, body: '', error: code };
   }
+}
+
+/** `sh <root>/start-gateway.sh`: starts `openclaw gateway run` detached, with this gateway's environment. */
+function writeStartScript(
+  runtime: OpenClawRuntime,
+  env: NodeJS.ProcessEnv,
+  port: number,
+  root: string,
+  pidFile: string,
+): string[] {
+  const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+  const exports = Object.entries(env)
+    .filter(([name, value]) => value !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    .map(([name, value]) => `export ${name}=${quote(value as string)}`);
+  const script = join(root, 'start-gateway.sh');
+  writeFileSync(
+    script,
+    [
+      '#!/bin/sh',
+      ...exports,
+      `nohup ${quote(runtime.node)} ${quote(runtime.entry)} gateway run --port ${port} --allow-unconfigured >> ${quote(join(root, 'gateway-started.out'))} 2>&1 < /dev/null &`,
+      `echo $! >> ${quote(pidFile)}`,
+      '',
+    ].join('\n'),
+  );
+  return ['sh', script];
+}
+
+/** Stops a gateway this helper did not spawn itself (one the start script began). */
+async function stopPid(pid: number): Promise<void> {
+  const running = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!running()) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 20_000;
+  await until(() => !running() || Date.now() > deadline, 25_000, `gateway ${pid} to stop`, 100);
+  if (running()) process.kill(pid, 'SIGKILL');
 }
 
 async function stopGateway(child: ChildProcess, leftAlone: ReadonlySet<string>): Promise<void> {

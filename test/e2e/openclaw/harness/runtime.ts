@@ -18,7 +18,17 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The checkout: the nearest folder above this file with the project's package.json (from the sources or dist/). */
+export const ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)));
+
+function projectRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'breakerbar')
+      return dir;
+    if (dirname(dir) === dir) throw new Error(`no breakerbar package.json above ${from}`);
+  }
+}
 
 /** The versions the suite runs: today's SQLite-transcript gateway and the last JSONL one. */
 export const OPENCLAW_VERSIONS = ['2026.9.6', '2026.7.1'] as const;
