@@ -64,6 +64,7 @@ interface RestartRow {
   id: number;
   ts: number;
   trigger: string;
+  evidence: string | null;
   reason: string;
   result: string;
   strategy: string | null;
@@ -111,12 +112,20 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       Partial<Pick<GatewayOptions, 'providerTimeoutSeconds'>>,
     config: Record<string, unknown>,
     prepare?: (mock: MockProvider) => void,
+    /** Config that names the gateway (its start command): merged over `config`. */
+    configFor?: (gateway: RealGateway) => Record<string, unknown>,
   ): Promise<Scenario> {
     const root = mkdtempSync(join(tmpdir(), `bb-recovery-${name}-`));
     const mock = await startMockProvider();
     prepare?.(mock);
     const gateway = await startGateway({ runtime, root, mock, ...gatewayOptions });
-    const breakerbar = await startBreakerBar({ root, runtime, gateway, desktop, config });
+    const breakerbar = await startBreakerBar({
+      root,
+      runtime,
+      gateway,
+      desktop,
+      config: { ...config, ...configFor?.(gateway) },
+    });
     const scenario = { root, mock, gateway, breakerbar };
     running.push(scenario);
     return scenario;
@@ -133,41 +142,284 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
 
   it('a 429 storm that outlives its Retry-After: one alert, the restart held, then --safe, the agents answering again, one recovery', async () => {
     const dep = 'mock/storm';
-    const s = await startScenario(
+    const { breakerbar, mock, gateway } = await startScenario(
       'storm',
+      // The provider timeout outlasts the Retry-After OpenClaw waits between attempts.
       { providers: [{ id: 'mock', models: ['storm'] }], primary: dep, fallbacks: [], providerTimeoutSeconds: 90 },
       {
         ...SHORTENED,
-        // The provider asks for 30 s each time; holding the restart for at most 30 s (600 s) lets the storm
-        // outlive the hold within the test instead of after ten minutes.
+        // The provider asks for 30 s each time, so the restart would be held for the longest allowed, 10 min;
+        // 30 s lets the storm outlive the hold within the test.
         watchdog: { ...SHORTENED.watchdog, maxDeferralSec: 30 },
       },
-      (mock) => {
-        mock.steady('storm', 'rate_limit');
-        mock.retryAfterSeconds = 30;
+      (provider) => {
+        provider.steady('storm', 'rate_limit');
+        provider.retryAfterSeconds = 30;
       },
     );
-    const { breakerbar, mock, gateway } = s;
     const agents = keepSending(gateway, ['agent-a', 'agent-b']);
     const story = () => storyOf(breakerbar, mock, agents.results);
     try {
-      await until(() => restarts(breakerbar).length > 0, 240_000, story, 500);
+      await until(() => restarts(breakerbar).length > 0, 300_000, story, 500);
       const restartIssuedAt = Date.now();
       // The provider recovers once the restart is under way.
       mock.steady('storm', 'ok');
-      await until(() => restarts(breakerbar).some((r) => r.result === 'recovered'), 360_000, story, 500);
       await until(
-        () => mock.requests.some((r) => r.model === 'storm' && r.answer === 'ok' && r.at >= restartIssuedAt),
-        120_000,
+        () => restarts(breakerbar).some((r) => r.result !== 'running' && r.result !== 'pending'),
+        420_000,
         story,
         500,
       );
       await agents.stop();
+      const after = await gateway.turn('after-recovery');
+      expect(after.exitCode, after.output).toBe(0);
       await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 120_000, story, 500);
-      console.log(await story());
+      console.log(`storm scenario:\n${await story()}`);
+
+      const firstRateLimit = mock.requests.find((r) => r.answer === 'rate_limit') as { at: number };
+      const out = firstTransitionOut(breakerbar, dep);
+      console.log(`openclaw 2026.9.6, watchdog live: first 429 → breaker out: ${out.ts - firstRateLimit.at} ms`);
+      expect(out).toMatchObject({ from_state: 'closed', to_state: 'throttled' });
+
+      // Decisions: counted (held through the Retry-After waits), deferred, one storm restart, recovered.
+      const kinds = decisionKinds(breakerbar, ['counting', 'deferred', 'restart', 'recovered']);
+      expect(collapse(kinds)).toEqual(['counting', 'deferred', 'restart', 'recovered']);
+      const [restart] = restarts(breakerbar);
+      expect(restarts(breakerbar)).toHaveLength(1);
+      expect(restart).toMatchObject({
+        trigger: 'storm',
+        evidence: 'storm',
+        result: 'recovered',
+        strategy: 'openclaw-cli',
+      });
+      expect(restart?.command).toMatch(/openclaw gateway restart --json --safe$/);
+      expect(restart?.reason).toMatch(
+        /^429 storm on mock\/storm for .+, held the longest allowed \(30 s\) for Retry-After or cooldown, no fallback answering$/,
+      );
+      // OpenClaw restarted in process (SIGUSR2), seen by BreakerBar as that restart, never as a new death.
+      expect(decisionKinds(breakerbar, ['gateway_restarted'])).toContain('gateway_restarted');
+      // The provider answered again after the restart was issued, and the agents with it.
+      expect(mock.requests.some((r) => r.answer === 'ok' && r.at >= restartIssuedAt)).toBe(true);
+
+      const [incident] = incidents(breakerbar);
+      expect(incidents(breakerbar)).toHaveLength(1);
+      expect(JSON.parse(incident?.causes ?? '[]')).toEqual(['breaker']);
+      expect(incident).toMatchObject({ restarts: 1 });
+      const timeline = timelineKinds(breakerbar, incident?.id ?? 0);
+      expect(timeline[0]).toBe('opened');
+      expect(timeline.at(-1)).toBe('closed');
+      expect(timeline).toContain('restart');
+
+      expect(webhookKinds(breakerbar)).toEqual(['incident_opened', 'incident_resolved']);
+      expectDesktop(breakerbar, [
+        'breaker_throttled',
+        'incident_opened',
+        'restart_deferred',
+        'restart_started',
+        ['restart_succeeded', 'breaker_closed'],
+        'incident_resolved',
+      ]);
     } finally {
       await agents.stop();
     }
+  }, 900_000);
+
+  it('a storm a fallback answers for: no restart, and the headline says the fallback answers', async () => {
+    const { breakerbar, mock, gateway } = await startScenario(
+      'fallback',
+      { providers: [{ id: 'mock', models: ['storm', 'backup'] }], primary: 'mock/storm', fallbacks: ['mock/backup'] },
+      SHORTENED,
+      (provider) => {
+        provider.steady('storm', 'rate_limit');
+        provider.steady('backup', 'ok');
+        provider.retryAfterSeconds = 2;
+      },
+    );
+    const agents = keepSending(gateway, ['agent-a', 'agent-b']);
+    const story = () => storyOf(breakerbar, mock, agents.results);
+    try {
+      await until(() => decisionKinds(breakerbar, ['fallback_answering']).length > 0, 240_000, story, 500);
+      const status = await breakerbar.cli(['status']);
+      const headline = status.stdout.split('\n')[0] ?? '';
+      expect(headline).toMatch(/^429 storm on mock\/storm .*fallback mock\/backup answering/);
+      await agents.stop();
+      // Every turn was answered: by the fallback while the primary was rate limited.
+      expect(agents.results.filter((t) => t.exitCode !== 0)).toEqual([]);
+      mock.steady('storm', 'ok');
+      const after = await gateway.turn('after-storm');
+      expect(after.exitCode, after.output).toBe(0);
+      await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 180_000, story, 500);
+      console.log(`fallback scenario:\n${await story()}\nheadline: ${headline}`);
+      expect(restarts(breakerbar)).toEqual([]);
+      expect(decisionKinds(breakerbar, ['restart', 'deferred'])).toEqual([]);
+      expect(incidents(breakerbar).length).toBeLessThanOrEqual(1);
+      expect(webhookKinds(breakerbar)).toEqual(
+        incidents(breakerbar).length === 1 ? ['incident_opened', 'incident_resolved'] : [],
+      );
+    } finally {
+      await agents.stop();
+    }
+  }, 900_000);
+
+  it("a dead gateway: restarted through the user's restartCommand, one incident, the agents answering again", async () => {
+    let startCommand: readonly string[] = [];
+    const { breakerbar, mock, gateway } = await startScenario(
+      'dead',
+      { providers: [{ id: 'mock', models: ['ok'] }], primary: 'mock/ok', fallbacks: [] },
+      SHORTENED,
+      undefined,
+      (g) => {
+        startCommand = g.startCommand;
+        return { watchdog: { ...SHORTENED.watchdog, restartCommand: startCommand } };
+      },
+    );
+    const story = () => storyOf(breakerbar, mock, []);
+    const before = await gateway.turn('before');
+    expect(before.exitCode, before.output).toBe(0);
+    await until(() => decisionKinds(breakerbar, ['healthy']).length > 0, 60_000, story, 200);
+    gateway.kill('SIGKILL');
+    const killedAt = Date.now();
+    await until(
+      () =>
+        restarts(breakerbar).some(
+          (r) => r.result === 'recovered' || r.result === 'failed' || r.result === 'not_recovered',
+        ),
+      300_000,
+      story,
+      500,
+    );
+    const after = await gateway.turn('after');
+    expect(after.exitCode, after.output).toBe(0);
+    await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 120_000, story, 500);
+    console.log(`dead scenario:\n${await story()}`);
+    const [restart] = restarts(breakerbar);
+    expect(restarts(breakerbar)).toHaveLength(1);
+    expect(restart).toMatchObject({
+      trigger: 'health',
+      evidence: 'dead',
+      result: 'recovered',
+      strategy: 'command',
+      exit_code: 0,
+    });
+    expect(restart?.command).toBe(startCommand.join(' '));
+    expect((restart?.ts ?? 0) - killedAt).toBeGreaterThanOrEqual(30_000);
+    const [incident] = incidents(breakerbar);
+    expect(incidents(breakerbar)).toHaveLength(1);
+    expect(JSON.parse(incident?.causes ?? '[]')).toEqual(['gateway_dead']);
+    expect(webhookKinds(breakerbar)).toEqual(['incident_opened', 'incident_resolved']);
+    expectDesktop(breakerbar, [
+      ['gateway_down', 'incident_opened', 'restart_started'],
+      ['restart_succeeded', 'gateway_up'],
+      'incident_resolved',
+    ]);
+  }, 900_000);
+
+  it('the gateway restarting itself (SIGUSR2, then `openclaw gateway restart` by hand): no restart by BreakerBar, no alert', async () => {
+    const { breakerbar, mock, gateway } = await startScenario(
+      'self',
+      { providers: [{ id: 'mock', models: ['ok'] }], primary: 'mock/ok', fallbacks: [] },
+      SHORTENED,
+    );
+    const story = () => storyOf(breakerbar, mock, []);
+    await until(() => decisionKinds(breakerbar, ['healthy']).length > 0, 60_000, story, 200);
+    const restartedItself = () => decisionKinds(breakerbar, ['gateway_restarted']).length;
+    gateway.kill('SIGUSR2');
+    await until(() => restartedItself() >= 1, 120_000, story, 200);
+    await until(async () => (await gateway.probe('/readyz')).status === 200, 120_000, story, 200);
+    const byHand = await gateway.cli(['gateway', 'restart', '--json']);
+    expect(byHand.exitCode, byHand.stdout + byHand.stderr).toBe(0);
+    await until(() => restartedItself() >= 2, 120_000, story, 200);
+    await until(async () => (await gateway.probe('/readyz')).status === 200, 120_000, story, 200);
+    const after = await gateway.turn('after');
+    expect(after.exitCode, after.output).toBe(0);
+    // Past deadAfterSec and the incident grace: a death that was going to be alerted would be by now.
+    const settled = Date.now() + 35_000;
+    await until(() => Date.now() > settled, 40_000, story, 500);
+    console.log(`self-restart scenario:\n${await story()}`);
+    expect(restarts(breakerbar)).toEqual([]);
+    expect(incidents(breakerbar)).toEqual([]);
+    expect(webhookKinds(breakerbar)).toEqual([]);
+    expect(breakerbar.desktop()).toEqual([]);
+  }, 900_000);
+
+  it('maintenance, then quiet hours: a dead gateway is recorded and not restarted, then restarted and not notified', async () => {
+    let startCommand: readonly string[] = [];
+    const { breakerbar, mock, gateway } = await startScenario(
+      'quiet',
+      { providers: [{ id: 'mock', models: ['ok'] }], primary: 'mock/ok', fallbacks: [] },
+      SHORTENED,
+      undefined,
+      (g) => {
+        startCommand = g.startCommand;
+        return {
+          watchdog: { ...SHORTENED.watchdog, restartCommand: startCommand },
+          // Quiet all day, critical notices included: nothing may reach the desktop or the webhook.
+          alerts: { quietHours: [{ from: '00:00', to: '00:00' }], quietHoursAllowCritical: false },
+        };
+      },
+    );
+    const story = () => storyOf(breakerbar, mock, []);
+    await until(() => decisionKinds(breakerbar, ['healthy']).length > 0, 60_000, story, 200);
+    const started = await breakerbar.cli(['maintenance', 'start', '--for', '30m', '--reason', 'upgrading OpenClaw']);
+    expect(started.exitCode, started.stderr).toBe(0);
+    gateway.kill('SIGKILL');
+    await until(() => decisionKinds(breakerbar, ['maintenance']).length > 0, 120_000, story, 500);
+    expect(restarts(breakerbar)).toEqual([]);
+    const stopped = await breakerbar.cli(['maintenance', 'stop']);
+    expect(stopped.exitCode, stopped.stderr).toBe(0);
+    await until(() => restarts(breakerbar).some((r) => r.result === 'recovered'), 300_000, story, 500);
+    const after = await gateway.turn('after');
+    expect(after.exitCode, after.output).toBe(0);
+    await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 120_000, story, 500);
+    console.log(`maintenance and quiet hours scenario:\n${await story()}`);
+    expect(restarts(breakerbar)).toHaveLength(1);
+    expect(restarts(breakerbar)[0]).toMatchObject({ evidence: 'dead', result: 'recovered' });
+    expect(incidents(breakerbar)).toHaveLength(1);
+    // Recorded, each held notice with why: nothing reached a person.
+    const held = breakerbar.query<NotificationRow & { error: string | null }>(
+      'SELECT * FROM notifications ORDER BY id',
+    );
+    expect(held.length).toBeGreaterThan(0);
+    for (const row of held)
+      expect({ kind: row.kind, ok: row.ok, error: row.error?.replace(/\(.*$/, '').trim() }).toMatchObject({
+        kind: row.kind,
+        ok: 0,
+        error: expect.stringMatching(/^suppressed: (maintenance|quiet hours)/),
+      });
+    expect(held.some((row) => row.error?.startsWith('suppressed: maintenance'))).toBe(true);
+    expect(held.some((row) => row.error?.startsWith('suppressed: quiet hours'))).toBe(true);
+    expect(webhookKinds(breakerbar)).toEqual([]);
+    expect(breakerbar.desktop()).toEqual([]);
+  }, 900_000);
+
+  it('the one-click restart (the API the tray and the dashboard call): recorded as manual, the gateway seen back', async () => {
+    const { breakerbar, mock, gateway } = await startScenario(
+      'manual',
+      { providers: [{ id: 'mock', models: ['ok'] }], primary: 'mock/ok', fallbacks: [] },
+      SHORTENED,
+    );
+    const story = () => storyOf(breakerbar, mock, []);
+    await until(() => decisionKinds(breakerbar, ['healthy']).length > 0, 60_000, story, 200);
+    const answer = await breakerbar.api<{ ok: boolean }>('POST', '/api/watchdog/restart', {});
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    await until(
+      () =>
+        restarts(breakerbar).some(
+          (r) => r.result === 'recovered' || r.result === 'failed' || r.result === 'not_recovered',
+        ),
+      300_000,
+      story,
+      500,
+    );
+    const after = await gateway.turn('after');
+    expect(after.exitCode, after.output).toBe(0);
+    console.log(`one-click restart scenario:\n${await story()}`);
+    expect(restarts(breakerbar)).toHaveLength(1);
+    expect(restarts(breakerbar)[0]).toMatchObject({ trigger: 'manual', result: 'recovered', strategy: 'openclaw-cli' });
+    expect(restarts(breakerbar)[0]?.command).toMatch(/openclaw gateway restart --json --safe$/);
+    expect(incidents(breakerbar)).toEqual([]);
+    expect(webhookKinds(breakerbar)).toEqual([]);
+    expectDesktop(breakerbar, ['restart_started', 'restart_succeeded']);
   }, 900_000);
 });
 
@@ -197,6 +449,64 @@ function restarts(breakerbar: BreakerBar): RestartRow[] {
 
 function incidents(breakerbar: BreakerBar): IncidentRow[] {
   return breakerbar.query<IncidentRow>('SELECT * FROM incidents ORDER BY id');
+}
+
+function firstTransitionOut(breakerbar: BreakerBar, dep: string) {
+  const [row] = breakerbar.query<{ ts: number; from_state: string; to_state: string }>(
+    "SELECT ts, from_state, to_state FROM breaker_transitions WHERE dep = ? AND from_state = 'closed' ORDER BY id LIMIT 1",
+    dep,
+  );
+  if (!row) throw new Error(`the breaker of ${dep} never left closed`);
+  return row;
+}
+
+/** The watchdog's decisions of these kinds, in order. */
+function decisionKinds(breakerbar: BreakerBar, kinds: readonly string[]): string[] {
+  return breakerbar
+    .query<{ decision: string }>(
+      `SELECT decision FROM watchdog_decisions WHERE decision IN (${kinds.map(() => '?').join(',')}) ORDER BY id`,
+      ...kinds,
+    )
+    .map((row) => row.decision);
+}
+
+/** Runs of the same value folded into one: `a a b a` → `a b a`. */
+function collapse(values: readonly string[]): string[] {
+  return values.filter((value, i) => i === 0 || values[i - 1] !== value);
+}
+
+function timelineKinds(breakerbar: BreakerBar, incident: number): string[] {
+  return breakerbar
+    .query<{ kind: string }>('SELECT kind FROM incident_events WHERE incident_id = ? ORDER BY ts, id', incident)
+    .map((row) => row.kind);
+}
+
+function webhookKinds(breakerbar: BreakerBar): string[] {
+  return breakerbar.webhooks.map((post) => post.kind);
+}
+
+/**
+ * The desktop notices, as stored and as the notification daemon showed them: exactly the kinds expected, in
+ * order, where a group in `expected` (an array) is kinds whose order among themselves races (two things
+ * BreakerBar learns from different sources within the same second).
+ */
+function expectDesktop(breakerbar: BreakerBar, expected: ReadonlyArray<string | readonly string[]>): void {
+  const rows = breakerbar.query<NotificationRow>("SELECT * FROM notifications WHERE channel = 'desktop' ORDER BY id");
+  const groups = expected.map((group) => (typeof group === 'string' ? [group] : [...group]));
+  const seen: string[][] = [];
+  let at = 0;
+  for (const group of groups) {
+    const part = rows.slice(at, at + group.length).map((row) => row.kind);
+    seen.push([...part].sort());
+    at += group.length;
+  }
+  expect({ groups: seen, rest: rows.slice(at).map((row) => row.kind) }).toEqual({
+    groups: groups.map((group) => [...group].sort()),
+    rest: [],
+  });
+  expect(rows.every((row) => row.ok === 1)).toBe(true);
+  // What the notification daemon showed, in the same order: the desktop really got each one.
+  expect(breakerbar.desktop().map((shown) => shown.summary)).toEqual(rows.map((row) => row.title));
 }
 
 /** Everything a failure message needs to tell what happened. */

@@ -52,6 +52,8 @@ export interface BreakerBar {
   query<T>(sql: string, ...params: unknown[]): T[];
   /** A call to the local API with the daemon's token. */
   api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: T }>;
+  /** `breakerbar <args>` against this daemon's home, as the user types it: its exit code and output. */
+  cli(args: readonly string[]): Promise<{ exitCode: number | null; stdout: string; stderr: string }>;
   /** What the daemon logged (its JSON lines on stderr). */
   log(): string;
   stop(): Promise<void>;
@@ -121,6 +123,18 @@ export async function startBreakerBar(options: BreakerBarOptions): Promise<Break
       });
       return { status: res.status, json: (await res.json()) as T };
     },
+    cli: (args) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [CLI, ...args], {
+          env: { ...process.env, BREAKERBAR_HOME: home, LANG: 'en_US.UTF-8', NO_COLOR: '1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.on('exit', (exitCode) => resolve({ exitCode, stdout, stderr }));
+      }),
     log: () => log,
     stop: async () => {
       if (daemon.exitCode === null && daemon.signalCode === null) {
