@@ -171,6 +171,7 @@ describe("the OpenClaw app's bundled gateway (macOS)", () => {
     const before: GatewayOwnership = {
       owner: 'app-bundled',
       name: "the OpenClaw app's bundled gateway",
+      pid: 5120,
       evidence: ['pid 5120 (...) listens on port 18789 and runs from inside OpenClaw.app/Contents/'],
       supervisor: null,
       stoppedItself: false,

@@ -73,9 +73,16 @@ function owned(
   owner: GatewayOwnership['owner'],
   name: string,
   evidence: string[],
-  extra: Partial<Pick<GatewayOwnership, 'supervisor' | 'stoppedItself'>> = {},
+  extra: Partial<Pick<GatewayOwnership, 'supervisor' | 'stoppedItself' | 'pid'>> = {},
 ): GatewayOwnership {
-  return { owner, name, evidence, supervisor: extra.supervisor ?? null, stoppedItself: extra.stoppedItself ?? false };
+  return {
+    owner,
+    name,
+    pid: extra.pid ?? null,
+    evidence,
+    supervisor: extra.supervisor ?? null,
+    stoppedItself: extra.stoppedItself ?? false,
+  };
 }
 
 export function decideOwner(facts: OwnerFacts, previous: GatewayOwnership | null = null): GatewayOwnership {
@@ -101,26 +108,31 @@ export function decideOwner(facts: OwnerFacts, previous: GatewayOwnership | null
     const evidence = [where];
     if (listener) evidence.push(`${processWords(listener)} listens on ${port}`);
     if (listener?.parent) evidence.push(`its parent: ${listener.parent.name ?? '?'} (pid ${listener.parent.pid})`);
-    return owned('external-supervisor', supervisor, evidence, { supervisor });
+    return owned('external-supervisor', supervisor, evidence, { supervisor, pid: listener?.pid ?? null });
   }
 
   if (listener && APP_BUNDLE.test(`${listener.args ?? ''} ${listener.command ?? ''}`)) {
-    return owned('app-bundled', "the OpenClaw app's bundled gateway", [
-      `${processWords(listener)} listens on ${port} and runs from inside OpenClaw.app/Contents/`,
-    ]);
+    return owned(
+      'app-bundled',
+      "the OpenClaw app's bundled gateway",
+      [`${processWords(listener)} listens on ${port} and runs from inside OpenClaw.app/Contents/`],
+      { pid: listener.pid },
+    );
   }
 
   if (listener) {
     if (service && serviceRuns(service, listener)) {
-      return owned(service.manager, serviceName(service), [
-        service.summary,
-        `${processWords(listener)} listens on ${port}`,
-      ]);
+      return owned(
+        service.manager,
+        serviceName(service),
+        [service.summary, `${processWords(listener)} listens on ${port}`],
+        { pid: listener.pid },
+      );
     }
     const parent = listener.parent ? `; its parent: ${listener.parent.name ?? '?'} (pid ${listener.parent.pid})` : '';
     const evidence = [`${processWords(listener)} listens on ${port}${parent}`];
     if (service) evidence.push(`${service.summary}: not the process that listens`);
-    return owned('foreground', `a process nobody supervises (pid ${listener.pid})`, evidence);
+    return owned('foreground', `a process nobody supervises (pid ${listener.pid})`, evidence, { pid: listener.pid });
   }
 
   // No listener seen. A running service still owns the gateway when the listing was not possible.
@@ -134,7 +146,12 @@ export function decideOwner(facts: OwnerFacts, previous: GatewayOwnership | null
   }
   if (previous && previous.owner !== 'unknown' && previous.owner !== 'launchd' && previous.owner !== 'systemd') {
     // An app that quit, a terminal closed, a supervisor between restarts: the last owner seen is the best guess.
-    return { ...previous, stoppedItself: false, evidence: [quiet, `last seen: ${previous.evidence.join('; ')}`] };
+    return {
+      ...previous,
+      pid: null,
+      stoppedItself: false,
+      evidence: [quiet, `last seen: ${previous.evidence.join('; ')}`],
+    };
   }
   const noService = service ? service.summary : 'no service manager to ask';
   if (facts.platform === 'darwin' && facts.app !== null && facts.cli === null) {

@@ -55,6 +55,8 @@ export interface GatewayOwnership {
   owner: GatewayOwner;
   /** The owner in words (English): `LaunchAgent ai.openclaw.gateway`, `supervisord (pid 812)`. */
   name: string;
+  /** The gateway process seen listening, when one was. */
+  pid: number | null;
   /** Why BreakerBar thinks so, one fact a line (English, as the tools said it). */
   evidence: string[];
   /** The external supervisor, named as well as BreakerBar can; null for any other owner. */
