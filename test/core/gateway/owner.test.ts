@@ -291,3 +291,18 @@ describe('gatewayPort', () => {
     expect(gatewayPort('not a url')).toBeNull();
   });
 });
+
+describe('what is kept of an environment', () => {
+  it("only OPENCLAW_SUPERVISOR_MODE: the gateway's tokens and keys are never held", async () => {
+    fakeExecutable(h.bin, 'ss', { '-ltnpH': { stdout: ownerFixture('ss-listen-foreground.txt') } });
+    const facts = await gatherOwnerFacts(
+      { port: PORT },
+      {
+        environment: h.environment({ platform: 'linux' }),
+        run: runCommand,
+        readFile: (path) => (path === '/proc/4242/environ' ? ownerFixture('proc-supervised-environ') : null),
+      },
+    );
+    expect(facts.listener?.environment).toEqual({ OPENCLAW_SUPERVISOR_MODE: 'external' });
+  });
+});

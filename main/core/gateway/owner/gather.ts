@@ -13,6 +13,7 @@ import type { CommandResult } from '../run-command.js';
 import { findExecutable } from '../strategies/environment.js';
 import { fileExists, StepRunner, succeeded } from '../strategies/steps.js';
 import type { CommandRunner, ServiceState, StrategyEnvironment } from '../strategies/types.js';
+import { SUPERVISOR_MODE_VARIABLE } from './decide-owner.js';
 import {
   parseEnviron,
   parseLsofListen,
@@ -26,6 +27,16 @@ import {
   ssListensOn,
 } from './process-output.js';
 import type { ListenerProcess, OwnerFacts } from './types.js';
+
+/**
+ * Only the variable the decision reads is kept: a gateway's environment (process, plist, unit) holds its
+ * tokens and keys, which BreakerBar has no business holding.
+ */
+function keepSupervisorMode(environment: Record<string, string> | null): Record<string, string> | null {
+  if (environment === null) return null;
+  const value = environment[SUPERVISOR_MODE_VARIABLE];
+  return value === undefined ? {} : { [SUPERVISOR_MODE_VARIABLE]: value };
+}
 
 export interface OwnerGatherOptions {
   environment: StrategyEnvironment;
@@ -117,12 +128,12 @@ async function readServiceEnvironment(
     if (plutil === null || service.file === null || !service.fileExists) return null;
     const out = await steps.inspect([plutil, '-extract', 'EnvironmentVariables', 'json', '-o', '-', service.file]);
     // A plist without EnvironmentVariables makes plutil exit 1: no declared environment.
-    return succeeded(out) ? parsePlutilEnvironment(out.stdout) : null;
+    return succeeded(out) ? keepSupervisorMode(parsePlutilEnvironment(out.stdout)) : null;
   }
   const systemctl = findExecutable('systemctl', env);
   if (systemctl === null || service.loaded !== true) return null;
   const out = await steps.inspect([systemctl, '--user', 'show', service.name, '--property=Environment']);
-  return succeeded(out) ? parseSystemdEnvironment(out.stdout) : null;
+  return succeeded(out) ? keepSupervisorMode(parseSystemdEnvironment(out.stdout)) : null;
 }
 
 async function findListener(
@@ -191,6 +202,6 @@ function describeFromProc(
     ...found,
     args: cmdline === null ? null : parseProcCmdline(cmdline),
     parent: ppid === null ? null : { pid: ppid, name: parentName || null },
-    environment: environ === null ? null : parseEnviron(environ),
+    environment: environ === null ? null : keepSupervisorMode(parseEnviron(environ)),
   };
 }

@@ -27,7 +27,7 @@ export interface ListenerProcess {
   args: string | null;
   /** Its parent process, when readable: under a supervisor, the supervisor. */
   parent: { pid: number; name: string | null } | null;
-  /** Its environment (Linux, same user: /proc/<pid>/environ); null when not readable. */
+  /** Its environment (Linux, same user: /proc/<pid>/environ), OPENCLAW_SUPERVISOR_MODE only; null when not readable. */
   environment: Record<string, string> | null;
 }
 
@@ -37,7 +37,7 @@ export interface OwnerFacts {
   port: number | null;
   /** OpenClaw's LaunchAgent or user unit as its manager shows it; null when there is no manager to ask. */
   service: ServiceState | null;
-  /** The service's declared environment: the plist's EnvironmentVariables, the unit's Environment=. */
+  /** The service's declared environment (the plist's EnvironmentVariables, the unit's Environment=), OPENCLAW_SUPERVISOR_MODE only. */
   serviceEnvironment: Record<string, string> | null;
   /** The process listening on the port; null when none was found (or the listing was not possible). */
   listener: ListenerProcess | null;
