@@ -131,7 +131,7 @@ export function decideOwner(facts: OwnerFacts, previous: GatewayOwnership | null
     }
     const parent = listener.parent ? `; its parent: ${listener.parent.name ?? '?'} (pid ${listener.parent.pid})` : '';
     const evidence = [`${processWords(listener)} listens on ${port}${parent}`];
-    if (service) evidence.push(`${service.summary}: not the process that listens`);
+    if (service && service.health !== 'unknown') evidence.push(`${service.summary}: not the process that listens`);
     return owned('foreground', `a process nobody supervises (pid ${listener.pid})`, evidence, { pid: listener.pid });
   }
 
@@ -153,7 +153,13 @@ export function decideOwner(facts: OwnerFacts, previous: GatewayOwnership | null
       evidence: [quiet, `last seen: ${previous.evidence.join('; ')}`],
     };
   }
-  const noService = service ? service.summary : 'no service manager to ask';
+  // The manager's own failure is its finding elsewhere; here it only says the service could not be asked.
+  const noService =
+    service === null
+      ? 'no service manager to ask'
+      : service.health === 'unknown'
+        ? `${serviceName(service)}: its manager could not be asked`
+        : service.summary;
   if (facts.platform === 'darwin' && facts.app !== null && facts.cli === null) {
     return owned('app-bundled', "the OpenClaw app's bundled gateway", [
       `${facts.app} is installed, with no openclaw CLI and no LaunchAgent (${noService}): only the app can run a gateway here`,
