@@ -142,7 +142,9 @@ function watchdogLines(status: ApiStatus, now: number, t: Translator): string[] 
         cause: w.deferral.cause,
       }),
     );
-  if (w.enabled && !w.seenHealthy) more(t.t('cli.status.watchdog.neverHealthy'));
+  const ownerBlock = w.verified?.ownerBlock;
+  if (w.enabled && ownerBlock) more(t.t('cli.status.watchdog.ownerBlocked', { rule: ownerBlock.rule }));
+  else if (w.enabled && !w.seenHealthy) more(t.t('cli.status.watchdog.neverHealthy'));
   else if (w.enabled && w.verified && !w.verified.runnable)
     more(t.t('cli.status.watchdog.notRunnable', { problem: w.verified.problem }));
   if (w.diverging) more(t.t('cli.status.watchdog.diverging'));
@@ -160,6 +162,11 @@ function watchdogLines(status: ApiStatus, now: number, t: Translator): string[] 
     );
   }
   lines.push(t.t('cli.status.restartsVia', { description: w.strategy.description, problem: w.strategy.problem }));
+  const owner = w.verified?.owner;
+  if (owner) {
+    const who = owner.owner === 'external-supervisor' ? owner.supervisor : owner.name;
+    lines.push(t.t('cli.status.owner', { owner: owner.owner, who, pid: owner.pid }));
+  }
   return lines;
 }
 

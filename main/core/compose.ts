@@ -16,6 +16,7 @@ import type { Config, Environment, LoadedConfig } from './config/index.js';
 import { toMs } from './config/schema.js';
 import { FleetLink } from './fleet/link.js';
 import { HealthMonitor } from './gateway/health.js';
+import { gatewayPort } from './gateway/owner/gather.js';
 import { healthSettings } from './gateway/settings.js';
 import { strategyEnvironment } from './gateway/strategy-environment.js';
 import { languageOf } from './language.js';
@@ -151,7 +152,11 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
       history.recordProbe(probeRow(result));
     },
   });
-  const restarter = new Restarter(restarterSettings(config), strategyEnvironment(environment, config.profile));
+  const restarter = new Restarter(
+    // The port finds the process listening on it: who owns the gateway (gateway/owner/).
+    { ...restarterSettings(config), gatewayPort: gatewayPort(endpoint.baseUrl) },
+    strategyEnvironment(environment, config.profile),
+  );
   const windows = new AlertWindows({
     store,
     clock,
@@ -192,7 +197,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
       breakers
         .breakers()
         .flatMap((b) => (b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.stuckSince }] : [])),
-    verifyStrategy: async () => strategyCheck(await restarter.verify()),
+    verifyStrategy: async () => strategyCheck(await restarter.verify(health.health().last?.ok ?? null)),
     breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
     notify: (notice) => notifier.notify(notice),
     maintenance: () => windows.maintenance()?.reason ?? null,

@@ -186,6 +186,10 @@ function actions(status: ApiStatus, now: number, gatewayDead: boolean): Message[
     return said;
   }
   const stormy = w.consecutiveChecks > 0 && fallbacks.length === 0;
+  // The owner's rule first: a gateway OpenClaw stopped itself may never have been seen healthy, and that is not why.
+  const owner = w.verified?.ownerBlock;
+  if ((gatewayDead || stormy) && owner)
+    return [...said, { key: 'headline.blockedByOwner', params: { rule: owner.rule, who: owner.who } }];
   if ((gatewayDead || stormy) && !w.seenHealthy) return [...said, { key: 'headline.blockedNeverHealthy' }];
   if ((gatewayDead || stormy) && w.verified && !w.verified.runnable)
     return [...said, { key: 'headline.blocked', params: { problem: w.verified.problem ?? '?' } }];

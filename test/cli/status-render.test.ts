@@ -5,7 +5,7 @@ import { languageOf } from '../../main/core/language.js';
 import type { OpenClawCooldownsStatus } from '../../main/core/openclaw/cooldowns.js';
 import { headline, headlineText } from '../../main/shared/headline.js';
 import { translator } from '../../main/shared/messages/index.js';
-import { apiStatus, breaker, MIN, NOW } from '../app/fixtures.js';
+import { apiStatus, breaker, gateway, MIN, NOW, probe, watchdog } from '../app/fixtures.js';
 
 const COOLDOWNS: OpenClawCooldownsStatus = {
   active: [
@@ -121,5 +121,103 @@ describe('breakerbar status opens with the headline', () => {
   it('keeps English with ui.language en whatever the locale says', () => {
     expect(languageOf({ ui: { language: 'en' } }, { LANG: 'zh_CN.UTF-8' })).toBe('en');
     expect(languageOf({ ui: { language: 'auto' } }, { LC_ALL: 'en_US.UTF-8', LANG: 'zh_CN.UTF-8' })).toBe('en');
+  });
+});
+
+describe("breakerbar status names the gateway's owner", () => {
+  const stoppedItself = watchdog({
+    seenHealthy: false,
+    verified: {
+      runnable: false,
+      problem: 'OpenClaw stopped itself: …',
+      service: 'parked',
+      owner: {
+        owner: 'launchd',
+        name: 'LaunchAgent ai.openclaw.gateway',
+        pid: null,
+        evidence: [
+          'LaunchAgent ai.openclaw.gateway: loaded but not running',
+          'exit 78: OpenClaw stopped the gateway itself',
+        ],
+        supervisor: null,
+        stoppedItself: true,
+      },
+      ownerBlock: {
+        rule: 'stopped_itself',
+        owner: 'launchd',
+        who: 'LaunchAgent ai.openclaw.gateway',
+        reason: 'OpenClaw stopped itself: …',
+      },
+    },
+  });
+  const down = gateway({ last: probe({ class: 'refused', dead: true, ok: false, detail: 'connection refused' }) });
+
+  it('a gateway OpenClaw stopped itself: the owner line, why there is no restart, and the headline says it', () => {
+    const status = apiStatus({ gateway: down, watchdog: stoppedItself });
+    const text = renderStatus(status, NOW);
+    expect(text).toContain('Gateway owner: launchd (LaunchAgent ai.openclaw.gateway)');
+    expect(text).toContain(
+      'no automatic restart: OpenClaw stopped itself (its database schema is newer than the gateway, exit 78); upgrade OpenClaw',
+    );
+    expect(text).not.toContain('never seen healthy');
+    expect(headlineText(headline(status, NOW), translator('en'))).toContain(
+      'no automatic restart: OpenClaw stopped itself (its database schema is newer, exit 78); upgrade OpenClaw',
+    );
+    const zh = renderStatus(status, NOW, translator('zh-CN'));
+    expect(zh).toContain('网关归属：launchd（LaunchAgent ai.openclaw.gateway）');
+    expect(zh).toContain('OpenClaw 已自行停止');
+  });
+
+  it('an external supervisor is named, and a foreground process by its pid', () => {
+    const external = renderStatus(
+      apiStatus({
+        watchdog: watchdog({
+          verified: {
+            runnable: false,
+            problem: 'the gateway runs under an external supervisor …',
+            service: 'none',
+            owner: {
+              owner: 'external-supervisor',
+              name: 'supervisord (pid 812)',
+              pid: 4242,
+              evidence: [],
+              supervisor: 'supervisord (pid 812)',
+              stoppedItself: false,
+            },
+            ownerBlock: {
+              rule: 'external_supervisor',
+              owner: 'external-supervisor',
+              who: 'supervisord (pid 812)',
+              reason: '…',
+            },
+          },
+        }),
+      }),
+      NOW,
+    );
+    expect(external).toContain('Gateway owner: an external supervisor: supervisord (pid 812)');
+    expect(external).toContain('no automatic restart: the external supervisor restarts the gateway');
+    const foreground = renderStatus(
+      apiStatus({
+        watchdog: watchdog({
+          verified: {
+            runnable: true,
+            problem: null,
+            service: 'none',
+            owner: {
+              owner: 'foreground',
+              name: 'a process nobody supervises (pid 4242)',
+              pid: 4242,
+              evidence: [],
+              supervisor: null,
+              stoppedItself: false,
+            },
+            ownerBlock: null,
+          },
+        }),
+      }),
+      NOW,
+    );
+    expect(foreground).toContain('Gateway owner: a process nobody supervises (pid 4242)');
   });
 });

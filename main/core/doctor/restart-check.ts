@@ -7,8 +7,11 @@
 import { isAbsolute } from 'node:path';
 import type { Environment, LoadedConfig } from '../config/index.js';
 import type { RestartPlan, RestartTrigger, ServiceState, StrategyVerification } from '../gateway/control.js';
+import { gatewayPort } from '../gateway/owner/gather.js';
+import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 import { runCommand } from '../gateway/run-command.js';
 import { strategyEnvironment } from '../gateway/strategy-environment.js';
+import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
 import { Restarter } from '../watchdog/restarter.js';
 import { restarterSettings } from '../watchdog/settings.js';
 import { type Finding, finding, type Level, saidFinding } from './types.js';
@@ -98,6 +101,34 @@ function serviceFinding(service: ServiceState, strategy: string | null): Finding
   }
 }
 
+/**
+ * Who owns the gateway, with the evidence: fine, unknown, or an owner BreakerBar does not restart through
+ * (OpenClaw stopped it itself; an external supervisor or the app's gateway without watchdog.restartCommand).
+ */
+function ownerFinding(owner: GatewayOwnership, block: OwnerBlock | null): Finding {
+  const words = {
+    owner: owner.owner,
+    who: owner.owner === 'external-supervisor' ? owner.supervisor : owner.name,
+    pid: owner.pid,
+  };
+  const evidence = owner.evidence.join('; ');
+  if (block) {
+    return saidFinding(
+      'restart',
+      block.rule === 'stopped_itself' ? 'error' : 'warn',
+      { key: 'doctor.restart.ownerBlocked', params: { ...words, rule: block.rule } },
+      evidence,
+      { key: 'doctor.restart.ownerFix', params: { rule: block.rule } },
+    );
+  }
+  return saidFinding(
+    'restart',
+    owner.owner === 'unknown' ? 'info' : 'ok',
+    { key: 'doctor.restart.owner', params: words },
+    evidence,
+  );
+}
+
 export async function checkRestart(
   loaded: LoadedConfig,
   environment: Environment,
@@ -127,7 +158,11 @@ export async function checkRestart(
   const automatic = w.enabled && !w.dryRun;
 
   const restarter = new Restarter(
-    restarterSettings(loaded.config),
+    // The gateway's port finds the process listening on it: who owns the gateway.
+    {
+      ...restarterSettings(loaded.config),
+      gatewayPort: gatewayPort(resolveGatewayEndpoint(loaded, environment).baseUrl),
+    },
     strategyEnvironment(environment, loaded.config.profile),
     run,
   );
@@ -156,7 +191,17 @@ export async function checkRestart(
       continue;
     }
     const program = plan.argv[0] ?? '';
-    if (!verification.runnable) {
+    if (verification.ownerBlock) {
+      // The plan itself is fine; the owner's finding below says why BreakerBar holds it.
+      findings.push(
+        saidFinding(
+          'restart',
+          'info',
+          { key: 'doctor.restart.plan', params: { triggers, description: plan.description } },
+          { key: 'doctor.restart.wouldRun', params: { argv: plan.argv, program, found: verification.program } },
+        ),
+      );
+    } else if (!verification.runnable) {
       findings.push(blockedPlan(which, level, plan, verification));
     } else if (!isAbsolute(program) && program.includes('/')) {
       findings.push(
@@ -180,6 +225,9 @@ export async function checkRestart(
       );
     }
   }
-  if (verification.service) findings.push(serviceFinding(verification.service, verification.strategy));
+  if (verification.owner) findings.push(ownerFinding(verification.owner, verification.ownerBlock));
+  // A service OpenClaw stopped itself is said by the owner's finding: no advice to kickstart it.
+  if (verification.service && !verification.owner?.stoppedItself)
+    findings.push(serviceFinding(verification.service, verification.strategy));
   return findings;
 }

@@ -150,7 +150,7 @@ export interface VerifyOptions {
 const VERIFY_TIMEOUT_MS = 15_000;
 
 /** The platform's service manager view of the gateway, for the openclaw strategy's report; null where there is none. */
-async function inspectService(env: StrategyEnvironment, steps: StepRunner): Promise<ServiceState | null> {
+export async function inspectService(env: StrategyEnvironment, steps: StepRunner): Promise<ServiceState | null> {
   if (env.platform === 'darwin') {
     const { identity } = launchdIdentity(env);
     return identity ? (await verifyLaunchd(identity, env, steps)).service : null;

@@ -41,6 +41,7 @@
 
 import { formatters } from '../../shared/i18n.js';
 import type { RestartOutcome } from '../gateway/control.js';
+import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 
 export type RestartTrigger = 'manual' | 'health' | 'storm';
 
@@ -109,6 +110,10 @@ export interface StrategyCheck {
   problem: string | null;
   /** The service manager's view of the gateway's service, when one owns it. */
   service: 'running' | 'stopped' | 'unloaded' | 'parked' | 'none' | 'unknown';
+  /** Who owns the gateway, with the evidence (status, doctor); null or absent when not read. */
+  owner?: GatewayOwnership | null;
+  /** Why the owner forbids BreakerBar's restart: it holds every automatic restart and is alerted once. */
+  ownerBlock?: OwnerBlock | null;
 }
 
 export type AlertKind =
@@ -147,7 +152,9 @@ export type BlockedFacts =
   | { cause: 'not_openclaw'; detail: string }
   | { cause: 'never_healthy'; problem: string | null }
   | { cause: 'unchecked' }
-  | { cause: 'not_runnable'; problem: string | null };
+  | { cause: 'not_runnable'; problem: string | null }
+  /** The gateway's owner forbids it (OpenClaw stopped it on purpose, an external supervisor, the app's gateway). */
+  | { cause: 'owner'; rule: OwnerBlock['rule']; who: string };
 
 /** Why a restart was ordered, as data (see AlertFacts). */
 export type RestartFacts =
@@ -846,6 +853,14 @@ export class WatchdogPolicy {
   /** Why automatic restarts cannot run at all yet, or null. */
   private blockedReason(): { reason: string; facts: BlockedFacts } | null {
     const strategy = this.s.strategy;
+    // First: the owner's rule is the truest reason, even for a gateway not seen healthy (it stopped itself).
+    const owner = strategy?.ownerBlock;
+    if (owner) {
+      return {
+        reason: `not restarting: ${owner.reason}`,
+        facts: { cause: 'owner', rule: owner.rule, who: owner.who },
+      };
+    }
     if (!this.s.seenHealthy) {
       const problem = strategy && !strategy.runnable && strategy.problem ? strategy.problem : null;
       const how = problem ? `; and ${problem}` : '';

@@ -19,6 +19,10 @@ import {
   type StrategyVerification,
   verifyRestartStrategy,
 } from '../gateway/control.js';
+import { decideOwner } from '../gateway/owner/decide-owner.js';
+import { gatherOwnerFacts } from '../gateway/owner/gather.js';
+import { ownerRestartBlock } from '../gateway/owner/restart-rule.js';
+import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 import { type CommandResult, runCommand } from '../gateway/run-command.js';
 import type { RestartOrder } from './policy.js';
 
@@ -31,6 +35,19 @@ export interface RestarterSettings {
   healthRestart: Flavour;
   stormRestart: Flavour;
   stormWaitSec: number;
+  /** The gateway's port, to find the process listening on it (who owns the gateway); null or absent: not looked for. */
+  gatewayPort?: number | null;
+}
+
+/**
+ * The strategy's verification weighed against who owns the gateway: `runnable` is false, and `problem` says
+ * why, when the owner forbids BreakerBar's restart (see gateway/owner/restart-rule.ts).
+ */
+export interface RestartReadiness extends StrategyVerification {
+  /** Who owns the gateway, with the evidence; null when it could not be read. */
+  owner: GatewayOwnership | null;
+  /** Why the owner forbids BreakerBar's restart, or null. */
+  ownerBlock: OwnerBlock | null;
 }
 
 export interface RestartExecution {
@@ -67,6 +84,9 @@ export function flavourFor(order: Pick<RestartOrder, 'trigger'>, settings: Resta
 }
 
 export class Restarter {
+  /** The owner the last verification found: a restart in between is held to it, and a gateway gone quiet keeps it. */
+  private lastOwner: GatewayOwnership | null = null;
+
   constructor(
     private readonly settings: RestarterSettings,
     private readonly environment: StrategyEnvironment,
@@ -92,9 +112,9 @@ export class Restarter {
    * Runs only inspection commands. The strategy is the same for every
    * trigger; only the CLI's flavour differs.
    */
-  verify(): Promise<StrategyVerification> {
+  async verify(answering: boolean | null = null): Promise<RestartReadiness> {
     const plan = this.plan({ trigger: 'manual' }).plan;
-    return verifyRestartStrategy(
+    const verification = await verifyRestartStrategy(
       { restartCommand: this.settings.restartCommand, flavour: this.settings.manualRestart, waitSec: 0 },
       this.environment,
       {
@@ -104,6 +124,26 @@ export class Restarter {
         extraDirs: [dirname(process.execPath)],
       },
     );
+    const facts = await gatherOwnerFacts(
+      // The service as the strategy read it, else read now: a parked gateway matters whatever the strategy.
+      { port: this.settings.gatewayPort ?? null, service: verification.service ?? undefined, answering },
+      { environment: this.environment, run: this.run, now: this.clock.now },
+    );
+    const owner = decideOwner(facts, this.lastOwner);
+    this.lastOwner = owner;
+    const ownerBlock = ownerRestartBlock(owner, this.settings.restartCommand !== null);
+    return {
+      ...verification,
+      runnable: verification.runnable && ownerBlock === null,
+      problem: ownerBlock?.reason ?? verification.problem,
+      owner,
+      ownerBlock,
+    };
+  }
+
+  /** Why the owner seen last forbids a restart now, or null. */
+  ownerBlock(): OwnerBlock | null {
+    return this.lastOwner === null ? null : ownerRestartBlock(this.lastOwner, this.settings.restartCommand !== null);
   }
 
   /**
@@ -120,11 +160,13 @@ export class Restarter {
   /** Restarts the gateway; the outcome may be 'pending' (a restart the gateway performs later). */
   async execute(order: RestartOrder, force = false): Promise<RestartExecution> {
     const { plan, problem } = this.plan(order, force);
-    if (!plan) {
+    // A manual restart too: the owner's rule holds for every trigger (it is read at each verification).
+    const blocked = this.ownerBlock();
+    if (!plan || blocked) {
       return {
-        plan: null,
+        plan,
         outcome: 'failed',
-        message: problem ?? 'no restart strategy',
+        message: blocked ? `not restarting: ${blocked.reason}` : (problem ?? 'no restart strategy'),
         result: null,
         durationMs: 0,
         pending: null,

@@ -2,8 +2,9 @@
  * A restart strategy's verification as the watchdog policy weighs it: can it
  * run, why not, and how the gateway's service looks to its manager.
  */
-import type { ServiceHealth, StrategyVerification } from '../gateway/control.js';
+import type { ServiceHealth } from '../gateway/control.js';
 import type { StrategyCheck } from './policy.js';
+import type { RestartReadiness } from './restarter.js';
 
 /** The service manager's view of the gateway, as the watchdog policy weighs it. */
 const SERVICE_HEALTH: Record<ServiceHealth, StrategyCheck['service']> = {
@@ -19,10 +20,12 @@ const SERVICE_HEALTH: Record<ServiceHealth, StrategyCheck['service']> = {
   unknown: 'unknown',
 };
 
-export function strategyCheck(verification: StrategyVerification): StrategyCheck {
+export function strategyCheck(verification: RestartReadiness): StrategyCheck {
   return {
     runnable: verification.runnable,
     problem: verification.problem,
     service: verification.service === null ? 'none' : SERVICE_HEALTH[verification.service.health],
+    owner: verification.owner,
+    ownerBlock: verification.ownerBlock,
   };
 }

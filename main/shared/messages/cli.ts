@@ -1,6 +1,7 @@
 /** `breakerbar status` and `breakerbar doctor`: the labels, states and sentences of their text output. */
 import { type Formatters, moment } from '../i18n.js';
 import { area } from './area.js';
+import { enOwner, type OwnerWords, zhOwner } from './gateway-owner.js';
 
 type Trigger = string;
 type DoctorArea = 'config' | 'openclaw' | 'sources' | 'gateway' | 'restart' | 'notifications' | 'breakerbar';
@@ -103,6 +104,15 @@ export const cli = area(
       }`,
     'cli.status.restartsVia': (p: { description: string | null; problem: string | null }) =>
       `Restarts via ${p.description ?? `nothing: ${p.problem}`}`,
+    'cli.status.owner': (p: OwnerWords) => `Gateway owner: ${enOwner(p)}`,
+    'cli.status.watchdog.ownerBlocked': (p: {
+      rule: 'stopped_itself' | 'external_supervisor' | 'app_bundled';
+    }): string =>
+      p.rule === 'stopped_itself'
+        ? 'no automatic restart: OpenClaw stopped itself (its database schema is newer than the gateway, exit 78); upgrade OpenClaw'
+        : p.rule === 'external_supervisor'
+          ? 'no automatic restart: the external supervisor restarts the gateway (set watchdog.restartCommand to go through it)'
+          : "no automatic restart: the OpenClaw app's bundled gateway has no CLI or LaunchAgent to restart it through",
     // The breakers.
     'cli.status.noDependencies': 'No dependencies seen yet.',
     'cli.status.col.dependency': 'dependency',
@@ -200,6 +210,15 @@ export const cli = area(
       }`,
     'cli.status.restartsVia': (p: { description: string | null; problem: string | null }) =>
       `重启方式：${p.description ?? `无（${p.problem}）`}`,
+    'cli.status.owner': (p: OwnerWords) => `网关归属：${zhOwner(p)}`,
+    'cli.status.watchdog.ownerBlocked': (p: {
+      rule: 'stopped_itself' | 'external_supervisor' | 'app_bundled';
+    }): string =>
+      p.rule === 'stopped_itself'
+        ? '不会自动重启：OpenClaw 已自行停止（数据库结构比网关新，退出码 78）；请升级 OpenClaw'
+        : p.rule === 'external_supervisor'
+          ? '不会自动重启：由外部守护进程负责重启网关（如需经由它重启，请设置 watchdog.restartCommand）'
+          : '不会自动重启：OpenClaw 应用自带的网关没有可用来重启它的命令行工具或 LaunchAgent',
     'cli.status.noDependencies': '尚未见到任何依赖。',
     'cli.status.col.dependency': '依赖',
     'cli.status.col.state': '状态',

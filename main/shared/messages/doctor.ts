@@ -5,6 +5,9 @@
  */
 import type { Formatters } from '../i18n.js';
 import { area } from './area.js';
+import { enOwner, type OwnerWords, zhOwner } from './gateway-owner.js';
+
+type OwnerRule = 'stopped_itself' | 'external_supervisor' | 'app_bundled';
 
 type Startup = 'started' | 'unknown' | string;
 type Trigger = 'manual' | 'health' | 'storm';
@@ -75,6 +78,21 @@ export const doctor = area(
       `would run: ${p.argv.join(' ')}${p.found && p.found !== p.program ? ` (${p.program} is ${p.found})` : ''}`,
     'doctor.restart.noPlan': (p: { triggers: Trigger[] }) =>
       `no way to restart the gateway for ${enTriggers(p.triggers)}`,
+    'doctor.restart.owner': (p: OwnerWords) => `gateway owner: ${enOwner(p)}`,
+    'doctor.restart.ownerBlocked': (p: OwnerWords & { rule: OwnerRule }) =>
+      p.rule === 'stopped_itself'
+        ? 'OpenClaw stopped itself: its database schema is newer than this gateway (exit 78); BreakerBar will not restart it'
+        : `gateway owner: ${enOwner(p)}; BreakerBar alerts instead of restarting it`,
+    'doctor.restart.ownerFix': (p: { rule: OwnerRule }): string => {
+      switch (p.rule) {
+        case 'stopped_itself':
+          return 'upgrade OpenClaw, then start the gateway again (`openclaw gateway start`)';
+        case 'external_supervisor':
+          return 'let that supervisor restart the gateway, or set watchdog.restartCommand to the command that restarts it through the supervisor';
+        case 'app_bundled':
+          return 'reopen the OpenClaw app when the gateway stops; for restarts by BreakerBar install the gateway service (`openclaw gateway install`) or set watchdog.restartCommand';
+      }
+    },
     'doctor.restart.noPlanFix':
       'set watchdog.restartCommand to the command that restarts your gateway (argv, absolute program path), or install the openclaw CLI',
     'doctor.privacy.private': 'data directory and its files are private to this user (0700, 0600)',
@@ -127,6 +145,21 @@ export const doctor = area(
     'doctor.restart.wouldRun': (p: { argv: string[]; program: string; found: string | null }) =>
       `将执行：${p.argv.join(' ')}${p.found && p.found !== p.program ? `（${p.program} 即 ${p.found}）` : ''}`,
     'doctor.restart.noPlan': (p: { triggers: Trigger[] }) => `${zhTriggers(p.triggers)}没有可用的重启方式`,
+    'doctor.restart.owner': (p: OwnerWords) => `网关归属：${zhOwner(p)}`,
+    'doctor.restart.ownerBlocked': (p: OwnerWords & { rule: OwnerRule }) =>
+      p.rule === 'stopped_itself'
+        ? 'OpenClaw 已自行停止：它的数据库结构比这个网关新（退出码 78）；BreakerBar 不会重启它'
+        : `网关归属：${zhOwner(p)}；BreakerBar 只发出提醒，不会重启它`,
+    'doctor.restart.ownerFix': (p: { rule: OwnerRule }): string => {
+      switch (p.rule) {
+        case 'stopped_itself':
+          return '请升级 OpenClaw，然后重新启动网关（`openclaw gateway start`）';
+        case 'external_supervisor':
+          return '由该守护进程负责重启网关，或把 watchdog.restartCommand 设为经由它重启网关的命令';
+        case 'app_bundled':
+          return '网关停止时请重新打开 OpenClaw 应用；如需 BreakerBar 重启，请安装网关服务（`openclaw gateway install`）或设置 watchdog.restartCommand';
+      }
+    },
     'doctor.restart.noPlanFix':
       '把 watchdog.restartCommand 设为重启网关的命令（参数数组，程序用绝对路径），或安装 openclaw CLI',
     'doctor.privacy.private': '数据目录及其中的文件仅当前用户可访问（0700、0600）',

@@ -2,6 +2,8 @@
 import { moment as at } from '../i18n.js';
 import { area } from './area.js';
 
+type OwnerRule = 'stopped_itself' | 'external_supervisor' | 'app_bundled';
+
 export const headline = area(
   {
     // What is wrong.
@@ -54,6 +56,12 @@ export const headline = area(
     'headline.watchOnly': 'watch only: the watchdog is off',
     'headline.blockedNeverHealthy': 'no automatic restart: the gateway was never seen healthy',
     'headline.blocked': (p: { problem: string }) => `no automatic restart: ${p.problem}`,
+    'headline.blockedByOwner': (p: { rule: OwnerRule; who: string }): string =>
+      p.rule === 'stopped_itself'
+        ? 'no automatic restart: OpenClaw stopped itself (its database schema is newer, exit 78); upgrade OpenClaw'
+        : p.rule === 'external_supervisor'
+          ? `no automatic restart: an external supervisor runs the gateway (${p.who})`
+          : "no automatic restart: the OpenClaw app's bundled gateway runs and stops with the app",
     'headline.maintenance': (p: { until: number | null; now: number }, f) =>
       p.until === null
         ? 'maintenance: no alerts, no automatic restarts'
@@ -114,6 +122,12 @@ export const headline = area(
     'headline.watchOnly': '仅监视：看门狗已关闭',
     'headline.blockedNeverHealthy': '不会自动重启：从未见到网关健康',
     'headline.blocked': (p: { problem: string }) => `不会自动重启：${p.problem}`,
+    'headline.blockedByOwner': (p: { rule: OwnerRule; who: string }): string =>
+      p.rule === 'stopped_itself'
+        ? '不会自动重启：OpenClaw 已自行停止（数据库结构较新，退出码 78）；请升级 OpenClaw'
+        : p.rule === 'external_supervisor'
+          ? `不会自动重启：网关由外部守护进程运行（${p.who}）`
+          : '不会自动重启：OpenClaw 应用自带的网关随应用启动和停止',
     'headline.maintenance': (p: { until: number | null; now: number }, f) =>
       p.until === null ? '维护中：不告警，不自动重启' : `维护至 ${at(p.until, p.now, f)}：不告警，不自动重启`,
     'headline.quietHours': (p: { until: number | null; now: number }, f) =>

@@ -70,7 +70,8 @@ type Blocked =
   | { cause: 'not_openclaw'; detail: string }
   | { cause: 'never_healthy'; problem: string | null }
   | { cause: 'unchecked' }
-  | { cause: 'not_runnable'; problem: string | null };
+  | { cause: 'not_runnable'; problem: string | null }
+  | { cause: 'owner'; rule: 'stopped_itself' | 'external_supervisor' | 'app_bundled'; who: string };
 
 const enDeps = (deps: Array<{ dep: string; fallbacks: string[] }>) =>
   deps.map((d) => `${d.dep} → ${d.fallbacks.join(', ')}`).join('; ');
@@ -130,6 +131,15 @@ export const notices = area(
           return 'The restart strategy has not been checked yet.';
         case 'not_runnable':
           return `No way to restart the gateway here: ${p.problem ?? 'no restart strategy'}.`;
+        case 'owner':
+          switch (p.rule) {
+            case 'stopped_itself':
+              return `OpenClaw stopped itself: its database schema is newer than this gateway (exit 78). Upgrade OpenClaw; BreakerBar does not restart a gateway OpenClaw parked on purpose (${p.who}).`;
+            case 'external_supervisor':
+              return `The gateway runs under an external supervisor (${p.who}; OPENCLAW_SUPERVISOR_MODE=external), which restarts it. BreakerBar alerts instead; set watchdog.restartCommand to restart it through that supervisor.`;
+            case 'app_bundled':
+              return "The gateway is the OpenClaw app's bundled gateway: it runs while the app runs, with no CLI or LaunchAgent to restart it through. Reopen the OpenClaw app, install the gateway service (`openclaw gateway install`), or set watchdog.restartCommand.";
+          }
       }
     },
     'notices.restartDeferred.body': (
@@ -249,6 +259,15 @@ export const notices = area(
           return '尚未检查重启方式。';
         case 'not_runnable':
           return `这里无法重启网关：${p.problem ?? '没有可用的重启方式'}。`;
+        case 'owner':
+          switch (p.rule) {
+            case 'stopped_itself':
+              return `OpenClaw 已自行停止：它的数据库结构比这个网关新（退出码 78）。请升级 OpenClaw；BreakerBar 不会重启被 OpenClaw 有意停下的网关（${p.who}）。`;
+            case 'external_supervisor':
+              return `网关由外部守护进程管理（${p.who}；OPENCLAW_SUPERVISOR_MODE=external），由它负责重启。BreakerBar 只发出提醒；如需经由该守护进程重启，请设置 watchdog.restartCommand。`;
+            case 'app_bundled':
+              return '这是 OpenClaw 应用自带的网关：随应用运行，没有可用来重启它的命令行工具或 LaunchAgent。请重新打开 OpenClaw 应用、安装网关服务（`openclaw gateway install`），或设置 watchdog.restartCommand。';
+          }
       }
     },
     'notices.restartDeferred.body': (

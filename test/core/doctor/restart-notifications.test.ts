@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Environment } from '../../../main/core/config/index.js';
 import { type DoctorReport, type Finding, runDoctor } from '../../../main/core/doctor/index.js';
 import { fakeExecutable } from '../gateway/fake-executable.js';
+import { ownerFixture } from '../gateway/owner-fixtures.js';
 import { fixture } from '../gateway/service-fixtures.js';
 
 const UNIT = 'openclaw-gateway.service';
@@ -66,6 +67,7 @@ describe('restart strategy', () => {
     expect(restart.map((f) => [f.level, f.title])).toEqual([
       ['info', 'watchdog on'],
       ['ok', 'every restart (manual, health, storm): restart command: /bin/true'],
+      ['info', 'gateway owner: unknown'],
     ]);
   });
 
@@ -140,6 +142,50 @@ describe('restart strategy', () => {
     expect(unitState?.title).toBe(
       `systemd unit ${UNIT}: failed (failed), result start-limit-hit, last exit status 1, 10 automatic restarts`,
     );
+  });
+
+  it("names the gateway's owner: OpenClaw stopped itself (exit 78) is an error with the fix, and no restart advice", async () => {
+    const unitDir = join(tmp, 'home', '.config', 'systemd', 'user');
+    mkdirSync(unitDir, { recursive: true });
+    writeFileSync(join(unitDir, UNIT), '[Service]\n');
+    const show = `--user show ${UNIT} --property=LoadState,LoadError,ActiveState,SubState,Result,MainPID,NRestarts,ExecMainStatus,UnitFileState,FragmentPath`;
+    const parked = fixture('systemctl show failed exit 78');
+    fakeExecutable(binDir, 'systemctl', {
+      [show]: { ...parked, stdout: parked.stdout.replaceAll('/home/ada', join(tmp, 'home')) },
+      [`--user show ${UNIT} --property=Environment`]: { stdout: ownerFixture('systemctl-show-environment-plain.txt') },
+    });
+    const restart = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
+    const owner = restart.find((f) => f.title.startsWith('OpenClaw stopped itself'));
+    expect(owner).toMatchObject({
+      level: 'error',
+      title:
+        'OpenClaw stopped itself: its database schema is newer than this gateway (exit 78); BreakerBar will not restart it',
+      fix: 'upgrade OpenClaw, then start the gateway again (`openclaw gateway start`)',
+    });
+    expect(owner?.detail).toContain('last exit status 78');
+    expect(restart.some((f) => f.fix?.includes('reset-failed'))).toBe(false);
+  });
+
+  it("names the gateway's owner: an external supervisor without restartCommand is a warning naming it", async () => {
+    const unitDir = join(tmp, 'home', '.config', 'systemd', 'user');
+    mkdirSync(unitDir, { recursive: true });
+    writeFileSync(join(unitDir, UNIT), '[Service]\n');
+    const show = `--user show ${UNIT} --property=LoadState,LoadError,ActiveState,SubState,Result,MainPID,NRestarts,ExecMainStatus,UnitFileState,FragmentPath`;
+    const active = fixture('systemctl show active');
+    fakeExecutable(binDir, 'systemctl', {
+      [show]: { ...active, stdout: active.stdout.replaceAll('/home/ada', join(tmp, 'home')) },
+      [`--user show ${UNIT} --property=Environment`]: {
+        stdout: ownerFixture('systemctl-show-environment-external.txt'),
+      },
+    });
+    const restart = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
+    const owner = restart.find((f) => f.title.startsWith('gateway owner'));
+    expect(owner).toMatchObject({
+      level: 'warn',
+      title: `gateway owner: an external supervisor: systemd user unit ${UNIT}; BreakerBar alerts instead of restarting it`,
+    });
+    expect(owner?.words?.title).toMatchObject({ key: 'doctor.restart.ownerBlocked' });
+    expect(owner?.fix).toContain('watchdog.restartCommand');
   });
 
   it('no user bus for systemctl: the plan cannot work, and the doctor says why', async () => {

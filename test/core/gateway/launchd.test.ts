@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chooseRestart, executeRestart, type RestartPlan } from '../../../main/core/gateway/control.js';
 import { type FakeAnswer, fakeExecutable } from './fake-executable.js';
+import { ownerFixture } from './owner-fixtures.js';
 import { fixture } from './service-fixtures.js';
 import { type Harness, harness } from './strategy-harness.js';
 
@@ -206,6 +207,22 @@ describe('launchd strategy', () => {
     expect(attempt.message).toBe(
       `launchctl kickstart -k ${LABEL}: the gateway is not installed as a LaunchAgent here: ${LABEL} is not loaded and ~/Library/LaunchAgents/${LABEL}.plist does not exist; install it with \`openclaw gateway install\`, or set watchdog.restartCommand to how you run the gateway`,
     );
+  });
+
+  it('a LaunchAgent OpenClaw parked with exit 78 is never kickstarted: the restart fails saying why', async () => {
+    plist();
+    const launchctl = fakeExecutable(h.bin, 'launchctl', {
+      [`print ${TARGET}`]: {
+        stdout: ownerFixture('launchctl-print-stopped-itself.txt').replaceAll('/Users/ada', h.home),
+      },
+    });
+    const attempt = await executeRestart(plan(), h.context(h.environment()));
+    expect(launchctl.lines()).toEqual([`launchctl print ${TARGET}`]);
+    expect(attempt.outcome).toBe('failed');
+    expect(attempt.message).toContain(
+      'OpenClaw stopped itself: its database schema is newer than this gateway (exit 78); upgrade OpenClaw',
+    );
+    expect(attempt.message).toContain('last exit code = 78: EX_CONFIG');
   });
 
   it('a disabled LaunchAgent is left alone', async () => {

@@ -101,6 +101,26 @@ describe('probeGateway against the simulated gateway', () => {
     expect(result.detail).toContain('not ready: telegram, discord');
   });
 
+  it('/readyz failing (503, a channel down) with /healthz live and /startupz started is ok, never dead', async () => {
+    const body = (name: string) =>
+      readFileSync(new URL(`../../fixtures/gateway-owner/${name}`, import.meta.url), 'utf8');
+    const answer =
+      (status: number, text: string): Route =>
+      (_req, res) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(text);
+      };
+    const gw = await serve({
+      '/healthz': answer(200, body('healthz-live.json')),
+      '/startupz': answer(200, body('startupz-started.json')),
+      '/readyz': answer(503, body('readyz-channel-down.json')),
+    });
+    const result = await probeGateway(fast(gw.baseUrl));
+    expect(result).toMatchObject({ class: 'ok', ok: true, dead: false, startup: 'started' });
+    expect(result.ready).toEqual({ ready: false, failing: ['telegram'], uptimeMs: 734215 });
+    expect(result.detail).toContain('not ready: telegram');
+  });
+
   it('an older gateway without /startupz is ok with startup unknown', async () => {
     const gw = await gateway({ withoutStartupz: true });
     const result = await probeGateway(fast(gw.baseUrl));

@@ -12,6 +12,7 @@ import {
   type StrategyEnvironment,
 } from '../../../main/core/gateway/control.js';
 import { type FakeAnswer, fakeExecutable } from './fake-executable.js';
+import { ownerFixture } from './owner-fixtures.js';
 import { fixture } from './service-fixtures.js';
 import { type Harness, harness } from './strategy-harness.js';
 
@@ -54,6 +55,24 @@ describe('systemd strategy', () => {
     });
     expect(plan(linux({ profile: 'lab' })).argv.at(-1)).toBe('openclaw-gateway-lab.service');
     expect(plan(linux({ env: { PATH: h.bin, OPENCLAW_SYSTEMD_UNIT: 'my-gw' } })).argv.at(-1)).toBe('my-gw.service');
+  });
+
+  it('a unit OpenClaw stopped with exit 78 (failed or inactive) is neither reset nor restarted', async () => {
+    unitFile();
+    for (const show of [
+      at('systemctl show failed exit 78'),
+      { stdout: ownerFixture('systemctl-show-inactive-exit-78.txt').replaceAll('/home/ada', h.home) },
+    ]) {
+      const systemctl = fakeExecutable(h.bin, 'systemctl', { [SHOW]: show });
+      const attempt = await executeRestart(plan(), h.context(linux()));
+      // Only the unit is read (the fake's log spans both rounds): no reset-failed, no restart.
+      expect(new Set(systemctl.lines())).toEqual(new Set([`systemctl ${SHOW}`]));
+      expect(attempt.outcome).toBe('failed');
+      expect(attempt.message).toContain(
+        'OpenClaw stopped itself: its database schema is newer than this gateway (exit 78); upgrade OpenClaw',
+      );
+      expect(attempt.message).toContain('ExecMainStatus=78');
+    }
   });
 
   it('a failed unit (start limit hit): reset-failed, restart, then verify it is active', async () => {

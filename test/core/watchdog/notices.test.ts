@@ -211,3 +211,26 @@ describe('restart, transition and budget notices', () => {
     expect(budgetNotice(rate as never, 1, zh).body).toBe('过去一分钟使用了 123,456 个 token（预算 100,000）。');
   });
 });
+
+describe("the gateway's owner holds a restart", () => {
+  it('is worded in English and Chinese, naming the supervisor', () => {
+    const alert: Alert = {
+      kind: 'watchdog_blocked',
+      dep: null,
+      blocked: { cause: 'owner', rule: 'external_supervisor', who: 'supervisord (pid 812)' },
+      message: 'Not restarting: the gateway runs under an external supervisor.',
+    };
+    expect(alertNotice(alert, 0, en).body).toContain(
+      'external supervisor (supervisord (pid 812); OPENCLAW_SUPERVISOR_MODE=external)',
+    );
+    expect(alertNotice(alert, 0, zh).body).toContain('外部守护进程管理（supervisord (pid 812)');
+    const stopped: Alert = {
+      ...alert,
+      blocked: { cause: 'owner', rule: 'stopped_itself', who: 'LaunchAgent ai.openclaw.gateway' },
+    };
+    expect(alertNotice(stopped, 0, en).body).toContain(
+      'OpenClaw stopped itself: its database schema is newer than this gateway (exit 78). Upgrade OpenClaw',
+    );
+    expect(alertNotice(stopped, 0, zh).body).toContain('请升级 OpenClaw');
+  });
+});

@@ -773,3 +773,70 @@ describe('uptime and wall-clock steps', () => {
     expect(young.probe(30 * SEC, probe('ok', 'started', 10 * MIN - 2 * HOUR + 15 * SEC)).kind).toBe('healthy');
   });
 });
+
+describe("the gateway's owner", () => {
+  const owned = (rule: 'stopped_itself' | 'external_supervisor' | 'app_bundled', who: string): StrategyCheck => ({
+    runnable: false,
+    problem: `reason for ${rule}`,
+    service: 'parked',
+    ownerBlock: {
+      rule,
+      owner:
+        rule === 'external_supervisor' ? 'external-supervisor' : rule === 'app_bundled' ? 'app-bundled' : 'launchd',
+      who,
+      reason: `reason for ${rule}`,
+    },
+  });
+
+  it('a gateway OpenClaw stopped itself (exit 78) is never restarted, even before it was seen healthy; alerted once', () => {
+    const p = fresh();
+    p.strategyChecked(owned('stopped_itself', 'LaunchAgent ai.openclaw.gateway'));
+    const ds: Decision[] = [];
+    for (let t = 0; t <= 10 * MIN; t += 5 * SEC) {
+      ds.push(p.probe(t, probe('refused')));
+      if (t % MIN === 0) ds.push(p.check(t, storm()));
+    }
+    expect(restarts(ds)).toHaveLength(0);
+    const alerts = ds.flatMap((d) => d.alerts);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({
+      kind: 'watchdog_blocked',
+      blocked: { cause: 'owner', rule: 'stopped_itself', who: 'LaunchAgent ai.openclaw.gateway' },
+    });
+    expect(ds.at(-1)?.reason).toBe('not restarting: reason for stopped_itself');
+  });
+
+  it('an external supervisor: a dead gateway is alerted and named, not restarted', () => {
+    const p = policy({ healthFailuresBeforeRestart: 1, deadAfterMs: 0 });
+    p.strategyChecked(owned('external_supervisor', 'supervisord (pid 812)'));
+    const d = p.probe(0, probe('refused'));
+    expect(d.restart).toBeNull();
+    expect(d.kind).toBe('unverified');
+    expect(d.alerts.map((a) => a.kind)).toEqual(['gateway_down', 'watchdog_blocked']);
+    expect(d.alerts[1]).toMatchObject({ blocked: { cause: 'owner', who: 'supervisord (pid 812)' } });
+  });
+
+  it("the app's bundled gateway: a storm is not restarted; once the owner allows it, it is", () => {
+    const p = policy({ threshold: 1 });
+    p.strategyChecked(owned('app_bundled', "the OpenClaw app's bundled gateway"));
+    expect(p.check(0, storm()).kind).toBe('unverified');
+    p.strategyChecked(RUNNABLE);
+    expect(p.check(2 * MIN, storm()).kind).toBe('restart');
+  });
+});
+
+describe('/readyz is never a reason to restart', () => {
+  it('a failing channel (/readyz 503) with /healthz and /startupz fine is a healthy probe, however long', () => {
+    const p = policy({ healthFailuresBeforeRestart: 1, deadAfterMs: 0 });
+    // What probe.ts makes of /healthz 200 live, /startupz 200 started, /readyz 503 {ready:false, failing:[telegram]}.
+    const channelDown: ProbeInput = {
+      class: 'ok',
+      dead: false,
+      startup: 'started',
+      detail: 'live (/healthz 200 in 3 ms), started; not ready: telegram',
+    };
+    const ds = Array.from({ length: 40 }, (_, i) => p.probe(i * 15 * SEC, channelDown));
+    expect(restarts(ds)).toHaveLength(0);
+    expect(ds.every((d) => d.kind === 'healthy')).toBe(true);
+  });
+});

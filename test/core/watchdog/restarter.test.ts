@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Restarter, type RestarterSettings } from '../../../main/core/watchdog/restarter.js';
 import { fakeExecutable } from '../gateway/fake-executable.js';
+import { ownerFixture } from '../gateway/owner-fixtures.js';
 import { fixture } from '../gateway/service-fixtures.js';
 import { type Harness, harness } from '../gateway/strategy-harness.js';
 
@@ -139,6 +140,37 @@ describe('Restarter', () => {
       steps: [],
       service: null,
     });
+  });
+
+  it('an external supervisor holds every restart without restartCommand: verify says why, execute runs nothing', async () => {
+    const plist = h.file(join(h.home, 'Library', 'LaunchAgents', `${LABEL}.plist`), '<plist/>');
+    const openclaw = fakeExecutable(h.bin, 'openclaw', {});
+    fakeExecutable(h.bin, 'launchctl', {
+      [`print ${TARGET(501)}`]: { stdout: fixture('launchctl print running').stdout.replaceAll('/Users/ada', h.home) },
+    });
+    fakeExecutable(h.bin, 'plutil', {
+      [`-extract EnvironmentVariables json -o - ${plist}`]: {
+        stdout: ownerFixture('plutil-environment-external.json'),
+      },
+    });
+    const restarter = new Restarter({ ...SETTINGS, gatewayPort: 18789 }, h.environment(), undefined, virtual);
+    const verified = await restarter.verify(true);
+    expect(verified.runnable).toBe(false);
+    expect(verified.owner).toMatchObject({ owner: 'external-supervisor', supervisor: `LaunchAgent ${LABEL}` });
+    expect(verified.problem).toContain('the gateway runs under an external supervisor');
+    const executed = await restarter.execute(manual);
+    expect(executed.outcome).toBe('failed');
+    expect(executed.message).toContain('not restarting: the gateway runs under an external supervisor');
+    expect(openclaw.calls()).toEqual([]);
+
+    // With a restartCommand the user says how to go through the supervisor: allowed.
+    const own = new Restarter(
+      { ...SETTINGS, gatewayPort: 18789, restartCommand: [openclaw.path, 'gateway', 'restart'] },
+      h.environment(),
+      undefined,
+      virtual,
+    );
+    expect((await own.verify(true)).ownerBlock).toBeNull();
   });
 
   it('verify answers for the configured strategy without restarting anything', async () => {

@@ -24,6 +24,7 @@ import {
 } from '../../service/launchctl-print.js';
 import { findExecutable, serviceNameOverride, serviceProfile } from './environment.js';
 import { combineSteps, failureOf, fileExists, pathFor, StepRunner, shorten, succeeded, tildeFor } from './steps.js';
+import { STOPPED_ITSELF_REASON, stoppedItself } from './stopped-itself.js';
 import type {
   ExecutionContext,
   RestartAttempt,
@@ -206,6 +207,9 @@ export function launchdProblem(
   identity: LaunchdIdentity,
   env: StrategyEnvironment,
 ): string | null {
+  if (stoppedItself(state)) {
+    return `${STOPPED_ITSELF_REASON} (LaunchAgent ${identity.label}: ${state.state ?? 'not running'}, last exit code = ${state.lastExit}); BreakerBar never kickstarts a gateway OpenClaw parked on purpose`;
+  }
   switch (state.health) {
     case 'unknown':
       return state.problem ?? state.summary;

@@ -17,6 +17,7 @@ import { parseSystemctlShow, SYSTEMD_SHOW_PROPERTIES, type SystemdUnitShow } fro
 import { findExecutable, serviceNameOverride, serviceProfile } from './environment.js';
 import { SETTLE_POLL_MS } from './launchd.js';
 import { combineSteps, failureOf, fileExists, pathFor, StepRunner, succeeded, tildeFor } from './steps.js';
+import { STOPPED_ITSELF_REASON, stoppedItself } from './stopped-itself.js';
 import type {
   ExecutionContext,
   RestartAttempt,
@@ -190,6 +191,9 @@ export async function inspectSystemd(
 
 /** Why nothing can be restarted for this unit state, or null when something can. */
 export function systemdProblem(state: ServiceState, identity: SystemdIdentity): string | null {
+  if (stoppedItself(state)) {
+    return `${STOPPED_ITSELF_REASON} (${identity.unit}: ${state.state}, ExecMainStatus=${state.lastExit}); BreakerBar never resets or restarts a gateway OpenClaw stopped on purpose`;
+  }
   switch (state.health) {
     case 'unknown':
       return state.problem ?? state.summary;
