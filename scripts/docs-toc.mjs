@@ -23,6 +23,7 @@ const PAGES = [
   ['classification.md', 'how each upstream call gets its outcome'],
   ['openclaw-sources.md', "OpenClaw's files in detail, and what is counted from each"],
   ['gateway-restarts.md', 'what a restart does to OpenClaw, measured'],
+  ['recovery-on-the-real-gateway.md', 'storm, death, hang: what the watchdog does to a real gateway, tested'],
   ['operations.md', 'one host, a fleet, troubleshooting'],
   ['development.md', 'building, testing, the rules the tests keep'],
   ['architecture.md', 'the modules, their layers, adding an endpoint'],

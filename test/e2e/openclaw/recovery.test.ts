@@ -21,7 +21,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
 import { type BreakerBar, startBreakerBar } from './harness/breakerbar.js';
@@ -101,8 +101,12 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     desktop = await startDesktopSession();
   }, 900_000);
 
+  // Each scenario's gateway and daemon stop with it: the next one has the machine to itself.
+  afterEach(async () => {
+    for (const scenario of [...running]) await stopScenario(scenario);
+  }, 120_000);
+
   afterAll(async () => {
-    for (const scenario of running) await stopScenario(scenario);
     await desktop?.stop();
   }, 120_000);
 
@@ -232,7 +236,9 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       (provider) => {
         provider.steady('storm', 'rate_limit');
         provider.steady('backup', 'ok');
-        provider.retryAfterSeconds = 2;
+        // Longer than OpenClaw's cap on a server-requested wait (`retry.provider.maxRetryDelayMs`, 60 s): with a
+        // fallback configured, OpenClaw then fails over at once instead of retrying the primary for minutes.
+        provider.retryAfterSeconds = 120;
       },
     );
     const agents = keepSending(gateway, ['agent-a', 'agent-b']);
@@ -314,6 +320,51 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     ]);
   }, 900_000);
 
+  it('a hung gateway: the provider accepts and never answers, OpenClaw reports the run stalled, BreakerBar restarts it (`hung`), the agents answer again', async () => {
+    const { breakerbar, mock, gateway } = await startScenario(
+      'hung',
+      // Longer than OpenClaw's own stall report (2 min of a run without progress, fixed in 2026.9.6): the
+      // request must still hang when the report comes.
+      {
+        providers: [{ id: 'mock', models: ['slow'] }],
+        primary: 'mock/slow',
+        fallbacks: [],
+        providerTimeoutSeconds: 600,
+      },
+      // Stalled sessions and no upstream attempt for 30 s (5 min) count as hung: the stall report itself already
+      // comes after two minutes without progress.
+      { ...SHORTENED, watchdog: { ...SHORTENED.watchdog, hungAfterSec: 30 } },
+      (provider) => {
+        provider.steady('slow', 'ok');
+        provider.hold('slow');
+      },
+    );
+    const story = () => storyOf(breakerbar, mock, []);
+    const stuck = gateway.turn('stuck');
+    await until(() => restarts(breakerbar).length > 0, 420_000, story, 500);
+    // The provider answers again: the run OpenClaw resumes after the restart goes through.
+    mock.release('slow');
+    await until(
+      () => restarts(breakerbar).some((r) => r.result !== 'running' && r.result !== 'pending'),
+      420_000,
+      story,
+      500,
+    );
+    const after = await gateway.turn('after');
+    expect(after.exitCode, after.output).toBe(0);
+    await stuck;
+    await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 180_000, story, 500);
+    console.log(`hung scenario:\n${await story()}`);
+    expect(gateway.logEntries().some((e) => e.subsystem === 'diagnostic' && /^stalled session/.test(e.message))).toBe(
+      true,
+    );
+    expect(restarts(breakerbar)).toHaveLength(1);
+    expect(restarts(breakerbar)[0]).toMatchObject({ evidence: 'hung', result: 'recovered', strategy: 'openclaw-cli' });
+    expect(restarts(breakerbar)[0]?.command).toMatch(/openclaw gateway restart --json --wait 30s$/);
+    expect(incidents(breakerbar)).toHaveLength(1);
+    expect(webhookKinds(breakerbar)).toEqual(['incident_opened', 'incident_resolved']);
+  }, 900_000);
+
   it('the gateway restarting itself (SIGUSR2, then `openclaw gateway restart` by hand): no restart by BreakerBar, no alert', async () => {
     const { breakerbar, mock, gateway } = await startScenario(
       'self',
@@ -392,6 +443,38 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     expect(breakerbar.desktop()).toEqual([]);
   }, 900_000);
 
+  it('healthy mixed traffic for 10 minutes of gateway time, BreakerBar on its defaults: no incident, no notice, no restart', async () => {
+    const { breakerbar, mock, gateway } = await startScenario(
+      'healthy',
+      { providers: [{ id: 'mock', models: ['ok', 'ok_long'] }], primary: 'mock/ok', fallbacks: ['mock/ok_long'] },
+      // Nothing shortened: this is what a user's BreakerBar does beside a gateway that is fine.
+      {},
+    );
+    const began = Date.now();
+    const agents = keepSending(gateway, ['short', 'long'], (session) =>
+      session.startsWith('long') ? 'mock/ok_long' : undefined,
+    );
+    try {
+      await until(() => Date.now() - began >= HEALTHY_FOR_MS, HEALTHY_FOR_MS + 60_000, 'ten minutes of traffic', 1000);
+    } finally {
+      await agents.stop();
+    }
+    console.log(`healthy scenario:\n${await storyOf(breakerbar, mock, agents.results)}`);
+    expect(agents.results.length).toBeGreaterThan(20);
+    expect(agents.results.filter((t) => t.exitCode !== 0)).toEqual([]);
+    expect(new Set(mock.requests.map((r) => r.model))).toEqual(new Set(['ok', 'ok_long']));
+    expect(restarts(breakerbar)).toEqual([]);
+    expect(incidents(breakerbar)).toEqual([]);
+    expect(breakerbar.query('SELECT * FROM breaker_transitions')).toEqual([]);
+    expect(breakerbar.query('SELECT kind, title FROM notifications')).toEqual([]);
+    expect(webhookKinds(breakerbar)).toEqual([]);
+    expect(breakerbar.desktop()).toEqual([]);
+    const decided = breakerbar.query<{ decision: string }>('SELECT DISTINCT decision FROM watchdog_decisions');
+    expect(new Set(decided.map((row) => row.decision))).toEqual(new Set(['healthy', 'quiet']));
+    const headline = (await breakerbar.cli(['status'])).stdout.split('\n')[0] ?? '';
+    expect(headline).toMatch(/^All well/);
+  }, 900_000);
+
   it('the one-click restart (the API the tray and the dashboard call): recorded as manual, the gateway seen back', async () => {
     const { breakerbar, mock, gateway } = await startScenario(
       'manual',
@@ -423,15 +506,22 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
   }, 900_000);
 });
 
-/** Agents that keep sending turns, one after the other per session, until stopped. */
-function keepSending(gateway: RealGateway, sessions: readonly string[]) {
+/** How long the healthy scenario's traffic lasts: ten minutes of gateway time. */
+const HEALTHY_FOR_MS = 10 * 60_000;
+
+/** Agents that keep sending turns, one after the other per session, until stopped; `model` picks each turn's. */
+function keepSending(
+  gateway: RealGateway,
+  sessions: readonly string[],
+  model: (session: string) => string | undefined = () => undefined,
+) {
   let stopped = false;
   const results: TurnResult[] = [];
   let turn = 0;
   const loops = sessions.map(async (session) => {
     while (!stopped) {
       turn += 1;
-      results.push(await gateway.turn(`${session}-${turn}`));
+      results.push(await gateway.turn(`${session}-${turn}`, model(session)));
     }
   });
   return {
