@@ -64,6 +64,12 @@ export interface Condition {
   severity: Severity;
   /** Needs to hold for the grace before it opens an incident. */
   graced: boolean;
+  /**
+   * Keeps the open incident it is already part of open, but never opens or joins one: a gateway that is
+   * down while it is being restarted (the remedy under way) is no new trouble, yet the trouble that called
+   * for the restart is not over before the gateway is back.
+   */
+  holdsOnly?: boolean;
   /** When the trouble began by its own evidence (a breaker's trip), if earlier than it was first looked at. */
   since?: number;
   /** In English, for the timeline. */
@@ -104,14 +110,16 @@ export function conditionsOf(world: IncidentWorld): Condition[] {
     }
   }
   // A gateway down because BreakerBar (or OpenClaw itself) is restarting it is the remedy under way, not a
-  // new trouble; a restart that does not bring it back ends its verification, and then it counts.
-  if (world.gateway?.dead && !world.watchdog?.restarting) {
+  // new trouble, but it keeps the incident of a dead gateway open until the gateway is back; a restart that
+  // does not bring it back ends its verification, and then it counts.
+  if (world.gateway?.dead) {
     out.push({
       key: 'gateway_dead',
       cause: 'gateway_dead',
       dep: null,
       severity: 'critical',
       graced: true,
+      ...(world.watchdog?.restarting ? { holdsOnly: true } : {}),
       text: `gateway dead: ${world.gateway.detail}`,
     });
   }
@@ -193,10 +201,11 @@ export type IncidentChange =
 /** One step of the rules: the state after `now` and what changed. */
 export function step(
   state: TrackerState,
-  conditions: readonly Condition[],
+  all: readonly Condition[],
   now: number,
   settings: IncidentSettings,
 ): { state: TrackerState; changes: IncidentChange[] } {
+  const conditions = all.filter((c) => !c.holdsOnly || (state.open?.holding.includes(c.key) ?? false));
   const seen: Record<string, number> = {};
   for (const condition of conditions) {
     seen[condition.key] = state.seen[condition.key] ?? Math.min(now, condition.since ?? now);

@@ -59,13 +59,46 @@ describe('conditionsOf', () => {
     expect(conditionsOf(world())).toEqual([]);
   });
 
-  it('does not count a gateway down while a restart is running or being verified: that is the remedy', () => {
+  it('never opens an incident for a gateway down while a restart is running or being verified: that is the remedy', () => {
     const dead = { dead: true, detail: 'connection refused' };
     const restarting = { enabled: true, budgetRemaining: 3, maxRestartsPerHour: 4, restarting: true };
-    expect(conditionsOf(world({ gateway: dead, watchdog: restarting })).map((c) => c.cause)).toEqual([]);
+    expect(conditionsOf(world({ gateway: dead, watchdog: restarting })).map((c) => [c.cause, c.holdsOnly])).toEqual([
+      ['gateway_dead', true],
+    ]);
+    expect(run(every5s(0, 300_000, world({ gateway: dead, watchdog: restarting }))).changes).toEqual([]);
     expect(
       conditionsOf(world({ gateway: dead, watchdog: { ...restarting, restarting: false } })).map((c) => c.cause),
     ).toEqual(['gateway_dead']);
+  });
+
+  it('keeps the incident of a dead gateway open while BreakerBar restarts it, and closes it once the gateway is back', () => {
+    const dead = { dead: true, detail: 'connection refused' };
+    const watchdog = { enabled: true, budgetRemaining: 3, maxRestartsPerHour: 4, restarting: false };
+    const { changes } = run([
+      ...every5s(0, 60_000, world({ gateway: dead, watchdog })),
+      // The restart runs and is verified for 45 s, the gateway still down.
+      ...every5s(65_000, 110_000, world({ gateway: dead, watchdog: { ...watchdog, restarting: true } })),
+      ...every5s(115_000, 160_000, world({ gateway: { dead: false, detail: 'ok' }, watchdog })),
+    ]);
+    expect(changes.map((c) => [c.kind, c.at - T0])).toEqual([
+      ['open', 0],
+      ['close', 115_000],
+    ]);
+  });
+
+  it('does not add a gateway down for its restart to an incident it was not part of (a storm restarted with --safe)', () => {
+    const restarting = { enabled: true, budgetRemaining: 3, maxRestartsPerHour: 4, restarting: true };
+    const storm = world({ breakers: [openBreaker('zhipu/glm-5.1')] });
+    const { state, changes } = run([
+      ...every5s(0, 60_000, storm),
+      ...every5s(65_000, 80_000, {
+        ...storm,
+        gateway: { dead: true, detail: 'connection refused' },
+        watchdog: restarting,
+      }),
+    ]);
+    expect(changes.map((c) => c.kind)).toEqual(['open']);
+    expect(state.open?.causes).toEqual(['breaker']);
   });
 
   it('names each cause with its key, dependency, severity and whether the grace applies', () => {

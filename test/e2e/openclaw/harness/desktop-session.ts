@@ -25,8 +25,10 @@ export interface DesktopSession {
 }
 
 export async function startDesktopSession(): Promise<DesktopSession> {
+  // Every output not read is 'ignore': a pipe nobody drains fills up, and the daemon writing to it blocks (dunst
+  // warns on stderr for each notification; after a few hundred, notify-send would hang).
   const bus = spawn('dbus-daemon', ['--session', '--nofork', '--print-address=1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'ignore'],
     detached: true,
   });
   const busAddress = await firstLine(bus, 'dbus-daemon');
@@ -34,7 +36,7 @@ export async function startDesktopSession(): Promise<DesktopSession> {
   const shown: DesktopNotification[] = [];
   const daemon = spawn('xvfb-run', ['-a', 'dunst', '-print'], {
     env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: busAddress },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'ignore'],
     // Its own process group: xvfb-run's Xvfb and dunst are stopped together.
     detached: true,
   });
