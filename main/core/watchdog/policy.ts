@@ -577,7 +577,13 @@ export class WatchdogPolicy {
     this.s.healthFailures += 1;
     this.s.deadSince ??= now;
     const deadFor = now - this.s.deadSince;
-    const streak = `${result.detail} (dead probe ${this.s.healthFailures} of ${this.settings.healthFailuresBeforeRestart}, for ${seconds(deadFor)} of ${seconds(this.settings.deadAfterMs)})`;
+    // Past the count, only the time is still to come: "dead probe 5 (2 needed)", never "5 of 2".
+    const needed = this.settings.healthFailuresBeforeRestart;
+    const count =
+      this.s.healthFailures <= needed
+        ? `dead probe ${this.s.healthFailures} of ${needed}`
+        : `dead probe ${this.s.healthFailures} (${needed} needed)`;
+    const streak = `${result.detail} (${count}, for ${seconds(deadFor)} of ${seconds(this.settings.deadAfterMs)})`;
     if (this.s.healthFailures < this.settings.healthFailuresBeforeRestart || deadFor < this.settings.deadAfterMs)
       return this.decision('probe', 'dead', streak);
     // Down during a restart in flight is expected, not news: the restart's own notices say it.

@@ -556,6 +556,9 @@ describe('evidence before action', () => {
     expect(ds.flatMap((d) => d.alerts)).toEqual([]);
     const dead = [p.probe(20 * SEC, probe('refused')), p.probe(30 * SEC, probe('refused'))];
     expect(dead.map((d) => d.kind)).toEqual(['dead', 'dead']);
+    // Past the count, only the time is still to come.
+    expect(ds[2]?.reason).toBe('refused (dead probe 3 (2 needed), for 10 s of 20 s)');
+    expect(dead[1]?.reason).toBe('refused (dead probe 2 of 2, for 10 s of 20 s)');
     expect(p.probe(40 * SEC, probe('refused')).restart).toMatchObject({ evidence: 'dead' });
   });
 
