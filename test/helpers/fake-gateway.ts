@@ -12,7 +12,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type FakeGatewayMode = 'metrics' | 'not-found' | 'empty' | 'html' | 'hang';
+export type FakeGatewayMode = 'metrics' | 'not-found' | 'empty' | 'html' | 'hang' | 'starting';
 
 /** One `openclaw_model_call_total` series, in the terms OpenClaw's plugin uses. */
 export interface ModelCallLabels {
@@ -179,6 +179,10 @@ function serve(mode: FakeGatewayMode, body: string, res: ServerResponse): void {
       return; // never answers; the client must time out
     case 'not-found':
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      return;
+    case 'starting':
+      // What OpenClaw answers on every route while it starts or drains.
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"ok":false,"status":"starting"}');
       return;
     case 'empty':
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end('');

@@ -383,6 +383,9 @@ export class GatewayMetricsSource implements Source {
   private onStatus(status: number): void {
     if (status === 401 || status === 403) this.setState('unauthorized', this.tokenMessage(status));
     else if (status === 404) this.setState('off', METRICS_OFF_MESSAGE);
+    // A gateway starting up, draining or restarting answers every route 503: the gateway's state, which the
+    // probes report, not a fault of this reader (measured on OpenClaw 2026.9.6 right after a restart).
+    else if (status === 503) this.setState('unreachable', `the gateway is not ready (HTTP 503 from ${METRICS_PATH})`);
     else this.setState('error', `OpenClaw's metrics endpoint answered HTTP ${status}`);
   }
 

@@ -501,6 +501,20 @@ describe('GatewayMetricsSource: when the endpoint does not serve metrics', () =>
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it('takes a gateway answering 503 while it starts for the gateway not ready, not an error of its own', async () => {
+    const capture = captureLog();
+    gateway.mode = 'starting';
+    const source = startSource({ log: capture.log });
+    await scrapes(source, 3);
+    expect(source.metricsStatus()).toMatchObject({ state: 'unreachable' });
+    expect(source.metricsStatus().message).toContain('not ready (HTTP 503');
+    expect(source.status().lastError).toBeNull();
+    expect(capture.warnings()).toEqual([]);
+    gateway.set(ZHIPU_OK, 1);
+    gateway.mode = 'metrics';
+    await until(() => source.metricsStatus().state === 'ok');
+  });
+
   it('reports a gateway that is not running without warnings', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

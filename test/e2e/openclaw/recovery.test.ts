@@ -353,8 +353,9 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
   it('a hung gateway: the provider accepts and never answers, OpenClaw reports the run stalled, BreakerBar restarts it (`hung`), the agents answer again', async () => {
     const { breakerbar, mock, gateway } = await startScenario(
       'hung',
-      // Longer than OpenClaw's own stall report (2 min of a run without progress, fixed in 2026.9.6): the
-      // request must still hang when the report comes.
+      // Longer than OpenClaw's own stall report: 2026.9.6 calls a model call without progress "long-running"
+      // until 6 min (its stuck-session abort age), and only then reports the session stalled; the request must
+      // still hang when the report comes.
       {
         providers: [{ id: 'mock', models: ['slow'] }],
         primary: 'mock/slow',
@@ -362,7 +363,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
         providerTimeoutSeconds: 600,
       },
       // Stalled sessions and no upstream attempt for 30 s (5 min) count as hung: the stall report itself already
-      // comes after two minutes without progress.
+      // comes after six minutes without progress.
       { ...SHORTENED, watchdog: { ...SHORTENED.watchdog, hungAfterSec: 30 } },
       (provider) => {
         provider.steady('slow', 'ok');
@@ -371,7 +372,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     );
     const story = () => storyOf(breakerbar, mock, []);
     const stuck = gateway.turn('stuck');
-    await until(() => restarts(breakerbar).length > 0, 420_000, story, 500);
+    await until(() => restarts(breakerbar).length > 0, 600_000, story, 1000);
     // The provider answers again: the run OpenClaw resumes after the restart goes through.
     mock.release('slow');
     await until(
