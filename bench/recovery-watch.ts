@@ -10,13 +10,18 @@ import type { RealGateway } from '../test/e2e/openclaw/harness/gateway.js';
 
 /** A process start later than the one before by more than this is a new process (uptime is wall-clock ms). */
 const NEW_PROCESS_SLACK_MS = 5000;
+/** Generous: on a loaded machine a probe answered late is not an outage. */
+const PROBE_TIMEOUT_MS = 3000;
 
 export interface GatewayWatch {
   /** When each gateway process seen started (epoch ms, from now − uptime), the first one included. */
   readonly starts: number[];
   /** When a new start was first seen by the watch. */
   readonly startsSeenAt: number[];
-  /** Total ms the watch's `/readyz` probe got no answer (refused, reset, timed out). */
+  /**
+   * Total ms from a `/readyz` probe that got no answer (refused, reset, 3 s without one) to the next one that
+   * did; a span still open when the watch stops is counted up to then.
+   */
   readonly unansweredMs: number;
   /** OpenClaw's cooldown of `dep` as last read (epoch ms), or null when none is in force. */
   cooldownUntil(at?: number): number | null;
@@ -31,13 +36,19 @@ export function watchGateway(gateway: RealGateway, dep: string, intervalMs = 100
   const cooldowns: Array<{ seenAt: number; until: number | null }> = [];
   const reader = new OpenClawCooldowns({ stateDir: gateway.stateDir, log: silentLogger, clock: Date.now });
   let unansweredMs = 0;
+  let downSince: number | null = null;
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
       const asked = Date.now();
-      const answer = await gateway.probe('/readyz', Math.min(intervalMs, 1500));
+      const answer = await gateway.probe('/readyz', PROBE_TIMEOUT_MS);
       const now = Date.now();
-      if (answer.status === null) unansweredMs += Math.max(intervalMs, now - asked);
+      // Unreachable from the first unanswered probe until the next answered one was asked.
+      if (answer.status === null) downSince ??= asked;
+      else if (downSince !== null) {
+        unansweredMs += asked - downSince;
+        downSince = null;
+      }
       const uptime = uptimeOf(answer.body);
       if (uptime !== null) {
         const start = now - uptime;
@@ -58,7 +69,7 @@ export function watchGateway(gateway: RealGateway, dep: string, intervalMs = 100
     starts,
     startsSeenAt,
     get unansweredMs() {
-      return unansweredMs;
+      return unansweredMs + (downSince === null ? 0 : Date.now() - downSince);
     },
     cooldownUntil: (at = Date.now()) => {
       let deadline: number | null = null;

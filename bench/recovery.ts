@@ -86,6 +86,8 @@ interface Figures {
   restartFlavour: string;
   restartResult: string;
   processRestarted: number | null;
+  /** From the restart issued to OpenClaw restarted: the drain. */
+  restartTookEffect: number | null;
   recoveryMs: number | null;
   unreachable: number;
   recovered: number;
@@ -98,6 +100,7 @@ interface Figures {
   turns: number;
   failedInStorm: number;
   failedAfterRecovery: number;
+  longestTurn: number | null;
 }
 
 function figures(arm: ArmResult): Figures {
@@ -117,6 +120,7 @@ function figures(arm: ArmResult): Figures {
     restartFlavour: restart?.command ? (/--(safe|wait|force)\b/.exec(restart.command)?.[0] ?? 'no flavour') : '',
     restartResult: restart?.result ?? '',
     processRestarted: rel(arm.processStarts[0]),
+    restartTookEffect: restart && arm.processStarts[0] !== undefined ? arm.processStarts[0] - restart.ts : null,
     recoveryMs: restart?.recovery_ms ?? null,
     unreachable: arm.unansweredMs,
     recovered: r - t0,
@@ -129,6 +133,7 @@ function figures(arm: ArmResult): Figures {
     turns: arm.turns.length,
     failedInStorm: failed.filter((t) => t.endedAt >= t0 && t.endedAt < (firstOkEnd ?? Number.POSITIVE_INFINITY)).length,
     failedAfterRecovery: failed.filter((t) => t.endedAt >= r).length,
+    longestTurn: arm.turns.length === 0 ? null : Math.max(...arm.turns.map((t) => t.endedAt - t.startedAt)),
   };
 }
 
@@ -141,7 +146,8 @@ const plus = (ms: number | null) => (ms === null ? '—' : `+${seconds(ms)}`);
 const diff = (a: number | null, b: number | null) => {
   if (a === null || b === null) return '—';
   const d = a - b;
-  return `${d >= 0 ? '+' : '−'}${seconds(Math.abs(d))}`;
+  if (Math.abs(d) < 50) return seconds(0);
+  return `${d > 0 ? '+' : '−'}${seconds(Math.abs(d))}`;
 };
 
 function print(arm: ArmResult): void {
@@ -190,9 +196,11 @@ function report(acting: ArmResult, off: ArmResult): void {
   else if (turnDelta < -SAME_MS)
     verdict = `The restart brought the agents back **${seconds(-turnDelta)} sooner** (first successful turn after the provider recovered), the first successful upstream attempt ${attemptDelta < 0 ? `${seconds(-attemptDelta)} sooner` : `${seconds(attemptDelta)} later`}.`;
   else if (turnDelta > SAME_MS)
-    verdict = `The restart did **not** help: with it the first successful turn came **${seconds(turnDelta)} later** than without it (the first successful upstream attempt ${attemptDelta >= 0 ? `${seconds(attemptDelta)} later` : `${seconds(-attemptDelta)} sooner`}), and the gateway was unreachable for ${seconds(a.unreachable)}.`;
+    verdict = `The restart did **not** help: with it the first successful turn came **${seconds(turnDelta)} later** than without it (the first successful upstream attempt ${attemptDelta >= 0 ? `${seconds(attemptDelta)} later` : `${seconds(-attemptDelta)} sooner`}).`;
   else
-    verdict = `The restart did **not** help: the first successful turn came within ${seconds(SAME_MS)} of the same time with and without it (${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}), and the gateway was unreachable for ${seconds(a.unreachable)} with it.`;
+    verdict = `The restart did **not** help: the first successful turn came within ${seconds(SAME_MS)} of the same time with and without it (${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}).`;
+  if (a.restartIssued !== null)
+    verdict += ` What the restart did: it took effect ${s(a.restartTookEffect)} after it was issued${a.processRestarted !== null && a.processRestarted > a.recovered ? `, ${s(a.processRestarted - a.recovered)} after the provider had recovered` : ''}; the gateway was unreachable ${s(a.unreachable)} (${s(o.unreachable)} without it), ${a.failedAfterRecovery} turns failed after the recovery (${o.failedAfterRecovery} without it), and the first turn begun after the recovery ended ok ${diff(a.firstOkTurnStartedAfter, o.firstOkTurnStartedAfter)} compared with the arm without it.`;
 
   const markdown = `## Recovery after a 429 storm: watchdog acting vs. off (\`npm run bench -- recovery\`)
 
@@ -216,17 +224,19 @@ ${row('first 429 → first desktop notification', s(a.desktop), s(o.desktop), di
 ${row('first 429 → `incident_opened` webhook', s(a.webhook), s(o.webhook), diff(a.webhook, o.webhook))}
 ${row('restart issued (after the first 429)', a.restartIssued === null ? 'none' : `${s(a.restartIssued)} (\`${a.restartFlavour}\`)`, o.restartIssued === null ? 'none' : s(o.restartIssued))}
 ${row('OpenClaw restarted (uptime reset, after the first 429)', a.processRestarted === null ? 'no' : s(a.processRestarted), o.processRestarted === null ? 'no' : s(o.processRestarted))}
+${row('restart issued → OpenClaw restarted', s(a.restartTookEffect), s(o.restartTookEffect))}
 ${row('restart record: result, recovery time', a.restartIssued === null ? '—' : `${a.restartResult}, ${s(a.recoveryMs)}`, o.restartIssued === null ? '—' : `${o.restartResult}, ${s(o.recoveryMs)}`)}
-${row('gateway unreachable (`/readyz` unanswered)', s(a.unreachable), s(o.unreachable), diff(a.unreachable, o.unreachable))}
+${row('gateway unreachable (`/readyz` refused, or no answer in 3 s)', s(a.unreachable), s(o.unreachable), diff(a.unreachable, o.unreachable))}
 ${row('429s the provider sent', String(a.rateLimited), String(o.rateLimited))}
 ${row('provider recovered (after the first 429)', s(a.recovered), s(o.recovered))}
-${row("OpenClaw's cooldown of the model left at the recovery", s(a.cooldownLeft), s(o.cooldownLeft))}
+${row("OpenClaw's own cooldown of the model left at the recovery", a.cooldownLeft === null ? 'none' : s(a.cooldownLeft), o.cooldownLeft === null ? 'none' : s(o.cooldownLeft))}
 ${row('recovery → first successful upstream attempt', s(a.firstOkAttempt), s(o.firstOkAttempt), diff(a.firstOkAttempt, o.firstOkAttempt))}
 ${row('recovery → first successful turn (ending after it)', s(a.firstOkTurnEnded), s(o.firstOkTurnEnded), diff(a.firstOkTurnEnded, o.firstOkTurnEnded))}
 ${row('recovery → first successful turn begun after it', s(a.firstOkTurnStartedAfter), s(o.firstOkTurnStartedAfter), diff(a.firstOkTurnStartedAfter, o.firstOkTurnStartedAfter))}
 ${row('**first 429 → first successful turn (MTTR)**', s(a.mttr), s(o.mttr), diff(a.mttr, o.mttr))}
 ${row('turns failed from the first 429 to the first successful turn', String(a.failedInStorm), String(o.failedInStorm), String(a.failedInStorm - o.failedInStorm))}
 ${row('turns failed after the recovery', String(a.failedAfterRecovery), String(o.failedAfterRecovery))}
+${row('longest turn (wall time of one `openclaw agent`)', s(a.longestTurn), s(o.longestTurn), diff(a.longestTurn, o.longestTurn))}
 ${row('turns in all', String(a.turns), String(o.turns))}
 
 ${verdict}${acting.complete && off.complete ? '' : ' (An arm hit its deadline before everything it waits for happened.)'}`;
