@@ -92,6 +92,8 @@ interface Figures {
   unreachable: number;
   recovered: number;
   cooldownLeft: number | null;
+  /** When OpenClaw's next retry was due, after the recovery: the last 429 before it + the Retry-After. */
+  retryDue: number | null;
   firstOkAttempt: number | null;
   firstOkTurnEnded: number | null;
   firstOkTurnStartedAfter: number | null;
@@ -112,6 +114,8 @@ function figures(arm: ArmResult): Figures {
   const firstOkEnd = min(okTurns.filter((t) => t.endedAt >= r).map((t) => t.endedAt));
   const firstOkStartedAfter = min(okTurns.filter((t) => t.startedAt >= r).map((t) => t.endedAt));
   const failed = arm.turns.filter((t) => t.exitCode !== 0);
+  const limitedBefore = arm.requests.filter((q) => q.answer === 'rate_limit' && q.at < r).map((q) => q.at);
+  const lastLimited = limitedBefore.length === 0 ? null : Math.max(...limitedBefore);
   return {
     breakerOut: rel(arm.breakerOut?.at),
     desktop: rel(arm.firstDesktop?.at),
@@ -125,6 +129,7 @@ function figures(arm: ArmResult): Figures {
     unreachable: arm.unansweredMs,
     recovered: r - t0,
     cooldownLeft: arm.cooldownAtRecovery === null ? null : arm.cooldownAtRecovery - r,
+    retryDue: lastLimited === null ? null : lastLimited + RETRY_AFTER_SEC * 1000 - r,
     firstOkAttempt: after(arm.requests.find((q) => q.answer === 'ok' && q.at >= r)?.at),
     firstOkTurnEnded: after(firstOkEnd),
     firstOkTurnStartedAfter: after(firstOkStartedAfter),
@@ -180,7 +185,7 @@ function print(arm: ArmResult): void {
   );
 }
 
-function report(acting: ArmResult, off: ArmResult): void {
+export function report(acting: ArmResult, off: ArmResult): void {
   const a = figures(acting);
   const o = figures(off);
   const row = (name: string, x: string, y: string, d = '') => `| ${name} | ${x} | ${y} | ${d} |`;
@@ -188,17 +193,20 @@ function report(acting: ArmResult, off: ArmResult): void {
     a.firstOkTurnEnded !== null && o.firstOkTurnEnded !== null ? a.firstOkTurnEnded - o.firstOkTurnEnded : null;
   const attemptDelta =
     a.firstOkAttempt !== null && o.firstOkAttempt !== null ? a.firstOkAttempt - o.firstOkAttempt : null;
+  const phase = `OpenClaw's retry of the runs in flight was due ${s(a.retryDue)} after the recovery with the watchdog acting and ${s(o.retryDue)} without (the last 429 before it + ${RETRY_AFTER_SEC} s)`;
   let verdict: string;
   if (a.restartIssued === null)
     verdict = 'The acting arm issued no restart, so this run compares nothing: see the timelines printed.';
-  else if (turnDelta === null || attemptDelta === null)
+  else if (turnDelta === null || attemptDelta === null || a.mttr === null)
     verdict = `One arm did not recover within ${seconds(SETTLE_MS)} of the provider: see the timelines printed.`;
+  else if (a.processRestarted === null || a.mttr < a.processRestarted)
+    verdict = `The restart played **no part** in the recovery: with the watchdog acting the first successful turn ended ${a.processRestarted === null ? 'and OpenClaw never restarted' : `${s(a.processRestarted - a.mttr)} before OpenClaw restarted`}. In both arms it was a run in flight through the storm that OpenClaw itself retried at the provider's Retry-After pace; ${phase}, which is the difference between the arms (${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}).`;
   else if (turnDelta < -SAME_MS)
-    verdict = `The restart brought the agents back **${seconds(-turnDelta)} sooner** (first successful turn after the provider recovered), the first successful upstream attempt ${attemptDelta < 0 ? `${seconds(-attemptDelta)} sooner` : `${seconds(attemptDelta)} later`}.`;
+    verdict = `The restart brought the agents back **${seconds(-turnDelta)} sooner** (first successful turn after the provider recovered; the first successful upstream attempt ${diff(a.firstOkAttempt, o.firstOkAttempt)}); ${phase}.`;
   else if (turnDelta > SAME_MS)
-    verdict = `The restart did **not** help: with it the first successful turn came **${seconds(turnDelta)} later** than without it (the first successful upstream attempt ${attemptDelta >= 0 ? `${seconds(attemptDelta)} later` : `${seconds(-attemptDelta)} sooner`}).`;
+    verdict = `The restart did **not** help: with it the first successful turn came **${seconds(turnDelta)} later** than without it (the first successful upstream attempt ${diff(a.firstOkAttempt, o.firstOkAttempt)}); ${phase}.`;
   else
-    verdict = `The restart did **not** help: the first successful turn came within ${seconds(SAME_MS)} of the same time with and without it (${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}).`;
+    verdict = `The restart did **not** help: the first successful turn came within ${seconds(SAME_MS)} of the same time with and without it (${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}); ${phase}.`;
   if (a.restartIssued !== null)
     verdict += ` What the restart did: it took effect ${s(a.restartTookEffect)} after it was issued${a.processRestarted !== null && a.processRestarted > a.recovered ? `, ${s(a.processRestarted - a.recovered)} after the provider had recovered` : ''}; the gateway was unreachable ${s(a.unreachable)} (${s(o.unreachable)} without it), ${a.failedAfterRecovery} turns failed after the recovery (${o.failedAfterRecovery} without it), and the first turn begun after the recovery ended ok ${diff(a.firstOkTurnStartedAfter, o.firstOkTurnStartedAfter)} compared with the arm without it.`;
 
@@ -212,10 +220,10 @@ notifications through libnotify to dunst and a generic webhook, on the suite's s
 2 s, storm checks every 5 s over 10 s, three in a row; the storm restart held at most 30 s for a Retry-After;
 incidents after 10 s). **Acting**: the watchdog live (it restarts with \`openclaw gateway restart --safe\`).
 **Off**: \`watchdog.enabled: false\`, BreakerBar still watching and notifying. The provider recovers at the same
-moment after the first 429 in both (${seconds(acting.recoveredAt - acting.t0)}; the acting arm's restart was
-issued before it). Times count from the first 429'd request the mock received, except the last rows', which
-count from the provider's recovery. "Turn" means an \`openclaw agent\` run exiting 0; the first one ending after
-the recovery, and the first one begun after it.
+moment after the first 429 in both (${seconds(acting.recoveredAt - acting.t0)}; ${a.restartIssued === null ? 'the acting arm issued no restart' : a.restartIssued <= a.recovered ? "the acting arm's restart was issued before it" : "the acting arm's restart was issued after it"}). Times count from the first 429'd request the mock received; rows beginning "recovery →" count
+from the provider's recovery. A successful turn is an \`openclaw agent\` run exiting 0 (the first one ending after
+the recovery, and the first one begun after it); a restart is seen by \`/readyz\`'s uptime going back, polled every
+second, and OpenClaw's own cooldowns are read from its state databases.
 
 | figure | watchdog acting | watchdog off | acting − off |
 |---|---:|---:|---:|
@@ -230,6 +238,7 @@ ${row('gateway unreachable (`/readyz` refused, or no answer in 3 s)', s(a.unreac
 ${row('429s the provider sent', String(a.rateLimited), String(o.rateLimited))}
 ${row('provider recovered (after the first 429)', s(a.recovered), s(o.recovered))}
 ${row("OpenClaw's own cooldown of the model left at the recovery", a.cooldownLeft === null ? 'none' : s(a.cooldownLeft), o.cooldownLeft === null ? 'none' : s(o.cooldownLeft))}
+${row("recovery → OpenClaw's next retry due (last 429 + Retry-After)", s(a.retryDue), s(o.retryDue), diff(a.retryDue, o.retryDue))}
 ${row('recovery → first successful upstream attempt', s(a.firstOkAttempt), s(o.firstOkAttempt), diff(a.firstOkAttempt, o.firstOkAttempt))}
 ${row('recovery → first successful turn (ending after it)', s(a.firstOkTurnEnded), s(o.firstOkTurnEnded), diff(a.firstOkTurnEnded, o.firstOkTurnEnded))}
 ${row('recovery → first successful turn begun after it', s(a.firstOkTurnStartedAfter), s(o.firstOkTurnStartedAfter), diff(a.firstOkTurnStartedAfter, o.firstOkTurnStartedAfter))}
