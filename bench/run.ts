@@ -1,12 +1,14 @@
 /**
  * `npm run bench -- [name ...] [options]`: runs benchmarks, records their
  * figures in docs/benchmarks.md and prints a summary table at the end.
- * Names: scan, agentdb, latency, detection, idle, api, resume, store, rehearsal, load (or all,
- * the default: every one in that order).
+ * Names: scan, agentdb, latency, detection, idle, api, resume, store, rehearsal, load, recovery (or all,
+ * the default: every one in that order). recovery runs a 429 storm twice on the real OpenClaw gateway
+ * (about 10 min; it needs dbus, dunst, xvfb-run and libnotify's notify-send, and skips without them).
  *
  * Options:
  *   --quick        shrink every corpus so the whole suite runs in a few minutes
- *                  (a smoke test, e.g. in CI: figures are printed, not recorded)
+ *                  (a smoke test, e.g. in CI: figures are printed, not recorded); recovery has no
+ *                  corpus to shrink and is skipped
  *   --size-mb N    resume: size of the generated state directory (default 1024)
  *   --events N     store: events stored before the history query (default 10,000,000)
  *   --rate N       load: calls a second appended in the live phase (default 10,000; 0 skips it)
@@ -20,6 +22,7 @@ import { detectionBench } from './detection.js';
 import { idleBench } from './idle.js';
 import { latencyBench } from './latency.js';
 import { loadBench } from './load.js';
+import { recoveryBench } from './recovery.js';
 import { rehearsalBench } from './rehearsal.js';
 import { setRecording, summaryTable } from './report.js';
 import { resumeBench } from './resume.js';
@@ -101,6 +104,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
       backfillMb: countOption('backfill-mb', quick ? 50 : 1024),
       sessions: 100,
     }),
+  recovery: () => recoveryBench({ quick }),
 };
 
 const chosen = names.length === 0 || names.includes('all') ? Object.keys(BENCHES) : names;

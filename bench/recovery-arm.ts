@@ -1,0 +1,245 @@
+/**
+ * One arm of the recovery benchmark: the storm of `test/e2e/openclaw/recovery.test.ts` on a real gateway of
+ * its own (the mock provider answering `mock/storm` with 429 and `Retry-After: 30`, two sessions sending turns
+ * one after the other, BreakerBar's daemon beside it with desktop notifications and a webhook), the provider
+ * recovering at a moment the caller sets relative to the first 429, and everything read back afterwards as
+ * times relative to that first 429.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BreakerBar, startBreakerBar } from '../test/e2e/openclaw/harness/breakerbar.js';
+import type { DesktopSession } from '../test/e2e/openclaw/harness/desktop-session.js';
+import { type RealGateway, startGateway } from '../test/e2e/openclaw/harness/gateway.js';
+import { startMockProvider } from '../test/e2e/openclaw/harness/mock-provider.js';
+import type { OpenClawRuntime } from '../test/e2e/openclaw/harness/runtime.js';
+import { until } from '../test/helpers/transcripts.js';
+import { watchGateway } from './recovery-watch.js';
+
+export const MODEL = 'storm';
+export const DEP = `mock/${MODEL}`;
+export const RETRY_AFTER_SEC = 30;
+export const SESSIONS = ['agent-a', 'agent-b'] as const;
+
+/**
+ * recovery.test.ts's SHORTENED config, copied (the test file imports vitest): health probes every 2 s, storm
+ * checks every 5 s over 10 s, an incident after 10 s of trouble, closed after 15 s without; and the storm
+ * restart held for at most 30 s for a Retry-After (600 s by default), so the storm outlives the hold.
+ */
+export const STORM_CONFIG = {
+  health: { intervalSec: 2 },
+  watchdog: { checkIntervalSec: 5, windowSec: 10, maxDeferralSec: 30 },
+  incidents: { graceSec: 10, settleSec: 15 },
+};
+
+export interface TimedTurn {
+  sessionId: string;
+  startedAt: number;
+  endedAt: number;
+  exitCode: number | null;
+}
+
+export interface RestartRecord {
+  ts: number;
+  trigger: string;
+  result: string;
+  command: string | null;
+  exit_code: number | null;
+  recovery_ms: number | null;
+  detail: string | null;
+}
+
+export interface ArmResult {
+  name: string;
+  watchdog: boolean;
+  /** The mock received the first 429'd request (epoch ms): every figure counts from here. */
+  t0: number;
+  /** When the provider began answering ok. */
+  recoveredAt: number;
+  /** Provider requests, oldest first. */
+  requests: Array<{ at: number; answer: string }>;
+  breakerOut: { at: number; to: string; reason: string } | null;
+  firstDesktop: { at: number; summary: string } | null;
+  incidentWebhook: number | null;
+  restarts: RestartRecord[];
+  /** Gateway process starts seen by uptime after the first one. */
+  processStarts: number[];
+  unansweredMs: number;
+  cooldownAtRecovery: number | null;
+  cooldowns: Array<{ seenAt: number; until: number | null }>;
+  turns: TimedTurn[];
+  /** Breaker transitions, non-routine watchdog decisions, notices: printed, not recorded. */
+  story: string[];
+  /** Whether every condition the arm waits for after the recovery was met before its deadline. */
+  complete: boolean;
+}
+
+export interface ArmOptions {
+  name: string;
+  runtime: OpenClawRuntime;
+  desktop: DesktopSession;
+  watchdog: boolean;
+  /**
+   * When the provider recovers, ms after the first 429. With `waitForRestart`, a restart not yet issued by
+   * then moves it to just after the restart is issued (the result's `recoveredAt` says when it was).
+   */
+  recoverAfterMs: number;
+  waitForRestart: boolean;
+  /** Longest wait, after the recovery, for a successful attempt, a successful turn and a settled restart. */
+  settleMs: number;
+  log: (line: string) => void;
+}
+
+const UNFINISHED = ['running', 'recovering', 'pending'];
+
+export async function runArm(options: ArmOptions): Promise<ArmResult> {
+  const { runtime, desktop, log } = options;
+  const root = mkdtempSync(join(tmpdir(), `bb-bench-recovery-${options.name}-`));
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    const mock = await startMockProvider();
+    stops.unshift(() => mock.close());
+    mock.steady(MODEL, 'rate_limit');
+    mock.retryAfterSeconds = RETRY_AFTER_SEC;
+    const gateway = await startGateway({
+      runtime,
+      root,
+      mock,
+      providers: [{ id: 'mock', models: [MODEL] }],
+      primary: DEP,
+      fallbacks: [],
+      providerTimeoutSeconds: 90,
+    });
+    stops.unshift(() => gateway.stop());
+    const config = { ...STORM_CONFIG, watchdog: { ...STORM_CONFIG.watchdog, enabled: options.watchdog } };
+    const breakerbar = await startBreakerBar({ root, runtime, gateway, desktop, config });
+    stops.unshift(() => breakerbar.stop());
+    const watch = watchGateway(gateway, DEP);
+    stops.unshift(() => watch.stop());
+    log(`${options.name}: gateway on :${gateway.port}, BreakerBar's watchdog ${options.watchdog ? 'live' : 'off'}`);
+
+    const agents = keepSending(gateway, SESSIONS);
+    // By then the turns still in flight are waited for already; stopping the gateway ends any left.
+    stops.unshift(() => agents.stop(5000));
+    await until(() => mock.requests.some((r) => r.answer === 'rate_limit'), 180_000, 'the first 429', 50);
+    const t0 = (mock.requests.find((r) => r.answer === 'rate_limit') as { at: number }).at;
+    log(`${options.name}: first 429 at ${new Date(t0).toISOString()}`);
+
+    await sleepUntil(t0 + options.recoverAfterMs);
+    if (options.waitForRestart && restarts(breakerbar).length === 0) {
+      log(
+        `${options.name}: no restart issued ${seconds(options.recoverAfterMs)} after the first 429; recovering once one is`,
+      );
+      await until(() => restarts(breakerbar).length > 0, 300_000, 'a restart', 200).catch(() =>
+        log(`${options.name}: still no restart: recovering anyway`),
+      );
+    }
+    mock.steady(MODEL, 'ok');
+    const recoveredAt = Date.now();
+    log(`${options.name}: provider recovered at +${seconds(recoveredAt - t0)}`);
+
+    const settled = () =>
+      mock.requests.some((r) => r.answer === 'ok' && r.at >= recoveredAt) &&
+      agents.turns.some((t) => t.startedAt >= recoveredAt && t.exitCode === 0) &&
+      restarts(breakerbar).every((r) => !UNFINISHED.includes(r.result));
+    let complete = true;
+    await until(settled, options.settleMs, 'recovery', 500).catch(() => {
+      complete = false;
+      log(`${options.name}: not everything recovered within ${seconds(options.settleMs)} of the provider`);
+    });
+    await agents.stop(90_000);
+    await watch.stop();
+
+    return {
+      name: options.name,
+      watchdog: options.watchdog,
+      t0,
+      recoveredAt,
+      requests: mock.requests.filter((r) => r.model === MODEL).map((r) => ({ at: r.at, answer: r.answer })),
+      breakerOut: firstBreakerOut(breakerbar),
+      firstDesktop: breakerbar.desktop()[0] ?? null,
+      incidentWebhook: breakerbar.webhooks.find((w) => w.kind === 'incident_opened')?.at ?? null,
+      restarts: restarts(breakerbar),
+      processStarts: watch.starts.slice(1),
+      unansweredMs: watch.unansweredMs,
+      cooldownAtRecovery: watch.cooldownUntil(recoveredAt),
+      cooldowns: [...watch.cooldowns],
+      turns: [...agents.turns],
+      story: storyOf(breakerbar, t0),
+      complete,
+    };
+  } finally {
+    for (const stop of stops) await stop().catch((error: Error) => log(`${options.name}: stopping: ${error.message}`));
+    // BREAKERBAR_E2E_KEEP=1 leaves the state, logs and database behind for a look, as in the suite.
+    if (process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(root, { recursive: true, force: true });
+    else log(`${options.name}: kept ${root}`);
+  }
+}
+
+/** The suite's agents: sessions sending turns one after the other (a new session id per turn) until stopped. */
+function keepSending(gateway: RealGateway, sessions: readonly string[]) {
+  let stopped = false;
+  const turns: TimedTurn[] = [];
+  let n = 0;
+  const loops = Promise.all(
+    sessions.map(async (session) => {
+      while (!stopped) {
+        n += 1;
+        const startedAt = Date.now();
+        const result = await gateway.turn(`${session}-${n}`);
+        turns.push({ sessionId: result.sessionId, startedAt, endedAt: Date.now(), exitCode: result.exitCode });
+      }
+    }),
+  );
+  return {
+    turns,
+    /** Stops starting turns; waits for those in flight, at most `timeoutMs` (stopping the gateway ends the rest). */
+    stop: async (timeoutMs: number) => {
+      stopped = true;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([loops, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+function restarts(breakerbar: BreakerBar): RestartRecord[] {
+  return breakerbar.query<RestartRecord>(
+    'SELECT ts, trigger, result, command, exit_code, recovery_ms, detail FROM restarts ORDER BY id',
+  );
+}
+
+function firstBreakerOut(breakerbar: BreakerBar): ArmResult['breakerOut'] {
+  const row = breakerbar.query<{ ts: number; to_state: string; reason: string }>(
+    "SELECT ts, to_state, reason FROM breaker_transitions WHERE dep = ? AND from_state = 'closed' ORDER BY id LIMIT 1",
+    DEP,
+  )[0];
+  return row ? { at: row.ts, to: row.to_state, reason: row.reason } : null;
+}
+
+function storyOf(breakerbar: BreakerBar, t0: number): string[] {
+  const rel = (ts: number) => `+${seconds(ts - t0)}`;
+  const lines: Array<[number, string]> = [];
+  for (const t of breakerbar.query<{ ts: number; from_state: string; to_state: string; reason: string }>(
+    'SELECT ts, from_state, to_state, reason FROM breaker_transitions WHERE dep = ? ORDER BY id',
+    DEP,
+  ))
+    lines.push([t.ts, `breaker ${t.from_state} → ${t.to_state}: ${t.reason}`]);
+  for (const d of breakerbar.query<{ ts: number; source: string; decision: string; reason: string }>(
+    "SELECT ts, source, decision, reason FROM watchdog_decisions WHERE decision NOT IN ('ok', 'healthy', 'quiet', 'counting', 'deferred') ORDER BY id",
+  ))
+    lines.push([d.ts, `decision ${d.source}/${d.decision}: ${d.reason}`]);
+  for (const n of breakerbar.query<{ ts: number; kind: string; channel: string; title: string }>(
+    'SELECT ts, kind, channel, title FROM notifications ORDER BY id',
+  ))
+    lines.push([n.ts, `notice ${n.channel} ${n.kind}: ${n.title}`]);
+  return lines.sort((a, b) => a[0] - b[0]).map(([ts, text]) => `${rel(ts)} ${text}`);
+}
+
+function sleepUntil(at: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+}
+
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
