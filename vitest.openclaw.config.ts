@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/e2e/openclaw/**/*.test.ts'],
+    // The recovery scenarios run on their own (vitest.recovery.config.ts, `npm run test:recovery`).
+    exclude: ['test/e2e/openclaw/recovery.test.ts', '**/node_modules/**'],
     testTimeout: 180_000,
     hookTimeout: 900_000,
     pool: 'forks',

@@ -185,6 +185,9 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
         // The provider asks for 30 s each time, so the restart would be held for the longest allowed, 10 min;
         // 30 s lets the storm outlive the hold within the test.
         watchdog: { ...SHORTENED.watchdog, maxDeferralSec: 30 },
+        // Each failed trial doubles the breaker's open period (up to 10 min): after a storm of several
+        // minutes it stays open for minutes after the provider is back. 1 min keeps that within the test.
+        breakers: { maxOpenMs: 60_000 },
       },
       (provider) => {
         provider.steady('storm', 'rate_limit');
@@ -207,7 +210,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       await agents.stop();
       const after = await gateway.turn('after-recovery');
       expect(after.exitCode, after.output).toBe(0);
-      await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 120_000, story, 500);
+      await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 240_000, story, 500);
       console.log(`storm scenario:\n${await story()}`);
 
       const firstRateLimit = mock.requests.find((r) => r.answer === 'rate_limit') as { at: number };
@@ -245,14 +248,18 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       expect(timeline).toContain('restart');
 
       expect(webhookKinds(breakerbar)).toEqual(['incident_opened', 'incident_resolved']);
-      expectDesktop(breakerbar, [
-        'breaker_throttled',
-        'incident_opened',
-        'restart_deferred',
-        'restart_started',
-        ['restart_succeeded', 'breaker_closed'],
-        'incident_resolved',
-      ]);
+      expectDesktop(
+        breakerbar,
+        [
+          'breaker_throttled',
+          'incident_opened',
+          'restart_deferred',
+          'restart_started',
+          ['restart_succeeded', 'breaker_closed'],
+          'incident_resolved',
+        ],
+        ['breaker_throttled', 'divergence'],
+      );
     } finally {
       await agents.stop();
     }
@@ -282,9 +289,12 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       // Every turn was answered: by the fallback while the primary was rate limited.
       expect(agents.results.filter((t) => t.exitCode !== 0)).toEqual([]);
       mock.steady('storm', 'ok');
-      const after = await gateway.turn('after-storm');
-      expect(after.exitCode, after.output).toBe(0);
-      await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 180_000, story, 500);
+      // Two sessions: a breaker closes on successful trials from more than one session.
+      for (const session of ['after-storm-a', 'after-storm-b']) {
+        const after = await gateway.turn(session);
+        expect(after.exitCode, after.output).toBe(0);
+      }
+      await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 240_000, story, 500);
       console.log(`fallback scenario:\n${await story()}\nheadline: ${headline}`);
       expect(restarts(breakerbar)).toEqual([]);
       expect(decisionKinds(breakerbar, ['restart', 'deferred'])).toEqual([]);
@@ -390,8 +400,8 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       true,
     );
     expect(restarts(breakerbar)).toHaveLength(1);
-    expect(restarts(breakerbar)[0]).toMatchObject({ evidence: 'hung', result: 'recovered', strategy: 'openclaw-cli' });
-    expect(restarts(breakerbar)[0]?.command).toMatch(/openclaw gateway restart --json --wait 30s$/);
+    expect(restarts(breakerbar)[0]).toMatchObject({ evidence: 'hung', result: 'recovered', strategy: 'openclaw' });
+    expect(commandTail(restarts(breakerbar)[0])).toEqual(['gateway', 'restart', '--json', '--wait', '30s']);
     expect(incidents(breakerbar)).toHaveLength(1);
     expect(webhookKinds(breakerbar)).toEqual(['incident_opened', 'incident_resolved']);
   }, 900_000);
@@ -522,8 +532,8 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     expect(after.exitCode, after.output).toBe(0);
     console.log(`one-click restart scenario:\n${await story()}`);
     expect(restarts(breakerbar)).toHaveLength(1);
-    expect(restarts(breakerbar)[0]).toMatchObject({ trigger: 'manual', result: 'recovered', strategy: 'openclaw-cli' });
-    expect(restarts(breakerbar)[0]?.command).toMatch(/openclaw gateway restart --json --safe$/);
+    expect(restarts(breakerbar)[0]).toMatchObject({ trigger: 'manual', result: 'recovered', strategy: 'openclaw' });
+    expect(commandTail(restarts(breakerbar)[0])).toEqual(['gateway', 'restart', '--json', '--safe']);
     expect(incidents(breakerbar)).toEqual([]);
     expect(webhookKinds(breakerbar)).toEqual([]);
     expectDesktop(breakerbar, ['restart_started', 'restart_succeeded']);
@@ -582,6 +592,13 @@ function incidents(breakerbar: BreakerBar): IncidentRow[] {
   return breakerbar.query<IncidentRow>('SELECT * FROM incidents ORDER BY id');
 }
 
+/** The restart's command after the `openclaw` it ran (stored as a JSON argv). */
+function commandTail(restart: RestartRow | undefined): string[] {
+  const argv = JSON.parse(restart?.command ?? '[]') as string[];
+  expect(argv[0]).toMatch(/\/openclaw$/);
+  return argv.slice(1);
+}
+
 function firstTransitionOut(breakerbar: BreakerBar, dep: string) {
   const [row] = breakerbar.query<{ ts: number; from_state: string; to_state: string }>(
     "SELECT ts, from_state, to_state FROM breaker_transitions WHERE dep = ? AND from_state = 'closed' ORDER BY id LIMIT 1",
@@ -621,9 +638,26 @@ function webhookKinds(breakerbar: BreakerBar): string[] {
  * order, where a group in `expected` (an array) is kinds whose order among themselves races (two things
  * BreakerBar learns from different sources within the same second).
  */
-function expectDesktop(breakerbar: BreakerBar, expected: ReadonlyArray<string | readonly string[]>): void {
-  const rows = breakerbar.query<NotificationRow>("SELECT * FROM notifications WHERE channel = 'desktop' ORDER BY id");
+function expectDesktop(
+  breakerbar: BreakerBar,
+  expected: ReadonlyArray<string | readonly string[]>,
+  /** Kinds that may come once more than expected, when timing allows: a repeat folded by coalescing, an alarm. */
+  mayRepeat: readonly string[] = [],
+): void {
+  const all = breakerbar.query<NotificationRow>("SELECT * FROM notifications WHERE channel = 'desktop' ORDER BY id");
   const groups = expected.map((group) => (typeof group === 'string' ? [group] : [...group]));
+  const wanted = new Map<string, number>();
+  for (const kind of groups.flat()) wanted.set(kind, (wanted.get(kind) ?? 0) + 1);
+  const seenOf = new Map<string, number>();
+  const rows = all.filter((row) => {
+    const seen = (seenOf.get(row.kind) ?? 0) + 1;
+    seenOf.set(row.kind, seen);
+    return !(
+      mayRepeat.includes(row.kind) &&
+      seen > (wanted.get(row.kind) ?? 0) &&
+      seen <= (wanted.get(row.kind) ?? 0) + 1
+    );
+  });
   const seen: string[][] = [];
   let at = 0;
   for (const group of groups) {
@@ -635,9 +669,9 @@ function expectDesktop(breakerbar: BreakerBar, expected: ReadonlyArray<string | 
     groups: groups.map((group) => [...group].sort()),
     rest: [],
   });
-  expect(rows.every((row) => row.ok === 1)).toBe(true);
+  expect(all.every((row) => row.ok === 1)).toBe(true);
   // What the notification daemon showed, in the same order: the desktop really got each one.
-  expect(breakerbar.desktop().map((shown) => shown.summary)).toEqual(rows.map((row) => row.title));
+  expect(breakerbar.desktop().map((shown) => shown.summary)).toEqual(all.map((row) => row.title));
 }
 
 /** Everything a failure message needs to tell what happened. */
