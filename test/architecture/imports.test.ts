@@ -48,7 +48,12 @@ const LAYERS: Layer[] = [
     imports: ['preload'],
     typesFrom: ['renderer', 'shared', 'concern', 'server'],
   },
-  { name: 'bench', paths: ['bench/'], imports: [...CORE, 'host', 'bench'] },
+  // The real-gateway harness is built with the benchmarks, which share it with the tests (and its polling helper).
+  {
+    name: 'bench',
+    paths: ['bench/', 'test/e2e/openclaw/harness/', 'test/helpers/transcripts.ts'],
+    imports: [...CORE, 'host', 'bench'],
+  },
 ];
 
 /** Build output, not source: the dashboard's copy of uPlot is put there by `npm run build`. */
