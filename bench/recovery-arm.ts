@@ -8,36 +8,22 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keepSending, type TimedTurn } from '../test/e2e/openclaw/harness/agents.js';
 import { type BreakerBar, startBreakerBar } from '../test/e2e/openclaw/harness/breakerbar.js';
 import type { DesktopSession } from '../test/e2e/openclaw/harness/desktop-session.js';
 import { type RealGateway, startGateway } from '../test/e2e/openclaw/harness/gateway.js';
 import { startMockProvider } from '../test/e2e/openclaw/harness/mock-provider.js';
+import { STORM_CONFIG, STORM_RETRY_AFTER_SECONDS } from '../test/e2e/openclaw/harness/recovery-config.js';
 import type { OpenClawRuntime } from '../test/e2e/openclaw/harness/runtime.js';
 import { until } from '../test/helpers/transcripts.js';
 import { watchGateway } from './recovery-watch.js';
 
 export const MODEL = 'storm';
 export const DEP = `mock/${MODEL}`;
-export const RETRY_AFTER_SEC = 30;
+export const RETRY_AFTER_SEC = STORM_RETRY_AFTER_SECONDS;
 export const SESSIONS = ['agent-a', 'agent-b'] as const;
 
-/**
- * recovery.test.ts's SHORTENED config, copied (the test file imports vitest): health probes every 2 s, storm
- * checks every 5 s over 10 s, an incident after 10 s of trouble, closed after 15 s without; and the storm
- * restart held for at most 30 s for a Retry-After (600 s by default), so the storm outlives the hold.
- */
-export const STORM_CONFIG = {
-  health: { intervalSec: 2 },
-  watchdog: { checkIntervalSec: 5, windowSec: 10, maxDeferralSec: 30 },
-  incidents: { graceSec: 10, settleSec: 15 },
-};
-
-export interface TimedTurn {
-  sessionId: string;
-  startedAt: number;
-  endedAt: number;
-  exitCode: number | null;
-}
+export type { TimedTurn };
 
 export interface RestartRecord {
   ts: number;
@@ -177,32 +163,6 @@ export async function runArm(options: ArmOptions): Promise<ArmResult> {
 }
 
 /** The suite's agents: sessions sending turns one after the other (a new session id per turn) until stopped. */
-function keepSending(gateway: RealGateway, sessions: readonly string[]) {
-  let stopped = false;
-  const turns: TimedTurn[] = [];
-  let n = 0;
-  const loops = Promise.all(
-    sessions.map(async (session) => {
-      while (!stopped) {
-        n += 1;
-        const startedAt = Date.now();
-        const result = await gateway.turn(`${session}-${n}`);
-        turns.push({ sessionId: result.sessionId, startedAt, endedAt: Date.now(), exitCode: result.exitCode });
-      }
-    }),
-  );
-  return {
-    turns,
-    /** Stops starting turns; waits for those in flight, at most `timeoutMs` (stopping the gateway ends the rest). */
-    stop: async (timeoutMs: number) => {
-      stopped = true;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([loops, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-      clearTimeout(timer);
-    },
-  };
-}
-
 function restarts(breakerbar: BreakerBar): RestartRecord[] {
   return breakerbar.query<RestartRecord>(
     'SELECT ts, trigger, result, command, exit_code, recovery_ms, detail FROM restarts ORDER BY id',

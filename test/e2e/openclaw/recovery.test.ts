@@ -24,26 +24,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
+import { type Agents, keepSending } from './harness/agents.js';
 import { type BreakerBar, startBreakerBar } from './harness/breakerbar.js';
 import { type DesktopSession, startDesktopSession } from './harness/desktop-session.js';
 import { type GatewayOptions, type RealGateway, startGateway, type TurnResult } from './harness/gateway.js';
 import { type MockProvider, startMockProvider } from './harness/mock-provider.js';
+import { SHORTENED, STORM_CONFIG, STORM_RETRY_AFTER_SECONDS } from './harness/recovery-config.js';
 import { ensureOpenClaw, type OpenClawRuntime } from './harness/runtime.js';
 
 const TOOLS = toolOrSkip('node24', 'notify-send', 'dunst', 'xvfb-run', 'dbus-daemon');
-
-/**
- * What every scenario shortens, so a storm is judged in seconds instead of minutes; the rules are the
- * defaults' rules, only their clocks run faster:
- * - health probes every 2 s (15 s): the restart's new uptime and the dead gateway are seen sooner;
- * - storm checks every 5 s over 10 s (60 s over 120 s): three checks in a row judge a storm in 15 s, not 3 min;
- * - an incident opens after 10 s of trouble (60 s) and closes after 15 s without (30 s).
- */
-const SHORTENED = {
-  health: { intervalSec: 2 },
-  watchdog: { checkIntervalSec: 5, windowSec: 10 },
-  incidents: { graceSec: 10, settleSec: 15 },
-};
 
 interface Scenario {
   root: string;
@@ -107,7 +96,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
    * The healthy gateway runs beside every other scenario, from the first to the last: its ten minutes of
    * traffic cost the suite no time of their own, and the load of the other gateways is part of its day.
    */
-  let healthy: Promise<{ scenario: Scenario; agents: ReturnType<typeof keepSending>; began: number }>;
+  let healthy: Promise<{ scenario: Scenario; agents: Agents; began: number }>;
   async function startHealthy() {
     const scenario = await startScenario(
       'healthy',
@@ -116,13 +105,11 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       {},
     );
     // Kept to itself: `afterEach` stops only the scenario that just ran.
-    running.splice(running.indexOf(scenario), 1);
-    const agents = keepSending(
-      scenario.gateway,
-      ['short', 'long'],
-      (session) => (session.startsWith('long') ? 'mock/ok_long' : undefined),
-      HEALTHY_PACE_MS,
-    );
+    running.pop();
+    const agents = keepSending(scenario.gateway, ['short', 'long'], {
+      model: (session) => (session.startsWith('long') ? 'mock/ok_long' : undefined),
+      paceMs: HEALTHY_PACE_MS,
+    });
     return { scenario, agents, began: Date.now() };
   }
 
@@ -166,7 +153,8 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
   }
 
   async function stopScenario(scenario: Scenario): Promise<void> {
-    running.splice(running.indexOf(scenario), 1);
+    const at = running.indexOf(scenario);
+    if (at >= 0) running.splice(at, 1);
     await scenario.breakerbar.stop();
     await scenario.gateway.stop();
     await scenario.mock.close();
@@ -180,22 +168,14 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       'storm',
       // The provider timeout outlasts the Retry-After OpenClaw waits between attempts.
       { providers: [{ id: 'mock', models: ['storm'] }], primary: dep, fallbacks: [], providerTimeoutSeconds: 90 },
-      {
-        ...SHORTENED,
-        // The provider asks for 30 s each time, so the restart would be held for the longest allowed, 10 min;
-        // 30 s lets the storm outlive the hold within the test.
-        watchdog: { ...SHORTENED.watchdog, maxDeferralSec: 30 },
-        // Each failed trial doubles the breaker's open period (up to 10 min): after a storm of several
-        // minutes it stays open for minutes after the provider is back. 1 min keeps that within the test.
-        breakers: { maxOpenMs: 60_000 },
-      },
+      STORM_CONFIG,
       (provider) => {
         provider.steady('storm', 'rate_limit');
-        provider.retryAfterSeconds = 30;
+        provider.retryAfterSeconds = STORM_RETRY_AFTER_SECONDS;
       },
     );
     const agents = keepSending(gateway, ['agent-a', 'agent-b']);
-    const story = () => storyOf(breakerbar, mock, agents.results);
+    const story = () => storyOf(breakerbar, mock, agents.turns);
     try {
       await until(() => restarts(breakerbar).length > 0, 300_000, story, 500);
       const restartIssuedAt = Date.now();
@@ -279,7 +259,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       },
     );
     const agents = keepSending(gateway, ['agent-a', 'agent-b']);
-    const story = () => storyOf(breakerbar, mock, agents.results);
+    const story = () => storyOf(breakerbar, mock, agents.turns);
     try {
       await until(() => decisionKinds(breakerbar, ['fallback_answering']).length > 0, 240_000, story, 500);
       const status = await breakerbar.cli(['status']);
@@ -287,7 +267,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       expect(headline).toMatch(/^429 storm on mock\/storm .*fallback mock\/backup answering/);
       await agents.stop();
       // Every turn was answered: by the fallback while the primary was rate limited.
-      expect(agents.results.filter((t) => t.exitCode !== 0)).toEqual([]);
+      expect(agents.turns.filter((t) => t.exitCode !== 0)).toEqual([]);
       mock.steady('storm', 'ok');
       // Two sessions: a breaker closes on successful trials from more than one session.
       for (const session of ['after-storm-a', 'after-storm-b']) {
@@ -493,9 +473,9 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     } finally {
       await agents.stop();
     }
-    console.log(`healthy scenario:\n${await storyOf(breakerbar, mock, agents.results)}`);
-    expect(agents.results.length).toBeGreaterThan(20);
-    expect(agents.results.filter((t) => t.exitCode !== 0)).toEqual([]);
+    console.log(`healthy scenario:\n${await storyOf(breakerbar, mock, agents.turns)}`);
+    expect(agents.turns.length).toBeGreaterThan(20);
+    expect(agents.turns.filter((t) => t.exitCode !== 0)).toEqual([]);
     expect(new Set(mock.requests.map((r) => r.model))).toEqual(new Set(['ok', 'ok_long']));
     expect(restarts(breakerbar)).toEqual([]);
     expect(incidents(breakerbar)).toEqual([]);
@@ -544,45 +524,6 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
 const HEALTHY_FOR_MS = 10 * 60_000;
 /** Between one healthy turn and the next of the same agent: a person's pace, and CPU left for the other gateways. */
 const HEALTHY_PACE_MS = 10_000;
-
-/** Agents that keep sending turns, one after the other per session, until stopped; `model` picks each turn's. */
-function keepSending(
-  gateway: RealGateway,
-  sessions: readonly string[],
-  model: (session: string) => string | undefined = () => undefined,
-  paceMs = 0,
-) {
-  let stopped = false;
-  /** The pauses under way, each ended early by stop(). */
-  const pauses = new Set<() => void>();
-  const results: TurnResult[] = [];
-  let turn = 0;
-  const loops = sessions.map(async (session) => {
-    while (!stopped) {
-      turn += 1;
-      results.push(await gateway.turn(`${session}-${turn}`, model(session)));
-      // fixed wait: the pace of an agent's turns (0 for the storms: back to back), cut short by stop().
-      if (paceMs > 0 && !stopped)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(end, paceMs);
-          function end() {
-            clearTimeout(timer);
-            pauses.delete(end);
-            resolve();
-          }
-          pauses.add(end);
-        });
-    }
-  });
-  return {
-    results,
-    stop: async () => {
-      stopped = true;
-      for (const end of [...pauses]) end();
-      await Promise.all(loops);
-    },
-  };
-}
 
 function restarts(breakerbar: BreakerBar): RestartRow[] {
   return breakerbar.query<RestartRow>('SELECT * FROM restarts ORDER BY id');
