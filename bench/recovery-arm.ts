@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { keepSending, type TimedTurn } from '../test/e2e/openclaw/harness/agents.js';
 import { type BreakerBar, startBreakerBar } from '../test/e2e/openclaw/harness/breakerbar.js';
 import type { DesktopSession } from '../test/e2e/openclaw/harness/desktop-session.js';
-import { type RealGateway, startGateway } from '../test/e2e/openclaw/harness/gateway.js';
+import { startGateway } from '../test/e2e/openclaw/harness/gateway.js';
 import { startMockProvider } from '../test/e2e/openclaw/harness/mock-provider.js';
 import { STORM_CONFIG, STORM_RETRY_AFTER_SECONDS } from '../test/e2e/openclaw/harness/recovery-config.js';
 import type { OpenClawRuntime } from '../test/e2e/openclaw/harness/runtime.js';
