@@ -211,7 +211,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       });
       expect(commandTail(restart)).toEqual(['gateway', 'restart', '--json', '--safe']);
       expect(restart?.reason).toMatch(
-        /^429 storm on mock\/storm for .+, held the longest allowed \(30 s\) for Retry-After or cooldown, no fallback answering$/,
+        /^429 storm on mock\/storm for .+, held the longest allowed \(30 s\) for Retry-After or cooldown, no fallback answering: restarting$/,
       );
       // OpenClaw restarted in process (SIGUSR2), seen by BreakerBar as that restart, never as a new death.
       expect(decisionKinds(breakerbar, ['gateway_restarted'])).toContain('gateway_restarted');
