@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The recovery scenarios on the real gateway, watchdog live (docs/recovery-on-the-real-gateway.md): about
- * 25 minutes on a 2-core machine, so they run on their own, by `npm run test:recovery`, and are not yet part
- * of `npm test` (the docs say why). One gateway at a time besides the healthy one that runs throughout.
+ * The recovery scenarios on the real gateway, watchdog live (docs/recovery-on-the-real-gateway.md), alone:
+ * `npm run test:recovery`. `npm test` runs them with the rest of the real-OpenClaw suite
+ * (vitest.openclaw.config.ts).
  */
 export default defineConfig({
   test: {

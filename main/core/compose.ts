@@ -193,10 +193,17 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     history,
     restarter,
     breakers: () => breakers.snapshots(),
-    stalled: () =>
-      breakers
-        .breakers()
-        .flatMap((b) => (b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.stuckSince }] : [])),
+    stalled: () => {
+      const unattributed = breakers.stalledWithoutDependency();
+      return [
+        ...breakers
+          .breakers()
+          .flatMap((b) =>
+            b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.stuckSince }] : [],
+          ),
+        ...(unattributed ? [{ dep: null, sessions: unattributed.sessions, since: unattributed.stuckSince }] : []),
+      ];
+    },
     verifyStrategy: async () => strategyCheck(await restarter.verify(health.health().last?.ok ?? null)),
     breakerKey: (dep) => breakerKeyOf({ dep, provider: dep.split('/')[0] ?? dep }, config.breakers.key),
     notify: (notice) => notifier.notify(notice),

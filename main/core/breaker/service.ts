@@ -14,7 +14,7 @@ import type { Logger } from '../log.js';
 import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
 import type { ReplayCall, Store } from '../store/db.js';
 import type { AgentDependencies } from '../traffic/dependents.js';
-import { isTrackedSession, STALL_FRESH_MS, type StallTracker } from '../traffic/stalls.js';
+import { isTrackedSession, STALL_FRESH_MS, type Stalled, type StallTracker } from '../traffic/stalls.js';
 import type { TokenRates } from '../traffic/tokens.js';
 import type { DependencyCap, DependencyCapStatus } from './dependency-cap.js';
 import type { FleetSharing } from './fleet-sharing.js';
@@ -252,5 +252,10 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
 
   stalledSessions(): Array<{ dep: string; sessions: number }> {
     return this.stalls.all(this.options.clock());
+  }
+
+  /** Stalled sessions whose dependency is not known (stuck in their first call), or null. */
+  stalledWithoutDependency(): Stalled | null {
+    return this.stalls.withoutDependency(this.options.clock());
   }
 }

@@ -289,7 +289,7 @@ export const configSchema = group({
       600,
       1,
       DAY_SEC,
-      "Longest a 429-triggered restart waits for an upstream Retry-After to run out (a restart cannot clear a provider's limit); OpenClaw's own cooldown holds it as long as it lasts.",
+      "Longest one upstream Retry-After holds a 429-triggered restart (a restart cannot clear a provider's limit); a new Retry-After holds it again, so no storm restart runs while the provider keeps asking for a wait. OpenClaw's own cooldown holds it as long as it lasts.",
     ),
     divergenceSec: seconds(
       180,

@@ -117,12 +117,21 @@ export class StallTracker {
   }
 
   all(now: number): Array<{ dep: string; sessions: number }> {
-    return [...this.byDep(now)].map(([dep, { sessions }]) => ({ dep, sessions }));
+    return [...this.byDep(now)].flatMap(([dep, { sessions }]) => (dep === null ? [] : [{ dep, sessions }]));
   }
 
-  /** Fresh reports per dependency: each session once, dated by the oldest of their latest reports. */
-  private byDep(now: number): Map<string, Stalled> {
-    const result = new Map<string, Stalled>();
+  /**
+   * Fresh reports of sessions whose dependency is unknown: a session stuck in its first call (no call of it
+   * stored yet, and OpenClaw's stall line names no model). No breaker can show them, but they are as stalled
+   * as any: the hung-gateway rule counts them.
+   */
+  withoutDependency(now: number): Stalled | null {
+    return this.byDep(now).get(null) ?? null;
+  }
+
+  /** Fresh reports per dependency (null: not known): each session once, dated by the oldest of their latest reports. */
+  private byDep(now: number): Map<string | null, Stalled> {
+    const result = new Map<string | null, Stalled>();
     for (const [sessionId, report] of this.reports) {
       // Past counting for good (time only moves on): dropped, so the map holds fresh reports only.
       if (report.ts < now - STALL_FRESH_MS) {
@@ -130,7 +139,6 @@ export class StallTracker {
         continue;
       }
       const dep = this.depOf(sessionId);
-      if (dep === null) continue;
       const entry = result.get(dep);
       if (entry) {
         entry.sessions += 1;

@@ -17,8 +17,12 @@
  *   fallback answering, and every Retry-After and OpenClaw cooldown in force
  *   for the affected dependencies over (a restart cannot lift a provider's
  *   limit, and OpenClaw's cooldowns survive restarts). While one holds, the
- *   storm is shown with its end and alerted once; a Retry-After holds at most
- *   `maxDeferralMs`, OpenClaw's cooldown as long as it lasts.
+ *   storm is shown with its end and alerted once; each Retry-After holds at
+ *   most `maxDeferralMs` from when it was first seen, and a new one holds
+ *   again: while the provider keeps asking, OpenClaw waits as asked and its
+ *   turns wait rather than fail, so a restart would only cut those waits short
+ *   (measured on the real gateway). OpenClaw's cooldown holds as long as it
+ *   lasts.
  *
  * Nothing is restarted automatically until BreakerBar has seen this gateway
  * healthy since its own start and the restart strategy has been verified
@@ -284,6 +288,11 @@ export interface WatchdogState {
   maintenance: string | null;
   /** A storm restart held for a Retry-After or an OpenClaw cooldown, since when and until when at most. */
   deferral: { since: number; until: number; dep: string; cause: 'retry_after' | 'cooldown' } | null;
+  /**
+   * Each storm dependency's latest Retry-After deadline and when it was first seen: one ask holds a restart
+   * `maxDeferralMs` at most, and a quiet check just after it ended is the retry not read yet.
+   */
+  asks: Array<{ dep: string; until: number; seenAt: number }>;
   deferralAlerted: boolean;
   budgetAlerted: boolean;
   /** Divergence episode: alerted once until it clears. */
@@ -294,6 +303,10 @@ export interface WatchdogState {
 const HOUR_MS = 3_600_000;
 /** The reason a manual restart is stored under when the requester gave none. */
 export const DEFAULT_MANUAL_REASON = 'restart requested by the user';
+/** Retry-After deadlines this close are the same ask (see `askSeenAt`). */
+const SAME_ASK_MS = 1000;
+/** After a storm's Retry-After ends, how long its retry may take to reach the store (see `retryDue`). */
+const RETRY_DUE_GRACE_MS = 15_000;
 /** A process start this much older than a restart's beginning cannot be the restarted process. */
 const PROCESS_START_SLACK_MS = 2000;
 
@@ -318,6 +331,7 @@ export function initialState(): WatchdogState {
     pausedUntil: null,
     maintenance: null,
     deferral: null,
+    asks: [],
     deferralAlerted: false,
     budgetAlerted: false,
     divergenceSince: null,
@@ -409,6 +423,7 @@ export class WatchdogPolicy {
 
   /** One check (every `checkIntervalSec`): the rate-limit storm rule, then the hung-gateway rule. */
   check(now: number, input: CheckInput): Decision {
+    for (const d of input.deps) if (d.retryAfterUntil !== null) this.askSeenAt(d.dep, d.retryAfterUntil, now);
     const affected = input.deps.filter((d) => d.count > 0);
     if (affected.length === 0) {
       const waiting = this.waitingOut(now, input.deps);
@@ -460,8 +475,8 @@ export class WatchdogPolicy {
       (d) => counted.has(d.dep) && ((d.retryAfterUntil ?? 0) > now || (d.cooldownUntil ?? 0) > now),
     );
     const first = held[0];
-    if (first === undefined) return null;
     if (!this.settings.enabled) return null;
+    if (first === undefined) return this.retryDue(now, counted);
     if (this.s.consecutiveChecks >= this.settings.threshold) return this.judgeStorm(now, held);
     const until = Math.max(first.retryAfterUntil ?? 0, first.cooldownUntil ?? 0);
     const what = (first.retryAfterUntil ?? 0) >= (first.cooldownUntil ?? 0) ? 'its Retry-After' : "OpenClaw's cooldown";
@@ -470,6 +485,23 @@ export class WatchdogPolicy {
       'counting',
       `no new rate-limited calls while ${first.dep} waits out ${what} (${seconds(until - now)} left): count held at ${this.s.consecutiveChecks} of ${this.settings.threshold}`,
       first.dep,
+    );
+  }
+
+  /**
+   * A quiet check just after a Retry-After of the storm ended: OpenClaw retries at the deadline plus a little
+   * (its own pacing), and the retry's 429 reaches the store a moment later, so a check falling in between has
+   * not seen it yet. The count is held, never judged: the storm may also have ended. Null once
+   * `RETRY_DUE_GRACE_MS` has passed since every such deadline.
+   */
+  private retryDue(now: number, counted: ReadonlySet<string>): Decision | null {
+    const due = this.s.asks.find((a) => counted.has(a.dep) && a.until <= now && now - a.until < RETRY_DUE_GRACE_MS);
+    if (due === undefined) return null;
+    return this.decision(
+      'check',
+      'counting',
+      `no new rate-limited calls yet, but the retry of ${due.dep} is due (its Retry-After ended ${seconds(now - due.until)} ago): count held at ${this.s.consecutiveChecks} of ${this.settings.threshold}`,
+      due.dep,
     );
   }
 
@@ -905,7 +937,9 @@ export class WatchdogPolicy {
 
   /**
    * Holds a storm restart while a Retry-After or an OpenClaw cooldown is in force for an affected dependency.
-   * A Retry-After holds at most `maxDeferralMs` from when the hold began (a provider may ask for anything);
+   * One Retry-After holds at most `maxDeferralMs` from when it was first seen (a provider may ask for anything),
+   * and each new one holds again: a provider that keeps asking is being waited out by OpenClaw, whose turns
+   * wait instead of failing, so a restart cannot shorten the storm and would cost the turns waiting in it.
    * OpenClaw's cooldown holds as long as it lasts: it is OpenClaw's own state, which a restart keeps, and a
    * long one is alerted on by itself. Alerted once per storm.
    */
@@ -914,7 +948,9 @@ export class WatchdogPolicy {
     let binding: { dep: string; until: number; asked: number; cause: 'retry_after' | 'cooldown' } | null = null;
     for (const d of affected) {
       const retryAfter =
-        d.retryAfterUntil === null ? null : Math.min(d.retryAfterUntil, since + this.settings.maxDeferralMs);
+        d.retryAfterUntil === null
+          ? null
+          : Math.min(d.retryAfterUntil, this.askSeenAt(d.dep, d.retryAfterUntil, now) + this.settings.maxDeferralMs);
       for (const [until, asked, cause] of [
         [retryAfter, d.retryAfterUntil, 'retry_after'],
         [d.cooldownUntil ?? null, d.cooldownUntil ?? null, 'cooldown'],
@@ -944,6 +980,18 @@ export class WatchdogPolicy {
       });
     }
     return this.decision('check', 'deferred', reason, binding.dep, null, alerts);
+  }
+
+  /**
+   * When the dependency's Retry-After deadline `until` was first seen (now, if it is a new one). Deadlines
+   * within `SAME_ASK_MS` of each other are one ask: the runner converts each wall-clock deadline to the steady
+   * clock anew, which moves it by a few milliseconds.
+   */
+  private askSeenAt(dep: string, until: number, now: number): number {
+    const known = this.s.asks.find((a) => a.dep === dep);
+    if (known && Math.abs(known.until - until) < SAME_ASK_MS) return known.seenAt;
+    this.s.asks = [...this.s.asks.filter((a) => a.dep !== dep), { dep, until, seenAt: now }];
+    return now;
   }
 
   /**
@@ -997,6 +1045,7 @@ export class WatchdogPolicy {
     this.s.consecutiveChecks = 0;
     this.s.stormSince = null;
     this.s.deferral = null;
+    this.s.asks = [];
     this.s.deferralAlerted = false;
   }
 

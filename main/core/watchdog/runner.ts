@@ -57,8 +57,8 @@ export interface WatchdogRunnerOptions {
   breakerKey(dep: string): string;
   /** OpenClaw's own cooldown of a dependency in force at `now` (wall ms), if any. */
   cooldownUntil?(dep: string, now: number): number | null;
-  /** Sessions the gateway's log reports stalled, per dependency, since when (wall ms). */
-  stalled(): Array<{ dep: string; sessions: number; since: number }>;
+  /** Sessions the gateway's log reports stalled, per dependency (null: not known), since when (wall ms). */
+  stalled(): Array<{ dep: string | null; sessions: number; since: number }>;
   /** Whether the restart strategy can run here, and how the gateway's service is. */
   verifyStrategy(): Promise<StrategyCheck>;
   notify(notice: NoticeInput): void;
@@ -255,7 +255,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     for (const stall of this.options.stalled()) {
       sessions += stall.sessions;
       since = Math.min(since, stall.since);
-      deps.push(stall.dep);
+      if (stall.dep !== null) deps.push(stall.dep);
     }
     if (sessions === 0) return null;
     const lastCall = this.options.history.lastCallTs();

@@ -61,11 +61,22 @@ describe('StallTracker', () => {
     expect(stalls.stalled(CLAUDE, T0)?.sessions).toBe(1);
   });
 
-  it('drops a stall it cannot attribute to any dependency', () => {
+  it('puts a stall it cannot attribute on no breaker, and still counts it as stalled without a dependency', () => {
+    // A session stuck in its first call: nothing of it stored yet, and OpenClaw's stall line names no model.
     const stalls = tracker([['s1', GLM]]);
-    expect(stalls.signal(signal('s9', T0))).toBeNull();
+    expect(stalls.signal(signal('s9', T0, { durationMs: 6 * MINUTE }))).toBeNull();
+    expect(stalls.all(T0)).toEqual([]);
+    expect(stalls.withoutDependency(T0)).toEqual({ sessions: 1, since: T0, stuckSince: T0 - 6 * MINUTE });
+    // Once a call of it is seen after the line, it is no longer stalled.
+    stalls.callSeen('s9', GLM, T0 + 1000);
+    expect(stalls.withoutDependency(T0 + 1000)).toBeNull();
+  });
+
+  it('follows no stall without a session', () => {
+    const stalls = tracker([['s1', GLM]]);
     expect(stalls.signal(signal(null, T0, { dep: GLM }))).toBeNull();
     expect(stalls.all(T0)).toEqual([]);
+    expect(stalls.withoutDependency(T0)).toBeNull();
   });
 
   it.each(['fallback_decision', 'failover_decision', 'lane_error', 'run_timeout'] as const)(

@@ -73,8 +73,10 @@ describe('storm rule (the cron watchdog, made safe)', () => {
     expect(p.state().consecutiveChecks).toBe(1);
   });
 
-  it('holds the count through quiet checks while the storm waits out its Retry-After, and restarts once the hold is spent', () => {
+  it('holds the count through quiet checks while the storm waits out its Retry-After, and restarts once the provider stops asking', () => {
     // A provider asking for 150 s against 60 s checks: OpenClaw waits as asked, so most checks see no new 429.
+    // Each new ask holds the restart again (one ask at most maxDeferral): the storm restart comes only once the
+    // 429s stop asking for a wait and the storm goes on.
     const p = policy({ maxDeferralMs: 5 * MIN });
     const heldTill = (t: number) => storm(0, { retryAfterUntil: t });
     const ds = [
@@ -89,6 +91,8 @@ describe('storm rule (the cron watchdog, made safe)', () => {
       p.check(8 * MIN, heldTill(660 * SEC)),
       p.check(9 * MIN, heldTill(660 * SEC)),
       p.check(10 * MIN, heldTill(660 * SEC)),
+      p.check(11 * MIN, storm(2, { retryAfterUntil: 660 * SEC })),
+      p.check(12 * MIN, storm(2, { retryAfterUntil: 660 * SEC })),
     ];
     expect(ds.map((d) => d.kind)).toEqual([
       'counting',
@@ -101,7 +105,9 @@ describe('storm rule (the cron watchdog, made safe)', () => {
       'deferred',
       'deferred',
       'deferred',
+      'deferred',
       'restart',
+      'counting',
     ]);
     expect(ds[1]?.reason).toBe(
       'no new rate-limited calls while zhipu/glm-5.1 waits out its Retry-After (1 min 30 s left): count held at 1 of 3',
@@ -109,7 +115,25 @@ describe('storm rule (the cron watchdog, made safe)', () => {
     expect(ds[3]?.reason).toContain('check 2 of 3');
     expect(ds[5]?.alerts.map((a) => a.kind)).toEqual(['restart_deferred']);
     expect(ds.slice(6).flatMap((d) => d.alerts)).toEqual([]);
-    expect(ds[10]?.restart).toMatchObject({ trigger: 'storm', facts: { upstream: 'held_longest' } });
+    expect(ds[11]?.restart).toMatchObject({ trigger: 'storm', facts: { upstream: 'over' } });
+  });
+
+  it('holds the count on a quiet check just after the Retry-After ended (the retry not read yet), never judging on it', () => {
+    const p = policy({ threshold: 2 });
+    const quiet = storm(0, { retryAfterUntil: null });
+    const ds = [
+      p.check(0, storm(2, { retryAfterUntil: 30 * SEC })),
+      p.check(33 * SEC, quiet), // the retry is due: OpenClaw's 429 has not reached the store yet
+      p.check(38 * SEC, storm(2, { retryAfterUntil: 68 * SEC })),
+      p.check(70 * SEC, quiet), // judged storm, retry due: held, not restarted on a quiet check
+      p.check(90 * SEC, quiet), // 22 s after the deadline: the storm is over
+    ];
+    expect(ds.map((d) => d.kind)).toEqual(['counting', 'counting', 'deferred', 'counting', 'quiet']);
+    expect(ds[1]?.reason).toBe(
+      'no new rate-limited calls yet, but the retry of zhipu/glm-5.1 is due (its Retry-After ended 3 s ago): count held at 1 of 2',
+    );
+    expect(ds[4]?.reason).toBe('no new rate-limited calls: count reset');
+    expect(restarts(ds)).toEqual([]);
   });
 
   it('resets the count on a quiet check once no Retry-After or cooldown of the storm holds', () => {
@@ -192,7 +216,16 @@ describe('Retry-After is binding', () => {
     expect(restarts([...ds, after])).toHaveLength(1);
   });
 
-  it('defers at most maxDeferral, however long the provider asks', () => {
+  it('a provider that keeps asking holds the restart for as long as it asks, each ask at most maxDeferral', () => {
+    const p = policy({ threshold: 1, maxDeferralMs: 10 * MIN });
+    const kinds: string[] = [];
+    // Every 429 asks for 30 s again: an hour of asks, then 429s that ask for nothing.
+    for (let t = 0; t <= HOUR; t += MIN) kinds.push(p.check(t, storm(5, { retryAfterUntil: t + 30 * SEC })).kind);
+    expect(new Set(kinds)).toEqual(new Set(['deferred']));
+    expect(p.check(HOUR + MIN, storm(5, { retryAfterUntil: HOUR + 30 * SEC })).kind).toBe('restart');
+  });
+
+  it('defers at most maxDeferral, however long one ask is', () => {
     const p = policy({ threshold: 1, maxDeferralMs: 10 * MIN });
     const s = storm(5, { retryAfterUntil: 10 * HOUR });
     const kinds: string[] = [];

@@ -65,6 +65,7 @@ beforeEach(() => {
   elapsed = 0;
   step = 0;
   orders = [];
+  stalledNow = [];
   outcome = 'done';
   notices = [];
   strategy = { runnable: true, problem: null, service: 'running' };
@@ -101,6 +102,8 @@ function fakeRestarter(): Restarter {
 
 /** What the runner's maintenance callback answers (a reason while a window is in force). */
 let maintenance: string | null = null;
+/** What the runner's stalled-sessions callback answers. */
+let stalledNow: Array<{ dep: string | null; sessions: number; since: number }> = [];
 
 async function started(settings: Partial<WatchdogSettings> = {}): Promise<WatchdogRunner> {
   runner = new WatchdogRunner({
@@ -112,7 +115,7 @@ async function started(settings: Partial<WatchdogSettings> = {}): Promise<Watchd
     restarter: fakeRestarter(),
     breakers: () => [],
     breakerKey: (dep) => dep,
-    stalled: () => [],
+    stalled: () => stalledNow,
     verifyStrategy: async () => strategy,
     notify: (notice) => notices.push(notice),
     fastProbes: () => undefined,
@@ -252,6 +255,21 @@ describe('the runner acts only on what it has seen', () => {
       };
     await r.verify();
     expect(r.status().verified).toMatchObject({ runnable: false, problem: expect.stringContaining('launchctl hung') });
+  });
+});
+
+describe('a hung gateway', () => {
+  it('a session stuck in its first call (no dependency known) is as hung as any: restarted, forced', async () => {
+    const r = await started();
+    await probing(r, 'ok', 10 * SEC);
+    stalledNow = [{ dep: null, sessions: 1, since: wall() - 6 * MIN }];
+    const decision = r.check();
+    await r.settled();
+    expect(decision.kind).toBe('restart');
+    expect(decision.reason).toMatch(
+      /^gateway hung: .*1 session stalled \(no dependency named\) and no upstream attempt for 6 min/,
+    );
+    expect(orders).toMatchObject([{ trigger: 'health', evidence: 'hung' }]);
   });
 });
 

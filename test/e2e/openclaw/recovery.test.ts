@@ -90,6 +90,8 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     desktop = await startDesktopSession();
     healthy = startHealthy();
     await healthy;
+    hung = startHung();
+    await hung;
   }, 900_000);
 
   /**
@@ -113,6 +115,67 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     return { scenario, agents, began: Date.now() };
   }
 
+  /**
+   * The hung gateway runs beside the other scenarios too: OpenClaw reports a run stalled only after six minutes
+   * without progress, minutes the suite spends on the others. It has a desktop session of its own, so that its
+   * notices are told from theirs.
+   */
+  let hung: Promise<HungRun>;
+  interface HungRun {
+    scenario: Scenario;
+    hungDesktop: DesktopSession;
+    /** The turn the provider never answers. */
+    stuck: Promise<TurnResult>;
+    /** Resolves once BreakerBar has restarted the gateway and the restart's outcome is known. */
+    restarted: Promise<void>;
+  }
+  async function startHung(): Promise<HungRun> {
+    const hungDesktop = await startDesktopSession();
+    const scenario = await startScenario(
+      'hung',
+      // Longer than OpenClaw's own stall report: 2026.9.6 calls a model call without progress "long-running"
+      // until 6 min (its stuck-session abort age: max(5 min, 3 × its 2 min warning)), and only then reports the
+      // session stalled; the request, and the turn's own timeout, must outlast it.
+      {
+        providers: [{ id: 'mock', models: ['slow'] }],
+        primary: 'mock/slow',
+        fallbacks: [],
+        providerTimeoutSeconds: 900,
+        turnTimeoutSeconds: 900,
+      },
+      // Stalled sessions and no upstream attempt for 30 s (5 min) count as hung: the stall report itself already
+      // comes after six minutes without progress.
+      { ...SHORTENED, watchdog: { ...SHORTENED.watchdog, hungAfterSec: 30 } },
+      (provider) => {
+        provider.steady('slow', 'ok');
+        provider.hold('slow');
+      },
+      undefined,
+      hungDesktop,
+    );
+    running.pop();
+    const { breakerbar, mock } = scenario;
+    const stuck = scenario.gateway.turn('stuck');
+    const restarted = until(
+      () => restarts(breakerbar).length > 0,
+      600_000,
+      () => storyOf(breakerbar, mock, []),
+      1000,
+    )
+      .then(() =>
+        until(
+          () => restarts(breakerbar).some((r) => r.result !== 'running' && r.result !== 'pending'),
+          420_000,
+          () => storyOf(breakerbar, mock, []),
+          500,
+        ),
+      )
+      .then(() => undefined);
+    // Awaited by its own test; a failure meanwhile is reported there, not as an unhandled rejection.
+    restarted.catch(() => undefined);
+    return { scenario, hungDesktop, stuck, restarted };
+  }
+
   // Each scenario's gateway and daemon stop with it: the next one has the machine to itself.
   afterEach(async () => {
     for (const scenario of [...running]) await stopScenario(scenario);
@@ -124,17 +187,24 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       await background.agents.stop();
       await stopScenario(background.scenario);
     }
+    const hungRun = await hung?.catch(() => null);
+    if (hungRun) {
+      await stopScenario(hungRun.scenario);
+      await hungRun.hungDesktop.stop();
+    }
     await desktop?.stop();
   }, 120_000);
 
   async function startScenario(
     name: string,
     gatewayOptions: Pick<GatewayOptions, 'providers' | 'primary' | 'fallbacks'> &
-      Partial<Pick<GatewayOptions, 'providerTimeoutSeconds'>>,
+      Partial<Pick<GatewayOptions, 'providerTimeoutSeconds' | 'turnTimeoutSeconds'>>,
     config: Record<string, unknown>,
     prepare?: (mock: MockProvider) => void,
     /** Config that names the gateway (its start command): merged over `config`. */
     configFor?: (gateway: RealGateway) => Record<string, unknown>,
+    /** The desktop its notices go to (default: the suite's). */
+    scenarioDesktop: DesktopSession = desktop,
   ): Promise<Scenario> {
     const root = mkdtempSync(join(tmpdir(), `bb-recovery-${name}-`));
     const mock = await startMockProvider();
@@ -144,7 +214,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       root,
       runtime,
       gateway,
-      desktop,
+      desktop: scenarioDesktop,
       config: { ...config, ...configFor?.(gateway) },
     });
     const scenario = { root, mock, gateway, breakerbar };
@@ -162,7 +232,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     if (process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(scenario.root, { recursive: true, force: true });
   }
 
-  it('a 429 storm that outlives its Retry-After: one alert, the restart held, then --safe, the agents answering again, one recovery', async () => {
+  it('a 429 storm that outlives its Retry-After: one alert, the restart held while the provider asks to wait, then --safe, the agents answering again, one recovery', async () => {
     const dep = 'mock/storm';
     const { breakerbar, mock, gateway } = await startScenario(
       'storm',
@@ -177,8 +247,15 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     const agents = keepSending(gateway, ['agent-a', 'agent-b']);
     const story = () => storyOf(breakerbar, mock, agents.turns);
     try {
+      // While the provider asks for a wait, OpenClaw waits as asked and the restart is held: it could not make
+      // the provider answer sooner, and would cut the waiting turns short.
+      await until(() => decisionKinds(breakerbar, ['deferred']).length > 0, 300_000, story, 500);
+      // The storm outlives its Retry-After: the provider goes on answering 429, now without asking for a wait.
+      const asksEndedAt = Date.now();
+      mock.retryAfterSeconds = null;
       await until(() => restarts(breakerbar).length > 0, 300_000, story, 500);
       const restartIssuedAt = Date.now();
+      expect(restarts(breakerbar)[0]?.ts ?? 0).toBeGreaterThan(asksEndedAt);
       // The provider recovers once the restart is under way.
       mock.steady('storm', 'ok');
       await until(
@@ -191,7 +268,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       const after = await gateway.turn('after-recovery');
       expect(after.exitCode, after.output).toBe(0);
       await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 240_000, story, 500);
-      console.log(`storm scenario:\n${await story()}`);
+      console.log(`storm scenario:\n${await story()}\ndesktop: ${JSON.stringify(breakerbar.desktop())}`);
 
       const firstRateLimit = mock.requests.find((r) => r.answer === 'rate_limit') as { at: number };
       const out = firstTransitionOut(breakerbar, dep);
@@ -200,7 +277,8 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
 
       // Decisions: counted (held through the Retry-After waits), deferred, one storm restart, recovered.
       const kinds = decisionKinds(breakerbar, ['counting', 'deferred', 'restart', 'recovered']);
-      expect(collapse(kinds)).toEqual(['counting', 'deferred', 'restart', 'recovered']);
+      expect(kinds[0]).toBe('counting');
+      expect(collapse(kinds.filter((k) => k !== 'counting'))).toEqual(['deferred', 'restart', 'recovered']);
       const [restart] = restarts(breakerbar);
       expect(restarts(breakerbar)).toHaveLength(1);
       expect(restart).toMatchObject({
@@ -211,7 +289,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       });
       expect(commandTail(restart)).toEqual(['gateway', 'restart', '--json', '--safe']);
       expect(restart?.reason).toMatch(
-        /^429 storm on mock\/storm for .+, held the longest allowed \(30 s\) for Retry-After or cooldown, no fallback answering: restarting$/,
+        /^429 storm on mock\/storm for .+, (Retry-After and cooldowns over|no Retry-After or cooldown in force), no fallback answering: restarting$/,
       );
       // OpenClaw restarted in process (SIGUSR2), seen by BreakerBar as that restart, never as a new death.
       expect(decisionKinds(breakerbar, ['gateway_restarted'])).toContain('gateway_restarted');
@@ -342,52 +420,6 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     ]);
   }, 900_000);
 
-  it('a hung gateway: the provider accepts and never answers, OpenClaw reports the run stalled, BreakerBar restarts it (`hung`), the agents answer again', async () => {
-    const { breakerbar, mock, gateway } = await startScenario(
-      'hung',
-      // Longer than OpenClaw's own stall report: 2026.9.6 calls a model call without progress "long-running"
-      // until 6 min (its stuck-session abort age), and only then reports the session stalled; the request must
-      // still hang when the report comes.
-      {
-        providers: [{ id: 'mock', models: ['slow'] }],
-        primary: 'mock/slow',
-        fallbacks: [],
-        providerTimeoutSeconds: 600,
-      },
-      // Stalled sessions and no upstream attempt for 30 s (5 min) count as hung: the stall report itself already
-      // comes after six minutes without progress.
-      { ...SHORTENED, watchdog: { ...SHORTENED.watchdog, hungAfterSec: 30 } },
-      (provider) => {
-        provider.steady('slow', 'ok');
-        provider.hold('slow');
-      },
-    );
-    const story = () => storyOf(breakerbar, mock, []);
-    const stuck = gateway.turn('stuck');
-    await until(() => restarts(breakerbar).length > 0, 600_000, story, 1000);
-    // The provider answers again: the run OpenClaw resumes after the restart goes through.
-    mock.release('slow');
-    await until(
-      () => restarts(breakerbar).some((r) => r.result !== 'running' && r.result !== 'pending'),
-      420_000,
-      story,
-      500,
-    );
-    const after = await gateway.turn('after');
-    expect(after.exitCode, after.output).toBe(0);
-    await stuck;
-    await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 180_000, story, 500);
-    console.log(`hung scenario:\n${await story()}`);
-    expect(gateway.logEntries().some((e) => e.subsystem === 'diagnostic' && /^stalled session/.test(e.message))).toBe(
-      true,
-    );
-    expect(restarts(breakerbar)).toHaveLength(1);
-    expect(restarts(breakerbar)[0]).toMatchObject({ evidence: 'hung', result: 'recovered', strategy: 'openclaw' });
-    expect(commandTail(restarts(breakerbar)[0])).toEqual(['gateway', 'restart', '--json', '--wait', '30s']);
-    expect(incidents(breakerbar)).toHaveLength(1);
-    expect(webhookKinds(breakerbar)).toEqual(['incident_opened', 'incident_resolved']);
-  }, 900_000);
-
   it('the gateway restarting itself (SIGUSR2, then `openclaw gateway restart` by hand): no restart by BreakerBar, no alert', async () => {
     const { breakerbar, mock, gateway } = await startScenario(
       'self',
@@ -489,6 +521,40 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     expect(new Set(decided.map((row) => row.decision))).toEqual(new Set(['healthy', 'quiet']));
     const headline = (await breakerbar.cli(['status'])).stdout.split('\n')[0] ?? '';
     expect(headline).toMatch(/^All well/);
+  }, 900_000);
+
+  // Near the end: the hung gateway, started before the first scenario, has been reported stalled by now.
+  it('a hung gateway: the provider accepts and never answers, OpenClaw reports the run stalled, BreakerBar restarts it (`hung`), the agents answer again', async () => {
+    const { scenario, stuck, restarted } = await hung;
+    const { breakerbar, mock, gateway } = scenario;
+    const story = () => storyOf(breakerbar, mock, []);
+    await restarted;
+    // The provider answers again: the turns after the restart go through.
+    mock.release('slow');
+    const after = await gateway.turn('after');
+    expect(after.exitCode, after.output).toBe(0);
+    await stuck;
+    await until(() => incidents(breakerbar).every((i) => i.closed_at !== null), 180_000, story, 500);
+    console.log(`hung scenario:\n${await story()}\ndesktop: ${JSON.stringify(breakerbar.desktop())}`);
+    const stalled = gateway
+      .logEntries()
+      .filter((e) => e.subsystem === 'diagnostic' && /^stalled session/.test(e.message));
+    expect(stalled.length).toBeGreaterThan(0);
+    const [restart] = restarts(breakerbar);
+    expect(restarts(breakerbar)).toHaveLength(1);
+    expect(restart).toMatchObject({ trigger: 'health', evidence: 'hung', result: 'recovered', strategy: 'openclaw' });
+    // The restart came on OpenClaw's own stall report, never before it.
+    expect(restart?.ts ?? 0).toBeGreaterThanOrEqual(stalled[0]?.at ?? Number.POSITIVE_INFINITY);
+    expect(restart?.reason).toMatch(
+      /^gateway hung: it answers its probes, but 1 session stalled \(.+\) and no upstream attempt for /,
+    );
+    expect(commandTail(restart)).toEqual(['gateway', 'restart', '--json', '--wait', '30s']);
+    expect(decisionKinds(breakerbar, ['restart', 'dead'])).toEqual(['restart']);
+    const [incident] = incidents(breakerbar);
+    expect(incidents(breakerbar)).toHaveLength(1);
+    expect(incident).toMatchObject({ restarts: 1 });
+    expect(webhookKinds(breakerbar)).toEqual(['incident_opened', 'incident_resolved']);
+    expectDesktop(breakerbar, [['incident_opened', 'restart_started'], 'restart_succeeded', 'incident_resolved']);
   }, 900_000);
 
   it('the one-click restart (the API the tray and the dashboard call): recorded as manual, the gateway seen back', async () => {

@@ -34,6 +34,11 @@ export interface GatewayOptions {
   fallbacks: readonly string[];
   /** The providers' request timeout, seconds (default 12); it bounds OpenClaw's idle timeout too. */
   providerTimeoutSeconds?: number;
+  /**
+   * The `--timeout` of each turn (default 300 s): OpenClaw aborts a run at its timeout, so a run meant to be
+   * reported stalled (after 6 min without progress) needs a longer one.
+   */
+  turnTimeoutSeconds?: number;
 }
 
 export interface TurnResult {
@@ -160,7 +165,7 @@ export async function startGateway(options: GatewayOptions): Promise<RealGateway
     logDir,
     configPath,
     env,
-    turn: (sessionId, model) => turn(runtime, env, sessionId, model),
+    turn: (sessionId, model) => turn(runtime, env, sessionId, options.turnTimeoutSeconds ?? 300, model),
     cli: (args) => cli(runtime, env, args),
     logEntries: () => readLogEntries(logDir),
     probe: (path, timeoutMs) => probe(port, path, timeoutMs),
@@ -232,9 +237,13 @@ function turn(
   runtime: OpenClawRuntime,
   env: NodeJS.ProcessEnv,
   sessionId: string,
+  timeoutSeconds: number,
   model?: string,
 ): Promise<TurnResult> {
-  const args = [runtime.entry, 'agent', '--agent', 'main', '--session-id', sessionId, '--json', '--timeout', '300'];
+  const args = [
+    ...[runtime.entry, 'agent', '--agent', 'main', '--session-id', sessionId],
+    ...['--json', '--timeout', String(timeoutSeconds)],
+  ];
   if (model) args.push('--model', model);
   args.push('--message', 'Say something short.');
   return new Promise((resolve) => {

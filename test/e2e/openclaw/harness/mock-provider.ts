@@ -79,8 +79,8 @@ export interface MockProvider {
   release(model: string): void;
   /** How many requests of `model` are held right now (the gateway still waiting on them). */
   heldCount(model: string): number;
-  /** Seconds sent in Retry-After with 429 and 503 answers. */
-  retryAfterSeconds: number;
+  /** Seconds sent in Retry-After with 429 and 503 answers; null sends none (the provider asks for no wait). */
+  retryAfterSeconds: number | null;
   close(): Promise<void>;
 }
 
@@ -133,7 +133,7 @@ export async function startMockProvider(): Promise<MockProvider> {
   const steadies = new Map<string, Answer>();
   const sockets = new Set<Socket>();
   const held = new Map<string, HeldRequest[]>();
-  const state = { retryAfterSeconds: 1 };
+  const state: { retryAfterSeconds: number | null } = { retryAfterSeconds: 1 };
 
   // A model named after an answer gives that answer unless told otherwise: `mock/rate_limit`.
   const next = (model: string): Answer =>
@@ -192,7 +192,7 @@ export async function startMockProvider(): Promise<MockProvider> {
     get retryAfterSeconds() {
       return state.retryAfterSeconds;
     },
-    set retryAfterSeconds(value: number) {
+    set retryAfterSeconds(value: number | null) {
       state.retryAfterSeconds = value;
     },
     close: () =>
@@ -238,12 +238,13 @@ function respond(
   answer: Answer,
   model: string,
   stream: boolean,
-  retryAfterSeconds: number,
+  retryAfterSeconds: number | null,
 ): void {
   const error = ERRORS[answer];
   if (error !== undefined) {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (error.status === 429 || error.status === 503) headers['retry-after'] = String(retryAfterSeconds);
+    if ((error.status === 429 || error.status === 503) && retryAfterSeconds !== null)
+      headers['retry-after'] = String(retryAfterSeconds);
     res.writeHead(error.status, headers);
     res.end(JSON.stringify({ error: { message: error.message, type: error.type, code: error.code } }));
     return;

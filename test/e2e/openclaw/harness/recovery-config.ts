@@ -14,14 +14,11 @@ export const SHORTENED = {
   incidents: { graceSec: 10, settleSec: 15 },
 };
 
-/** The storm that outlives its Retry-After: the provider answers 429 asking for this long, every time. */
+/** The storm that outlives its Retry-After: the provider answers 429 asking for this long, every time it asks. */
 export const STORM_RETRY_AFTER_SECONDS = 30;
 
 export const STORM_CONFIG = {
   ...SHORTENED,
-  // The provider asks for 30 s each time, so the restart would be held for the longest allowed, 10 min;
-  // 30 s lets the storm outlive the hold within the run.
-  watchdog: { ...SHORTENED.watchdog, maxDeferralSec: 30 },
   // Each failed trial doubles the breaker's open period (up to 10 min): after a storm of several minutes it
   // stays open for minutes after the provider is back. 1 min keeps that within the run.
   breakers: { maxOpenMs: 60_000 },
