@@ -2,8 +2,8 @@
  * One arm of the recovery benchmark: the storm of `test/e2e/openclaw/recovery.test.ts` on a real gateway of
  * its own (the mock provider answering `mock/storm` with 429 and `Retry-After: 30`, two sessions sending turns
  * one after the other, BreakerBar's daemon beside it with desktop notifications and a webhook), the provider
- * recovering at a moment the caller sets relative to the first 429, and everything read back afterwards as
- * times relative to that first 429.
+ * optionally ceasing to ask for a wait (429s without Retry-After) and recovering at moments the caller sets
+ * relative to the first 429, and everything read back afterwards as times relative to that first 429.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,8 +42,10 @@ export interface ArmResult {
   t0: number;
   /** When the provider began answering ok. */
   recoveredAt: number;
-  /** Provider requests, oldest first. */
-  requests: Array<{ at: number; answer: string }>;
+  /** When the provider stopped sending Retry-After with its 429s; null if it asked until it recovered. */
+  asksEndedAt: number | null;
+  /** Provider requests, oldest first, with the Retry-After a 429 carried (null: none, or not a 429). */
+  requests: Array<{ at: number; answer: string; retryAfterSec: number | null }>;
   breakerOut: { at: number; to: string; reason: string } | null;
   firstDesktop: { at: number; summary: string } | null;
   incidentWebhook: number | null;
@@ -66,6 +68,11 @@ export interface ArmOptions {
   desktop: DesktopSession;
   watchdog: boolean;
   /**
+   * How long the provider's 429s carry `Retry-After`, ms after the first 429; then they carry none (the storm
+   * outlives its Retry-After). Null: they carry it until the provider recovers. At most `recoverAfterMs`.
+   */
+  asksForMs: number | null;
+  /**
    * When the provider recovers, ms after the first 429. With `waitForRestart`, a restart not yet issued by
    * then moves it to just after the restart is issued (the result's `recoveredAt` says when it was).
    */
@@ -80,6 +87,8 @@ const UNFINISHED = ['running', 'recovering', 'pending'];
 
 export async function runArm(options: ArmOptions): Promise<ArmResult> {
   const { runtime, desktop, log } = options;
+  if (options.asksForMs !== null && options.asksForMs > options.recoverAfterMs)
+    throw new Error(`${options.name}: the provider must stop asking (asksForMs) no later than it recovers`);
   const root = mkdtempSync(join(tmpdir(), `bb-bench-recovery-${options.name}-`));
   const stops: Array<() => Promise<void>> = [];
   try {
@@ -111,6 +120,17 @@ export async function runArm(options: ArmOptions): Promise<ArmResult> {
     const t0 = (mock.requests.find((r) => r.answer === 'rate_limit') as { at: number }).at;
     log(`${options.name}: first 429 at ${new Date(t0).toISOString()}`);
 
+    // Requests logged before this index were answered while the provider still sent Retry-After.
+    let askedBefore = Number.POSITIVE_INFINITY;
+    let asksEndedAt: number | null = null;
+    if (options.asksForMs !== null) {
+      // Before the recovery (asksForMs ≤ recoverAfterMs): from here the storm's 429s ask for no wait.
+      await sleepUntil(t0 + options.asksForMs);
+      mock.retryAfterSeconds = null;
+      asksEndedAt = Date.now();
+      askedBefore = mock.requests.length;
+      log(`${options.name}: the provider stops sending Retry-After at +${seconds(asksEndedAt - t0)}`);
+    }
     await sleepUntil(t0 + options.recoverAfterMs);
     if (options.waitForRestart && restarts(breakerbar).length === 0) {
       log(
@@ -135,13 +155,21 @@ export async function runArm(options: ArmOptions): Promise<ArmResult> {
     });
     await agents.stop(90_000);
     await watch.stop();
+    const asked = new Set(mock.requests.slice(0, askedBefore));
 
     return {
       name: options.name,
       watchdog: options.watchdog,
       t0,
       recoveredAt,
-      requests: mock.requests.filter((r) => r.model === MODEL).map((r) => ({ at: r.at, answer: r.answer })),
+      asksEndedAt,
+      requests: mock.requests
+        .filter((r) => r.model === MODEL)
+        .map((r) => ({
+          at: r.at,
+          answer: r.answer,
+          retryAfterSec: r.answer === 'rate_limit' && asked.has(r) ? RETRY_AFTER_SEC : null,
+        })),
       breakerOut: firstBreakerOut(breakerbar),
       firstDesktop: breakerbar.desktop()[0] ?? null,
       incidentWebhook: breakerbar.webhooks.find((w) => w.kind === 'incident_opened')?.at ?? null,

@@ -2,8 +2,9 @@
  * `npm run bench -- [name ...] [options]`: runs benchmarks, records their
  * figures in docs/benchmarks.md and prints a summary table at the end.
  * Names: scan, agentdb, latency, detection, idle, api, resume, store, rehearsal, load, recovery (or all,
- * the default: every one in that order). recovery runs a 429 storm twice on the real OpenClaw gateway
- * (about 10 min; it needs dbus, dunst, xvfb-run and libnotify's notify-send, and skips without them).
+ * the default: every one in that order). recovery runs two kinds of 429 storm on the real OpenClaw gateway,
+ * each with the watchdog acting and off (about 20 min; it needs dbus, dunst, xvfb-run and libnotify's
+ * notify-send, and skips without them).
  *
  * Options:
  *   --quick        shrink every corpus so the whole suite runs in a few minutes

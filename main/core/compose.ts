@@ -31,7 +31,7 @@ import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import type { Store } from './store/db.js';
 import { GatewayHistory, probeRow } from './store/gateway-history.js';
 import { AgentDependencies } from './traffic/dependents.js';
-import { StallTracker } from './traffic/stalls.js';
+import { type Stalled, StallTracker } from './traffic/stalls.js';
 import { TokenRates } from './traffic/tokens.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 import { Restarter } from './watchdog/restarter.js';
@@ -196,12 +196,8 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     stalled: () => {
       const unattributed = breakers.stalledWithoutDependency();
       return [
-        ...breakers
-          .breakers()
-          .flatMap((b) =>
-            b.stalled ? [{ dep: b.dep, sessions: b.stalled.sessions, since: b.stalled.stuckSince }] : [],
-          ),
-        ...(unattributed ? [{ dep: null, sessions: unattributed.sessions, since: unattributed.stuckSince }] : []),
+        ...breakers.breakers().flatMap((b) => (b.stalled ? [{ dep: b.dep, ...stallOf(b.stalled) }] : [])),
+        ...(unattributed ? [{ dep: null, ...stallOf(unattributed) }] : []),
       ];
     },
     verifyStrategy: async () => strategyCheck(await restarter.verify(health.health().last?.ok ?? null)),
@@ -227,4 +223,9 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     clock,
     translator: words,
   });
+}
+
+/** A stall as the watchdog weighs it: how many sessions, stuck since when, last reported when. */
+function stallOf(stalled: Stalled): { sessions: number; since: number; reportedAt: number } {
+  return { sessions: stalled.sessions, since: stalled.stuckSince, reportedAt: stalled.latest };
 }

@@ -293,6 +293,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         metrics.recordIncidentClosed(((incident.closedAt ?? incident.openedAt) - incident.openedAt) / 1000),
       inputs: {
         breakers: () => breakers.breakers(),
+        stalledWithoutDependency: () => breakers.stalledWithoutDependency(),
         lastProbe: () => this.gatewaySide?.health.health().last ?? null,
         watchdog: () => this.gatewaySide?.watchdog.status() ?? null,
         sources: () => this.sources.map((source) => source.status()),

@@ -161,7 +161,7 @@ describe('the headline', () => {
   it('names stuck sessions as a hung gateway', () => {
     const stuckSince = NOW - 6 * MIN;
     const status = apiStatus({
-      breakers: [breaker('zhipu/glm-5.1', { stalled: { sessions: 2, since: stuckSince, stuckSince } })],
+      breakers: [breaker('zhipu/glm-5.1', { stalled: { sessions: 2, since: stuckSince, latest: NOW, stuckSince } })],
     });
     expect(headlineText(headline(status, NOW), en)).toBe(
       `2 sessions stuck since ${en.clock(stuckSince)}, no upstream call`,

@@ -5,9 +5,11 @@
  *
  * - A condition is one trouble with a key (`breaker:zhipu/glm-5.1`,
  *   `gateway_dead`, …). Troubles that can be a blip (a breaker out of closed,
- *   the gateway dead or hung, a source that cannot read) must hold for the
- *   grace before they open an incident; the others (the restart budget spent, a
- *   cooldown loop, an exhausted quota) are already judged over long spans.
+ *   the gateway dead, a source that cannot read) must hold for the grace
+ *   before they open an incident; the others (sessions the gateway reports
+ *   stalled — OpenClaw does so after minutes without progress —, the restart
+ *   budget spent, a cooldown loop, an exhausted quota) are already judged over
+ *   long spans.
  * - While an incident is open every condition joins it at once, without grace:
  *   concurrent troubles are one incident (a 429 storm on two providers is one).
  * - It closes once no condition has held for the settle time; a trouble that
@@ -41,6 +43,11 @@ export interface IncidentWorld {
     outSince?: number | null;
     stalled: { sessions: number } | null;
   }>;
+  /**
+   * Sessions stalled on no known dependency (stuck in their first call: OpenClaw's stall report names no model),
+   * which no breaker carries.
+   */
+  stalledWithoutDependency?: { sessions: number } | null;
   /** The last health probe (null when this instance does not probe, or before the first). */
   gateway: { dead: boolean; detail: string } | null;
   watchdog: {
@@ -104,10 +111,21 @@ export function conditionsOf(world: IncidentWorld): Condition[] {
         cause: 'gateway_hung',
         dep: breaker.dep,
         severity: 'warning',
-        graced: true,
+        graced: false,
         text: `${n} session${n === 1 ? '' : 's'} stalled on ${breaker.dep}`,
       });
     }
+  }
+  const unattributed = world.stalledWithoutDependency?.sessions ?? 0;
+  if (unattributed > 0) {
+    out.push({
+      key: 'gateway_hung',
+      cause: 'gateway_hung',
+      dep: null,
+      severity: 'warning',
+      graced: false,
+      text: `${unattributed} session${unattributed === 1 ? '' : 's'} stalled (no dependency known)`,
+    });
   }
   // A gateway down because BreakerBar (or OpenClaw itself) is restarting it is the remedy under way, not a
   // new trouble, but it keeps the incident of a dead gateway open until the gateway is back; a restart that

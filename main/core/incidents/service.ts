@@ -53,6 +53,8 @@ export interface IncidentInputs {
     since: number;
     stalled: { sessions: number } | null;
   }>;
+  /** Sessions stalled on no known dependency (stuck in their first call), or null. */
+  stalledWithoutDependency?(): { sessions: number } | null;
   /** The last health probe (null: none yet, or this instance does not probe). */
   lastProbe(): ProbeResult | null;
   watchdog(): WatchdogStatus | null;
@@ -168,6 +170,7 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
         outSince: this.liveOut.get(breaker.dep) ?? null,
         stalled: breaker.stalled,
       })),
+      stalledWithoutDependency: inputs.stalledWithoutDependency?.() ?? null,
       gateway: probe ? { dead: probe.dead, detail: probe.detail } : null,
       watchdog: watchdog
         ? {

@@ -52,6 +52,8 @@ export interface Stalled {
   sessions: number;
   /** The oldest of the sessions' latest reports. */
   since: number;
+  /** The newest of the sessions' latest reports. */
+  latest: number;
   /** Since when the longest-stuck session has made no progress (its first report's time minus its age). */
   stuckSince: number;
 }
@@ -86,8 +88,17 @@ export class StallTracker {
    * on, or null (not a stall, no session, no dependency known for it, or a call already seen after the line).
    */
   signal(signal: GatewaySignal): string | null {
+    if (signal.kind === 'gateway_restart') this.restarted(signal.ts);
     if (signal.kind !== 'stall') return null;
     return this.reported(signal.sessionId, signal.ts, signal.dep, signal.durationMs);
+  }
+
+  /**
+   * The gateway began an in-process restart at `ts`: the runs reported stalled until then are aborted (OpenClaw
+   * resumes them in the new process, which reports them afresh if they stall again).
+   */
+  private restarted(ts: number): void {
+    for (const [sessionId, report] of this.reports) if (report.ts <= ts) this.reports.delete(sessionId);
   }
 
   /**
@@ -143,8 +154,9 @@ export class StallTracker {
       if (entry) {
         entry.sessions += 1;
         entry.since = Math.min(entry.since, report.ts);
+        entry.latest = Math.max(entry.latest, report.ts);
         entry.stuckSince = Math.min(entry.stuckSince, report.stuckSince);
-      } else result.set(dep, { sessions: 1, since: report.ts, stuckSince: report.stuckSince });
+      } else result.set(dep, { sessions: 1, since: report.ts, latest: report.ts, stuckSince: report.stuckSince });
     }
     return result;
   }

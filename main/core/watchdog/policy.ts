@@ -497,10 +497,13 @@ export class WatchdogPolicy {
   private retryDue(now: number, counted: ReadonlySet<string>): Decision | null {
     const due = this.s.asks.find((a) => counted.has(a.dep) && a.until <= now && now - a.until < RETRY_DUE_GRACE_MS);
     if (due === undefined) return null;
+    const { consecutiveChecks: count } = this.s;
+    const { threshold } = this.settings;
+    const held = count >= threshold ? 'the storm stays judged' : `count held at ${count} of ${threshold}`;
     return this.decision(
       'check',
       'counting',
-      `no new rate-limited calls yet, but the retry of ${due.dep} is due (its Retry-After ended ${seconds(now - due.until)} ago): count held at ${this.s.consecutiveChecks} of ${this.settings.threshold}`,
+      `no new rate-limited calls yet, but the retry of ${due.dep} is due (its Retry-After ended ${seconds(now - due.until)} ago): ${held}`,
       due.dep,
     );
   }

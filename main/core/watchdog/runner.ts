@@ -57,8 +57,11 @@ export interface WatchdogRunnerOptions {
   breakerKey(dep: string): string;
   /** OpenClaw's own cooldown of a dependency in force at `now` (wall ms), if any. */
   cooldownUntil?(dep: string, now: number): number | null;
-  /** Sessions the gateway's log reports stalled, per dependency (null: not known), since when (wall ms). */
-  stalled(): Array<{ dep: string | null; sessions: number; since: number }>;
+  /**
+   * Sessions the gateway's log reports stalled, per dependency (null: not known), stuck since when and last
+   * reported when (wall ms).
+   */
+  stalled(): Array<{ dep: string | null; sessions: number; since: number; reportedAt: number }>;
   /** Whether the restart strategy can run here, and how the gateway's service is. */
   verifyStrategy(): Promise<StrategyCheck>;
   notify(notice: NoticeInput): void;
@@ -252,7 +255,10 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     let sessions = 0;
     let since = Number.POSITIVE_INFINITY;
     const deps: string[] = [];
+    const processStart = this.policy.state().processStart;
     for (const stall of this.options.stalled()) {
+      // Reported by a gateway process that has since been replaced: its runs went with it.
+      if (processStart !== null && this.toMono(stall.reportedAt, true) < processStart) continue;
       sessions += stall.sessions;
       since = Math.min(since, stall.since);
       if (stall.dep !== null) deps.push(stall.dep);

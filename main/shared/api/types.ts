@@ -33,8 +33,11 @@ export interface TokenRate {
 export interface ApiBreaker extends BreakerSnapshot {
   /** Agents whose calls in the data seen go only to this dependency (no fallback): who is stuck while it is down. */
   soleDependents: string[];
-  /** Sessions stalled on this dependency now (reported by the gateway log, or silent since a failed call). */
-  stalled: { sessions: number; since: number; stuckSince: number } | null;
+  /**
+   * Sessions stalled on this dependency now (reported by the gateway log): how many, the oldest and the newest of
+   * their latest reports, and since when the longest-stuck one has made no progress.
+   */
+  stalled: { sessions: number; since: number; latest: number; stuckSince: number } | null;
   /** Other hosts of the fleet whose breaker for this dependency is not closed ("open elsewhere"). */
   elsewhere: Array<{ host: string; state: BreakerState; since: number; reason: string }>;
   /**

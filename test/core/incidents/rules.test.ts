@@ -123,7 +123,7 @@ describe('conditionsOf', () => {
     );
     expect(found.map((c) => [c.key, c.cause, c.dep, c.severity, c.graced])).toEqual([
       ['breaker:zhipu/glm-5.1', 'breaker', 'zhipu/glm-5.1', 'warning', true],
-      ['gateway_hung:openai/gpt-5', 'gateway_hung', 'openai/gpt-5', 'warning', true],
+      ['gateway_hung:openai/gpt-5', 'gateway_hung', 'openai/gpt-5', 'warning', false],
       ['gateway_dead', 'gateway_dead', null, 'critical', true],
       ['restart_budget', 'restart_budget', null, 'critical', false],
       ['source_error:jsonl', 'source_error', null, 'warning', true],
@@ -203,12 +203,22 @@ describe('step: opening', () => {
     expect(run(every5s(0, 60_000, unreadable)).state.open?.causes).toEqual(['source_error']);
   });
 
-  it('hung sessions past the grace open an incident naming the dependency', () => {
+  it('hung sessions open an incident at once, naming the dependency: OpenClaw reports a stall after minutes', () => {
     const hung = world({
       breakers: [{ dep: 'zhipu/glm-5.1', state: 'closed', reason: '', live: false, stalled: { sessions: 3 } }],
     });
-    const out = run(every5s(0, 60_000, hung));
+    const out = run([[0, hung]]);
+    expect(out.changes).toMatchObject([{ kind: 'open', at: T0 }]);
     expect(out.state.open).toMatchObject({ causes: ['gateway_hung'], deps: ['zhipu/glm-5.1'] });
+  });
+
+  it('sessions stalled on no known dependency (stuck in their first call) open a hung incident too', () => {
+    const hung = world({ stalledWithoutDependency: { sessions: 1 } });
+    expect(conditionsOf(hung).map((c) => [c.key, c.cause, c.dep, c.text])).toEqual([
+      ['gateway_hung', 'gateway_hung', null, '1 session stalled (no dependency known)'],
+    ]);
+    const out = run([[0, hung]]);
+    expect(out.state.open).toMatchObject({ causes: ['gateway_hung'], deps: [] });
   });
 
   it('a spent restart budget, a cooldown loop and an exhausted quota open at once, without grace', () => {

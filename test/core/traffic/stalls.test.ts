@@ -66,10 +66,24 @@ describe('StallTracker', () => {
     const stalls = tracker([['s1', GLM]]);
     expect(stalls.signal(signal('s9', T0, { durationMs: 6 * MINUTE }))).toBeNull();
     expect(stalls.all(T0)).toEqual([]);
-    expect(stalls.withoutDependency(T0)).toEqual({ sessions: 1, since: T0, stuckSince: T0 - 6 * MINUTE });
+    expect(stalls.withoutDependency(T0)).toEqual({ sessions: 1, since: T0, latest: T0, stuckSince: T0 - 6 * MINUTE });
     // Once a call of it is seen after the line, it is no longer stalled.
     stalls.callSeen('s9', GLM, T0 + 1000);
     expect(stalls.withoutDependency(T0 + 1000)).toBeNull();
+  });
+
+  it("forgets the stalls reported before the gateway's in-process restart, not the ones after it", () => {
+    const stalls = tracker([
+      ['s1', GLM],
+      ['s2', GLM],
+    ]);
+    stalls.signal(signal('s1', T0 + MINUTE));
+    stalls.signal(signal('s9', T0 + MINUTE));
+    stalls.signal(signal(null, T0 + 2 * MINUTE, { kind: 'gateway_restart' }));
+    stalls.signal(signal('s2', T0 + 3 * MINUTE));
+    expect(stalls.all(T0 + 3 * MINUTE)).toEqual([{ dep: GLM, sessions: 1 }]);
+    expect(stalls.stalled(GLM, T0 + 3 * MINUTE)).toMatchObject({ since: T0 + 3 * MINUTE });
+    expect(stalls.withoutDependency(T0 + 3 * MINUTE)).toBeNull();
   });
 
   it('follows no stall without a session', () => {

@@ -132,6 +132,9 @@ describe('storm rule (the cron watchdog, made safe)', () => {
     expect(ds[1]?.reason).toBe(
       'no new rate-limited calls yet, but the retry of zhipu/glm-5.1 is due (its Retry-After ended 3 s ago): count held at 1 of 2',
     );
+    expect(ds[3]?.reason).toBe(
+      'no new rate-limited calls yet, but the retry of zhipu/glm-5.1 is due (its Retry-After ended 2 s ago): the storm stays judged',
+    );
     expect(ds[4]?.reason).toBe('no new rate-limited calls: count reset');
     expect(restarts(ds)).toEqual([]);
   });

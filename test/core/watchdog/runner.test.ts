@@ -103,7 +103,7 @@ function fakeRestarter(): Restarter {
 /** What the runner's maintenance callback answers (a reason while a window is in force). */
 let maintenance: string | null = null;
 /** What the runner's stalled-sessions callback answers. */
-let stalledNow: Array<{ dep: string | null; sessions: number; since: number }> = [];
+let stalledNow: Array<{ dep: string | null; sessions: number; since: number; reportedAt: number }> = [];
 
 async function started(settings: Partial<WatchdogSettings> = {}): Promise<WatchdogRunner> {
   runner = new WatchdogRunner({
@@ -262,7 +262,7 @@ describe('a hung gateway', () => {
   it('a session stuck in its first call (no dependency known) is as hung as any: restarted, forced', async () => {
     const r = await started();
     await probing(r, 'ok', 10 * SEC);
-    stalledNow = [{ dep: null, sessions: 1, since: wall() - 6 * MIN }];
+    stalledNow = [{ dep: null, sessions: 1, since: wall() - 6 * MIN, reportedAt: wall() }];
     const decision = r.check();
     await r.settled();
     expect(decision.kind).toBe('restart');
@@ -270,6 +270,18 @@ describe('a hung gateway', () => {
       /^gateway hung: .*1 session stalled \(no dependency named\) and no upstream attempt for 6 min/,
     );
     expect(orders).toMatchObject([{ trigger: 'health', evidence: 'hung' }]);
+  });
+
+  it('stalls reported by a gateway process since replaced are no evidence', async () => {
+    const r = await started();
+    r.probe(probe('ok', HOUR)); // the process that reported the stall
+    elapsed += 5 * SEC;
+    const reportedAt = wall();
+    elapsed += 5 * SEC;
+    r.probe(probe('ok', 2 * SEC)); // a new process, started after the report
+    stalledNow = [{ dep: 'zhipu/glm-5.1', sessions: 1, since: reportedAt - 7 * MIN, reportedAt }];
+    expect(r.check().kind).toBe('quiet');
+    expect(orders).toEqual([]);
   });
 });
 
