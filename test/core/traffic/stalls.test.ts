@@ -259,6 +259,7 @@ describe('StallTracker: idle sessions are not stalled', () => {
     expect(stalls.stalled(GLM, T0 + 5 * MINUTE)).toEqual({
       sessions: 1,
       since: T0 + 4 * MINUTE + 30_000,
+      latest: T0 + 4 * MINUTE + 30_000,
       stuckSince: T0,
     });
     // A line without an age dates the stall by its own time.
