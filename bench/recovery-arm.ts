@@ -13,7 +13,7 @@ import { type BreakerBar, startBreakerBar } from '../test/e2e/openclaw/harness/b
 import type { DesktopSession } from '../test/e2e/openclaw/harness/desktop-session.js';
 import { startGateway } from '../test/e2e/openclaw/harness/gateway.js';
 import { startMockProvider } from '../test/e2e/openclaw/harness/mock-provider.js';
-import { STORM_CONFIG, STORM_RETRY_AFTER_SECONDS } from '../test/e2e/openclaw/harness/recovery-config.js';
+import { SHORTENED, STORM_RETRY_AFTER_SECONDS } from '../test/e2e/openclaw/harness/recovery-config.js';
 import type { OpenClawRuntime } from '../test/e2e/openclaw/harness/runtime.js';
 import { until } from '../test/helpers/transcripts.js';
 import { watchGateway } from './recovery-watch.js';
@@ -106,7 +106,7 @@ export async function runArm(options: ArmOptions): Promise<ArmResult> {
       providerTimeoutSeconds: 90,
     });
     stops.unshift(() => gateway.stop());
-    const config = { ...STORM_CONFIG, watchdog: { ...STORM_CONFIG.watchdog, enabled: options.watchdog } };
+    const config = { ...SHORTENED, watchdog: { ...SHORTENED.watchdog, enabled: options.watchdog } };
     const breakerbar = await startBreakerBar({ root, runtime, gateway, desktop, config });
     stops.unshift(() => breakerbar.stop());
     const watch = watchGateway(gateway, DEP);

@@ -19,14 +19,14 @@ import { spawnSync } from 'node:child_process';
 import { configSchema } from '../main/core/config/index.js';
 import { defaultsOf } from '../main/core/config/schema.js';
 import { type DesktopSession, startDesktopSession } from '../test/e2e/openclaw/harness/desktop-session.js';
-import { STORM_CONFIG } from '../test/e2e/openclaw/harness/recovery-config.js';
+import { SHORTENED } from '../test/e2e/openclaw/harness/recovery-config.js';
 import { ensureOpenClaw } from '../test/e2e/openclaw/harness/runtime.js';
 import { type ArmResult, DEP, RETRY_AFTER_SEC, runArm, SESSIONS, seconds } from './recovery-arm.js';
 import { machine, recordSection, summarize } from './report.js';
 
 const VERSION = '2026.9.6';
 /** The watchdog's settings in the storms: the defaults under the suite's shortened clocks. */
-const WATCHDOG = { ...defaultsOf(configSchema).watchdog, ...STORM_CONFIG.watchdog };
+const WATCHDOG = { ...defaultsOf(configSchema).watchdog, ...SHORTENED.watchdog };
 /** In the storm that outlives its Retry-After: how long its 429s ask for a wait, after the first 429. */
 const ASKS_FOR_MS = 60_000;
 
@@ -336,8 +336,8 @@ Two shapes of the 429 storm of \`test/e2e/openclaw/recovery.test.ts\`, each run 
 real \`openclaw@${VERSION}\` (\`gateway run\`, isolated) against the mock provider, whose only model \`${DEP}\` answers
 every request with 429 until it recovers (no fallback); ${SESSIONS.length} sessions send \`openclaw agent\` turns one after
 the other; BreakerBar's daemon (built CLI) beside it with desktop notifications through libnotify to dunst and a
-generic webhook, on the suite's shortened config (probes every ${STORM_CONFIG.health.intervalSec} s, storm checks every ${WATCHDOG.checkIntervalSec} s over ${WATCHDOG.windowSec} s, ${WATCHDOG.threshold}
-in a row; incidents after ${STORM_CONFIG.incidents.graceSec} s) and the default hold of a storm restart: each Retry-After holds it at most
+generic webhook, on the suite's shortened config (probes every ${SHORTENED.health.intervalSec} s, storm checks every ${WATCHDOG.checkIntervalSec} s over ${WATCHDOG.windowSec} s, ${WATCHDOG.threshold}
+in a row; incidents after ${SHORTENED.incidents.graceSec} s) and the default hold of a storm restart: each Retry-After holds it at most
 ${WATCHDOG.maxDeferralSec} s from when it was first seen, and each new one holds it again, so no storm restart runs while the
 provider keeps asking for a wait. **Acting**: the watchdog live (it restarts with \`openclaw gateway restart
 --safe\`). **Off**: \`watchdog.enabled: false\`, BreakerBar still watching and notifying. ${pairs.map(({ shape }) => `**${shape.title}**: ${shape.storm}.`).join(' ')} In each shape the provider recovers at the same moment after the first 429 in both arms. Times count

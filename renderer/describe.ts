@@ -52,6 +52,7 @@ export function whyText(reason: string, t: Translator): string {
     [/^initial state$/, () => t.t('dashboard.why.initial')],
     [/^cooldown over$/, () => t.t('dashboard.why.waitOver')],
     [/^Retry-After over$/, () => t.t('dashboard.why.retryAfterOver')],
+    [/^answered while (open|throttled)$/, () => t.t('dashboard.why.answered')],
     [/^(\d+) consecutive failures$/, (m) => t.t('dashboard.why.consecutive', { n: Number(m[1]) })],
     [
       /^(\d+) of (\d+) calls failed \(\d+%\) in ([\d.]+) s$/,

@@ -110,6 +110,10 @@ describe('overview words', () => {
     );
     expect(whyText('trial failed: rate_limited, Retry-After 5 s', zh)).toBe('试探调用失败（限流）');
     expect(whyText('2 successful trials', en)).toBe('Recovered: 2 trial calls succeeded');
+    expect(whyText('answered while throttled', en)).toBe(
+      'The provider answered while the breaker was open: trial calls decide',
+    );
+    expect(whyText('answered while open', zh)).toBe('断路器打开期间服务商已有应答：由试探调用决定');
     expect(whyText('operator: maintenance', en)).toBe('Set by hand: maintenance');
     expect(whyText('initial state', zh)).toBe('没有失败：调用正常通过');
     expect(whyText('peer host-b tripped it', en)).toBe('peer host-b tripped it');

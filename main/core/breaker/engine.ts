@@ -23,9 +23,30 @@
  *   `lastEventAt`.
  * - A transition caused by an observation happens at the latest event time
  *   seen (for an in-order record, its own time), so a late record never places
- *   a trip in the past. Leaving open/throttled happens at `openUntil`.
+ *   a trip in the past. Leaving open/throttled when its open period runs
+ *   out happens at `openUntil`.
  * - Retry-After binds only while it lasts: `rate_limited` with a retry-after
  *   ending after the clock trips at once; one already over is a plain failure.
+ * - Open/throttled ends two ways: its open period (cooldown, or Retry-After
+ *   if later) runs out, or the dependency answers. The breaker is passive: it
+ *   models what a gateway-side breaker would do, but the gateway (OpenClaw)
+ *   calls the provider regardless, so BreakerBar keeps seeing real calls while
+ *   "open". An observed success is the provider answering: the outage (or the
+ *   quota wait, even with a Retry-After still in force) is over by the best
+ *   evidence there is, so it moves to half-open at once ("answered while
+ *   open"/"answered while throttled") and counts as the first trial, and the
+ *   usual trials rule closes it. Waiting out a grown open period (up to
+ *   `maxOpenMs`) instead would hide a recovery for minutes, and keep the
+ *   incident and the divergence alarm with it. Only a success after the
+ *   evidence holding it open counts: after the trip and after every failure
+ *   seen since (a success read late, from before the trip or before a newer
+ *   failure, is old news), and only while the window's failure rate would not
+ *   trip a closed breaker (the window keeps filling while open): the odd
+ *   success of a storm still going on (a quota letting one call in ten
+ *   through) is not a recovery, and ending the open period on each would flap
+ *   the breaker. An operator's force-open is never ended this way.
+ *   A failure while open moves no state: a longer Retry-After extends the
+ *   wait, nothing else does.
  * - Half-open trials: a success counts if its session differs from the
  *   sessions of the trials counted so far, or if no other session has been
  *   seen in the window (the data allow no better). A success that does not
@@ -96,6 +117,11 @@ export class Breaker {
   private openUntil: number | null = null;
   private retryAfterUntil: number | null = null;
   private openDurationMs: number;
+  /**
+   * Open/throttled: event time of the newest evidence holding it open (the trip, then any failure seen since).
+   * Only a success after it ends the open period early.
+   */
+  private openEvidenceAt = Number.NEGATIVE_INFINITY;
 
   private consecutive = 0;
   private consecutiveQuota = 0;
@@ -261,8 +287,7 @@ export class Breaker {
       case 'half_open':
         return this.trial(obs, verdict);
       default:
-        this.whileOpen(obs, verdict);
-        return [];
+        return this.whileOpen(obs, verdict);
     }
   }
 
@@ -275,21 +300,55 @@ export class Breaker {
       return [this.trip(quota ? 'throttled' : 'open', `${this.consecutive} consecutive failures`, at, null)];
     }
     const w = this.window.current();
-    if (w.calls >= this.policy.minCalls && w.failures / w.calls > this.policy.failureRate) {
+    if (this.rateTrips(w)) {
       const quota = quotaMajority(w.quotaFailures, w.failures);
       return [this.trip(quota ? 'throttled' : 'open', this.rateReason(w), at, null)];
     }
     return [];
   }
 
-  /** Open or throttled: every call is one a gateway-side breaker would have failed fast. */
-  private whileOpen(obs: Observation, verdict: Verdict): void {
+  /**
+   * Open or throttled: every call is one a gateway-side breaker would have failed fast, so each counts as a
+   * rejection, the success that ends the open period too: `breaker_rejections_total` counts the calls observed
+   * while open or throttled, and when this one was made the breaker was still open (a real one would have
+   * refused it; only BreakerBar, watching the gateway call the provider anyway, learns from its answer).
+   */
+  private whileOpen(obs: Observation, verdict: Verdict): Transition[] {
     this.rejections++;
-    if (this.forced !== null || verdict !== 'failure') return;
+    if (this.forced !== null || verdict === 'neutral') return [];
+    if (verdict === 'success') return this.isAnswer(obs) ? this.answered(obs) : [];
+    this.openEvidenceAt = Math.max(this.openEvidenceAt, obs.ts);
     const until = this.retryAfterEnd(obs);
-    if (until === null || (this.retryAfterUntil !== null && until <= this.retryAfterUntil)) return;
+    if (until === null || (this.retryAfterUntil !== null && until <= this.retryAfterUntil)) return [];
     this.retryAfterUntil = until;
     this.openUntil = Math.max(this.openUntil ?? until, until);
+    return [];
+  }
+
+  /**
+   * A success proves the dependency answers again only if it is newer than the evidence holding the breaker open
+   * (so not a record read late from before the trip or a newer failure), and if the window no longer shows the
+   * failure rate that trips a closed breaker: a partial storm (a quota letting one call in ten through) answers
+   * now and then without being over, and ending the open period on each such success would flap the breaker
+   * (open, half-open, open, a transition and a grown open period per success), drop a Retry-After still being
+   * asked for, and restart the "open for how long" the watchdog's divergence alarm reads.
+   */
+  private isAnswer(obs: Observation): boolean {
+    return obs.ts > this.openEvidenceAt && !this.rateTrips(this.window.current());
+  }
+
+  /**
+   * The dependency answered while open: the provider is back (or its quota is), whatever the open period or a
+   * Retry-After still said, so the wait ends now and the success is the first half-open trial (enough trials
+   * close it at once). The Retry-After is cleared with it: it no longer holds anyone back.
+   */
+  private answered(obs: Observation): Transition[] {
+    const from = this.state;
+    this.clearOpenTimes();
+    this.trialSessions = [];
+    const out = [this.move('half_open', `answered while ${from}`, this.latestEventTs)];
+    out.push(...this.trial(obs, 'success'));
+    return out;
   }
 
   private trial(obs: Observation, verdict: Verdict): Transition[] {
@@ -324,6 +383,7 @@ export class Breaker {
     this.cooldownUntil = at + this.openDurationMs;
     this.retryAfterUntil = retryAfterUntil;
     this.openUntil = Math.max(this.cooldownUntil, retryAfterUntil ?? this.cooldownUntil);
+    this.openEvidenceAt = at;
     this.trialSessions = [];
     return this.move(to, reason, at);
   }
@@ -357,6 +417,11 @@ export class Breaker {
   }
 
   // ── helpers ─────────────────────────────────────────────────────────────
+
+  /** The window's failure rate trips a closed breaker (once it holds enough calls to count). */
+  private rateTrips(w: Readonly<WindowCounts>): boolean {
+    return w.calls >= this.policy.minCalls && w.failures / w.calls > this.policy.failureRate;
+  }
 
   private isOpen(): boolean {
     return this.state === 'open' || this.state === 'throttled';

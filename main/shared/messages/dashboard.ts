@@ -104,6 +104,7 @@ export const dashboard = area(
       `The provider rate-limited it and asked to wait ${f.duration(p.waitMs)}`,
     'dashboard.why.waitOver': 'The wait is over: trial calls decide',
     'dashboard.why.retryAfterOver': 'Retry-After is over: trial calls decide',
+    'dashboard.why.answered': 'The provider answered while the breaker was open: trial calls decide',
     'dashboard.why.recovered': (p: { n: number }, f: F) =>
       `Recovered: ${f.plural(p.n, { one: '# trial call', other: '# trial calls' })} succeeded`,
     'dashboard.why.trialFailed': (p: { outcome: string }) => `A trial call failed (${p.outcome})`,
@@ -318,6 +319,7 @@ export const dashboard = area(
     'dashboard.why.retryAfter': (p: { waitMs: number }, f: F) => `服务商限流，要求等待 ${f.duration(p.waitMs)}`,
     'dashboard.why.waitOver': '等待结束：由试探调用决定',
     'dashboard.why.retryAfterOver': 'Retry-After 已结束：由试探调用决定',
+    'dashboard.why.answered': '断路器打开期间服务商已有应答：由试探调用决定',
     'dashboard.why.recovered': (p: { n: number }, f: F) => `已恢复：${f.integer(p.n)} 次试探调用成功`,
     'dashboard.why.trialFailed': (p: { outcome: string }) => `试探调用失败（${p.outcome}）`,
     'dashboard.why.operator': (p: { reason: string }) => `手动设置：${p.reason}`,

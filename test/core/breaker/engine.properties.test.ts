@@ -243,11 +243,13 @@ describe('breaker properties', () => {
       let run = 0;
       for (const r of records) {
         let applied = false;
+        // A success that half-opened an open breaker (an answer) is its first trial, even one read late.
+        let answer = false;
         // The observation counts after any half-open its time caused, and before a close it caused.
         const apply = () => {
           if (applied || r.obs === null) return;
           applied = true;
-          if (r.obs.ts < halfOpenSince) return;
+          if (r.obs.ts < halfOpenSince && !answer) return;
           const verdict = verdictOf(r.obs);
           if (verdict === 'success') run++;
           else if (verdict === 'failure') run = 0;
@@ -256,6 +258,7 @@ describe('breaker properties', () => {
           if (t.to === 'half_open') {
             halfOpenSince = t.ts;
             run = 0;
+            answer = t.reason.startsWith('answered while');
           } else if (t.to === 'closed' && !t.reason.startsWith('operator:')) {
             apply();
             must(t.from === 'half_open', 'closed from a state other than half-open', r);
@@ -267,16 +270,34 @@ describe('breaker properties', () => {
     });
   });
 
-  it('never half-opens before Retry-After (or the open period) is over, nor ahead of the clock', () => {
+  it('half-opens only once Retry-After (or the open period) is over, or on an answer after the trip; never ahead of the clock', () => {
     holds((records) => {
+      // The newest failure observed so far (gateway traffic only): an answer must be newer than it.
+      let newestFailure = Number.NEGATIVE_INFINITY;
       for (const r of records) {
         for (const t of r.transitions) {
           if (t.to !== 'half_open') continue;
           must(t.from === 'open' || t.from === 'throttled', 'half-open from a state other than open', r);
           must(r.before.forced === null, 'a forced breaker half-opened', r);
+          must(t.ts <= r.clock, 'half-open ahead of the clock', r);
+          if (t.reason.startsWith('answered while')) {
+            const obs = r.obs;
+            must(
+              r.step.kind === 'observe' && obs !== null && verdictOf(obs) === 'success',
+              'answered without a success',
+              r,
+            );
+            must(t.reason === `answered while ${t.from}`, 'answered: the wrong state named', r);
+            must(obs !== null && obs.ts > r.before.since, 'answered by a success from before the trip', r);
+            must(obs !== null && obs.ts > newestFailure, 'answered by a success older than a failure seen', r);
+            must(obs !== null && t.ts >= obs.ts, 'answered before the answer', r);
+            continue;
+          }
           must(atLeast(t.ts, r.before.retryAfterUntil), 'half-open before Retry-After', r);
           must(atLeast(t.ts, r.before.openUntil), 'half-open before openUntil', r);
-          must(t.ts <= r.clock, 'half-open ahead of the clock', r);
+        }
+        if (r.step.kind === 'observe' && r.obs !== null && verdictOf(r.obs) === 'failure') {
+          newestFailure = Math.max(newestFailure, r.obs.ts);
         }
         const { state, openUntil, retryAfterUntil } = r.after;
         if ((state === 'open' || state === 'throttled') && openUntil !== null) {

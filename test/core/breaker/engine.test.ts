@@ -214,7 +214,8 @@ describe('Retry-After', () => {
     expect(b.snapshot().retryAfterSkips).toBe(0);
     // The cooldown is over at 30 s; every look until 120 s is a skipped half-open attempt.
     for (const t of [30, 60, 90, 119.999]) expect(b.tick(s(t))).toEqual([]);
-    expect(b.observe(ok(s(100)))).toEqual([]);
+    // A call that proves nothing (a success would: see 'open / throttled') is a rejection and moves nothing.
+    expect(b.observe(call(s(100), 'auth'))).toEqual([]);
     expect(b.snapshot()).toMatchObject({ state: 'throttled', retryAfterSkips: 5, rejections: 1 });
     expect(b.wantsProbe(s(119.999))).toBe(false);
     expect(b.wantsProbe(s(120))).toBe(true);
@@ -280,10 +281,16 @@ describe('Retry-After', () => {
 });
 
 describe('open / throttled', () => {
-  it('counts observations as rejections and does not change state', () => {
+  it('counts failures and neutral calls as rejections and does not change state', () => {
     const b = tripped();
-    expect(feed(b, [ok(s(10)), fail(s(11)), call(s(12), 'auth'), ok(s(13), 'b')])).toEqual([]);
-    expect(b.snapshot()).toMatchObject({ state: 'open', rejections: 4 });
+    const calls = [
+      fail(s(10)),
+      fail(s(11), 'timeout', 'b'),
+      call(s(12), 'auth'),
+      call(s(13), 'aborted', { sessionId: 'b' }),
+    ];
+    expect(feed(b, calls)).toEqual([]);
+    expect(b.snapshot()).toMatchObject({ state: 'open', rejections: 4, openUntil: s(34), openDurationMs: s(30) });
   });
 
   it('half-opens when the cooldown is over, at the instant it ended', () => {
@@ -299,6 +306,155 @@ describe('open / throttled', () => {
     const b = tripped();
     expect(arrows(b.observe(ok(s(40))))).toEqual(['open→half_open']);
     expect(b.snapshot().trialSuccesses).toBe(1);
+  });
+});
+
+/**
+ * The breaker is passive: the gateway calls the provider while it is "open", so BreakerBar sees the answers. A
+ * success is the provider answering again: it ends the open period at once instead of hiding the recovery until
+ * the (grown) open period runs out.
+ */
+describe('open / throttled: the dependency answers', () => {
+  it('a success ends the open period at once: half-open, the success the first trial, another session closes', () => {
+    const b = tripped(); // open since 4 s, until 34 s
+    expect(b.observe(ok(s(10), 'a'))).toEqual([
+      { dep: 'zai/glm-4.6', from: 'open', to: 'half_open', reason: 'answered while open', ts: s(10) },
+    ]);
+    expect(b.snapshot()).toMatchObject({
+      state: 'half_open',
+      reason: 'answered while open',
+      since: s(10),
+      openUntil: null,
+      retryAfterUntil: null,
+      trialSuccesses: 1,
+      // The call was made while open: one a gateway-side breaker would have refused.
+      rejections: 1,
+    });
+    // The usual closing rule: a repeat of session a waits while b is in the window…
+    expect(b.observe(ok(s(11), 'a'))).toEqual([]);
+    // …and b's success is the second trial.
+    expect(b.observe(ok(s(12), 'b'))).toEqual([
+      { dep: 'zai/glm-4.6', from: 'half_open', to: 'closed', reason: '2 successful trials', ts: s(12) },
+    ]);
+    expect(b.snapshot()).toMatchObject({ state: 'closed', rejections: 1, openDurationMs: s(30) });
+  });
+
+  it('with trialsToClose 1, the one success half-opens and closes: both transitions, in order', () => {
+    const b = tripped({ ...DEFAULT_POLICY, trialsToClose: 1 });
+    expect(b.observe(ok(s(10)))).toEqual([
+      { dep: 'zai/glm-4.6', from: 'open', to: 'half_open', reason: 'answered while open', ts: s(10) },
+      { dep: 'zai/glm-4.6', from: 'half_open', to: 'closed', reason: '1 successful trial', ts: s(10) },
+    ]);
+    expect(b.snapshot().state).toBe('closed');
+  });
+
+  it('a grown open period does not hide the recovery', () => {
+    const b = halfOpen();
+    b.observe(fail(s(34), 'timeout')); // trial failed: 60 s, until 94 s
+    b.tick(s(94));
+    b.observe(fail(s(94), 'timeout')); // trial failed: 120 s, until 214 s
+    expect(b.snapshot()).toMatchObject({ state: 'open', openUntil: s(214), openDurationMs: s(120) });
+    expect(arrows(b.observe(ok(s(100), 'a')))).toEqual(['open→half_open']);
+    expect(arrows(b.observe(ok(s(101), 'b')))).toEqual(['half_open→closed']);
+    expect(b.snapshot()).toMatchObject({ state: 'closed', since: s(101), openDurationMs: s(30) });
+  });
+
+  it('a trial failing after the answer reopens with the open duration grown, as any failed trial', () => {
+    const b = tripped();
+    b.observe(ok(s(10), 'a'));
+    expect(b.observe(fail(s(11), 'timeout', 'b')).map((t) => [t.from, t.to, t.reason])).toEqual([
+      ['half_open', 'open', 'trial failed: timeout'],
+    ]);
+    expect(b.snapshot()).toMatchObject({ openDurationMs: s(60), openUntil: s(71), trialSuccesses: 0 });
+  });
+
+  it('a success while throttled ends it even with a Retry-After still in force: the provider answered', () => {
+    const b = new Breaker('dep');
+    b.observe(limited(0, s(120)));
+    b.tick(s(60)); // the cooldown is over, the Retry-After is not
+    expect(b.snapshot()).toMatchObject({ state: 'throttled', retryAfterUntil: s(120), openUntil: s(120) });
+    expect(b.observe(ok(s(61), 'a'))).toEqual([
+      { dep: 'dep', from: 'throttled', to: 'half_open', reason: 'answered while throttled', ts: s(61) },
+    ]);
+    // The Retry-After holds nobody back any more.
+    expect(b.snapshot()).toMatchObject({
+      state: 'half_open',
+      openUntil: null,
+      retryAfterUntil: null,
+      trialSuccesses: 1,
+      rejections: 1,
+    });
+    // A new ask to wait is honoured as a failed trial.
+    expect(b.observe(limited(s(62), s(120))).map((t) => [t.from, t.to, t.reason])).toEqual([
+      ['half_open', 'throttled', 'trial failed: rate_limited, Retry-After 120 s'],
+    ]);
+    expect(b.snapshot()).toMatchObject({ retryAfterUntil: s(182), openUntil: s(182), openDurationMs: s(60) });
+  });
+
+  it('the odd success of a storm still going on does not end it: only once the window would not trip', () => {
+    const b = new Breaker('dep', noConsecutive);
+    // 5 successes at 0–4 s, 15 failures at 5–19 s: the 20th call makes 15 of 20 (75 %) and opens at 19 s.
+    feed(b, [
+      ...Array.from({ length: 5 }, (_, i) => ok(s(i))),
+      ...Array.from({ length: 15 }, (_, i) => fail(s(5 + i), 'server_error', i % 2 === 0 ? 'a' : 'b')),
+    ]);
+    expect(b.snapshot()).toMatchObject({ state: 'open', since: s(19) });
+    // 15 of 21 … 15 of 24 failed (71 % … 62.5 %): still the storm.
+    for (const t of [20, 21, 22, 23]) expect(b.observe(ok(s(t), t % 2 === 0 ? 'a' : 'b'))).toEqual([]);
+    expect(b.snapshot()).toMatchObject({ state: 'open', rejections: 4 });
+    // 15 of 25 (60 %): a closed breaker would not trip on that, so this success is an answer.
+    expect(b.observe(ok(s(24), 'a'))).toEqual([
+      { dep: 'dep', from: 'open', to: 'half_open', reason: 'answered while open', ts: s(24) },
+    ]);
+    expect(arrows(b.observe(ok(s(25), 'b')))).toEqual(['half_open→closed']);
+  });
+
+  it('a breaker an operator forced open stays open whatever answers', () => {
+    const b = tripped();
+    b.control('force_open', 'maintenance', s(5));
+    expect(feed(b, [ok(s(10), 'a'), ok(s(11), 'b')])).toEqual([]);
+    expect(b.tick(s(1000))).toEqual([]);
+    expect(b.snapshot()).toMatchObject({
+      state: 'open',
+      forced: 'open',
+      reason: 'operator: maintenance',
+      rejections: 2,
+    });
+  });
+
+  it('a success read late, from before the trip (or at its very time), does not end it', () => {
+    const b = tripped(); // open since 4 s
+    expect(b.observe(ok(s(3.5), 'b'))).toEqual([]); // history: drives nothing, not even a rejection
+    // At the trip's own time: which came first is unknown, so it is not evidence of an answer after it.
+    expect(b.observe(ok(s(4), 'b'))).toEqual([]);
+    expect(b.snapshot()).toMatchObject({ state: 'open', openUntil: s(34), trialSuccesses: 0, rejections: 1 });
+    expect(arrows(b.observe(ok(s(4.001), 'b')))).toEqual(['open→half_open']);
+  });
+
+  it('a success read late, from before a newer failure seen while open, does not end it either', () => {
+    const b = tripped();
+    b.observe(fail(s(10), 'timeout', 'b'));
+    expect(b.observe(ok(s(8), 'a'))).toEqual([]); // after the trip, but the failure at 10 s is newer evidence
+    expect(b.snapshot()).toMatchObject({ state: 'open', openUntil: s(34), rejections: 2 });
+    expect(arrows(b.observe(ok(s(12), 'a')))).toEqual(['open→half_open']);
+  });
+
+  it('a late success newer than every failure ends it, at the latest event time seen', () => {
+    const b = tripped();
+    b.observe(call(s(12), 'auth', { sessionId: 'b' })); // neutral: says nothing of the provider
+    expect(b.observe(ok(s(10), 'a'))).toEqual([
+      { dep: 'zai/glm-4.6', from: 'open', to: 'half_open', reason: 'answered while open', ts: s(12) },
+    ]);
+    expect(b.snapshot()).toMatchObject({ state: 'half_open', since: s(12), trialSuccesses: 1 });
+  });
+
+  it('a failure while open moves nothing: the open period runs on, and its end half-opens as before', () => {
+    const b = tripped();
+    expect(feed(b, [fail(s(10), 'timeout'), fail(s(20), 'overloaded', 'b'), limited(s(25), null)])).toEqual([]);
+    expect(b.snapshot()).toMatchObject({ state: 'open', openUntil: s(34), openDurationMs: s(30), rejections: 3 });
+    expect(b.tick(s(34)).map((t) => [t.from, t.to, t.reason, t.ts])).toEqual([
+      ['open', 'half_open', 'cooldown over', s(34)],
+    ]);
   });
 });
 
@@ -592,7 +748,8 @@ describe('snapshot', () => {
     b.observe(ok(s(1)));
     b.observe(limited(s(2), s(120)));
     b.observe(limited(s(3), null));
-    b.observe(ok(s(20), 'b'));
+    // Read late, from before the newest failure: old news, so a rejection that does not end the wait.
+    b.observe(ok(s(2.5), 'b'));
     b.tick(s(32)); // cooldown over, Retry-After not: one skip
     expect(b.snapshot()).toEqual({
       dep: 'zai/glm-4.6',
@@ -603,13 +760,14 @@ describe('snapshot', () => {
       openUntil: s(122),
       retryAfterUntil: s(122),
       openDurationMs: 30_000,
-      // (2 s, 32 s]: the rejected calls at 3 s and 20 s
+      // (2 s, 32 s]: the rejected calls at 2.5 s and 3 s
       window: { calls: 2, failures: 1, successes: 1, failureRate: 0.5 },
-      consecutiveFailures: 0,
+      // The late success is not among the newest calls, so it does not break the run of 2.
+      consecutiveFailures: 2,
       trialSuccesses: 0,
       rejections: 2,
       retryAfterSkips: 1,
-      lastEventAt: s(20),
+      lastEventAt: s(3),
     });
   });
 });

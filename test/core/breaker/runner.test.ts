@@ -155,12 +155,32 @@ describe('BreakerRunner: observing calls', () => {
   });
 });
 
+describe('BreakerRunner: the dependency answering while open', () => {
+  it('stores and announces the half-open and the close a success causes, at their event times', () => {
+    const h = tripped(); // open at 4 s until 34 s
+    h.wall.now = s(11);
+    ingest(h, [call(10, 'ok', { sessionId: 's1' }), call(11, 'ok', { sessionId: 's2' })]);
+    const expected = [
+      { dep: GLM, from: 'closed', to: 'open', reason: '5 consecutive failures', ts: s(4) },
+      { dep: GLM, from: 'open', to: 'half_open', reason: 'answered while open', ts: s(10) },
+      { dep: GLM, from: 'half_open', to: 'closed', reason: '2 successful trials', ts: s(11) },
+    ];
+    expect(h.announced).toEqual(expected);
+    expect(stored().map(({ at: _, ...t }) => t)).toEqual(expected);
+    // A restart replays the same history to the same state, announcing nothing.
+    const restarted = replayed(breakersConfig(), s(12));
+    expect(restarted.runner.snapshots()).toEqual(h.runner.snapshots());
+    expect(restarted.announced).toEqual([]);
+  });
+});
+
 describe('BreakerRunner.replay', () => {
   it('rebuilds a throttled breaker from stored calls without storing or announcing its transitions again', () => {
     const config = breakersConfig();
     const live = harness(config, s(10));
     ingest(live, burst(0, 5, 'rate_limited'));
-    ingest(live, burst(5, 3, 'ok', { sessionId: 's2' }));
+    // Rejected calls (not successes: one would end the throttle, see 'answered while throttled').
+    ingest(live, burst(5, 3, 'server_error', { sessionId: 's2' }));
     live.runner.tick(s(20));
     const before = stored();
 

@@ -115,6 +115,49 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'long 429 storm whose trials failed: the provider answering ends it, not the 8-minute wait',
+    // 429s without Retry-After at 0–4 s throttle at 4 s until 34 s. Each trial fails: at 34 s (60 s, until
+    // 94 s), 94 s (120 s, until 214 s), 214 s (240 s, until 454 s), 454 s (480 s, until 934 s). The 429s at
+    // 100, 200, 300 and 400 s are rejections. The provider is back at 500 s: s1's success there is an answer
+    // while throttled (a rejection too) and the first trial; s2's at 501 s closes, 433 s before 934 s.
+    steps: timeline(
+      calls(0, 5, 1, 'rate_limited'),
+      calls(34, 1, 1, 'rate_limited'),
+      calls(94, 1, 1, 'rate_limited'),
+      calls(214, 1, 1, 'rate_limited'),
+      calls(454, 1, 1, 'rate_limited'),
+      calls(100, 4, 100, 'rate_limited'),
+      calls(500, 1, 1, 'ok', { sessions: ['s1'] }),
+      calls(501, 1, 1, 'ok', { sessions: ['s2'] }),
+      ticks(510, 1000, 10),
+    ),
+    transitions: [
+      'closed→throttled',
+      ...Array.from({ length: 4 }, () => ['throttled→half_open', 'half_open→throttled']).flat(),
+      'throttled→half_open',
+      'half_open→closed',
+    ],
+    reasons: [
+      '5 consecutive failures',
+      ...Array.from({ length: 4 }, () => ['cooldown over', 'trial failed: rate_limited']).flat(),
+      'answered while throttled',
+      '2 successful trials',
+    ],
+    final: { state: 'closed', since: s(501), rejections: 5, openUntil: null, openDurationMs: s(30) },
+  },
+  {
+    name: 'a quota letting one call in ten through stays throttled: its odd success is not a recovery',
+    // 429s every 0.5 s from 0 to 59.5 s, a success at 0.25, 5.25, …, 55.25 s. The 429s at 0.5–2.5 s are 5 in a
+    // row: throttled at 2.5 s until 32.5 s. At 5.25 s the window holds 13 calls, too few for the rate to count,
+    // so that success is an answer (half-open) and the 429 at 5.5 s fails it: throttled 60 s, until 65.5 s.
+    // From 10.25 s on the window holds 20 calls or more, about 90 % failed: the successes are rejections like
+    // the 429s (5 + 1 before 5.25 s, 108 + 10 from 6 s), and nothing moves again before 65.5 s.
+    steps: timeline(calls(0, 120, 0.5, 'rate_limited'), calls(0.25, 12, 5, 'ok'), ticks(10, 60, 10)),
+    transitions: ['closed→throttled', 'throttled→half_open', 'half_open→throttled'],
+    reasons: ['5 consecutive failures', 'answered while throttled', 'trial failed: rate_limited'],
+    final: { state: 'throttled', since: s(5.5), openUntil: s(65.5), openDurationMs: s(60), rejections: 124 },
+  },
+  {
     name: '503 storm then recovery',
     // 503s every second from 0 to 9 s: the 5th (4 s) opens until 34 s, 5–9 s are rejections.
     // The success at 35 s half-opens (at 34 s) and is the first trial; the next, from another session, closes.
@@ -219,11 +262,12 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'one sticky session cannot close it alone while others are around',
-    // Opens at 4 s (sessions s1–s3). s3 is seen (rejected) at 20 s. After the cooldown, s1 succeeds at 35 and
-    // 36 s: the second counts for nothing while s3 is in the window; s3's success at 40 s closes.
+    // Opens at 4 s (sessions s1–s3). s3 is seen (rejected: a call its user aborted, which proves nothing, where a
+    // success would have ended the open period) at 20 s. After the cooldown, s1 succeeds at 35 and 36 s: the
+    // second counts for nothing while s3 is in the window; s3's success at 40 s closes.
     steps: timeline(
       calls(0, 5, 1, 'timeout'),
-      calls(20, 1, 1, 'ok', { sessions: ['s3'] }),
+      calls(20, 1, 1, 'aborted', { sessions: ['s3'] }),
       calls(35, 2, 1, 'ok', { sessions: ['s1'] }),
       calls(40, 1, 1, 'ok', { sessions: ['s3'] }),
     ),

@@ -148,7 +148,8 @@ describe('BreakerService: breakers', () => {
   it('counts calls seen while open in breaker_rejections_total', async () => {
     const h = harness();
     h.service.observe(outage(GLM));
-    observeEach(h, [call(5), call(6)]);
+    // Failures: a success would end the open period (counted as a rejection too, but the breaker is half-open after).
+    observeEach(h, [call(5, { outcome: 'server_error' }), call(6, { outcome: 'server_error' })]);
     expect(await sample(h, METRIC_NAMES.breakerRejections, { dep: GLM })).toBe(2);
   });
 

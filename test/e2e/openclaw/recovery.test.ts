@@ -29,7 +29,7 @@ import { type BreakerBar, startBreakerBar } from './harness/breakerbar.js';
 import { type DesktopSession, startDesktopSession } from './harness/desktop-session.js';
 import { type GatewayOptions, type RealGateway, startGateway, type TurnResult } from './harness/gateway.js';
 import { type MockProvider, startMockProvider } from './harness/mock-provider.js';
-import { SHORTENED, STORM_CONFIG, STORM_RETRY_AFTER_SECONDS } from './harness/recovery-config.js';
+import { SHORTENED, STORM_RETRY_AFTER_SECONDS } from './harness/recovery-config.js';
 import { ensureOpenClaw, type OpenClawRuntime } from './harness/runtime.js';
 
 const TOOLS = toolOrSkip('node24', 'notify-send', 'dunst', 'xvfb-run', 'dbus-daemon');
@@ -238,7 +238,7 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
       'storm',
       // The provider timeout outlasts the Retry-After OpenClaw waits between attempts.
       { providers: [{ id: 'mock', models: ['storm'] }], primary: dep, fallbacks: [], providerTimeoutSeconds: 90 },
-      STORM_CONFIG,
+      SHORTENED,
       (provider) => {
         provider.steady('storm', 'rate_limit');
         provider.retryAfterSeconds = STORM_RETRY_AFTER_SECONDS;

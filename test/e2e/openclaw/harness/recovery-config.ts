@@ -16,10 +16,3 @@ export const SHORTENED = {
 
 /** The storm that outlives its Retry-After: the provider answers 429 asking for this long, every time it asks. */
 export const STORM_RETRY_AFTER_SECONDS = 30;
-
-export const STORM_CONFIG = {
-  ...SHORTENED,
-  // Each failed trial doubles the breaker's open period (up to 10 min): after a storm of several minutes it
-  // stays open for minutes after the provider is back. 1 min keeps that within the run.
-  breakers: { maxOpenMs: 60_000 },
-};
