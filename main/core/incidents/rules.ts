@@ -14,6 +14,10 @@
  *   concurrent troubles are one incident (a 429 storm on two providers is one).
  * - It closes once no condition has held for the settle time; a trouble that
  *   comes back sooner joins it again, so a flapping breaker is one incident.
+ *   A restart running or being verified holds the settle time back: the
+ *   remedy's outcome is part of the incident's story, so "resolved" never
+ *   comes while the gateway is down for its restart (a storm's breaker can
+ *   close before a `--safe` restart takes effect).
  * - Its severity is the loudest any of its conditions reached.
  */
 import type { BreakerState } from '../breaker/types.js';
@@ -216,12 +220,16 @@ export type IncidentChange =
   /** The open incident is over: no condition held since `at`. */
   | { kind: 'close'; at: number };
 
-/** One step of the rules: the state after `now` and what changed. */
+/**
+ * One step of the rules: the state after `now` and what changed. `restarting`: a restart is running or being
+ * verified (`IncidentWorld.watchdog.restarting`), which keeps an open incident from settling.
+ */
 export function step(
   state: TrackerState,
   all: readonly Condition[],
   now: number,
   settings: IncidentSettings,
+  restarting = false,
 ): { state: TrackerState; changes: IncidentChange[] } {
   const conditions = all.filter((c) => !c.holdsOnly || (state.open?.holding.includes(c.key) ?? false));
   const seen: Record<string, number> = {};
@@ -247,6 +255,7 @@ export function step(
     return { state: { seen, open: absorb({ ...open, clearSince: null }, conditions) }, changes };
   }
 
+  if (restarting) return { state: { seen, open: { ...open, holding: [], clearSince: null } }, changes };
   const clearSince = open.clearSince ?? now;
   if (now - clearSince >= settings.settleMs) {
     changes.push({ kind: 'close', at: clearSince });

@@ -147,7 +147,9 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
     try {
       const now = this.options.clock();
       const before = this.tracker;
-      const result = step(before, conditionsOf(this.world(now)), now, this.options.settings);
+      const world = this.world(now);
+      const restarting = world.watchdog?.restarting ?? false;
+      const result = step(before, conditionsOf(world), now, this.options.settings, restarting);
       this.tracker = result.state;
       for (const change of result.changes) this.apply(change, now, before);
       if (this.openId !== null && this.dirty) this.refresh(now);

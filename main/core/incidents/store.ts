@@ -5,6 +5,7 @@
  */
 import type { Transition } from '../breaker/types.js';
 import type { Severity } from '../notify/notice.js';
+import { UNKNOWN_AGENT } from '../sources/gateway-attempts.js';
 import type { Db } from '../store/db.js';
 import { lastWeeks, weekStartOf } from './rules.js';
 import type {
@@ -161,6 +162,8 @@ export class IncidentStore {
     for (const row of turns) deps.add(row.dep);
     const agents = new Set(callAgents);
     for (const row of turns) agents.add(row.agent);
+    // Calls read from the gateway's log carry no agent: "agents unknown" would name one that does not exist.
+    agents.delete(UNKNOWN_AGENT);
     return {
       deps: [...deps].sort(),
       agents: [...agents].sort(),

@@ -40,7 +40,7 @@ function run(looks: Array<[number, IncidentWorld]>, start: TrackerState = EMPTY_
   let state = start;
   const changes: IncidentChange[] = [];
   for (const [t, w] of looks) {
-    const result = step(state, conditionsOf(w), T0 + t, SETTINGS);
+    const result = step(state, conditionsOf(w), T0 + t, SETTINGS, w.watchdog?.restarting ?? false);
     state = result.state;
     changes.push(...result.changes);
   }
@@ -99,6 +99,25 @@ describe('conditionsOf', () => {
     ]);
     expect(changes.map((c) => c.kind)).toEqual(['open']);
     expect(state.open?.causes).toEqual(['breaker']);
+  });
+
+  it('does not settle while a restart runs or is verified, even once its own causes are over (a storm closed by a --safe restart)', () => {
+    const watchdog = { enabled: true, budgetRemaining: 3, maxRestartsPerHour: 4, restarting: false };
+    const restarting = { ...watchdog, restarting: true };
+    const storm = world({ breakers: [openBreaker('zhipu/glm-5.1')], watchdog });
+    const { state, changes } = run([
+      ...every5s(0, 60_000, storm),
+      ...every5s(65_000, 75_000, { ...storm, watchdog: restarting }),
+      // The provider answers again before the restart takes effect: the breaker closes, the restart goes on.
+      ...every5s(80_000, 180_000, world({ watchdog: restarting })),
+      // The restart is verified at 185 s: the incident settles (30 s) from then on.
+      ...every5s(185_000, 230_000, world({ watchdog })),
+    ]);
+    expect(changes.map((c) => [c.kind, c.at - T0])).toEqual([
+      ['open', 0],
+      ['close', 185_000],
+    ]);
+    expect(state.open).toBeNull();
   });
 
   it('names each cause with its key, dependency, severity and whether the grace applies', () => {

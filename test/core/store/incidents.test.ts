@@ -134,6 +134,8 @@ describe('incidents in the store', () => {
     const storm = [
       ...failedCalls(61_000, 4000),
       ...failedCalls(121_000, 6000, { outcome: 'server_error', agentId: 'ops', dep: 'deepseek/v4' }),
+      // Read from the gateway's log, which names no agent: counted, never listed as an agent.
+      ...failedCalls(190_000, 5, { agentId: 'unknown' }),
     ];
     h.at(200_000);
     h.store.commit({ events: storm });
@@ -160,15 +162,15 @@ describe('incidents in the store', () => {
     h.tick(200_000, 240_000);
     const detail = h.service.detail(opened!.id)!;
     expect(detail).toMatchObject({
-      failedCalls: 10_005,
-      rateLimitedCalls: 4005,
-      turnsLost: 10_005,
+      failedCalls: 10_010,
+      rateLimitedCalls: 4010,
+      turnsLost: 10_010,
       notifications: 1,
       deps: ['deepseek/v4', DEP],
       agents: ['main', 'ops'],
     });
     const callRows = detail.timeline.filter((e) => e.kind === 'call');
-    expect(callRows.reduce((sum, e) => sum + (e.count ?? 0), 0)).toBe(10_005);
+    expect(callRows.reduce((sum, e) => sum + (e.count ?? 0), 0)).toBe(10_010);
     expect(callRows.length).toBeLessThanOrEqual(6);
     expect(new Set(callRows.map((e) => `${e.dep}@${e.ts}`)).size).toBe(callRows.length);
     expect(detail.timeline.map((e) => e.kind)).toEqual(
@@ -187,7 +189,7 @@ describe('incidents in the store', () => {
       id: opened!.id,
       openedAt: T0,
       closedAt: T0 + 245_000,
-      failedCalls: 10_005,
+      failedCalls: 10_010,
     });
     expect(h.events.at(-1)?.[0]).toBe('closed');
     expect(h.closedDurations).toEqual([245_000]);
