@@ -32,6 +32,12 @@ export interface IncidentSettings {
   settleMs: number;
 }
 
+/** Sessions the gateway reports stalled; `since`: the report's time (the watchdog may act on it at once). */
+export interface Stall {
+  sessions: number;
+  since?: number;
+}
+
 /** What the incident rules look at, gathered at one instant. */
 export interface IncidentWorld {
   /**
@@ -45,13 +51,13 @@ export interface IncidentWorld {
     reason: string;
     live: boolean;
     outSince?: number | null;
-    stalled: { sessions: number } | null;
+    stalled: Stall | null;
   }>;
   /**
    * Sessions stalled on no known dependency (stuck in their first call: OpenClaw's stall report names no model),
    * which no breaker carries.
    */
-  stalledWithoutDependency?: { sessions: number } | null;
+  stalledWithoutDependency?: Stall | null;
   /** The last health probe (null when this instance does not probe, or before the first). */
   gateway: { dead: boolean; detail: string } | null;
   watchdog: {
@@ -93,6 +99,14 @@ export function louder(a: Severity, b: Severity): Severity {
   return RANK[b] > RANK[a] ? b : a;
 }
 
+/**
+ * A stall dates from the gateway's report, not from the look that found it: the watchdog's hung restart is
+ * decided on the same report and may come first, and it belongs to the incident.
+ */
+function sinceOf(stall: Stall | null | undefined): { since?: number } {
+  return stall?.since === undefined ? {} : { since: stall.since };
+}
+
 /** Every trouble the world shows now (at most one per key). */
 export function conditionsOf(world: IncidentWorld): Condition[] {
   const out: Condition[] = [];
@@ -117,6 +131,7 @@ export function conditionsOf(world: IncidentWorld): Condition[] {
         severity: 'warning',
         graced: false,
         text: `${n} session${n === 1 ? '' : 's'} stalled on ${breaker.dep}`,
+        ...sinceOf(breaker.stalled),
       });
     }
   }
@@ -129,6 +144,7 @@ export function conditionsOf(world: IncidentWorld): Condition[] {
       severity: 'warning',
       graced: false,
       text: `${unattributed} session${unattributed === 1 ? '' : 's'} stalled (no dependency known)`,
+      ...sinceOf(world.stalledWithoutDependency),
     });
   }
   // A gateway down because BreakerBar (or OpenClaw itself) is restarting it is the remedy under way, not a

@@ -25,6 +25,7 @@ import {
   type IncidentChange,
   type IncidentSettings,
   type IncidentWorld,
+  type Stall,
   step,
   type TrackerState,
 } from './rules.js';
@@ -51,10 +52,10 @@ export interface IncidentInputs {
     state: BreakerState;
     reason: string;
     since: number;
-    stalled: { sessions: number } | null;
+    stalled: Stall | null;
   }>;
   /** Sessions stalled on no known dependency (stuck in their first call), or null. */
-  stalledWithoutDependency?(): { sessions: number } | null;
+  stalledWithoutDependency?(): Stall | null;
   /** The last health probe (null: none yet, or this instance does not probe). */
   lastProbe(): ProbeResult | null;
   watchdog(): WatchdogStatus | null;

@@ -240,6 +240,17 @@ describe('step: opening', () => {
     expect(out.state.open).toMatchObject({ causes: ['gateway_hung'], deps: [] });
   });
 
+  it("dates a hung incident from the gateway's stall report, before the restart the watchdog decided on it", () => {
+    const reported = world({ stalledWithoutDependency: { sessions: 1, since: T0 - 800 } });
+    expect(run([[0, reported]]).changes).toMatchObject([{ kind: 'open', at: T0 - 800 }]);
+    const onBreaker = world({
+      breakers: [
+        { dep: 'zhipu/glm-5.1', state: 'closed', reason: '', live: true, stalled: { sessions: 1, since: T0 - 500 } },
+      ],
+    });
+    expect(run([[0, onBreaker]]).changes).toMatchObject([{ kind: 'open', at: T0 - 500 }]);
+  });
+
   it('a spent restart budget, a cooldown loop and an exhausted quota open at once, without grace', () => {
     const budget = run([[0, world({ watchdog: { enabled: true, budgetRemaining: 0, maxRestartsPerHour: 4 } })]]);
     expect(budget.changes).toMatchObject([{ kind: 'open', at: T0 }]);
