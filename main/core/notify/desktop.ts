@@ -37,10 +37,25 @@ export function createNodeNotifierChannel(options: NodeNotifierChannelOptions = 
   return { send: (notice) => show(notice.title, notice.body) };
 }
 
-/** Shows a title and a message on the desktop (a notice, or a confirmation code that is no notice). */
+/**
+ * Shows a title and a message on the desktop (a notice, or a confirmation code that is no notice), one at a
+ * time: each helper process (notify-send) is started once the one before it has finished, so notices sent in
+ * the same instant (a restart and the gateway found down) appear in the order they were sent, not in the order
+ * two processes happen to reach the notification daemon. A hung one holds the next for its timeout at most.
+ */
 export function createDesktopText(
   options: NodeNotifierChannelOptions = {},
 ): (title: string, message: string) => Promise<void> {
+  const showNow = showOne(options);
+  let tail: Promise<unknown> = Promise.resolve();
+  return (title, message) => {
+    const shown = tail.then(() => showNow(title, message));
+    tail = shown.catch(() => undefined);
+    return shown;
+  };
+}
+
+function showOne(options: NodeNotifierChannelOptions): (title: string, message: string) => Promise<void> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const impl: NotifierLike = options.notifier ?? (notifier as unknown as NotifierLike);
   const platform = options.platform ?? process.platform;

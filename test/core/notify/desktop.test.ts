@@ -85,6 +85,39 @@ describe('createNodeNotifierChannel', () => {
     await late;
   });
 
+  it('shows one at a time, in the order sent: the next helper starts once the one before it has answered', async () => {
+    const callbacks: Array<() => void> = [];
+    const titles: string[] = [];
+    const notifier: NotifierLike = {
+      notify(notification, callback) {
+        titles.push(notification.title);
+        callbacks.push(() => callback(null, 'ok'));
+        return undefined;
+      },
+    };
+    const channel = createNodeNotifierChannel({ notifier });
+    const first = channel.send({ ...NOTICE, title: 'first' });
+    const second = channel.send({ ...NOTICE, title: 'second' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(titles).toEqual(['first']);
+    callbacks[0]?.();
+    await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(titles).toEqual(['first', 'second']);
+    callbacks[1]?.();
+    await expect(second).resolves.toBeUndefined();
+  });
+
+  it('one that fails or hangs does not hold the next for longer than its timeout', async () => {
+    const { notifier, calls } = fakeNotifier('silent');
+    const channel = createNodeNotifierChannel({ notifier, timeoutMs: 20 });
+    const first = channel.send({ ...NOTICE, title: 'first' });
+    const second = channel.send({ ...NOTICE, title: 'second' });
+    await expect(first).rejects.toThrow(/timed out/);
+    await expect(second).rejects.toThrow(/timed out/);
+    expect(calls.map((c) => c.title)).toEqual(['first', 'second']);
+  });
+
   it('a notifier that throws synchronously becomes a rejection, not a throw', async () => {
     const { notifier } = fakeNotifier('throw');
     const channel = createNodeNotifierChannel({ notifier, platform: 'linux' });
