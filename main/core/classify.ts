@@ -6,6 +6,7 @@
  */
 
 import { OUTCOMES, type Outcome } from '../shared/outcomes.js';
+import { storableInteger } from './whole-numbers.js';
 
 export { OUTCOMES, type Outcome };
 
@@ -363,8 +364,9 @@ function leadingStatus(text: string): number | null {
   return m?.[1] === undefined ? null : Number(m[1]);
 }
 
+/** `errorRetryAfterMs` as the store keeps it: a whole number of ms (a fraction rounded, past 2^53 none). */
 function validRetryMs(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? storableInteger(value) : null;
 }
 
 interface RetryHint {
@@ -441,7 +443,7 @@ function retryAfterIn(text: string, pattern: RegExp): number | null {
     }
     total = (total ?? 0) + value * unitMs(unit);
   }
-  return total === null ? null : Math.round(total);
+  return total === null ? null : storableInteger(total);
 }
 
 /** The seed cron watchdog's rule: stopReason == "error" and (errorMessage contains "429" or errorCode == "1305"). Used to replay the old watchdog. */

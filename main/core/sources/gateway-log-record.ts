@@ -13,6 +13,7 @@
  */
 import { classifyErrorText, type Outcome, outcomeForReason, type Phase } from '../classify.js';
 import type { CallEvent, GatewaySignal, SignalKind, TokenUsage, TurnEvent } from '../events.js';
+import { storableInteger } from '../whole-numbers.js';
 import { dependencyNameProblem, nameProblem } from './dependency-name.js';
 import { Elided, MALFORMED, type Skimmed, skimJson } from './json-skim.js';
 
@@ -511,7 +512,7 @@ function laneError(base: GatewaySignal, f: Fields): GatewaySignal {
 
 /** A non-negative whole number of milliseconds (the store's column is an integer). */
 function milliseconds(value: number | null): number | null {
-  return value !== null && Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
+  return value !== null && Number.isFinite(value) && value >= 0 ? storableInteger(value) : null;
 }
 
 const AGE = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;

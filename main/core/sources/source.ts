@@ -32,6 +32,11 @@ export interface SourceStatus {
    * frame, or no event in either column) and were skipped. Not in `malformed`.
    */
   undecodable?: number;
+  /**
+   * Transcripts only: calls stored with a value repaired (a fraction where a whole number belongs, rounded;
+   * a number past 2^53, dropped), which would otherwise have stopped the batch they came in.
+   */
+  repaired?: number;
   /** Calls read, and of those the ones stored (the rest were older than the backfill cutoff or already stored). */
   calls: number;
   stored: number;

@@ -10,6 +10,8 @@
 import { createHash } from 'node:crypto';
 import { classify, isSeedRateLimit } from '../classify.js';
 import type { CallEvent, SourceKind, TokenUsage } from '../events.js';
+import type { Logger } from '../log.js';
+import { storableInteger } from '../whole-numbers.js';
 import { dependencyNameProblem } from './dependency-name.js';
 import { Elided, MALFORMED, RAW, Raw, Shape, type Skimmed, type SkimOptions, skimJson } from './json-skim.js';
 import type { QuoteBits } from './quote-bitmap.js';
@@ -25,7 +27,11 @@ export interface RecordContext {
 
 export type TranscriptRecord =
   | { kind: 'header'; sessionId: string | null }
-  | { kind: 'call'; call: CallEvent; seedRateLimit: boolean }
+  /**
+   * `repaired`: the fields whose value could not be stored as written (a fraction where a whole number belongs,
+   * rounded; a number past 2^53, dropped), when any.
+   */
+  | { kind: 'call'; call: CallEvent; seedRateLimit: boolean; repaired?: string[] }
   | { kind: 'other' }
   /**
    * Valid JSON that cannot be used: not an object, a call without a usable time, or a call whose provider or
@@ -122,9 +128,14 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
   if (!isObject(message) || message.role !== 'assistant') return { kind: 'other' };
   if (value.type !== undefined && value.type !== 'message') return { kind: 'other' };
 
-  const ts = eventTime(value, message) ?? context.fallbackTs ?? null;
+  const repairs: string[] = [];
+  const ts = eventTime(value, message, repairs) ?? storableTime(context.fallbackTs) ?? null;
   if (ts === null) return { kind: 'malformed' };
-  const usage = tokenUsage(message.usage);
+  const usage = tokenUsage(message.usage, repairs);
+  const retryAfter = message.errorRetryAfterMs;
+  if (typeof retryAfter === 'number' && retryAfter >= 0 && !Number.isSafeInteger(retryAfter)) {
+    repairs.push('errorRetryAfterMs');
+  }
   const facts = {
     stopReason: message.stopReason,
     errorMessage: message.errorMessage,
@@ -157,7 +168,44 @@ export function interpretRecord(value: Skimmed, context: RecordContext): Transcr
     runId: runIdOf(message),
     upstream: !isGapFill(message, verdict.outcome, usage),
   };
-  return { kind: 'call', call, seedRateLimit: isSeedRateLimit(facts) };
+  const seedRateLimit = isSeedRateLimit(facts);
+  return repairs.length === 0
+    ? { kind: 'call', call, seedRateLimit }
+    : { kind: 'call', call, seedRateLimit, repaired: repairs };
+}
+
+/** Calls stored with a field repaired (see `TranscriptRecord`), and the fields of the last such call. */
+export interface RepairCounts {
+  repaired?: number;
+  repairedFields?: string[];
+}
+
+/** One call stored with `fields` repaired. */
+export function countRepair(counts: RepairCounts, fields: string[]): void {
+  counts.repaired = (counts.repaired ?? 0) + 1;
+  counts.repairedFields = fields;
+}
+
+/**
+ * Logs the first repair of each field a source meets (`logged` remembers them), so that an odd writer is named
+ * once and the rest only counted.
+ */
+export function logRepairs(
+  counts: RepairCounts,
+  logged: Set<string>,
+  log: Logger,
+  where: Record<string, string>,
+): void {
+  const fields = counts.repairedFields ?? [];
+  if (fields.every((field) => logged.has(field))) return;
+  for (const field of fields) logged.add(field);
+  log.warn(
+    'transcript values that cannot be stored as written: rounded or dropped, the calls kept (counted as repaired; further ones only counted)',
+    {
+      ...where,
+      fields: fields.join(', '),
+    },
+  );
 }
 
 /** The call's key (record-key.ts): a record without an entry id or a creation time falls back to its session. */
@@ -196,12 +244,16 @@ function runIdOf(message: JsonObject): string | null {
  * The entry's own ISO time (written when the call ended, so it places the outcome
  * in the right window), else the message's epoch-ms time (when it started).
  */
-function eventTime(entry: JsonObject, message: JsonObject): number | null {
+function eventTime(entry: JsonObject, message: JsonObject, repairs: string[]): number | null {
   if (typeof entry.timestamp === 'string') {
     const parsed = Date.parse(entry.timestamp);
     if (Number.isFinite(parsed)) return parsed;
   }
-  if (typeof message.timestamp === 'number' && Number.isFinite(message.timestamp)) return message.timestamp;
+  if (typeof message.timestamp === 'number' && Number.isFinite(message.timestamp)) {
+    const ts = storableInteger(message.timestamp);
+    if (ts !== message.timestamp) repairs.push('timestamp');
+    if (ts !== null) return ts;
+  }
   if (typeof message.timestamp === 'string') {
     const parsed = Date.parse(message.timestamp);
     if (Number.isFinite(parsed)) return parsed;
@@ -214,15 +266,20 @@ export function credentialOf(authProfileId: string | null): string | null {
   return authProfileId === null ? null : createHash('sha256').update(authProfileId).digest('hex').slice(0, 12);
 }
 
-function tokenUsage(value: Skimmed | undefined): TokenUsage {
+/** A time from the record's container (SQLite `created_at`), if it is one the store can keep. */
+function storableTime(value: number | undefined): number | null {
+  return value === undefined || !Number.isFinite(value) ? null : storableInteger(value);
+}
+
+function tokenUsage(value: Skimmed | undefined, repairs: string[]): TokenUsage {
   const usage = isObject(value) ? value : {};
   const cost = isObject(usage.cost) ? usage.cost : {};
   return {
-    input: count(usage.input),
-    output: count(usage.output),
-    cacheRead: count(usage.cacheRead),
-    cacheWrite: count(usage.cacheWrite),
-    totalTokens: count(usage.totalTokens),
+    input: count(usage.input, 'usage.input', repairs),
+    output: count(usage.output, 'usage.output', repairs),
+    cacheRead: count(usage.cacheRead, 'usage.cacheRead', repairs),
+    cacheWrite: count(usage.cacheWrite, 'usage.cacheWrite', repairs),
+    totalTokens: count(usage.totalTokens, 'usage.totalTokens', repairs),
     cost: typeof cost.total === 'number' && Number.isFinite(cost.total) ? cost.total : 0,
   };
 }
@@ -276,6 +333,10 @@ function text(value: Skimmed | undefined): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-function count(value: Skimmed | undefined): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+/** A token count: a positive whole number, else 0; a fraction is rounded and one past 2^53 dropped (`repairs`). */
+function count(value: Skimmed | undefined, field: string, repairs: string[]): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return 0;
+  if (Number.isSafeInteger(value)) return value;
+  repairs.push(field);
+  return storableInteger(value) ?? 0;
 }

@@ -11,7 +11,14 @@ import { lendReadBuffer, sharedQuoteIndexer } from './quote-bitmap.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import type { StoredPosition } from './tailer.js';
 import { FileTailer, type LineBatch } from './tailer.js';
-import { type RecordContext, readRecord, type TranscriptRecord } from './transcript-record.js';
+import {
+  countRepair,
+  logRepairs,
+  type RecordContext,
+  type RepairCounts,
+  readRecord,
+  type TranscriptRecord,
+} from './transcript-record.js';
 import type { FileRole } from './watcher.js';
 
 /** Archived transcripts: kept by OpenClaw after a reset or delete, or quarantined, or backups. */
@@ -43,7 +50,7 @@ export function sessionIdOf(path: string, head: Buffer | null): string {
   return basename(path).replace(/\.jsonl.*$/, '');
 }
 
-export interface LineCounts {
+export interface LineCounts extends RepairCounts {
   lines: number;
   malformed: number;
   /** Why the last malformed record that said why was refused (a damaged model name, say). */
@@ -75,7 +82,10 @@ export function forEachRecord(
     if (record.kind === 'malformed') {
       counts.malformed++;
       if (record.reason) counts.reason = record.reason;
-    } else onRecord(record);
+      continue;
+    }
+    if (record.kind === 'call' && record.repaired) countRepair(counts, record.repaired);
+    onRecord(record);
   }
 }
 
@@ -104,9 +114,11 @@ export class JsonlTranscriptSource implements Source {
   readonly kind = 'jsonl' as const;
   private readonly tailer: FileTailer;
   private readonly root: string;
-  private readonly counts = { lines: 0, malformed: 0, calls: 0, stored: 0, duplicates: 0 };
+  private readonly counts = { lines: 0, malformed: 0, repaired: 0, calls: 0, stored: 0, duplicates: 0 };
   /** Reasons for refusing a record already logged (each is logged once). */
   private readonly reasonsLogged = new Set<string>();
+  /** Fields whose repair was already logged (each is logged once). */
+  private readonly repairsLogged = new Set<string>();
   private readonly sessions = new Map<string, string>();
   private lastEventAt: number | null = null;
   private lastError: string | null = null;
@@ -201,8 +213,10 @@ export class JsonlTranscriptSource implements Source {
         reason: counts.reason,
       });
     }
+    logRepairs(counts, this.repairsLogged, this.options.log, { path });
     this.counts.lines += counts.lines;
     this.counts.malformed += counts.malformed;
+    this.counts.repaired += counts.repaired ?? 0;
     this.counts.calls += calls.length;
     this.counts.stored += result.inserted;
     this.counts.duplicates += result.duplicates;

@@ -45,7 +45,7 @@ import {
 } from './agent-database.js';
 import { type BackoffPolicy, HEALTHY, type ReadHealth, readFailed, readSucceeded } from './read-backoff.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
-import { readRecord } from './transcript-record.js';
+import { countRepair, logRepairs, type RepairCounts, readRecord } from './transcript-record.js';
 import { WorkQueue } from './work-queue.js';
 
 const PAGE_ROWS = 1000;
@@ -103,7 +103,9 @@ export class SqliteTranscriptSource implements Source {
   private readonly followers = new Map<string, Follower>();
   private readonly stored = new Map<string, Cursor>();
   private readonly queue: WorkQueue;
-  private readonly counts = { lines: 0, malformed: 0, undecodable: 0, calls: 0, stored: 0, duplicates: 0 };
+  private readonly counts = { lines: 0, malformed: 0, undecodable: 0, repaired: 0, calls: 0, stored: 0, duplicates: 0 };
+  /** Fields whose repair was already logged (each is logged once). */
+  private readonly repairsLogged = new Set<string>();
   private watcher: FSWatcher | null = null;
   private tick: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
@@ -393,6 +395,7 @@ export class SqliteTranscriptSource implements Source {
     if (rows.length === 0) return;
     const calls: CallEvent[] = [];
     let malformed = 0;
+    const repairs: RepairCounts = {};
     const undecodable: UndecodableRow[] = [];
     for (const row of rows) {
       if (row.json === null) {
@@ -406,7 +409,10 @@ export class SqliteTranscriptSource implements Source {
         fallbackTs: row.createdAt,
       });
       if (record.kind === 'malformed') malformed++;
-      else if (record.kind === 'call') calls.push(record.call);
+      else if (record.kind === 'call') {
+        calls.push(record.call);
+        if (record.repaired) countRepair(repairs, record.repaired);
+      }
     }
     const last = rows[rows.length - 1] as (typeof rows)[number];
     const anchor: RowAnchor = { rowid: last.rowid, sessionId: last.sessionId, seq: last.seq };
@@ -428,7 +434,11 @@ export class SqliteTranscriptSource implements Source {
     this.counts.lines += rows.length;
     this.counts.malformed += malformed;
     // Re-reading after renumbering meets the same bad rows again: count them once, like duplicates.
-    if (!follower.replaying) this.reportUndecodable(follower, undecodable);
+    if (!follower.replaying) {
+      this.reportUndecodable(follower, undecodable);
+      this.counts.repaired += repairs.repaired ?? 0;
+      logRepairs(repairs, this.repairsLogged, this.options.log, { database: follower.path });
+    }
     this.counts.calls += calls.length;
     this.counts.stored += result.inserted;
     if (!follower.replaying) this.counts.duplicates += result.duplicates;

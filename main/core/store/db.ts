@@ -13,6 +13,7 @@ import type { CallEvent, GatewaySignal, SourceKind, TurnEvent, TurnOutcome } fro
 import { PAIR_AFTER_MS, PAIR_BEFORE_MS } from '../pairing.js';
 import { legacyRecordKey } from '../sources/record-key.js';
 import { type CallSummary, CallTally, TurnTally } from '../summary.js';
+import { storableInteger } from '../whole-numbers.js';
 import { LATEST_VERSION, LEGACY_KEYS_META, MIGRATIONS, TIMED_TABLES } from './migrations.js';
 import { makePrivate, PRIVATE_DIR_MODE } from './private-files.js';
 
@@ -182,12 +183,35 @@ export const INSERT_CALL_SQL = `
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (event_key) DO NOTHING`;
 
+/**
+ * A value for an INTEGER column of a STRICT table: whatever a source let through, a fraction or a number past
+ * 2^53 would make SQLite refuse the row and the whole batch with it (the sources repair what they read; this
+ * holds for every source, so one odd value can never stop ingestion).
+ */
+function whole(value: number): number {
+  return storableInteger(value) ?? 0;
+}
+
+function wholeOrNull(value: number | null): number | null {
+  return value === null ? null : storableInteger(value);
+}
+
+/** A gateway signal's row, its numbers whole (see `whole`). */
+function signalValues(signal: GatewaySignal): GatewaySignal {
+  return {
+    ...signal,
+    ts: whole(signal.ts),
+    httpStatus: wholeOrNull(signal.httpStatus),
+    durationMs: wholeOrNull(signal.durationMs),
+  };
+}
+
 /** The values of `event`'s call row, in INSERT_CALL_SQL's order. */
 export function callValues(event: CallEvent): unknown[] {
   const { usage } = event;
   return [
     event.key,
-    event.ts,
+    whole(event.ts),
     event.source,
     event.agentId,
     event.sessionId,
@@ -198,14 +222,14 @@ export function callValues(event: CallEvent): unknown[] {
     event.stopReason,
     event.outcome,
     event.phase,
-    event.httpStatus,
+    wholeOrNull(event.httpStatus),
     event.errorCode,
-    event.retryAfterMs,
-    usage.input,
-    usage.output,
-    usage.cacheRead,
-    usage.cacheWrite,
-    usage.totalTokens,
+    wholeOrNull(event.retryAfterMs),
+    whole(usage.input),
+    whole(usage.output),
+    whole(usage.cacheRead),
+    whole(usage.cacheWrite),
+    whole(usage.totalTokens),
     usage.cost,
     event.credential,
     event.role ?? null,
@@ -222,7 +246,8 @@ export const INSERT_TURN_SQL = `
 /** The values of the turn row a transcript record (`role: 'record'`) is, in INSERT_TURN_SQL's order. */
 export function recordTurnValues(event: CallEvent): unknown[] {
   const { key, ts, source, agentId, sessionId, dep, outcome, usage } = event;
-  return [key, ts, source, agentId, sessionId, event.runId ?? null, dep, outcome, null, usage.totalTokens, usage.cost];
+  const tokens = whole(usage.totalTokens);
+  return [key, whole(ts), source, agentId, sessionId, event.runId ?? null, dep, outcome, null, tokens, usage.cost];
 }
 
 /** The store's typed operations over an open database. */
@@ -289,11 +314,23 @@ export class Store {
       }
       for (const turn of batch.turns ?? []) {
         const { key, ts, source, agentId, sessionId, runId, dep, outcome, reason } = turn;
-        turns += this.insertTurn.run(key, ts, source, agentId, sessionId, runId, dep, outcome, reason, 0, 0).changes;
+        turns += this.insertTurn.run(
+          key,
+          whole(ts),
+          source,
+          agentId,
+          sessionId,
+          runId,
+          dep,
+          outcome,
+          reason,
+          0,
+          0,
+        ).changes;
       }
       const inserted = stored.length;
       if (duplicates > 0 && !batch.replay) this.bumpMeta.run('ingest.duplicates', String(duplicates));
-      for (const signal of batch.signals ?? []) this.insertSignal.run(signal);
+      for (const signal of batch.signals ?? []) this.insertSignal.run(signalValues(signal));
       if (batch.cursor) this.upsertCursor.run({ detail: null, ...batch.cursor, now: Date.now() });
       for (const gone of batch.forget ?? []) this.deleteCursor.run(gone.source, gone.key);
       return { inserted, duplicates, stored, turns };

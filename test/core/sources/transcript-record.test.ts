@@ -37,6 +37,48 @@ describe('readRecord', () => {
     expect(read(ok).kind === 'call' && (read(ok) as { call: { credential: unknown } }).call.credential).toBeNull();
   });
 
+  it('repairs a value the store cannot keep as written (a fraction rounded, past 2^53 dropped), and says which', () => {
+    const limited = assistantMessage({
+      id: 'e9',
+      parentId: null,
+      ts: T,
+      provider: 'zhipu',
+      model: 'glm-5.1',
+      outcome: 'rate_limited',
+    });
+    const odd = read(
+      withFields(
+        limited,
+        {
+          timestamp: T + 0.4,
+          usage: { input: 1.5, output: 2 ** 60, cacheRead: 3, cacheWrite: 0, totalTokens: 7.2 },
+          errorRetryAfterMs: 1500.7,
+        },
+        // No ISO time of the entry's own: the message's epoch-ms time is the call's.
+        { timestamp: undefined },
+      ),
+    );
+    expect(odd.kind).toBe('call');
+    if (odd.kind !== 'call') return;
+    expect(odd.call).toMatchObject({
+      ts: T,
+      usage: { input: 2, output: 0, cacheRead: 3, cacheWrite: 0, totalTokens: 7 },
+      retryAfterMs: 1501,
+    });
+    expect(odd.repaired).toEqual([
+      'timestamp',
+      'usage.input',
+      'usage.output',
+      'usage.totalTokens',
+      'errorRetryAfterMs',
+    ]);
+    // A record with nothing odd says nothing.
+    expect(read(ok)).not.toHaveProperty('repaired');
+    // A time past 2^53 is no time: the container's, else refused.
+    const far = withFields(ok, { timestamp: 2 ** 60 }, { timestamp: undefined });
+    expect(read(far, { fallbackTs: T })).toMatchObject({ kind: 'call', call: { ts: T } });
+  });
+
   it("uses the SQLite row's created_at only when the record has no time of its own", () => {
     const timeless = JSON.stringify({
       type: 'message',

@@ -230,6 +230,32 @@ describe('JsonlTranscriptSource with a real store', () => {
     expect(store.summary().outcomes.ok).toBe(2);
   });
 
+  it('stores every call of a file in which one holds a value SQLite cannot keep as written, and says so once', async () => {
+    // Found in hardening: `"usage":{"input":1.5}` failed its whole batch against an INTEGER column, and the file
+    // was retried every 5 s for good, 34 of 47 good records never stored.
+    const warnings: Array<[string, unknown]> = [];
+    const log = { ...silentLogger, warn: (message: string, fields?: unknown) => warnings.push([message, fields]) };
+    const lines: Buffer[] = [header('odd')];
+    for (let i = 0; i < 47; i++) {
+      const odd =
+        i === 13
+          ? { usage: { input: 1.5, output: 2 ** 60, totalTokens: 7.5 }, errorRetryAfterMs: 0.5 }
+          : i === 30
+            ? { usage: { input: 2.5, output: 1, totalTokens: 3 } }
+            : {};
+      lines.push(assistantLine(`a${i}`, START + i * 1000, odd));
+    }
+    writeFileSync(join(sessionsDir(stateDir, 'main'), 'odd.jsonl'), Buffer.concat(lines));
+    const source = startSource({ log });
+    await caughtUp(source, 48);
+    expect(source.status()).toMatchObject({ calls: 47, stored: 47, repaired: 2, malformed: 0, lastError: null });
+    const row = store.db
+      .prepare("SELECT tokens_input, tokens_output, tokens_total FROM calls WHERE event_key LIKE '%a13'")
+      .get();
+    expect(row).toEqual({ tokens_input: 2, tokens_output: 0, tokens_total: 8 });
+    expect(warnings.filter(([message]) => /cannot be stored as written/.test(message))).toHaveLength(1);
+  });
+
   it('reads calls whose text or error message holds invalid UTF-8', async () => {
     const bad = Buffer.from([0xff, 0xfe, 0xc3, 0x28]);
     const failed = { stopReason: 'error', content: [], errorMessage: '429 @@BAD@@ 该模型当前访问量过大' };

@@ -350,6 +350,29 @@ describe('a database written by OpenClaw 2026.9.6', () => {
     expect(source?.status()).toMatchObject({ lines: 98, undecodable: 0, lastError: null });
   });
 
+  it('stores every call of a database in which one record holds a value SQLite cannot keep as written', async () => {
+    // Found in hardening: a fraction in `usage` stopped the whole database ("agent database unreadable", 0 of
+    // 15 calls stored). The real 2026.9.6 database, one assistant record's token count made a fraction.
+    installFixture('main', (db) => {
+      const rowid = db
+        .prepare(
+          `SELECT rowid FROM transcript_events WHERE event_json IS NOT NULL
+             AND json_extract(event_json, '$.message.role') = 'assistant' ORDER BY rowid LIMIT 1`,
+        )
+        .pluck()
+        .get();
+      db.prepare(
+        `UPDATE transcript_events SET event_json = json_set(event_json, '$.message.usage.input', 1.5) WHERE rowid = ?`,
+      ).run(rowid);
+    });
+    const { said, log } = recordingLog();
+    startSource({ log });
+    await until(() => storedCalls() === FIXTURE_CALLS);
+    await until(() => store.cursors('sqlite')[0]?.position === 98);
+    expect(source?.status()).toMatchObject({ lines: 98, repaired: 1, malformed: 0, lastError: null });
+    expect(said.warn.filter((message) => /cannot be stored as written/.test(message))).toHaveLength(1);
+  });
+
   it('counts an undecodable row, warns once for the database, and reads the rows after it', async () => {
     installFixture('main', (db) => {
       db.prepare('UPDATE transcript_events SET event_zstd = ? WHERE rowid = ?').run(

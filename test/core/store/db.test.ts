@@ -127,10 +127,47 @@ describe('Store.commit', () => {
   it('a failed commit leaves the previous cursor where it was', () => {
     const store = openStore();
     store.commit({ events: [call()], cursor: cursor({ position: 100 }) });
-    const invalid = { ...call(), ts: null } as unknown as CallEvent;
+    const invalid = { ...call(), dep: null } as unknown as CallEvent;
     expect(() => store.commit({ events: [invalid], cursor: cursor({ position: 200 }) })).toThrow();
     expect(store.cursors('jsonl')).toEqual([cursor({ position: 100 })]);
     expect(count(store, 'calls')).toBe(1);
+  });
+
+  it('stores a batch whatever numbers a source let through: a fraction rounded, one past 2^53 dropped', () => {
+    const store = openStore();
+    const odd = {
+      ...call(),
+      ts: T0 + 0.5,
+      retryAfterMs: 1e300,
+      usage: { input: 1.5, output: 2 ** 60, cacheRead: 0, cacheWrite: 0, totalTokens: 3.2, cost: 0.1 },
+    };
+    const stall = {
+      key: 'log:1:0',
+      ts: T0 + 0.25,
+      kind: 'stall' as const,
+      sessionId: 's1',
+      sessionKey: null,
+      runId: null,
+      dep: null,
+      candidateDep: null,
+      decision: null,
+      reason: null,
+      httpStatus: null,
+      finalOutcome: null,
+      lane: null,
+      durationMs: 1e300,
+      classification: null,
+      detail: null,
+    };
+    const result = store.commit({ events: [call(), odd, call()], signals: [stall], cursor: cursor({ position: 300 }) });
+    expect(result.inserted).toBe(3);
+    expect(store.cursors('jsonl')).toEqual([cursor({ position: 300 })]);
+    expect(
+      store.db
+        .prepare('SELECT ts, retry_after_ms, tokens_input, tokens_output, tokens_total FROM calls WHERE event_key = ?')
+        .get(odd.key),
+    ).toEqual({ ts: T0 + 1, retry_after_ms: null, tokens_input: 2, tokens_output: 0, tokens_total: 3 });
+    expect(store.db.prepare('SELECT ts, duration_ms FROM signals').get()).toEqual({ ts: T0, duration_ms: null });
   });
 
   it('counts duplicate event keys in ingest.duplicates and never stores them twice', () => {
