@@ -3,12 +3,13 @@
  * facts `scan` merges: line counts and a compact record of every call. Runs in
  * the main thread or in a worker; it returns plain data either way.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { type RowidRange, readAgentDatabase } from './scan-agent-database.js';
 import { type FoundCalls, FoundCallsBuilder } from './scan-calls.js';
 import { readIdentity } from './sources/file-identity.js';
 import { readLineBatch } from './sources/line-batch.js';
 import { lendReadBuffer } from './sources/quote-bitmap.js';
+import { openRegularFile } from './sources/regular-file.js';
 import type { TranscriptRecord } from './sources/transcript-record.js';
 import { agentIdOf, forEachRecord, sessionIdOf } from './sources/transcripts-jsonl.js';
 
@@ -83,9 +84,9 @@ export function readTranscriptFile(
   result: InputCounts,
   take: (record: TranscriptRecord) => void,
 ): void {
-  const fd = openSync(path, 'r');
+  const { fd, stats } = openRegularFile(path);
   try {
-    const size = fstatSync(fd).size;
+    const size = stats.size;
     const head = readIdentity(fd, 0, 0, size)?.head ?? null;
     const context = { source: 'jsonl' as const, agentId: agentIdOf(path), sessionId: sessionIdOf(path, head) };
     let offset = 0;

@@ -2,7 +2,7 @@
  * Check 3: the gateway's JSON log directory (`gatewayLogDir`, default
  * /tmp/openclaw) and today's `openclaw[-<profile>]-YYYY-MM-DD.log` in it.
  */
-import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, type Stats, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type Environment, expandHome, type LoadedConfig } from '../config/index.js';
 import { gatewayLogPattern } from '../sources/gateway-log.js';
@@ -40,6 +40,30 @@ function profilesIn(names: readonly string[]): string[] {
     if (match?.[1]) found.add(match[1]);
   }
   return [...found].sort();
+}
+
+/**
+ * Whoever can write in the log directory can write lines BreakerBar believes: a storm that never happened (and
+ * the restart it calls for), or none where one is. OpenClaw's default, /tmp/openclaw, is made by whoever logs
+ * first, so on a shared machine another user may own it. POSIX only (Windows has no such modes).
+ */
+function trustFindings(dir: string, stats: Stats): Finding[] {
+  if (typeof process.getuid !== 'function') return [];
+  const uid = process.getuid();
+  const why =
+    'whoever can write there can write gateway log lines BreakerBar acts on (a storm, a restart it calls for); ' +
+    'OpenClaw itself logs to such a directory only when it is safe, and otherwise falls back to one of your own';
+  const fix = `remove ${dir} and let the gateway create it again, or point OpenClaw's logging.file at a directory of your own (and gatewayLogDir with it)`;
+  const out: Finding[] = [];
+  if (stats.uid !== uid && stats.uid !== 0) {
+    out.push(
+      finding('sources', 'warn', `gateway log directory ${dir} belongs to another user (uid ${stats.uid})`, why, fix),
+    );
+  }
+  if ((stats.mode & 0o002) !== 0) {
+    out.push(finding('sources', 'warn', `gateway log directory ${dir} can be written by every user`, why, fix));
+  }
+  return out;
 }
 
 export function checkGatewayLog(
@@ -112,6 +136,8 @@ export function checkGatewayLog(
     return findings;
   }
 
+  findings.push(...trustFindings(dir, stat.stats));
+
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -134,6 +160,18 @@ export function checkGatewayLog(
   const todays = today.find((name) => names.includes(name));
   if (todays) {
     const path = join(dir, todays);
+    if (!statSync(path).isFile()) {
+      findings.push(
+        finding(
+          'sources',
+          'error',
+          `today's gateway log ${path} is not a regular file`,
+          `it is skipped, never opened (a named pipe there would hold whoever reads it); ${WITHOUT_GATEWAY_LOG}`,
+          `remove it; the gateway creates its log again with its next line`,
+        ),
+      );
+      return findings;
+    }
     try {
       accessSync(path, constants.R_OK);
       findings.push(finding('sources', 'ok', `today's gateway log ${path}`, humanSize(statSync(path).size)));

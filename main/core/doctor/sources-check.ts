@@ -16,7 +16,6 @@ import {
   constants,
   type Dirent,
   existsSync,
-  openSync,
   readdirSync,
   readFileSync,
   readSync,
@@ -24,6 +23,7 @@ import {
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/index.js';
 import { AGENT_DATABASE_NAME, AgentDatabase, type CompressionCheck, SchemaError } from '../sources/agent-database.js';
+import { openRegularFile } from '../sources/regular-file.js';
 import { transcriptRole } from '../sources/transcripts-jsonl.js';
 import { ZSTD_DECODER } from '../sources/zstd.js';
 import { errnoCode, humanSize, isPermissionError, permissionFix, statOrCode } from './fs-util.js';
@@ -51,7 +51,7 @@ export function inspectAgentDatabase(path: string): AgentDatabaseInspection {
   const header = Buffer.alloc(100);
   let size: number;
   try {
-    const fd = openSync(path, 'r');
+    const { fd } = openRegularFile(path);
     try {
       size = readSync(fd, header, 0, 100, 0);
     } finally {

@@ -11,9 +11,10 @@
  * the columns BreakerBar uses; a layout without them is refused, saying which
  * version it is and what is missing.
  */
-import { type Dirent, existsSync, readdirSync } from 'node:fs';
+import { closeSync, type Dirent, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { openRegularFile } from './regular-file.js';
 import { ZstdDecoder } from './zstd.js';
 
 export const AGENT_DATABASE_NAME = 'openclaw-agent.sqlite';
@@ -254,6 +255,8 @@ export class AgentDatabase {
    * column BreakerBar uses), whatever its version number.
    */
   static open(path: string, options: AgentDatabaseOptions = {}): AgentDatabase {
+    // SQLite's own open() would block on a named pipe in the database's place: look without blocking first.
+    closeSync(openRegularFile(path).fd);
     const db = new Database(path, { readonly: true, fileMustExist: true });
     if (options.mapped) {
       try {

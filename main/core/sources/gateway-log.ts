@@ -13,7 +13,7 @@
  * file is recognised by its inode and continued where it was left, so a line
  * whose end was written after the rename is read once, whole.
  */
-import { closeSync, type Dirent, fstatSync, openSync, readdirSync } from 'node:fs';
+import { closeSync, type Dirent, readdirSync, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CallEvent, GatewaySignal, SignalKind, TurnEvent } from '../events.js';
 import type { Logger } from '../log.js';
@@ -27,6 +27,7 @@ import {
   refusedTurn,
 } from './gateway-log-record.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
+import { openRegularFile } from './regular-file.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import { FileTailer, type LineBatch } from './tailer.js';
 import type { FileRole } from './watcher.js';
@@ -529,14 +530,14 @@ interface ScanFileContext {
 /** Reads one log file to its end; false when it could not be read or was read already. */
 function scanFile(path: string, context: ScanFileContext): boolean {
   let fd: number;
+  let stats: Stats;
   try {
-    fd = openSync(path, 'r');
+    ({ fd, stats } = openRegularFile(path));
   } catch (error) {
     context.errors.push({ path, error: (error as Error).message });
     return false;
   }
   try {
-    const stats = fstatSync(fd);
     const inode = `${stats.dev}:${stats.ino}`;
     if (context.seen.has(inode)) return false;
     context.seen.add(inode);

@@ -21,11 +21,12 @@
  * when it resolves and reads nothing more of that file, under any name, until
  * then, while other files are read meanwhile.
  */
-import { closeSync, type Dirent, fstatSync, openSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { closeSync, type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { directoryWatcher } from './dir-watcher.js';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
+import { NotRegularFileError, openRegularFile } from './regular-file.js';
 import type { FileRole, Watcher, WatcherFactory } from './watcher.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -129,6 +130,8 @@ export class FileTailer {
   private readonly queue: WorkQueue;
   /** Files whose first line is not complete yet, with how many quick re-looks they had. */
   private readonly unidentified = new Map<string, number>();
+  /** Paths found to be no regular file (a named pipe, say), already reported. */
+  private readonly notFiles = new Set<string>();
   /** Paths found by the first listing and not looked at yet; stored positions are trusted until it is empty. */
   private firstLook: Set<string> | null = null;
   private readonly watchedRoots = new Set<string>();
@@ -297,16 +300,17 @@ export class FileTailer {
     // From now on the file is followed (its pending bytes are its own) or not followed at all.
     this.unread.delete(path);
     let fd: number;
+    let stats: Stats;
     try {
-      fd = openSync(path, 'r');
+      ({ fd, stats } = openRegularFile(path));
     } catch (error) {
+      if (error instanceof NotRegularFileError) return this.notAFile(error);
       if (!isMissing(error)) throw error;
       this.vanished(path);
       return;
     }
+    this.notFiles.delete(path);
     try {
-      const stats = fstatSync(fd);
-      if (!stats.isFile()) return;
       let tracked = this.byPath.get(path);
       if (tracked && (tracked.identity.dev !== stats.dev || tracked.identity.ino !== stats.ino)) {
         // Rotation: the file we followed was renamed away and a new one took its name.
@@ -331,6 +335,13 @@ export class FileTailer {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** A named pipe (or the like) where a file is followed: said once while it stays, never opened for reading. */
+  private notAFile(error: NotRegularFileError): void {
+    if (this.notFiles.has(error.path)) return;
+    this.notFiles.add(error.path);
+    this.options.onError(error, error.path);
   }
 
   /** Records the bytes of a listed file not looked at yet: all of it, or what follows a position we know. */

@@ -3,8 +3,10 @@
  * gateway and a real lock: what is found, the fix hints where something is
  * missing, and that nothing is changed or leaked (tokens, webhook URLs).
  */
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -454,6 +456,33 @@ describe('gateway log directory', () => {
     expect(find(withProfile, /no gateway log for today/).level).toBe('warn');
     writeFileSync(join(logDir, todayLogName('openclaw-work')), '{}\n');
     expect(find(await doctor(config({ profile: 'work' })), /today's gateway log/).level).toBe('ok');
+  });
+
+  it('warns when other users can write the log directory, and refuses a named pipe as the day’s log', async () => {
+    mkdirSync(logDir);
+    chmodSync(logDir, 0o777);
+    const open = find(await doctor(), /can be written by every user/);
+    expect(open).toMatchObject({
+      level: 'warn',
+      title: `gateway log directory ${logDir} can be written by every user`,
+    });
+    expect(open.detail).toContain('a storm, a restart it calls for');
+    chmodSync(logDir, 0o755);
+    none(await doctor(), /can be written by every user|belongs to another user/);
+    if (process.getuid?.() === 0) {
+      // Only root can give a directory away; elsewhere this part cannot be set up.
+      chownSync(logDir, 4242, 4242);
+      expect(find(await doctor(), /belongs to another user/).title).toBe(
+        `gateway log directory ${logDir} belongs to another user (uid 4242)`,
+      );
+      chownSync(logDir, 0, 0);
+    }
+    execFileSync('mkfifo', [join(logDir, todayLogName())]);
+    const pipe = find(await doctor(), /is not a regular file/);
+    expect(pipe).toMatchObject({
+      level: 'error',
+      title: `today's gateway log ${join(logDir, todayLogName())} is not a regular file`,
+    });
   });
 
   it('names the newest log when there is none for today, and other profiles it sees', async () => {
