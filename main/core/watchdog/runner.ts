@@ -39,7 +39,7 @@ import type { Restarter } from './restarter.js';
 
 const HOUR_MS = 3_600_000;
 const META_PAUSED = 'watchdog.pausedUntil';
-const META_LAST_CALL = 'watchdog.lastCallId';
+export const META_LAST_CALL = 'watchdog.lastCallId';
 /** How long stop() lets a restart command in flight finish before leaving it to itself. */
 const STOP_WAIT_MS = 2000;
 /** Restart records not final yet: the command was running, or recovery was being verified. */
@@ -127,6 +127,10 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   private readonly mono: () => number;
   private verifying: Promise<void> | null = null;
   private stopped = false;
+  /** The last timed check's failure, said once until a check works again. */
+  private checkFailure: string | null = null;
+  /** Why the storm count's position could not be stored, said once until it can. */
+  private lastCallNotKept: string | null = null;
 
   constructor(private readonly options: WatchdogRunnerOptions) {
     super();
@@ -169,7 +173,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     this.lastCallId = Number(store.getOrInitMeta(META_LAST_CALL, String(history.lastCallId())));
     void this.verify();
     this.timer = setInterval(() => {
-      this.check();
+      this.timedCheck();
       void this.verify();
     }, checkIntervalMs);
     this.timer.unref?.();
@@ -214,13 +218,49 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     clearTimeout(waited);
   }
 
+  /**
+   * The timer's check. Nothing may escape a timer (it would end the daemon, and under a service manager start a
+   * crash loop): a check that fails is said once, with its reason, and tried again at the next interval.
+   */
+  private timedCheck(): void {
+    try {
+      this.check();
+      if (this.checkFailure !== null) this.options.log.info('watchdog checks work again');
+      this.checkFailure = null;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (this.checkFailure !== message) {
+        this.options.log.error('watchdog check failed; tried again at the next check', { error: message });
+      }
+      this.checkFailure = message;
+    }
+  }
+
+  /**
+   * Keeps where the storm count stopped, for the next start. Best effort: a store that cannot be written
+   * (a full disk) must not stop the watchdog judging what it already counted; the next start then counts
+   * from an older position, which a storm restarts from anyway.
+   */
+  private rememberLastCall(id: number): void {
+    try {
+      this.options.store.setMeta(META_LAST_CALL, String(id));
+      this.lastCallNotKept = null;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (this.lastCallNotKept !== message) {
+        this.options.log.warn('could not store where the storm count stopped; counting goes on', { error: message });
+      }
+      this.lastCallNotKept = message;
+    }
+  }
+
   /** One rate-limit check (the timer calls it; tests and the rehearsal may too). */
   check(): Decision {
     const { history, settings, clock, store } = this.options;
     const wall = clock();
     const evidence = history.stormEvidence(this.lastCallId, wall - settings.windowMs);
     this.lastCallId = evidence.lastId;
-    store.setMeta(META_LAST_CALL, String(evidence.lastId));
+    this.rememberLastCall(evidence.lastId);
     const mono = (until: number | null) => (until === null ? null : this.toMono(until));
     // The storm's dependencies with no new calls are asked about too: a quiet check while their Retry-After
     // holds the gateway back must not end the storm (the policy's `waitingOut`).

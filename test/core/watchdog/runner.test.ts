@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
@@ -21,7 +21,7 @@ import type {
   WatchdogSettings,
 } from '../../../main/core/watchdog/policy.js';
 import type { RestartExecution, Restarter } from '../../../main/core/watchdog/restarter.js';
-import { WatchdogRunner } from '../../../main/core/watchdog/runner.js';
+import { META_LAST_CALL, WatchdogRunner } from '../../../main/core/watchdog/runner.js';
 import { callEvent } from '../../helpers/calls.js';
 
 const SEC = 1000;
@@ -105,11 +105,11 @@ let maintenance: string | null = null;
 /** What the runner's stalled-sessions callback answers. */
 let stalledNow: Array<{ dep: string | null; sessions: number; since: number; reportedAt: number }> = [];
 
-async function started(settings: Partial<WatchdogSettings> = {}): Promise<WatchdogRunner> {
+async function started(settings: Partial<WatchdogSettings> = {}, checkIntervalMs = HOUR): Promise<WatchdogRunner> {
   runner = new WatchdogRunner({
     maintenance: () => maintenance,
     settings: { ...SETTINGS, ...settings },
-    checkIntervalMs: HOUR, // the test calls check() itself
+    checkIntervalMs, // an hour by default: the test calls check() itself
     store,
     history,
     restarter: fakeRestarter(),
@@ -302,5 +302,64 @@ describe('the last decision', () => {
     expect(r.check().kind).toBe('quiet');
     expect(r.status().lastDecision).toMatchObject({ source: 'check', decision: 'quiet' });
     expect(r.status().rateLimited).toBeNull();
+  });
+});
+
+describe('a store that cannot be written (a full disk)', () => {
+  /** The store's writes fail as SQLite's do on a full disk (SQLITE_FULL), until `room()`. */
+  function diskFull() {
+    const setMeta = vi.spyOn(store, 'setMeta').mockImplementation(() => {
+      throw new Error('database or disk is full');
+    });
+    return { room: () => setMeta.mockRestore() };
+  }
+
+  it('checks go on judging a storm, the failure said once, and the position is kept again once there is room', async () => {
+    const r = await started();
+    await probing(r, 'ok', 10 * SEC);
+    const warn = vi.spyOn(silentLogger, 'warn');
+    const disk = diskFull();
+    try {
+      store.commit({
+        events: [1, 2, 3].map((i) =>
+          callEvent({ key: `rl${i}`, ts: wall() - i * SEC, outcome: 'rate_limited', dep: 'zhipu/glm-5.1' }),
+        ),
+      });
+      // Found in hardening: the check's bookkeeping write threw out of the timer and ended the daemon.
+      expect(r.check().kind).toBe('counting');
+      elapsed += MIN;
+      expect(() => r.check()).not.toThrow();
+      const said = warn.mock.calls.filter(([message]) => /could not store where the storm count stopped/.test(message));
+      expect(said).toHaveLength(1);
+      disk.room();
+      elapsed += MIN;
+      r.check();
+      expect(Number(store.getMeta(META_LAST_CALL))).toBe(history.lastCallId());
+    } finally {
+      disk.room();
+      warn.mockRestore();
+    }
+  });
+
+  it('a check that fails outright is said once and tried again at the next interval, never thrown out of the timer', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const error = vi.spyOn(silentLogger, 'error');
+    const failing = vi.spyOn(history, 'stormEvidence').mockImplementation(() => {
+      throw new Error('database or disk is full');
+    });
+    try {
+      await started({}, MIN);
+      vi.advanceTimersByTime(3 * MIN);
+      expect(error.mock.calls.filter(([message]) => /watchdog check failed/.test(message))).toHaveLength(1);
+      failing.mockRestore();
+      const info = vi.spyOn(silentLogger, 'info');
+      vi.advanceTimersByTime(MIN);
+      expect(info.mock.calls.some(([message]) => message === 'watchdog checks work again')).toBe(true);
+      info.mockRestore();
+    } finally {
+      failing.mockRestore();
+      error.mockRestore();
+      vi.useRealTimers();
+    }
   });
 });
