@@ -27,7 +27,7 @@ import {
   refusedTurn,
 } from './gateway-log-record.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
-import { openRegularFile } from './regular-file.js';
+import { NotRegularFileError, openRegularFile } from './regular-file.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import { FileTailer, type LineBatch } from './tailer.js';
 import type { FileRole } from './watcher.js';
@@ -221,6 +221,11 @@ export class GatewayLogSource implements Source {
       consume: (batch) => this.consume(batch),
       forget: (key) => options.sink.commit({ events: [], forget: [{ source: 'gatewaylog', key }] }),
       onError: (error, path) => {
+        // Not a file (a named pipe, say): skipped, said once by the tailer; no read failed, so no source error.
+        if (error instanceof NotRegularFileError) {
+          options.log.warn('not a regular file where one is read; skipped', { path, error: error.message });
+          return;
+        }
         this.lastError = `${path}: ${error.message}`;
         options.log.warn('gateway log read failed; will retry', { path, error: error.message });
       },

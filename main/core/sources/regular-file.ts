@@ -15,7 +15,7 @@ export class NotRegularFileError extends Error {
     readonly path: string,
     readonly what: string,
   ) {
-    super(`${path} is ${what}, not a regular file: skipped (only files are read)`);
+    super(`${what}, not a regular file: skipped (only regular files are read)`);
     this.name = 'NotRegularFileError';
   }
 }

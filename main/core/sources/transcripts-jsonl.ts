@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { Batch, CommitResult } from '../store/db.js';
 import { MALFORMED, skimJson } from './json-skim.js';
 import { lendReadBuffer, sharedQuoteIndexer } from './quote-bitmap.js';
+import { NotRegularFileError } from './regular-file.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import type { StoredPosition } from './tailer.js';
 import { FileTailer, type LineBatch } from './tailer.js';
@@ -137,6 +138,11 @@ export class JsonlTranscriptSource implements Source {
         options.sink.commit({ events: [], forget: [{ source: 'jsonl', key }] });
       },
       onError: (error, path) => {
+        // Not a file (a named pipe, say): skipped, said once by the tailer; no read failed, so no source error.
+        if (error instanceof NotRegularFileError) {
+          options.log.warn('not a regular file where one is read; skipped', { path, error: error.message });
+          return;
+        }
         this.lastError = `${path}: ${error.message}`;
         options.log.warn('transcript read failed; will retry', { path, error: error.message });
       },
