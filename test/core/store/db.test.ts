@@ -6,6 +6,7 @@ import { emptyOutcomeCounts, type Outcome } from '../../../main/core/classify.js
 import type { CallEvent } from '../../../main/core/events.js';
 import { type Cursor, PAIRING_SQL, Store, StoreError } from '../../../main/core/store/db.js';
 import { callEvent } from '../../helpers/calls.js';
+import { expectSignal } from '../../helpers/gateway-log.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 const MINUTE = 60_000;
@@ -141,24 +142,7 @@ describe('Store.commit', () => {
       retryAfterMs: 1e300,
       usage: { input: 1.5, output: 2 ** 60, cacheRead: 0, cacheWrite: 0, totalTokens: 3.2, cost: 0.1 },
     };
-    const stall = {
-      key: 'log:1:0',
-      ts: T0 + 0.25,
-      kind: 'stall' as const,
-      sessionId: 's1',
-      sessionKey: null,
-      runId: null,
-      dep: null,
-      candidateDep: null,
-      decision: null,
-      reason: null,
-      httpStatus: null,
-      finalOutcome: null,
-      lane: null,
-      durationMs: 1e300,
-      classification: null,
-      detail: null,
-    };
+    const stall = { key: 'log:1:0', ...expectSignal('stall', T0 + 0.25, { sessionId: 's1', durationMs: 1e300 }) };
     const result = store.commit({ events: [call(), odd, call()], signals: [stall], cursor: cursor({ position: 300 }) });
     expect(result.inserted).toBe(3);
     expect(store.cursors('jsonl')).toEqual([cursor({ position: 300 })]);
