@@ -37,7 +37,8 @@ export interface RestartRecord {
 
 export interface ArmResult {
   name: string;
-  watchdog: boolean;
+  /** Storm restarts on (`watchdog.stormRestart: safe`); false: BreakerBar's defaults (storms waited out). */
+  stormRestart: boolean;
   /** The mock received the first 429'd request (epoch ms): every figure counts from here. */
   t0: number;
   /** When the provider began answering ok. */
@@ -66,7 +67,8 @@ export interface ArmOptions {
   name: string;
   runtime: OpenClawRuntime;
   desktop: DesktopSession;
-  watchdog: boolean;
+  /** Storm restarts on (`watchdog.stormRestart: safe`); false: BreakerBar's defaults (storms waited out). */
+  stormRestart: boolean;
   /**
    * How long the provider's 429s carry `Retry-After`, ms after the first 429; then they carry none (the storm
    * outlives its Retry-After). Null: they carry it until the provider recovers. At most `recoverAfterMs`.
@@ -106,12 +108,13 @@ export async function runArm(options: ArmOptions): Promise<ArmResult> {
       providerTimeoutSeconds: 90,
     });
     stops.unshift(() => gateway.stop());
-    const config = { ...SHORTENED, watchdog: { ...SHORTENED.watchdog, enabled: options.watchdog } };
+    const watchdog = options.stormRestart ? { ...SHORTENED.watchdog, stormRestart: 'safe' } : SHORTENED.watchdog;
+    const config = { ...SHORTENED, watchdog };
     const breakerbar = await startBreakerBar({ root, runtime, gateway, desktop, config });
     stops.unshift(() => breakerbar.stop());
     const watch = watchGateway(gateway, DEP);
     stops.unshift(() => watch.stop());
-    log(`${options.name}: gateway on :${gateway.port}, BreakerBar's watchdog ${options.watchdog ? 'live' : 'off'}`);
+    log(`${options.name}: gateway on :${gateway.port}, BreakerBar's watchdog live, storm restarts ${options.stormRestart ? 'on' : 'off (its defaults)'}`);
 
     const agents = keepSending(gateway, SESSIONS);
     // By then the turns still in flight are waited for already; stopping the gateway ends any left.
@@ -159,7 +162,7 @@ export async function runArm(options: ArmOptions): Promise<ArmResult> {
 
     return {
       name: options.name,
-      watchdog: options.watchdog,
+      stormRestart: options.stormRestart,
       t0,
       recoveredAt,
       asksEndedAt,

@@ -1,13 +1,13 @@
 /**
- * MTTR after a 429 storm, on the real gateway: the storm of `test/e2e/openclaw/recovery.test.ts` in two shapes,
- * each run twice in one run, once with BreakerBar's watchdog acting (live, the test's config) and once the same
- * storm with the watchdog off (`watchdog.enabled: false`: BreakerBar still watching and notifying), the provider
- * recovering at the same moment after the first 429 in both arms of a shape. Two shapes, because the watchdog
- * treats them apart: while the provider asks for a wait (`Retry-After`) with every 429, OpenClaw waits as asked
- * and its turns wait rather than fail, so a restart only cut those waits short (this benchmark's earlier runs);
- * the watchdog now holds its restart for as long as it is asked (each new Retry-After holds it again) and is
- * expected not to restart at all. When the storm outlives its Retry-After (the 429s stop asking after a minute
- * and go on), the hold ends and the storm restart comes: the second shape measures what it does.
+ * MTTR after a 429 storm, on the real gateway: the storms of `test/e2e/openclaw/recovery.test.ts` in two shapes,
+ * each run twice in one run, once with storm restarts on (`watchdog.stormRestart: safe`, the test's config
+ * otherwise) and once the same storm on BreakerBar's defaults (storm restarts off: the storm is alerted and
+ * waited out), the watchdog live in both, the provider recovering at the same moment after the first 429 in both
+ * arms of a shape. It is what a storm restart adds, and why storm restarts are off by default. Two shapes, because
+ * a storm restart treats them apart: while the provider asks for a wait (`Retry-After`) with every 429, it is held
+ * (each new Retry-After holds it again) and is expected not to run at all; when the storm outlives its Retry-After
+ * (the 429s stop asking after a minute and go on), the hold ends and the storm restart comes: the second shape
+ * measures what it does.
  * Printed and recorded for each arm: first 429 → breaker out of `closed`, → first alert (desktop, webhook), the
  * restart (issued, OpenClaw restarted), provider recovered → first successful upstream attempt and → first
  * successful turn, and the turns that failed meanwhile.
@@ -30,7 +30,10 @@ const WATCHDOG = { ...defaultsOf(configSchema).watchdog, ...SHORTENED.watchdog }
 /** In the storm that outlives its Retry-After: how long its 429s ask for a wait, after the first 429. */
 const ASKS_FOR_MS = 60_000;
 
-/** A storm shape, run as a pair of arms: the watchdog acting, then off, the provider recovering at the same moment. */
+/**
+ * A storm shape, run as a pair of arms: storm restarts on (`acting`), then the defaults (`off`), the provider
+ * recovering at the same moment.
+ */
 interface Shape {
   /** In arm names (and their temporary directories). */
   key: string;
@@ -102,15 +105,15 @@ export async function recoveryBench({ quick }: { quick: boolean }): Promise<void
   try {
     const session = await startDesktopSession();
     desktop = session;
-    const arm = async (shape: Shape, watchdog: boolean, recoverAfterMs: number) => {
+    const arm = async (shape: Shape, stormRestart: boolean, recoverAfterMs: number) => {
       const result = await runArm({
-        name: `${shape.key}-${watchdog ? 'acting' : 'off'}`,
+        name: `${shape.key}-${stormRestart ? 'restart-on' : 'defaults'}`,
         runtime,
         desktop: session,
-        watchdog,
+        stormRestart,
         asksForMs: shape.asksForMs,
         recoverAfterMs,
-        waitForRestart: watchdog && shape.waitForRestart,
+        waitForRestart: stormRestart && shape.waitForRestart,
         settleMs: SETTLE_MS,
         log,
       });
@@ -220,7 +223,7 @@ const diff = (a: number | null, b: number | null) => {
 function print(arm: ArmResult): void {
   const f = figures(arm);
   process.stdout.write(
-    `\n${arm.name} (watchdog ${arm.watchdog ? 'acting' : 'off'}): first 429 → breaker out ${s(f.breakerOut)}, → desktop ${s(f.desktop)}, → webhook ${s(f.webhook)}; ` +
+    `\n${arm.name} (storm restarts ${arm.stormRestart ? 'on' : 'off, the defaults'}): first 429 → breaker out ${s(f.breakerOut)}, → desktop ${s(f.desktop)}, → webhook ${s(f.webhook)}; ` +
       `restart ${f.restartIssued === null ? 'none' : `${plus(f.restartIssued)} ${f.restartFlavour} ${f.restartResult}, OpenClaw restarted ${plus(f.processRestarted)}`}; ` +
       `${f.asksEnded === null ? '' : `429s without Retry-After from ${plus(f.asksEnded)}; `}recovered ${plus(f.recovered)} → first ok attempt ${s(f.firstOkAttempt)}, → first ok turn ${s(f.firstOkTurnEnded)}${arm.complete ? '' : ' (incomplete)'}\n`,
   );
@@ -254,8 +257,8 @@ const due = (ms: number | null) =>
 function verdict({ shape }: Pair, a: Figures, o: Figures): string {
   const turnDelta =
     a.firstOkTurnEnded !== null && o.firstOkTurnEnded !== null ? a.firstOkTurnEnded - o.firstOkTurnEnded : null;
-  const turns = `first successful turn after the recovery, acting − off: ${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}`;
-  const phase = `OpenClaw's retry of the runs in flight was due ${due(a.retryDue)} with the watchdog acting and ${due(o.retryDue)} without (the last 429 asking for a wait + its ${RETRY_AFTER_SEC} s)`;
+  const turns = `first successful turn after the recovery, restart on − defaults: ${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}`;
+  const phase = `OpenClaw's retry of the runs in flight was due ${due(a.retryDue)} with storm restarts on and ${due(o.retryDue)} on the defaults (the last 429 asking for a wait + its ${RETRY_AFTER_SEC} s)`;
   const mttr = a.mttr;
   const recovered = turnDelta !== null && mttr !== null && a.firstOkAttempt !== null && o.firstOkAttempt !== null;
   const unrecovered = `One arm did not recover within ${seconds(SETTLE_MS)} of the provider: see the timelines printed.`;
@@ -263,14 +266,14 @@ function verdict({ shape }: Pair, a: Figures, o: Figures): string {
 
   if (a.restartIssued === null) {
     if (!keptAsking)
-      return 'The acting arm issued no restart, so this run compares nothing: see the timelines printed.';
+      return 'The arm with storm restarts on issued no restart, so this run compares nothing: see the timelines printed.';
     const held = 'BreakerBar held the restart for as long as the provider asked: **no restart**';
     if (!recovered) return `${held}. ${unrecovered}`;
     const moment =
       Math.abs(turnDelta) <= SAME_MS
         ? 'at the same moment as'
         : `**${seconds(Math.abs(turnDelta))} ${turnDelta < 0 ? 'sooner' : 'later'}** than`;
-    return `${held}, and the agents came back ${moment} without BreakerBar acting (${turns}); ${phase}.`;
+    return `${held}, and the agents came back ${moment} on the defaults (${turns}); ${phase}.`;
   }
 
   let text = keptAsking
@@ -278,14 +281,14 @@ function verdict({ shape }: Pair, a: Figures, o: Figures): string {
     : '';
   if (!recovered) text += unrecovered;
   else if (a.processRestarted === null || mttr < a.processRestarted)
-    text += `The restart played **no part** in the recovery: with the watchdog acting the first successful turn ended ${a.processRestarted === null ? 'and OpenClaw never restarted' : `${s(a.processRestarted - mttr)} before OpenClaw restarted`}. In both arms it was a run in flight through the storm that OpenClaw itself retried (${turns}); ${phase}.`;
+    text += `The restart played **no part** in the recovery: with storm restarts on the first successful turn ended ${a.processRestarted === null ? 'and OpenClaw never restarted' : `${s(a.processRestarted - mttr)} before OpenClaw restarted`}. In both arms it was a run in flight through the storm that OpenClaw itself retried (${turns}); ${phase}.`;
   else if (turnDelta < -SAME_MS)
     text += `The restart brought the agents back **${seconds(-turnDelta)} sooner** (first successful turn after the provider recovered; the first successful upstream attempt ${diff(a.firstOkAttempt, o.firstOkAttempt)}); ${phase}.`;
   else if (turnDelta > SAME_MS)
-    text += `The restart did **not** help: with it the first successful turn came **${seconds(turnDelta)} later** than without it (the first successful upstream attempt ${diff(a.firstOkAttempt, o.firstOkAttempt)}); ${phase}.`;
+    text += `The restart did **not** help: with it the first successful turn came **${seconds(turnDelta)} later** than on the defaults (the first successful upstream attempt ${diff(a.firstOkAttempt, o.firstOkAttempt)}); ${phase}.`;
   else
-    text += `The restart did **not** help: the first successful turn came within ${seconds(SAME_MS)} of the same time with and without it (${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}); ${phase}.`;
-  return `${text} What the restart did: it took effect ${s(a.restartTookEffect)} after it was issued${a.processRestarted !== null && a.processRestarted > a.recovered ? `, ${s(a.processRestarted - a.recovered)} after the provider had recovered` : ''}; the gateway was unreachable ${s(a.unreachable)} (${s(o.unreachable)} without it), ${a.failedAfterRecovery} turns failed after the recovery (${o.failedAfterRecovery} without it), and the first turn begun after the recovery ended ok ${diff(a.firstOkTurnStartedAfter, o.firstOkTurnStartedAfter)} compared with the arm without it.`;
+    text += `The restart did **not** help: the first successful turn came within ${seconds(SAME_MS)} of the same time with it and on the defaults (${diff(a.firstOkTurnEnded, o.firstOkTurnEnded)}); ${phase}.`;
+  return `${text} What the restart did: it took effect ${s(a.restartTookEffect)} after it was issued${a.processRestarted !== null && a.processRestarted > a.recovered ? `, ${s(a.processRestarted - a.recovered)} after the provider had recovered` : ''}; the gateway was unreachable ${s(a.unreachable)} (${s(o.unreachable)} on the defaults), ${a.failedAfterRecovery} turns failed after the recovery (${o.failedAfterRecovery} on the defaults), and the first turn begun after the recovery ended ok ${diff(a.firstOkTurnStartedAfter, o.firstOkTurnStartedAfter)} compared with the defaults.`;
 }
 
 function table(pair: Pair): string {
@@ -296,13 +299,13 @@ function table(pair: Pair): string {
   const signed = (ms: number | null) => (ms === null ? '—' : ms < 0 ? `−${seconds(-ms)}` : seconds(ms));
   const restartMoment =
     a.restartIssued === null
-      ? 'the acting arm issued no restart'
-      : `the acting arm's restart was issued ${a.restartIssued <= a.recovered ? 'before' : 'after'} it`;
+      ? 'the arm with storm restarts on issued no restart'
+      : `the storm restart was issued ${a.restartIssued <= a.recovered ? 'before' : 'after'} it`;
   return `### ${shape.title}
 
-The provider recovered ${s(acting.recoveredAt - acting.t0)} after the first 429 in both arms (${shape.waitForRestart ? `set for ${s(shape.recoverAfterMs)}, or once the acting arm's restart was issued if later; ` : 'a fixed moment, no waiting for a restart; '}${restartMoment}).
+The provider recovered ${s(acting.recoveredAt - acting.t0)} after the first 429 in both arms (${shape.waitForRestart ? `set for ${s(shape.recoverAfterMs)}, or once the storm restart was issued if later; ` : 'a fixed moment, no waiting for a restart; '}${restartMoment}).
 
-| figure | watchdog acting | watchdog off | acting − off |
+| figure | storm restart on | defaults (storm restart off) | on − defaults |
 |---|---:|---:|---:|
 ${row('first 429 → breaker out of `closed`', s(a.breakerOut), s(o.breakerOut), diff(a.breakerOut, o.breakerOut))}
 ${row('first 429 → first desktop notification', s(a.desktop), s(o.desktop), diff(a.desktop, o.desktop))}
@@ -330,17 +333,18 @@ ${verdict(pair, a, o)}${acting.complete && off.complete ? '' : ' (An arm hit its
 }
 
 export function report(pairs: Pair[]): void {
-  const markdown = `## Recovery after a 429 storm: watchdog acting vs. off (\`npm run bench -- recovery\`)
+  const markdown = `## Recovery after a 429 storm: storm restart on vs. the defaults (\`npm run bench -- recovery\`)
 
 Two shapes of the 429 storm of \`test/e2e/openclaw/recovery.test.ts\`, each run twice in one run on ${machine()}: the
 real \`openclaw@${VERSION}\` (\`gateway run\`, isolated) against the mock provider, whose only model \`${DEP}\` answers
 every request with 429 until it recovers (no fallback); ${SESSIONS.length} sessions send \`openclaw agent\` turns one after
 the other; BreakerBar's daemon (built CLI) beside it with desktop notifications through libnotify to dunst and a
 generic webhook, on the suite's shortened config (probes every ${SHORTENED.health.intervalSec} s, storm checks every ${WATCHDOG.checkIntervalSec} s over ${WATCHDOG.windowSec} s, ${WATCHDOG.threshold}
-in a row; incidents after ${SHORTENED.incidents.graceSec} s) and the default hold of a storm restart: each Retry-After holds it at most
-${WATCHDOG.maxDeferralSec} s from when it was first seen, and each new one holds it again, so no storm restart runs while the
-provider keeps asking for a wait. **Acting**: the watchdog live (it restarts with \`openclaw gateway restart
---safe\`). **Off**: \`watchdog.enabled: false\`, BreakerBar still watching and notifying. ${pairs.map(({ shape }) => `**${shape.title}**: ${shape.storm}.`).join(' ')} In each shape the provider recovers at the same moment after the first 429 in both arms. Times count
+in a row; incidents after ${SHORTENED.incidents.graceSec} s), the watchdog live in both arms. **Storm restart on**:
+\`watchdog.stormRestart: safe\` (it restarts with \`openclaw gateway restart --safe\`), with the default hold: each
+Retry-After holds it at most ${WATCHDOG.maxDeferralSec} s from when it was first seen, and each new one holds it again, so
+no storm restart runs while the provider keeps asking for a wait. **Defaults**: \`watchdog.stormRestart: ${WATCHDOG.stormRestart}\`,
+the storm alerted and waited out. ${pairs.map(({ shape }) => `**${shape.title}**: ${shape.storm}.`).join(' ')} In each shape the provider recovers at the same moment after the first 429 in both arms. Times count
 from the first 429'd request the mock received; rows beginning "recovery →" count from the provider's recovery. A
 successful turn is an \`openclaw agent\` run exiting 0 (the first one ending after the recovery, and the first one
 begun after it); a restart is seen by \`/readyz\`'s uptime going back, polled every second, and OpenClaw's own
@@ -352,11 +356,11 @@ ${pairs.map(table).join('\n\n')}`;
   for (const { shape, acting, off } of pairs) {
     const a = figures(acting);
     const o = figures(off);
-    summarize('recovery', `MTTR, ${shape.title.toLowerCase()}, watchdog acting`, s(a.mttr));
-    summarize('recovery', `MTTR, ${shape.title.toLowerCase()}, watchdog off`, s(o.mttr));
+    summarize('recovery', `MTTR, ${shape.title.toLowerCase()}, storm restart on`, s(a.mttr));
+    summarize('recovery', `MTTR, ${shape.title.toLowerCase()}, defaults`, s(o.mttr));
     summarize(
       'recovery',
-      `recovery → first ok turn, ${shape.title.toLowerCase()}, acting − off`,
+      `recovery → first ok turn, ${shape.title.toLowerCase()}, restart on − defaults`,
       diff(a.firstOkTurnEnded, o.firstOkTurnEnded),
     );
   }

@@ -106,6 +106,7 @@ function watchdogLines(status: ApiStatus, now: number, t: Translator): string[] 
         mode,
         checks: w.consecutiveChecks,
         threshold: w.threshold,
+        stormRestart: w.stormRestart,
         failures: w.healthFailures,
         failuresMax: w.healthFailuresBeforeRestart,
         left: w.budgetRemaining,

@@ -102,6 +102,7 @@ const DECISIONS: Record<DecisionKind, true> = {
   unverified: true,
   starting: true,
   deferred: true,
+  storm_waited: true,
   fallback_answering: true,
   budget_exhausted: true,
   spacing: true,

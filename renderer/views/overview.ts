@@ -479,7 +479,9 @@ export class OverviewView implements View {
     const rows: Array<[string, Node | string]> = [
       [
         t.t('dashboard.watchdog.stormChecks'),
-        t.t('dashboard.watchdog.inARow', { n: watchdog.consecutiveChecks, of: watchdog.threshold }),
+        watchdog.stormRestart
+          ? t.t('dashboard.watchdog.inARow', { n: watchdog.consecutiveChecks, of: watchdog.threshold })
+          : t.t('dashboard.watchdog.stormWaited', { n: watchdog.consecutiveChecks }),
       ],
       [
         t.t('dashboard.watchdog.deadProbes'),

@@ -90,6 +90,7 @@ export function watchdog(overrides: Partial<WatchdogStatus> = {}): WatchdogStatu
     pausedUntil: null,
     consecutiveChecks: 0,
     threshold: 3,
+    stormRestart: true,
     healthFailures: 0,
     healthFailuresBeforeRestart: 2,
     budgetRemaining: 4,

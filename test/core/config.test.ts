@@ -115,7 +115,7 @@ const DEFAULTS = {
     divergenceSec: 180,
     manualRestart: 'safe',
     healthRestart: 'wait',
-    stormRestart: 'safe',
+    stormRestart: 'off',
     stormWaitSec: 30,
   },
   notifications: {

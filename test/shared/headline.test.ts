@@ -106,6 +106,23 @@ describe('the headline', () => {
     expect(headlineText(headline(status, NOW), en)).toContain('restart after 2 more checks of 429s');
   });
 
+  it('with storm restarts off (the default), says the storm is waited out, and counts toward no restart', () => {
+    for (const consecutiveChecks of [1, 5]) {
+      const status = apiStatus({
+        watchdog: watchdog({
+          stormRestart: false,
+          consecutiveChecks,
+          storm: { since: NOW - MIN },
+          rateLimited: { since: NOW - MIN, deps: [{ dep: 'zhipu/glm-5.1', fallbacks: [] }] },
+        }),
+      });
+      expect(keys(headline(status, NOW))).toEqual(['headline.storm', 'headline.stormWaited']);
+      expect(headlineText(headline(status, NOW), en)).toBe(
+        `429 storm on zhipu/glm-5.1 since ${en.clock(NOW - MIN)} · waiting it out: OpenClaw retries, storm restarts are off`,
+      );
+    }
+  });
+
   it('says a quota window is exhausted until it resets instead of calling the 429s a storm', () => {
     const resetsAt = NOW + 95 * MIN;
     const status = apiStatus({

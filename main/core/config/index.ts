@@ -47,6 +47,8 @@ const DAY = 86_400_000;
 const DAY_SEC = 86_400;
 /** The openclaw CLI's restart flavours (`--safe`, `--force`, `--wait`, none). */
 export const RESTART_FLAVOURS = ['safe', 'force', 'wait', 'plain'] as const;
+/** What a 429 storm makes the watchdog do: nothing but alert (`off`), or restart with a flavour. */
+export const STORM_RESTARTS = ['off', ...RESTART_FLAVOURS] as const;
 
 /** One breaker policy: the defaults for all dependencies, or an override for some. */
 const policyShape = {
@@ -289,7 +291,7 @@ export const configSchema = group({
       600,
       1,
       DAY_SEC,
-      "Longest one upstream Retry-After holds a 429-triggered restart (a restart cannot clear a provider's limit); a new Retry-After holds it again, so no storm restart runs while the provider keeps asking for a wait. OpenClaw's own cooldown holds it as long as it lasts.",
+      "With stormRestart on: the longest one upstream Retry-After holds a 429-triggered restart (a restart cannot clear a provider's limit); a new Retry-After holds it again, so no storm restart runs while the provider keeps asking for a wait. OpenClaw's own cooldown holds it as long as it lasts.",
     ),
     divergenceSec: seconds(
       180,
@@ -308,9 +310,9 @@ export const configSchema = group({
       'openclaw CLI restart flavour when the gateway is dead or hung (wait: stuck runs are cut short after stormWaitSec, and OpenClaw resumes them after the restart; force drains them for up to 5 min first).',
     ),
     stormRestart: oneOf(
-      'safe',
-      RESTART_FLAVOURS,
-      "openclaw CLI restart flavour after a 429 storm (safe: drains work first and never counts toward OpenClaw's crash-loop guard).",
+      'off',
+      STORM_RESTARTS,
+      'Whether a 429 storm restarts the gateway, and with which openclaw CLI flavour. off: the storm is alerted and waited out, never restarted: OpenClaw retries its runs through a storm by itself and keeps its cooldowns across restarts, so a restart cannot end one (measured on OpenClaw 2026.9.6), and a gateway a storm leaves stalled is restarted as hung. safe (drains work first), wait, force, plain: restart once no Retry-After or cooldown holds, as cron watchdogs do.',
     ),
     stormWaitSec: seconds(30, 1, 3600, 'Drain bound of the wait flavour (openclaw gateway restart --wait).'),
   }),

@@ -30,8 +30,9 @@ const NO_PLAN_FIX =
 const INSTALL_FIX =
   'install the service with `openclaw gateway install`, or set watchdog.restartCommand to how you run the gateway';
 
-function triggerList(triggers: RestartTrigger[]): string {
-  if (triggers.length === TRIGGERS.length) return 'every restart (manual, health, storm)';
+/** `every`: the line is about every restart the watchdog makes (storm restarts may be off). */
+function triggerList(triggers: RestartTrigger[], every: boolean): string {
+  if (every) return `every restart (${triggers.join(', ')})`;
   return triggers.map((t) => TRIGGER_WORDS[t]).join(', ');
 }
 
@@ -150,7 +151,11 @@ export async function checkRestart(
         { key: 'doctor.restart.on' },
         {
           key: 'doctor.restart.onDetail',
-          params: { probes: w.healthFailuresBeforeRestart, checks: w.threshold, max: w.maxRestartsPerHour },
+          params: {
+            probes: w.healthFailuresBeforeRestart,
+            checks: w.stormRestart === 'off' ? null : w.threshold,
+            max: w.maxRestartsPerHour,
+          },
         },
       ),
     );
@@ -170,7 +175,9 @@ export async function checkRestart(
 
   // Triggers with the same plan (or the same problem) share one line.
   const groups = new Map<string, { triggers: RestartTrigger[]; plan: RestartPlan | null; problem: string | null }>();
-  for (const trigger of TRIGGERS) {
+  // With storm restarts off no storm plan exists to check (the watchdog line above says so).
+  const triggersHere = TRIGGERS.filter((t) => t !== 'storm' || w.stormRestart !== 'off');
+  for (const trigger of triggersHere) {
     const { plan, problem } = restarter.plan({ trigger });
     const key = plan ? `plan:${JSON.stringify(plan.argv)}` : `problem:${problem}`;
     const group = groups.get(key);
@@ -181,12 +188,19 @@ export async function checkRestart(
   for (const { triggers, plan, problem } of groups.values()) {
     // Only the manual restart runs when the watchdog is off or dry: the others are warnings then.
     const level: Level = automatic || triggers.includes('manual') ? 'error' : 'warn';
-    const which = triggerList(triggers);
+    const every = triggers.length === triggersHere.length;
+    const which = triggerList(triggers, every);
     if (!plan) {
       findings.push(
-        saidFinding('restart', level, { key: 'doctor.restart.noPlan', params: { triggers } }, problem ?? undefined, {
-          key: 'doctor.restart.noPlanFix',
-        }),
+        saidFinding(
+          'restart',
+          level,
+          { key: 'doctor.restart.noPlan', params: { triggers, every } },
+          problem ?? undefined,
+          {
+            key: 'doctor.restart.noPlanFix',
+          },
+        ),
       );
       continue;
     }
@@ -197,7 +211,7 @@ export async function checkRestart(
         saidFinding(
           'restart',
           'info',
-          { key: 'doctor.restart.plan', params: { triggers, description: plan.description } },
+          { key: 'doctor.restart.plan', params: { triggers, every, description: plan.description } },
           { key: 'doctor.restart.wouldRun', params: { argv: plan.argv, program, found: verification.program } },
         ),
       );
@@ -219,7 +233,7 @@ export async function checkRestart(
         saidFinding(
           'restart',
           'ok',
-          { key: 'doctor.restart.plan', params: { triggers, description: plan.description } },
+          { key: 'doctor.restart.plan', params: { triggers, every, description: plan.description } },
           { key: 'doctor.restart.wouldRun', params: { argv: plan.argv, program, found: found ?? null } },
         ),
       );

@@ -13,16 +13,19 @@
  *   gateway's service is not loaded or its respawn is parked.
  * - hung: probes answer, but sessions are reported stalled by the gateway and
  *   no upstream attempt has been made for `hungAfterMs`.
- * - storm: new rate_limited calls in `threshold` consecutive checks, no
- *   fallback answering, and every Retry-After and OpenClaw cooldown in force
- *   for the affected dependencies over (a restart cannot lift a provider's
- *   limit, and OpenClaw's cooldowns survive restarts). While one holds, the
- *   storm is shown with its end and alerted once; each Retry-After holds at
- *   most `maxDeferralMs` from when it was first seen, and a new one holds
- *   again: while the provider keeps asking, OpenClaw waits as asked and its
- *   turns wait rather than fail, so a restart would only cut those waits short
- *   (measured on the real gateway). OpenClaw's cooldown holds as long as it
- *   lasts.
+ * - storm, only when `restartOnStorm` (off by default): new rate_limited
+ *   calls in `threshold` consecutive checks, no fallback answering, and every
+ *   Retry-After and OpenClaw cooldown in force for the affected dependencies
+ *   over (a restart cannot lift a provider's limit, and OpenClaw's cooldowns
+ *   survive restarts). While one holds, the storm is shown with its end and
+ *   alerted once; each Retry-After holds at most `maxDeferralMs` from when it
+ *   was first seen, and a new one holds again. Off, the storm is judged and
+ *   waited out: measured on OpenClaw 2026.9.6, its runs retry through a storm
+ *   by themselves (at the provider's Retry-After, then on its own backoff) and
+ *   end ok once the provider answers, while a `--safe` restart only takes
+ *   effect once they have drained, that is after the storm, and then takes the
+ *   gateway down just as the agents come back. A storm that leaves the gateway
+ *   stalled is restarted as hung.
  *
  * Nothing is restarted automatically until BreakerBar has seen this gateway
  * healthy since its own start and the restart strategy has been verified
@@ -63,6 +66,8 @@ export interface WatchdogSettings {
   /** Stalled sessions and no upstream attempt for this long: the gateway is hung. */
   hungAfterMs: number;
   startupGraceMs: number;
+  /** A 429 storm restarts the gateway (watchdog.stormRestart not `off`); false: it is waited out. */
+  restartOnStorm: boolean;
   maxRestartsPerHour: number;
   restartSpacingMs: number;
   maxDeferralMs: number;
@@ -205,6 +210,7 @@ export type DecisionKind =
   | 'unverified'
   | 'starting'
   | 'deferred'
+  | 'storm_waited'
   | 'fallback_answering'
   | 'budget_exhausted'
   | 'spacing'
@@ -508,7 +514,10 @@ export class WatchdogPolicy {
     );
   }
 
-  /** The storm has lasted `threshold` checks: a fallback answering, an upstream hold, the gates, or a restart. */
+  /**
+   * The storm has lasted `threshold` checks: a fallback answering, storm restarts off, an upstream hold, the
+   * gates, or a restart.
+   */
   private judgeStorm(now: number, affected: CheckInput['deps']): Decision {
     const top = affected[0]?.dep ?? null;
     // A storm the gateway's fallbacks are absorbing is not a stalled gateway.
@@ -530,6 +539,16 @@ export class WatchdogPolicy {
             message: `Rate limited, fallbacks answering: ${detail}. No restart.`,
           },
         ],
+      );
+    }
+    if (!this.settings.restartOnStorm) {
+      // The count stays: the storm is judged once, then each check says it goes on (no recount, no reset).
+      const stormFor = seconds(now - (this.s.stormSince ?? now));
+      return this.decision(
+        'check',
+        'storm_waited',
+        `429 storm on ${affected.map((d) => d.dep).join(', ')} for ${stormFor}, no fallback answering: waited out, not restarted (watchdog.stormRestart is off: OpenClaw retries its runs through a storm, and a restart cannot lift a provider's limit)`,
+        top,
       );
     }
     const hold = this.upstreamHold(now, affected);

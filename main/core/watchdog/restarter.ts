@@ -6,7 +6,7 @@
  */
 import { delimiter, dirname, isAbsolute } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { RESTART_FLAVOURS } from '../config/index.js';
+import type { RESTART_FLAVOURS, STORM_RESTARTS } from '../config/index.js';
 import {
   chooseRestart,
   executeRestart,
@@ -33,7 +33,8 @@ export interface RestarterSettings {
   restartTimeoutMs: number;
   manualRestart: Flavour;
   healthRestart: Flavour;
-  stormRestart: Flavour;
+  /** `off`: a storm never restarts the gateway (the policy orders none; a plan for one is refused). */
+  stormRestart: (typeof STORM_RESTARTS)[number];
   stormWaitSec: number;
   /** The gateway's port, to find the process listening on it (who owns the gateway); null or absent: not looked for. */
   gatewayPort?: number | null;
@@ -77,11 +78,22 @@ const realClock: RestarterClock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
-/** The flavour for a trigger; `force` (the menu's second choice) overrides a manual restart's. */
-export function flavourFor(order: Pick<RestartOrder, 'trigger'>, settings: RestarterSettings, force = false): Flavour {
+/**
+ * The flavour for a trigger, or null when the trigger restarts nothing (storm restarts off); `force` (the
+ * menu's second choice) overrides a manual restart's.
+ */
+export function flavourFor(
+  order: Pick<RestartOrder, 'trigger'>,
+  settings: RestarterSettings,
+  force = false,
+): Flavour | null {
   if (order.trigger === 'manual') return force ? 'force' : settings.manualRestart;
-  return order.trigger === 'health' ? settings.healthRestart : settings.stormRestart;
+  if (order.trigger === 'health') return settings.healthRestart;
+  return settings.stormRestart === 'off' ? null : settings.stormRestart;
 }
+
+/** Why a storm plans no restart (doctor and the restarter say it in these words). */
+export const STORM_RESTART_OFF = 'watchdog.stormRestart is off: a 429 storm is alerted and waited out, not restarted';
 
 export class Restarter {
   /** The owner the last verification found: a restart in between is held to it, and a gateway gone quiet keeps it. */
@@ -96,10 +108,12 @@ export class Restarter {
 
   /** What would run for a trigger (doctor and status show it), or why nothing can. */
   plan(order: Pick<RestartOrder, 'trigger'>, force = false): { plan: RestartPlan | null; problem: string | null } {
+    const flavour = flavourFor(order, this.settings, force);
+    if (flavour === null) return { plan: null, problem: STORM_RESTART_OFF };
     return chooseRestart(
       {
         restartCommand: this.settings.restartCommand,
-        flavour: flavourFor(order, this.settings, force),
+        flavour,
         waitSec: this.settings.stormWaitSec,
       },
       this.environment,

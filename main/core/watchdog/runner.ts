@@ -87,6 +87,8 @@ export interface WatchdogStatus {
   pausedUntil: number | null;
   consecutiveChecks: number;
   threshold: number;
+  /** A 429 storm restarts the gateway (watchdog.stormRestart not `off`); false: storms are waited out. */
+  stormRestart: boolean;
   healthFailures: number;
   healthFailuresBeforeRestart: number;
   budgetRemaining: number;
@@ -256,7 +258,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
 
   /** One rate-limit check (the timer calls it; tests and the rehearsal may too). */
   check(): Decision {
-    const { history, settings, clock, store } = this.options;
+    const { history, settings, clock } = this.options;
     const wall = clock();
     const evidence = history.stormEvidence(this.lastCallId, wall - settings.windowMs);
     this.lastCallId = evidence.lastId;
@@ -376,6 +378,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
         paused && state.pausedUntil !== null && Number.isFinite(state.pausedUntil) ? wall(state.pausedUntil) : null,
       consecutiveChecks: state.consecutiveChecks,
       threshold: settings.threshold,
+      stormRestart: settings.restartOnStorm,
       healthFailures: state.healthFailures,
       healthFailuresBeforeRestart: settings.healthFailuresBeforeRestart,
       budgetRemaining: this.policy.budgetRemaining(now),

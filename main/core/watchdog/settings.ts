@@ -21,6 +21,7 @@ export function watchdogSettings(config: Config): WatchdogSettings {
     startupGraceMs: toMs(w.startupGraceSec, 'sec'),
     maxRestartsPerHour: w.maxRestartsPerHour,
     restartSpacingMs: toMs(w.restartSpacingSec, 'sec'),
+    restartOnStorm: w.stormRestart !== 'off',
     maxDeferralMs: toMs(w.maxDeferralSec, 'sec'),
     divergenceMs: toMs(w.divergenceSec, 'sec'),
     dryRun: w.dryRun,

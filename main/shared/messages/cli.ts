@@ -73,8 +73,9 @@ export const cli = area(
       failuresMax: number;
       left: number;
       max: number;
+      stormRestart: boolean;
     }) =>
-      `${p.mode}; 429 checks ${p.checks}/${p.threshold}, dead probes ${p.failures}/${p.failuresMax}, restart budget ${p.left}/${p.max} this hour`,
+      `${p.mode}; 429 checks ${p.stormRestart ? `${p.checks}/${p.threshold}` : `${p.checks} (storms waited out, not restarted)`}, dead probes ${p.failures}/${p.failuresMax}, restart budget ${p.left}/${p.max} this hour`,
     'cli.status.watchdog.restartRunning': (p: { trigger: Trigger; since: number; now: number }, f: Formatters) =>
       `restart running (${p.trigger}) since ${f.relative(p.since, p.now)}`,
     'cli.status.watchdog.restartPending': (p: { since: number; now: number }, f: Formatters) =>
@@ -180,8 +181,9 @@ export const cli = area(
       failuresMax: number;
       left: number;
       max: number;
+      stormRestart: boolean;
     }) =>
-      `${p.mode}；429 检查 ${p.checks}/${p.threshold}，探测失败 ${p.failures}/${p.failuresMax}，本小时重启额度 ${p.left}/${p.max}`,
+      `${p.mode}；429 检查 ${p.stormRestart ? `${p.checks}/${p.threshold}` : `${p.checks}（风暴只等待，不重启）`}，探测失败 ${p.failures}/${p.failuresMax}，本小时重启额度 ${p.left}/${p.max}`,
     'cli.status.watchdog.restartRunning': (p: { trigger: Trigger; since: number; now: number }, f: Formatters) =>
       `${f.relative(p.since, p.now)}起正在重启（${ZH_TRIGGER[p.trigger] ?? p.trigger}）`,
     'cli.status.watchdog.restartPending': (p: { since: number; now: number }, f: Formatters) =>

@@ -132,6 +132,8 @@ export const dashboard = area(
     'dashboard.watchdog.resumes': ' · resumes ',
     'dashboard.watchdog.stormChecks': 'Storm checks',
     'dashboard.watchdog.inARow': (p: { n: number; of: number }) => `${p.n} / ${p.of} in a row`,
+    'dashboard.watchdog.stormWaited': (p: { n: number }) =>
+      `${p.n} in a row; storms are waited out, not restarted (watchdog.stormRestart: off)`,
     'dashboard.watchdog.deadProbes': 'Dead probes',
     'dashboard.watchdog.budget': 'Restart budget',
     'dashboard.watchdog.budgetLeft': (p: { left: number; max: number }) => `${p.left} of ${p.max} left this hour`,
@@ -345,6 +347,8 @@ export const dashboard = area(
     'dashboard.watchdog.resumes': ' · 恢复于 ',
     'dashboard.watchdog.stormChecks': '风暴检查',
     'dashboard.watchdog.inARow': (p: { n: number; of: number }) => `连续 ${p.n} / ${p.of} 次`,
+    'dashboard.watchdog.stormWaited': (p: { n: number }) =>
+      `连续 ${p.n} 次；风暴只等待其过去，不重启（watchdog.stormRestart: off）`,
     'dashboard.watchdog.deadProbes': '宕机探测',
     'dashboard.watchdog.budget': '重启预算',
     'dashboard.watchdog.budgetLeft': (p: { left: number; max: number }) => `本小时剩余 ${p.left} / ${p.max} 次`,

@@ -23,10 +23,14 @@ const ZH_TRIGGER: Record<Trigger, string> = {
   storm: '429 风暴后的重启',
 };
 /** The restarts a line is about: all three, or each named. */
-const enTriggers = (triggers: Trigger[]) =>
-  triggers.length === 3 ? 'every restart (manual, health, storm)' : triggers.map((t) => EN_TRIGGER[t]).join(', ');
-const zhTriggers = (triggers: Trigger[]) =>
-  triggers.length === 3 ? '所有重启（手动、健康检查、429 风暴）' : triggers.map((t) => ZH_TRIGGER[t]).join('、');
+const ZH_TRIGGER_SHORT: Record<Trigger, string> = { manual: '手动', health: '健康检查', storm: '429 风暴' };
+/** `every`: the line is about every restart the watchdog makes (storm restarts may be off). */
+const enTriggers = (triggers: Trigger[], every = false) =>
+  every ? `every restart (${triggers.join(', ')})` : triggers.map((t) => EN_TRIGGER[t]).join(', ');
+const zhTriggers = (triggers: Trigger[], every = false) =>
+  every
+    ? `所有重启（${triggers.map((t) => ZH_TRIGGER_SHORT[t]).join('、')}）`
+    : triggers.map((t) => ZH_TRIGGER[t]).join('、');
 
 const enStartup = (s: Startup) =>
   s === 'started' ? 'started' : s === 'unknown' ? 'startup state unknown (older gateway?)' : s;
@@ -70,14 +74,16 @@ export const doctor = area(
     'doctor.restart.dryRun': 'watchdog in dry run (watchdog.dryRun)',
     'doctor.restart.dryRunDetail': 'restarts are decided and notified, never run',
     'doctor.restart.on': 'watchdog on',
-    'doctor.restart.onDetail': (p: { probes: number; checks: number; max: number }) =>
-      `restarts after ${p.probes} dead probes or ${p.checks} checks with new 429s, at most ${p.max} per hour`,
-    'doctor.restart.plan': (p: { triggers: Trigger[]; description: string }) =>
-      `${enTriggers(p.triggers)}: ${p.description}`,
+    'doctor.restart.onDetail': (p: { probes: number; checks: number | null; max: number }) =>
+      p.checks === null
+        ? `restarts a dead gateway after ${p.probes} dead probes, and a hung one, at most ${p.max} per hour; a 429 storm is alerted and waited out, not restarted (watchdog.stormRestart: off)`
+        : `restarts after ${p.probes} dead probes or ${p.checks} checks with new 429s, at most ${p.max} per hour`,
+    'doctor.restart.plan': (p: { triggers: Trigger[]; every: boolean; description: string }) =>
+      `${enTriggers(p.triggers, p.every)}: ${p.description}`,
     'doctor.restart.wouldRun': (p: { argv: string[]; program: string; found: string | null }) =>
       `would run: ${p.argv.join(' ')}${p.found && p.found !== p.program ? ` (${p.program} is ${p.found})` : ''}`,
-    'doctor.restart.noPlan': (p: { triggers: Trigger[] }) =>
-      `no way to restart the gateway for ${enTriggers(p.triggers)}`,
+    'doctor.restart.noPlan': (p: { triggers: Trigger[]; every: boolean }) =>
+      `no way to restart the gateway for ${enTriggers(p.triggers, p.every)}`,
     'doctor.restart.owner': (p: OwnerWords) => `gateway owner: ${enOwner(p)}`,
     'doctor.restart.ownerBlocked': (p: OwnerWords & { rule: OwnerRule }) =>
       p.rule === 'stopped_itself'
@@ -138,13 +144,16 @@ export const doctor = area(
     'doctor.restart.dryRun': '看门狗处于演练模式（watchdog.dryRun）',
     'doctor.restart.dryRunDetail': '会做出重启决定并发送通知，但从不真正执行',
     'doctor.restart.on': '看门狗已开启',
-    'doctor.restart.onDetail': (p: { probes: number; checks: number; max: number }) =>
-      `连续 ${p.probes} 次探测失败或 ${p.checks} 次检查发现新的 429 后重启，每小时最多 ${p.max} 次`,
-    'doctor.restart.plan': (p: { triggers: Trigger[]; description: string }) =>
-      `${zhTriggers(p.triggers)}：${p.description}`,
+    'doctor.restart.onDetail': (p: { probes: number; checks: number | null; max: number }) =>
+      p.checks === null
+        ? `连续 ${p.probes} 次探测失败的宕机网关或卡死的网关会被重启，每小时最多 ${p.max} 次；429 风暴只告警并等待其过去，不重启（watchdog.stormRestart: off）`
+        : `连续 ${p.probes} 次探测失败或 ${p.checks} 次检查发现新的 429 后重启，每小时最多 ${p.max} 次`,
+    'doctor.restart.plan': (p: { triggers: Trigger[]; every: boolean; description: string }) =>
+      `${zhTriggers(p.triggers, p.every)}：${p.description}`,
     'doctor.restart.wouldRun': (p: { argv: string[]; program: string; found: string | null }) =>
       `将执行：${p.argv.join(' ')}${p.found && p.found !== p.program ? `（${p.program} 即 ${p.found}）` : ''}`,
-    'doctor.restart.noPlan': (p: { triggers: Trigger[] }) => `${zhTriggers(p.triggers)}没有可用的重启方式`,
+    'doctor.restart.noPlan': (p: { triggers: Trigger[]; every: boolean }) =>
+      `${zhTriggers(p.triggers, p.every)}没有可用的重启方式`,
     'doctor.restart.owner': (p: OwnerWords) => `网关归属：${zhOwner(p)}`,
     'doctor.restart.ownerBlocked': (p: OwnerWords & { rule: OwnerRule }) =>
       p.rule === 'stopped_itself'

@@ -48,6 +48,7 @@ export const headline = area(
       `restart deferred: OpenClaw's cooldown ends ${at(p.until, p.now, f)}`,
     'headline.stormCounting': (p: { left: number }, f) =>
       `restart after ${f.plural(p.left, { one: '# more check', other: '# more checks' })} of 429s`,
+    'headline.stormWaited': 'waiting it out: OpenClaw retries, storm restarts are off',
     'headline.deadCounting': (p: { left: number }, f) =>
       `restart after ${f.plural(p.left, { one: '# more failed probe', other: '# more failed probes' })}`,
     'headline.paused': (p: { until: number | null; now: number }, f) =>
@@ -115,6 +116,7 @@ export const headline = area(
     'headline.deferredCooldown': (p: { until: number; now: number }, f) =>
       `重启已推迟：OpenClaw 冷却于 ${at(p.until, p.now, f)} 结束`,
     'headline.stormCounting': (p: { left: number }, f) => `再有 ${f.integer(p.left)} 次 429 检查即重启`,
+    'headline.stormWaited': '等待风暴过去：OpenClaw 自行重试，风暴重启已关闭',
     'headline.deadCounting': (p: { left: number }, f) => `再有 ${f.integer(p.left)} 次探测失败即重启`,
     'headline.paused': (p: { until: number | null; now: number }, f) =>
       p.until === null ? '看门狗已暂停，直到手动恢复' : `看门狗暂停至 ${at(p.until, p.now, f)}`,

@@ -66,7 +66,7 @@ describe('restart strategy', () => {
     const restart = area(await doctor(config()), 'restart');
     expect(restart.map((f) => [f.level, f.title])).toEqual([
       ['info', 'watchdog on'],
-      ['ok', 'every restart (manual, health, storm): restart command: /bin/true'],
+      ['ok', 'every restart (manual, health): restart command: /bin/true'],
       ['info', 'gateway owner: unknown'],
     ]);
   });
@@ -77,7 +77,7 @@ describe('restart strategy', () => {
       'restart',
     );
     const error = restart.find((f) => f.level === 'error');
-    expect(error?.title).toBe('every restart (manual, health, storm): /nonexistent/gw-restart not found');
+    expect(error?.title).toBe('every restart (manual, health): /nonexistent/gw-restart not found');
     expect(error?.detail).toBe('would run: /nonexistent/gw-restart --now');
     expect(error?.fix).toContain('watchdog.restartCommand');
   });
@@ -101,11 +101,18 @@ describe('restart strategy', () => {
       'restart of a dead or hung gateway: openclaw gateway restart (force)',
       'restart after a 429 storm: openclaw gateway restart (wait 30s)',
     ]);
-    // By default a storm restarts as a manual one does (drained), and the doctor says so once.
-    const byDefault = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
-    expect(byDefault.filter((f) => f.level === 'ok').map((f) => f.title)).toContain(
+    // Storm restarts on with the manual flavour: one line for both.
+    const safe = area(await doctor(config({ watchdog: { restartCommand: null, stormRestart: 'safe' } })), 'restart');
+    expect(safe.filter((f) => f.level === 'ok').map((f) => f.title)).toContain(
       'manual restart, restart after a 429 storm: openclaw gateway restart (safe)',
     );
+    // By default a storm restarts nothing: no plan for it, and the watchdog line says storms are waited out.
+    const byDefault = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
+    expect(byDefault.filter((f) => f.level === 'ok').map((f) => f.title)).toEqual([
+      'manual restart: openclaw gateway restart (safe)',
+      'restart of a dead or hung gateway: openclaw gateway restart (wait 30s)',
+    ]);
+    expect(byDefault[0]?.detail).toContain('a 429 storm is alerted and waited out, not restarted');
     expect(restart[1]?.detail).toBe(`would run: ${openclaw} gateway restart --json --safe`);
   });
 
@@ -120,7 +127,7 @@ describe('restart strategy', () => {
     const noUnit = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
     const notInstalled = noUnit.find((f) => f.level === 'error');
     expect(notInstalled?.title).toBe(
-      `every restart (manual, health, storm): systemctl --user restart ${UNIT}, but the gateway service is not installed`,
+      `every restart (manual, health): systemctl --user restart ${UNIT}, but the gateway service is not installed`,
     );
     expect(notInstalled?.detail).toContain(`no ${UNIT} in ${join(tmp, 'home', '.config', 'systemd', 'user', UNIT)}`);
     expect(notInstalled?.fix).toContain('openclaw gateway install');
@@ -198,9 +205,7 @@ describe('restart strategy', () => {
     });
     const restart = area(await doctor(config({ watchdog: { restartCommand: null } })), 'restart');
     const error = restart.find((f) => f.level === 'error');
-    expect(error?.title).toBe(
-      `every restart (manual, health, storm): systemctl --user restart ${UNIT} cannot work here`,
-    );
+    expect(error?.title).toBe(`every restart (manual, health): systemctl --user restart ${UNIT} cannot work here`);
     expect(error?.detail).toContain('Failed to connect to bus: No medium found');
   });
 
@@ -213,7 +218,7 @@ describe('restart strategy', () => {
       'restart',
     );
     expect(restart.find((f) => f.level === 'ok')?.title).toBe(
-      `every restart (manual, health, storm): launchctl kickstart -k ${label}`,
+      `every restart (manual, health): launchctl kickstart -k ${label}`,
     );
     const parked = restart.find((f) => f.level === 'warn');
     expect(parked?.title).toContain('loaded but not running and launchd is not respawning it');

@@ -129,6 +129,8 @@ function receiverOn(handler: (req: IncomingMessage, res: ServerResponse, body: s
 }
 
 const FAST_WATCHDOG = {
+  // Storm restarts on (the default waits storms out): a storm is the quickest way to make the watchdog act here.
+  stormRestart: 'safe',
   checkIntervalSec: 1,
   windowSec: 2,
   threshold: 2,
@@ -274,6 +276,23 @@ describe('notification channels that fail', () => {
 });
 
 describe('deciding not to restart', () => {
+  it('on the default policy a storm is waited out: judged, said, never restarted', async () => {
+    const marker = join(root, 'ran');
+    const restartCommand = [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`];
+    const { stormRestart: _on, ...defaults } = FAST_WATCHDOG;
+    const m = await start({ watchdog: { ...defaults, restartCommand } });
+    await writeUntil('rate_limited', () => decisions(m).some((d) => d.decision === 'storm_waited'));
+    // Two more checks of the same storm: still waited out, still no restart.
+    await writeUntil('rate_limited', () => decisions(m).filter((d) => d.decision === 'storm_waited').length >= 3);
+    expect(restarts(m)).toEqual([]);
+    expect(existsSync(marker)).toBe(false);
+    const said = decisions(m).find((d) => d.decision === 'storm_waited');
+    expect(said?.reason).toMatch(
+      /^429 storm on zhipu\/glm-5\.1 for .+, no fallback answering: waited out, not restarted/,
+    );
+    expect(side(m).watchdog.status()).toMatchObject({ stormRestart: false });
+  }, 30_000);
+
   it('does not restart when a fallback answers for the same agents, and says so', async () => {
     const m = await start({ watchdog: { ...FAST_WATCHDOG, restartCommand: ['false'] } });
     await writeUntil('rate_limited', () => {

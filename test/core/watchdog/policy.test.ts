@@ -20,6 +20,8 @@ const DEFAULTS: WatchdogSettings = {
   deadAfterMs: 15 * SEC,
   hungAfterMs: 5 * MIN,
   startupGraceMs: 5 * MIN,
+  // Storm restarts on (as a user may set them): the rules that hold or allow them are tested here.
+  restartOnStorm: true,
   maxRestartsPerHour: 4,
   restartSpacingMs: MIN,
   maxDeferralMs: 10 * MIN,
@@ -54,6 +56,49 @@ const probe = (cls: string, startup: ProbeInput['startup'] = 'started', uptimeMs
 });
 
 const restarts = (decisions: Decision[]) => decisions.filter((d) => d.restart !== null);
+
+describe('storm restarts off (the default): a storm is judged and waited out', () => {
+  const waiting = () => policy({ restartOnStorm: false });
+
+  it('judges a 3-check storm and restarts nothing, however long it lasts; the count stays', () => {
+    const p = waiting();
+    const ds = Array.from({ length: 8 }, (_, i) => p.check(i * MIN, storm()));
+    expect(ds.map((d) => d.kind)).toEqual(['counting', 'counting', ...Array(6).fill('storm_waited')]);
+    expect(restarts(ds)).toEqual([]);
+    expect(ds.flatMap((d) => d.alerts)).toEqual([]);
+    expect(ds[2]?.reason).toBe(
+      "429 storm on zhipu/glm-5.1 for 2 min, no fallback answering: waited out, not restarted (watchdog.stormRestart is off: OpenClaw retries its runs through a storm, and a restart cannot lift a provider's limit)",
+    );
+    expect(p.state()).toMatchObject({ consecutiveChecks: 8, deferral: null, restarts: [] });
+  });
+
+  it('holds no restart for a Retry-After (there is none to hold) and alerts no deferral', () => {
+    const p = waiting();
+    const asked = storm(5, { retryAfterUntil: 10 * MIN });
+    // The last check sees no new 429 while the ask holds: the storm stays judged, still waited out.
+    const quiet = storm(0, { retryAfterUntil: 10 * MIN });
+    const ds = [p.check(0, asked), p.check(MIN, asked), p.check(2 * MIN, asked), p.check(3 * MIN, quiet)];
+    expect(ds.map((d) => d.kind)).toEqual(['counting', 'counting', 'storm_waited', 'storm_waited']);
+    expect(ds.flatMap((d) => d.alerts)).toEqual([]);
+  });
+
+  it('still says so when a fallback answers for the storm', () => {
+    const p = waiting();
+    const covered = storm(5, { workingFallbacks: ['deepseek/deepseek-v4-pro'] });
+    const ds = [p.check(0, covered), p.check(MIN, covered), p.check(2 * MIN, covered)];
+    expect(ds[2]).toMatchObject({ kind: 'fallback_answering', restart: null });
+    expect(ds[2]?.alerts.map((a) => a.kind)).toEqual(['fallback_answering']);
+  });
+
+  it('a storm that leaves the gateway stalled is restarted as hung', () => {
+    const p = waiting();
+    for (let i = 0; i < 4; i++) p.check(i * MIN, storm());
+    const stalled = { deps: [], stalled: { sessions: 2, deps: ['zhipu/glm-5.1'], since: 4 * MIN } };
+    expect(p.check(5 * MIN, stalled).kind).toBe('counting');
+    const hung = p.check(9 * MIN + 1, stalled);
+    expect(hung).toMatchObject({ kind: 'restart', restart: { trigger: 'health', evidence: 'hung' } });
+  });
+});
 
 describe('storm rule (the cron watchdog, made safe)', () => {
   it('restarts exactly once for a 3-check storm', () => {

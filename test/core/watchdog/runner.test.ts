@@ -37,6 +37,8 @@ const SETTINGS: WatchdogSettings = {
   deadAfterMs: 20 * SEC,
   hungAfterMs: 5 * MIN,
   startupGraceMs: 5 * MIN,
+  // Storm restarts on (as a user may set them): the rules that hold or allow them are tested here.
+  restartOnStorm: true,
   maxRestartsPerHour: 4,
   restartSpacingMs: MIN,
   maxDeferralMs: 10 * MIN,

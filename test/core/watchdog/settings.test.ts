@@ -22,6 +22,7 @@ const config = parseWith(configSchema, {
     checkIntervalSec: 30,
     restartTimeoutSec: 120,
     stormWaitSec: 25,
+    stormRestart: 'wait',
     restartCommand: ['systemctl', '--user', 'restart', 'openclaw-gateway'],
   },
   health: { intervalSec: 10, connectTimeoutSec: 4, readTimeoutMinSec: 5, readTimeoutMaxSec: 3 },
@@ -38,6 +39,7 @@ describe('settings derived from the config', () => {
       deadAfterMs: 20_000,
       hungAfterMs: 240_000,
       startupGraceMs: 200_000,
+      restartOnStorm: true,
       maxRestartsPerHour: 6,
       restartSpacingMs: 45_000,
       maxDeferralMs: 500_000,
@@ -53,9 +55,15 @@ describe('settings derived from the config', () => {
       restartTimeoutMs: 120_000,
       manualRestart: 'safe',
       healthRestart: 'wait',
-      stormRestart: 'safe',
+      stormRestart: 'wait',
       stormWaitSec: 25,
     });
+  });
+
+  it('storm restarts are off unless configured: the policy waits storms out, the restarter plans none', () => {
+    const defaults = parseWith(configSchema, {});
+    expect(watchdogSettings(defaults).restartOnStorm).toBe(false);
+    expect(restarterSettings(defaults).stormRestart).toBe('off');
   });
 
   it('the health probe: a read-timeout ceiling below its floor is the floor', () => {

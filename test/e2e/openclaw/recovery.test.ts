@@ -232,13 +232,93 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     if (process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(scenario.root, { recursive: true, force: true });
   }
 
-  it('a 429 storm that outlives its Retry-After: one alert, the restart held while the provider asks to wait, then --safe, the agents answering again, one recovery', async () => {
+  it('a 429 storm that outlives its Retry-After, on the defaults: one alert, waited out (no restart), the agents answering once the provider does, one recovery', async () => {
+    const dep = 'mock/storm';
+    const { breakerbar, mock, gateway } = await startScenario(
+      'storm-default',
+      // The provider timeout outlasts the Retry-After OpenClaw waits between attempts.
+      { providers: [{ id: 'mock', models: ['storm'] }], primary: dep, fallbacks: [], providerTimeoutSeconds: 90 },
+      SHORTENED,
+      (provider) => {
+        provider.steady('storm', 'rate_limit');
+        provider.retryAfterSeconds = STORM_RETRY_AFTER_SECONDS;
+      },
+    );
+    const agents = keepSending(gateway, ['agent-a', 'agent-b']);
+    const story = () => storyOf(breakerbar, mock, agents.turns);
+    const waitedOut = () =>
+      breakerbar.query<{ ts: number }>("SELECT ts FROM watchdog_decisions WHERE decision = 'storm_waited' ORDER BY id");
+    try {
+      await until(() => waitedOut().length > 0, 300_000, story, 500);
+      const headline = (await breakerbar.cli(['status'])).stdout.split('\n')[0] ?? '';
+      // The storm goes on without asking for a wait: where storm restarts are on, one is issued once the last
+      // ask has run out and OpenClaw's retry meets another 429 (the next scenario). Here the provider stays down
+      // 30 s past that moment, OpenClaw still retrying, and nothing is restarted.
+      const asksEndedAt = Date.now();
+      mock.retryAfterSeconds = null;
+      const lastAsk = mock.requests.filter((r) => r.answer === 'rate_limit' && r.at <= asksEndedAt).at(-1);
+      const askRunsOut = (lastAsk?.at ?? asksEndedAt) + STORM_RETRY_AFTER_SECONDS * 1000;
+      await until(
+        () =>
+          Date.now() > askRunsOut + 30_000 && mock.requests.some((r) => r.answer === 'rate_limit' && r.at > askRunsOut),
+        300_000,
+        story,
+        500,
+      );
+      const recoveredAt = Date.now();
+      mock.steady('storm', 'ok');
+      // OpenClaw's own retry of a run in flight brings the agents back.
+      await until(() => agents.turns.some((t) => t.exitCode === 0 && t.endedAt > recoveredAt), 300_000, story, 500);
+      await agents.stop();
+      const after = await gateway.turn('after-recovery');
+      expect(after.exitCode, after.output).toBe(0);
+      await untilResolved(breakerbar, 240_000, story);
+      console.log(`storm scenario, defaults:\n${await story()}\nheadline: ${headline}`);
+
+      const firstRateLimit = mock.requests.find((r) => r.answer === 'rate_limit') as { at: number };
+      const out = firstTransitionOut(breakerbar, dep);
+      console.log(`openclaw 2026.9.6, defaults: first 429 → breaker out: ${out.ts - firstRateLimit.at} ms`);
+      expect(out).toMatchObject({ from_state: 'closed', to_state: 'throttled' });
+      expect(headline).toMatch(/^429 storm on mock\/storm .*waiting it out: OpenClaw retries, storm restarts are off/);
+
+      // Decisions: counted, then waited out at every check of the storm; nothing held, nothing restarted.
+      const kinds = decisionKinds(breakerbar, ['counting', 'storm_waited', 'deferred', 'restart']);
+      expect(kinds[0]).toBe('counting');
+      expect(collapse(kinds.filter((k) => k !== 'counting'))).toEqual(['storm_waited']);
+      expect(restarts(breakerbar)).toEqual([]);
+      // No process restart either: the gateway the agents came back on is the one they stormed.
+      expect(decisionKinds(breakerbar, ['gateway_restarted'])).toEqual([]);
+
+      const [incident] = incidents(breakerbar);
+      expect(incidents(breakerbar)).toHaveLength(1);
+      expect(JSON.parse(incident?.causes ?? '[]')).toEqual(['breaker']);
+      expect(incident).toMatchObject({ restarts: 0 });
+      const timeline = timelineKinds(breakerbar, incident?.id ?? 0);
+      expect(timeline[0]).toBe('opened');
+      expect(timeline.at(-1)).toBe('closed');
+      expect(timeline).not.toContain('restart');
+
+      expect(webhookKinds(breakerbar)).toEqual(['incident_opened', 'incident_resolved']);
+      expectDesktop(
+        breakerbar,
+        ['breaker_throttled', 'incident_opened', 'breaker_closed', 'incident_resolved'],
+        // Timing decides whether the storm's trials reopen the breaker without an ask, and whether it lasts
+        // long enough for the divergence alarm.
+        ['breaker_throttled', 'breaker_opened', 'divergence'],
+      );
+    } finally {
+      await agents.stop();
+    }
+  }, 900_000);
+
+  it('a 429 storm that outlives its Retry-After, storm restarts on: one alert, the restart held while the provider asks to wait, then --safe, the agents answering again, one recovery', async () => {
     const dep = 'mock/storm';
     const { breakerbar, mock, gateway } = await startScenario(
       'storm',
       // The provider timeout outlasts the Retry-After OpenClaw waits between attempts.
       { providers: [{ id: 'mock', models: ['storm'] }], primary: dep, fallbacks: [], providerTimeoutSeconds: 90 },
-      SHORTENED,
+      // Storm restarts on, as a user who wants the old cron watchdog's behaviour sets them.
+      { ...SHORTENED, watchdog: { ...SHORTENED.watchdog, stormRestart: 'safe' } },
       (provider) => {
         provider.steady('storm', 'rate_limit');
         provider.retryAfterSeconds = STORM_RETRY_AFTER_SECONDS;
