@@ -114,7 +114,9 @@ export async function runArm(options: ArmOptions): Promise<ArmResult> {
     stops.unshift(() => breakerbar.stop());
     const watch = watchGateway(gateway, DEP);
     stops.unshift(() => watch.stop());
-    log(`${options.name}: gateway on :${gateway.port}, BreakerBar's watchdog live, storm restarts ${options.stormRestart ? 'on' : 'off (its defaults)'}`);
+    log(
+      `${options.name}: gateway on :${gateway.port}, BreakerBar's watchdog live, storm restarts ${options.stormRestart ? 'on' : 'off (its defaults)'}`,
+    );
 
     const agents = keepSending(gateway, SESSIONS);
     // By then the turns still in flight are waited for already; stopping the gateway ends any left.
