@@ -229,7 +229,9 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     await scenario.gateway.stop();
     await scenario.mock.close();
     // BREAKERBAR_E2E_KEEP=1 leaves the state, logs and database behind for a look.
-    if (process.env.BREAKERBAR_E2E_KEEP !== '1') rmSync(scenario.root, { recursive: true, force: true });
+    // Retried: a CLI process of the scenario (a turn the gateway never answered) may still be writing its last file.
+    if (process.env.BREAKERBAR_E2E_KEEP !== '1')
+      rmSync(scenario.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 
   it('a 429 storm that outlives its Retry-After, on the defaults: one alert, waited out (no restart), the agents answering once the provider does, one recovery', async () => {
