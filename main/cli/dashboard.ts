@@ -2,19 +2,25 @@
  * `breakerbar dashboard`: the address of the running instance's dashboard,
  * signed in.
  *
- * `--open` never puts the API token on a command line: the arguments of the
- * opener (`open`, `xdg-open`) are visible to every local user in `ps`. It asks
- * the daemon (with the token) for a one-time sign-in code, valid for a minute
- * and a single use, and opens `/#code=…`; the page trades the code for the
- * token at `POST /api/session`. Printing (without `--open`) shows the token in
+ * `--open` never puts the API token, nor anything that leads to it, on a
+ * command line: the arguments of the opener (`open`, `xdg-open`) are visible
+ * to every local user in `ps`, and a one-time code seen there can be redeemed
+ * by whoever is quickest. It asks the daemon (with the token) for a one-time
+ * sign-in code, valid for a minute and a single use, writes it into a page in
+ * the data directory that only the owner can read (0600), and opens that
+ * page's path; the page forwards the browser to `/#code=…`, which the
+ * dashboard trades at `POST /api/session` for a session token — never the
+ * API token: a session's dangerous config changes always need the human's
+ * confirmation. Printing (without `--open`) shows the token in
  * the URL fragment, which browsers never send to a server: the user asked to
  * see it, possibly to paste it minutes later through an SSH tunnel
  * (`ssh -L 18820:127.0.0.1:18820 mac-mini`), which a one-minute code would not
  * survive.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import { loadConfig } from '../core/config/index.js';
 import { type ApiClient, ApiClientError, connect } from './api-client.js';
@@ -34,6 +40,28 @@ export async function signInUrl(client: ApiClient): Promise<string> {
     throw new ApiClientError('BreakerBar answered without a sign-in code; is it an older version? Restart it.');
   }
   return `${client.url}/#code=${code}`;
+}
+
+/** The page `--open` hands the browser, in the data directory. */
+export const SIGN_IN_PAGE = 'dashboard-sign-in.html';
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Writes the page that forwards a browser to `url` (which holds the one-time code): created afresh, readable by
+ * the owner only, so its path is all another user sees. Returns its path.
+ */
+export function writeSignInPage(dataDir: string, url: string): string {
+  const path = join(dataDir, SIGN_IN_PAGE);
+  const href = escapeHtml(url);
+  // Removed first and created exclusively: the mode applies, and nothing that stood there is written through.
+  rmSync(path, { force: true });
+  writeFileSync(
+    path,
+    `<!doctype html>\n<meta charset="utf-8">\n<meta name="referrer" content="no-referrer">\n<meta http-equiv="refresh" content="0;url=${href}">\n<title>BreakerBar</title>\n<p><a href="${href}">Open the BreakerBar dashboard</a></p>\n`,
+    { mode: 0o600, flag: 'wx' },
+  );
+  return path;
 }
 
 function openInBrowser(url: string, io: Io): void {
@@ -57,8 +85,12 @@ Through an SSH tunnel to a headless host: ssh -L 18820:127.0.0.1:18820 HOST,
 then open the URL on your machine.
 
 With --open, the default browser opens the dashboard signed in with a
-one-time code (valid 60 s, single use) instead: the token never appears on a
-command line, where other local users could see it.
+one-time code (valid 60 s, single use) instead, passed through a page in the
+data directory that only you can read: neither the token nor the code appears
+on a command line, where other local users could see it. The browser gets a
+session of its own, not the token; its changes to settings that run commands,
+silence alerts or move data need confirming with a code BreakerBar shows on
+the desktop and in its log.
 
 Options:
   --open           Open it in the default browser (with a one-time code)
@@ -71,7 +103,8 @@ Options:
     const loaded = loadConfig(stringOption(args, 'config'));
     const client = connect(loaded);
     if (args.values.open) {
-      openInBrowser(await signInUrl(client), io);
+      const page = writeSignInPage(loaded.dataDir, await signInUrl(client));
+      openInBrowser(pathToFileURL(page).href, io);
       io.out(`${client.url}/  (opened in the browser, signed in with a one-time code)\n`);
       return 0;
     }

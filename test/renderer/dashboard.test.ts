@@ -13,8 +13,10 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSignInPage } from '../../main/cli/dashboard.js';
 import { translator } from '../../main/shared/messages/index.js';
 import { toolOrSkip } from '../helpers/tools.js';
 import { until } from '../helpers/transcripts.js';
@@ -379,27 +381,35 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('the dashboard served by a real daem
     }
   });
 
-  it('signs in with a one-time code from the URL (dashboard --open), which works once', async () => {
+  it('signs in through the page dashboard --open writes, with a one-time code that works once, as a session', async () => {
     const response = await fetch(`${daemon.url}/api/session/code`, {
       method: 'POST',
       headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
       body: '{}',
     });
     const { code } = (await response.json()) as { code: string };
+    const pageDir = mkdtempSync(join(tmpdir(), 'bb-sign-in-page-'));
     const first = await openDashboard(browser);
     try {
-      await first.page.goto(`${daemon.url}/#code=${code}&view=overview`);
+      // The file the CLI hands the browser: it forwards to the dashboard with the code.
+      const signInPage = writeSignInPage(pageDir, `${daemon.url}/#code=${code}&view=overview`);
+      await first.page.goto(pathToFileURL(signInPage).href);
       await until(
         async () =>
-          (await first.page.evaluate<string | null>('sessionStorage.getItem("breakerbar.apiToken")')) !== null,
+          (await first.page
+            .evaluate<string | null>('sessionStorage.getItem("breakerbar.apiToken")')
+            .catch(() => null)) !== null,
       );
-      expect(await first.page.evaluate<string | null>('sessionStorage.getItem("breakerbar.apiToken")')).toBe(
-        daemon.token,
-      );
+      const session = await first.page.evaluate<string | null>('sessionStorage.getItem("breakerbar.apiToken")');
+      // A session of its own, never the API token.
+      expect(session).toMatch(/^bbs\./);
+      expect(session).not.toBe(daemon.token);
+      expect(first.page.url()).toMatch(new RegExp(`^${daemon.url}/`));
       expect(first.page.url()).not.toContain('code');
       expect(first.page.url()).toContain('#view=overview');
     } finally {
       await first.context.close();
+      rmSync(pageDir, { recursive: true, force: true });
     }
     // The same code again: spent, so the page stays signed out (and asks for the token when it needs it).
     const second = await openDashboard(browser);

@@ -5,10 +5,13 @@
  * unknown), so a per-client quota is impossible. What keeps one process from locking everyone out is
  * which connection gives way: a refused new connection punishes whoever comes next, while an idle
  * keep-alive connection (or one that connected and never sent a request) costs its owner nothing
- * but a reconnect. So, at the cap, the connection idle the longest is closed to make room; only when
- * every connection is busy (a request in flight, or an event stream, which the event hub caps
- * separately) is the new one refused. A connection that sends nothing soon after connecting is closed
- * too, so idle sockets cannot sit on slots in the first place.
+ * but a reconnect. So, at the cap, the connection idle the longest is closed to make room; when none is
+ * idle, the one whose request body has been arriving the longest (a request whose headers came but
+ * whose body has not: 128 bodies sent a byte at a time would otherwise hold every slot until the request
+ * timeout, `/healthz` included). Only when every connection is busy with a whole request (being
+ * answered, or an event stream, which the event hub caps separately) is the new one refused. A
+ * connection that sends nothing soon after connecting is closed too, so idle sockets cannot sit on
+ * slots in the first place.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -20,26 +23,34 @@ export const MAX_CONNECTIONS = 128;
 export type Admission<T> = { admit: true; evict: T | null } | { admit: false };
 
 /**
- * The bookkeeping, without sockets: which connections are idle, in the order they became idle (a Map
- * iterates in insertion order, so the first key is the longest idle).
+ * The bookkeeping, without sockets: which connections are idle, in the order they became idle, and which
+ * are busy, in the order they became busy (a Map iterates in insertion order, so the first key is the
+ * longest idle, or busy).
  */
 export class ConnectionTable<T> {
   private readonly all = new Set<T>();
   private readonly idle = new Map<T, true>();
+  private readonly busySince = new Map<T, true>();
 
-  constructor(private readonly max: number) {}
+  /** `receiving`: whether a busy connection's request is still arriving (its body not all there yet). */
+  constructor(
+    private readonly max: number,
+    private readonly receiving: (connection: T) => boolean = () => false,
+  ) {}
 
   get size(): number {
     return this.all.size;
   }
 
-  /** A new connection: admitted (it starts idle), possibly at the expense of the longest-idle one. */
+  /**
+   * A new connection: admitted (it starts idle), possibly at the expense of the longest-idle one, or else of
+   * the one whose request has been arriving the longest.
+   */
   admit(connection: T): Admission<T> {
     let evict: T | null = null;
     if (this.all.size >= this.max) {
-      const oldest = this.idle.keys().next();
-      if (oldest.done) return { admit: false };
-      evict = oldest.value;
+      evict = this.idle.keys().next().value ?? this.longestReceiving();
+      if (evict === null) return { admit: false };
       this.remove(evict);
     }
     this.all.add(connection);
@@ -49,11 +60,14 @@ export class ConnectionTable<T> {
 
   busy(connection: T): void {
     this.idle.delete(connection);
+    this.busySince.delete(connection);
+    this.busySince.set(connection, true);
   }
 
   /** Idle again (a response ended): the newest idle, the last to be closed. */
   rest(connection: T): void {
     if (!this.all.has(connection)) return;
+    this.busySince.delete(connection);
     this.idle.delete(connection);
     this.idle.set(connection, true);
   }
@@ -61,6 +75,12 @@ export class ConnectionTable<T> {
   remove(connection: T): void {
     this.all.delete(connection);
     this.idle.delete(connection);
+    this.busySince.delete(connection);
+  }
+
+  private longestReceiving(): T | null {
+    for (const connection of this.busySince.keys()) if (this.receiving(connection)) return connection;
+    return null;
   }
 }
 
@@ -75,7 +95,9 @@ export interface ConnectionLimitOptions {
 export function limitConnections(server: Server, options: ConnectionLimitOptions): ConnectionTable<Socket> {
   const max = options.max ?? MAX_CONNECTIONS;
   const { log } = options;
-  const table = new ConnectionTable<Socket>(max);
+  /** Each busy socket's request: `complete` once the parser has all of it, body included. */
+  const requests = new WeakMap<Socket, { complete: boolean }>();
+  const table = new ConnectionTable<Socket>(max, (socket) => requests.get(socket)?.complete === false);
   /** Sockets that have not sent a request yet, with the timer that closes them if they never do. */
   const waiting = new Map<Socket, NodeJS.Timeout>();
 
@@ -93,7 +115,8 @@ export function limitConnections(server: Server, options: ConnectionLimitOptions
       return;
     }
     if (admission.evict !== null) {
-      log.debug('api connection closed', { reason: `longest idle, to make room (${max} connections)` });
+      const why = requests.get(admission.evict)?.complete === false ? 'request arriving the longest' : 'longest idle';
+      log.debug('api connection closed', { reason: `${why}, to make room (${max} connections)` });
       admission.evict.destroy();
     }
     const timer = setTimeout(() => {
@@ -110,9 +133,13 @@ export function limitConnections(server: Server, options: ConnectionLimitOptions
     });
   });
 
-  const onRequest = (req: { socket: Socket }, res: { once(event: 'finish' | 'close', f: () => void): unknown }) => {
+  const onRequest = (
+    req: { socket: Socket; complete: boolean },
+    res: { once(event: 'finish' | 'close', f: () => void): unknown },
+  ) => {
     const socket = req.socket;
     clearWaiting(socket);
+    requests.set(socket, req);
     table.busy(socket);
     const rest = () => {
       if (!socket.destroyed) table.rest(socket);

@@ -5,12 +5,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HANDLERS, type HandlerContext, type Handlers, Refusal, type Reply, type RequestFacts } from './handlers.js';
-import { checkTokenHeader, readAuthorizedJson, readJson } from './request-body.js';
+import { type Credentials, checkTokenHeader, readAuthorizedJson, readJson } from './request-body.js';
 import { type Rejection, send, sendJson } from './respond.js';
 import type { Match } from './router.js';
+import type { Caller } from './sessions.js';
 
 export interface DispatchOptions {
-  token: string;
+  credentials: Credentials;
   maxBodyBytes: number;
   clock: () => number;
   context: HandlerContext;
@@ -25,17 +26,20 @@ export async function answerRoute(
 ): Promise<Rejection | null> {
   const { spec } = match;
   let body: unknown;
+  let caller: Caller | null = null;
   if (spec.token && spec.method === 'POST') {
-    const read = await readAuthorizedJson(req, res, options.token, options.maxBodyBytes);
+    const read = await readAuthorizedJson(req, res, options.credentials, options.maxBodyBytes);
     if (!read.ok) return read.rejection;
     body = read.value;
+    caller = read.caller;
   } else if (spec.method === 'POST') {
     const read = await readJson(req, res, options.maxBodyBytes);
     if (!read.ok) return read.rejection;
     body = read.value;
   } else if (spec.token) {
-    const denied = checkTokenHeader(req, options.token);
-    if (denied) return denied;
+    const checked = checkTokenHeader(req, options.credentials);
+    if (!checked.ok) return checked.rejection;
+    caller = checked.caller;
   }
   const input = spec.parse({ path: match.params, query: rawQuery, body, now: options.clock() });
   if (!input.ok) return { status: 400, error: input.error, param: input.param };
@@ -46,7 +50,7 @@ export async function answerRoute(
   ) => Reply | Promise<Reply>;
   let reply: Reply;
   try {
-    reply = await handler(input.value, options.context, { origin: req.headers.origin });
+    reply = await handler(input.value, options.context, { origin: req.headers.origin, caller });
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     return {

@@ -11,6 +11,7 @@ import { keyOfError, validateConfigFile } from '../config/file.js';
 import { ConfigError } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { ConfigConfirmations } from './config-confirmation.js';
+import type { Caller, Sessions } from './sessions.js';
 import type { SignInCodes } from './sign-in.js';
 
 /** A request the handler turns down, with the status and words for the caller (and more the caller can act on). */
@@ -30,6 +31,8 @@ export class Refusal extends Error {
 export interface RequestFacts {
   /** The `Origin` header: browsers send it on every POST; the CLI and the app's main process do not. */
   origin: string | undefined;
+  /** Whose credential the request carried (null on the routes that take none). */
+  caller: Caller | null;
 }
 
 /** A confirmation code on its way to the human, out of the page's reach. */
@@ -48,9 +51,9 @@ export interface HandlerContext {
   backend: ApiBackend;
   log: Logger;
   version: string;
-  /** The API token, handed only to a browser that redeems a one-time code. */
-  token: string;
   signIn: SignInCodes;
+  /** The session tokens a browser gets for a redeemed one-time code (never the API token). */
+  sessions: Sessions;
   /** The codes that confirm a dangerous config change from a browser. */
   confirmations: ConfigConfirmations;
   /** Sends a confirmation code where the page cannot read it (the daemon's log, a desktop notification). */
@@ -111,13 +114,14 @@ export const HANDLERS: Handlers = {
     return { json: answer };
   },
   config: (_, { backend }) => ({ json: backend.config() }),
-  saveConfig: ({ config, confirmCode }, context, { origin }) => {
+  saveConfig: ({ config, confirmCode }, context, { origin, caller }) => {
     const { backend, log } = context;
     try {
       validateConfigFile(config);
-      // A browser's change to what runs commands, opens the API or sends data elsewhere needs a human;
-      // the CLI and the app's main process (no Origin: Node's fetch) are trusted like the token's owner.
-      if (origin !== undefined) confirmDangerous(config, confirmCode, context);
+      // A browser's change to what runs commands, opens the API or sends data elsewhere needs a human, and so
+      // does a browser session's whatever it sends (it may be whoever redeemed a sign-in code first); only the
+      // owner's token without an Origin (the CLI, the app's main process: Node's fetch) is trusted as the owner.
+      if (origin !== undefined || caller !== 'owner') confirmDangerous(config, confirmCode, context);
       const answer = backend.saveConfig(config);
       log.info('config file saved through the API');
       return { json: answer };
@@ -127,11 +131,15 @@ export const HANDLERS: Handlers = {
     }
   },
   doctor: async (_, { backend }) => ({ json: await backend.doctor() }),
-  signInCode: (_, { signIn }) => ({ json: signIn.issue() }),
-  signIn: ({ code }, { signIn, token, log }) => {
+  // Only the owner mints sign-in codes: a session cannot pass its access on.
+  signInCode: (_, { signIn }, { caller }) => {
+    if (caller !== 'owner') throw new Refusal(403, 'sign-in codes are issued to the API token only');
+    return { json: signIn.issue() };
+  },
+  signIn: ({ code }, { signIn, sessions, log }) => {
     if (!signIn.redeem(code)) throw new Refusal(401, 'sign-in code unknown, used or expired');
     log.info('dashboard signed in with a one-time code');
-    return { json: { token } };
+    return { json: { token: sessions.issue() } };
   },
 };
 

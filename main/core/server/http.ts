@@ -34,6 +34,7 @@ import {
 } from './respond.js';
 import { matchRoute } from './router.js';
 import { isLoopbackHost, type ListenAddress } from './security.js';
+import { createSessions } from './sessions.js';
 import { createSignInCodes } from './sign-in.js';
 import { createSseHub, type SseHubOptions } from './sse.js';
 import { serveStatic, staticRootOf, staticSegments } from './static-files.js';
@@ -144,16 +145,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
   let listen: ListenAddress = { host, port: options.port };
 
+  const sessions = createSessions(token, { clock });
   const dispatch: DispatchOptions = {
-    token,
+    credentials: { token, sessions },
     maxBodyBytes,
     clock,
     context: {
       backend,
       log,
       version: options.version,
-      token,
       signIn: createSignInCodes({ clock }),
+      sessions,
       confirmations: options.confirmations ?? createConfigConfirmations({ clock }),
       deliverConfirmation: (delivery) => {
         // The log is the channel that always works (a terminal, journalctl, the app's log file); the

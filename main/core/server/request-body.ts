@@ -4,15 +4,25 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Rejection, rejectionOf } from './respond.js';
-import { checkToken } from './security.js';
+import { checkCredential } from './security.js';
+import type { Caller, Sessions } from './sessions.js';
 
-/** Exactly one Authorization header, holding the API token. */
-export function checkTokenHeader(req: IncomingMessage, token: string): Rejection | null {
+/** What a request's credential is checked against: the API token, and the browser sessions it signs. */
+export interface Credentials {
+  token: string;
+  sessions: Sessions | null;
+}
+
+/** Exactly one Authorization header, holding the API token or a session token: who the caller is, or why not. */
+export function checkTokenHeader(
+  req: IncomingMessage,
+  credentials: Credentials,
+): { ok: true; caller: Caller } | { ok: false; rejection: Rejection } {
   if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
-    return { status: 401, error: 'more than one Authorization header' };
+    return { ok: false, rejection: { status: 401, error: 'more than one Authorization header' } };
   }
-  const auth = checkToken(req.headers.authorization, token);
-  return auth.ok ? null : rejectionOf(auth);
+  const auth = checkCredential(req.headers.authorization, credentials.token, credentials.sessions);
+  return auth.ok ? auth : { ok: false, rejection: rejectionOf(auth) };
 }
 
 /**
@@ -24,12 +34,13 @@ export function checkTokenHeader(req: IncomingMessage, token: string): Rejection
 export async function readAuthorizedJson(
   req: IncomingMessage,
   res: ServerResponse,
-  token: string,
+  credentials: Credentials,
   maxBodyBytes: number,
-): Promise<{ ok: true; value: unknown } | { ok: false; rejection: Rejection }> {
-  const refused = checkTokenHeader(req, token);
-  if (refused) return { ok: false, rejection: refused };
-  return readJson(req, res, maxBodyBytes);
+): Promise<{ ok: true; value: unknown; caller: Caller } | { ok: false; rejection: Rejection }> {
+  const checked = checkTokenHeader(req, credentials);
+  if (!checked.ok) return checked;
+  const read = await readJson(req, res, maxBodyBytes);
+  return read.ok ? { ...read, caller: checked.caller } : read;
 }
 
 /** A JSON content type and a body within the limit that parses (what every POST needs, token aside). */

@@ -17,6 +17,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { Caller, Sessions } from './sessions.js';
 
 export type CheckResult = { ok: true } | { ok: false; status: number; error: string };
 
@@ -118,18 +119,31 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  * The error never repeats what was sent.
  */
 export function checkToken(authorizationHeader: string | undefined, token: string): CheckResult {
+  const checked = checkCredential(authorizationHeader, token, null);
+  return checked.ok ? OK : checked;
+}
+
+/**
+ * `Authorization: Bearer <credential>`: the API token (the owner: the CLI, the app's main process) or, with
+ * `sessions`, a browser's session token (sessions.ts). Says which, for the rules that tell them apart.
+ */
+export function checkCredential(
+  authorizationHeader: string | undefined,
+  token: string,
+  sessions: Sessions | null,
+): { ok: true; caller: Caller } | { ok: false; status: number; error: string } {
   if (authorizationHeader === undefined || authorizationHeader === '') {
     return { ok: false, status: 401, error: 'missing API token (Authorization: Bearer <token>)' };
   }
   const match = BEARER.exec(authorizationHeader);
   if (!match) return { ok: false, status: 401, error: 'malformed Authorization header (expected Bearer <token>)' };
-  const given = createHash('sha256').update(match[1]!).digest();
+  const credential = match[1] ?? '';
+  const given = createHash('sha256').update(credential).digest();
   const expected = createHash('sha256').update(token).digest();
   // An empty configured token must never match anything (defence against a misconfigured caller).
-  if (token.length === 0 || !timingSafeEqual(given, expected)) {
-    return { ok: false, status: 401, error: 'wrong API token' };
-  }
-  return OK;
+  if (token.length > 0 && timingSafeEqual(given, expected)) return { ok: true, caller: 'owner' };
+  if (sessions?.valid(credential)) return { ok: true, caller: 'session' };
+  return { ok: false, status: 401, error: sessions ? 'wrong API token or expired session' : 'wrong API token' };
 }
 
 /** Attacker-controlled header values are echoed only shortened, as JSON-safe text. */

@@ -145,13 +145,17 @@ async function start(): Promise<Harness> {
   return { server, backend, log, delivered, advance };
 }
 
-/** Saves as a browser page does (its own Origin), or as the CLI and the app's main process do (none). */
+/**
+ * Saves as a browser page does (its own Origin), as the CLI and the app's main process do (none), or with a
+ * browser session's token and no Origin (whoever redeemed a sign-in code, calling from a script).
+ */
 async function save(
   server: ApiServer,
   body: Record<string, unknown>,
-  from: 'browser' | 'cli' = 'browser',
+  from: 'browser' | 'cli' | { session: string } = 'browser',
 ): Promise<{ status: number; json: Record<string, unknown> }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
+  const credential = typeof from === 'object' ? from.session : TOKEN;
+  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${credential}` };
   if (from === 'browser') headers.origin = server.url;
   const response = await fetch(`${server.url}/api/config`, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
@@ -254,6 +258,29 @@ describe('POST /api/config saved directly', () => {
     const next = { ...COMMAND, retention: { days: 3 } };
     expect((await save(server, { config: next })).status).toBe(200);
     expect(backend.savedConfigs).toEqual([COMMAND, next]);
+  });
+
+  it('a browser session needs the code for a dangerous change, with or without an Origin', async () => {
+    const { server, backend, delivered } = await start();
+    const post = (path: string, body: unknown, credential: string) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+        body: JSON.stringify(body),
+      });
+    const { code } = (await (await post('/api/session/code', {}, TOKEN)).json()) as { code: string };
+    const { token: session } = (await (await post('/api/session', { code }, '')).json()) as { token: string };
+    expect(session).not.toBe(TOKEN);
+    // A harmless change: saved.
+    expect((await save(server, { config: { retention: { days: 3 } } }, { session })).status).toBe(200);
+    // A new restart command: not saved (so never run) until the human confirms it.
+    const refused = await save(server, { config: COMMAND }, { session });
+    expect(refused.status).toBe(428);
+    expect(backend.savedConfigs).toEqual([{ retention: { days: 3 } }]);
+    const confirmed = await save(server, { config: COMMAND, confirmCode: delivered[0]!.code }, { session });
+    expect(confirmed.status).toBe(200);
+    // A session cannot pass its access on: no sign-in codes for it.
+    expect((await post('/api/session/code', {}, session)).status).toBe(403);
   });
 
   it('saves a dangerous change without Origin (the CLI, the app’s main process)', async () => {

@@ -4,12 +4,13 @@
  * refused with 503; an ordinary request still gets its answer.
  */
 import { randomBytes } from 'node:crypto';
-import { get, type IncomingMessage } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { createServer, get, type IncomingMessage } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionTable } from '../../../main/core/server/connection-limits.js';
+import { ConnectionTable, limitConnections } from '../../../main/core/server/connection-limits.js';
 import { type ApiServer, startApiServer } from '../../../main/core/server/http.js';
 import { FakeBackend, recordingLogger } from '../../helpers/fake-backend.js';
+import { until } from '../../helpers/transcripts.js';
 
 const TOKEN = randomBytes(32).toString('hex');
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -41,6 +42,21 @@ describe('connection table', () => {
     expect(table.admit('c')).toEqual({ admit: false });
     table.remove('a');
     expect(table.admit('c')).toEqual({ admit: true, evict: null });
+  });
+
+  it('with none idle, closes the connection whose request has been arriving the longest', () => {
+    const arriving = new Set(['a', 'b']);
+    const table = new ConnectionTable<string>(3, (c) => arriving.has(c));
+    for (const c of ['a', 'b', 'c']) table.admit(c);
+    table.busy('c');
+    table.busy('a');
+    table.busy('b');
+    // 'c' is answering a whole request: never closed; of the two still arriving, 'a' has been at it longest.
+    expect(table.admit('d')).toEqual({ admit: true, evict: 'a' });
+    table.busy('d');
+    expect(table.admit('e')).toEqual({ admit: true, evict: 'b' });
+    table.busy('e');
+    expect(table.admit('f')).toEqual({ admit: false });
   });
 
   it('forgets a connection that closed, and ignores one that rests after closing', () => {
@@ -129,6 +145,43 @@ describe('an API under connection pressure from one process', () => {
     // Room was made by closing idle sockets, never the streams.
     expect(idle.some((socket) => socket.destroyed || socket.readableEnded)).toBe(true);
     expect(streams.every((res) => !res.destroyed)).toBe(true);
+  });
+
+  it('answers while 128 connections send their POST bodies a byte at a time', async () => {
+    // The server's own connection rules on a bare HTTP server, so the test knows when all 128 requests are in.
+    const server = createServer((req, res) => {
+      if (req.method === 'POST') req.resume();
+      else res.end('ok');
+    });
+    const seen: string[] = [];
+    server.on('request', (req) => seen.push(req.method ?? ''));
+    limitConnections(server, { firstRequestMs: 5000, log: recordingLogger() });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    server.requestTimeout = 60_000;
+    const { port } = server.address() as AddressInfo;
+    // Headers complete, a body announced at 16000 bytes, one byte sent: each holds its slot until the request
+    // timeout unless the server makes room.
+    const slow = Array.from({ length: 128 }, () => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(
+          `POST /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 16000\r\n\r\n{`,
+        ),
+      );
+      socket.resume();
+      socket.on('error', () => {});
+      cleanups.push(() => void socket.destroy());
+      return socket;
+    });
+    await until(() => seen.length === 128);
+    for (let i = 0; i < 10; i++) {
+      const health = await answered(fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(10_000) }));
+      expect(health.status).toBe(200);
+    }
+    // Room was made by closing slow bodies, oldest first, and no more than needed.
+    await until(() => slow.filter((socket) => socket.destroyed || socket.readableEnded).length > 0);
+    const closed = slow.filter((socket) => socket.destroyed || socket.readableEnded).length;
+    expect(closed).toBeLessThanOrEqual(10);
   });
 
   it('closes a connection that sends nothing after a short while', async () => {

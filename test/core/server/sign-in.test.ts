@@ -1,17 +1,21 @@
 /**
- * Rule: a browser is signed in without the API token on any command line. The CLI trades the token
- * for a one-time code; the page trades the code (once, within a minute) for the token.
+ * Rule: a browser is signed in without the API token, or a code that leads to it, on any command line. The
+ * CLI trades the token for a one-time code and hands the browser a page only the owner can read; the page
+ * trades the code (once, within a minute) for a session token, never the API token.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Io } from '../../../main/cli/command.js';
+import { SIGN_IN_PAGE } from '../../../main/cli/dashboard.js';
 import { main } from '../../../main/cli/main.js';
 import { writeApiUrl } from '../../../main/core/api-files/address.js';
 import { API_TOKEN_FILE } from '../../../main/core/api-files/token.js';
 import { type ApiServer, startApiServer } from '../../../main/core/server/http.js';
+import { createSessions, SESSION_TTL_MS } from '../../../main/core/server/sessions.js';
 import { createSignInCodes, SIGN_IN_CODE_TTL_MS } from '../../../main/core/server/sign-in.js';
 import { FakeBackend, type RecordingLogger, recordingLogger } from '../../helpers/fake-backend.js';
 
@@ -104,13 +108,23 @@ describe('POST /api/session/code and POST /api/session', () => {
     );
   });
 
-  it('trades a code for the token once; a used code gets 401 and nothing else', async () => {
+  it('trades a code for a session token once (never the API token); a used code gets 401 and nothing else', async () => {
     const { server, log } = await start();
     const code = await issue(server);
     const first = await post(server, '/api/session', { code });
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-store');
-    expect(await first.json()).toEqual({ token: TOKEN });
+    const { token: session } = (await first.json()) as { token: string };
+    expect(session).toMatch(/^bbs\./);
+    expect(session).not.toContain(TOKEN);
+    // The session reads and acts like the token, but is told apart from it (see config-confirmation.test.ts).
+    const paused = await post(
+      server,
+      '/api/watchdog/pause',
+      { durationSec: 300 },
+      { authorization: `Bearer ${session}` },
+    );
+    expect(paused.status).toBe(200);
     const again = await post(server, '/api/session', { code });
     expect(again.status).toBe(401);
     const body = await again.text();
@@ -120,6 +134,22 @@ describe('POST /api/session/code and POST /api/session', () => {
     const logged = JSON.stringify(log.lines);
     expect(logged).not.toContain(code);
     expect(logged).not.toContain(TOKEN);
+    expect(logged).not.toContain(session);
+  });
+
+  it('refuses a session that is forged, expired or signed by another token', async () => {
+    const { server, advance } = await start();
+    const { token: session } = (await (await post(server, '/api/session', { code: await issue(server) })).json()) as {
+      token: string;
+    };
+    const pause = (credential: string) =>
+      post(server, '/api/watchdog/pause', { durationSec: 300 }, { authorization: `Bearer ${credential}` });
+    const tampered = `${session.slice(0, -2)}${session.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect((await pause(tampered)).status).toBe(401);
+    const foreign = createSessions(randomBytes(32).toString('hex'), { clock: () => Date.UTC(2026, 0, 15, 12) });
+    expect((await pause(foreign.issue())).status).toBe(401);
+    advance(SESSION_TTL_MS);
+    expect((await pause(session)).status).toBe(401);
   });
 
   it('refuses an expired code', async () => {
@@ -147,7 +177,7 @@ describe('POST /api/session/code and POST /api/session', () => {
 });
 
 describe('breakerbar dashboard --open', () => {
-  it('opens a one-time code, never the token, and the code signs the page in', async () => {
+  it('opens a page only its owner can read, never the token or the code, and its code signs the page in', async () => {
     const { server } = await start();
     const dir = mkdtempSync(join(tmpdir(), 'breakerbar-dashboard-open-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -190,10 +220,17 @@ describe('breakerbar dashboard --open', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
-    expect(opened).not.toContain(TOKEN);
-    const match = /^(http:\/\/127\.0\.0\.1:\d+)\/#code=([A-Za-z0-9_-]{32})$/.exec(opened);
+    // What `ps` shows: the page's path, nothing that signs anyone in.
+    const page = join(dataDir, SIGN_IN_PAGE);
+    expect(opened).toBe(pathToFileURL(page).href);
+    expect(statSync(page).mode & 0o777).toBe(0o600);
+    const html = readFileSync(page, 'utf8');
+    expect(html).not.toContain(TOKEN);
+    const match = /content="0;url=(http:\/\/127\.0\.0\.1:\d+)\/#code=([A-Za-z0-9_-]{32})"/.exec(html);
     expect(match?.[1]).toBe(server.url);
+    expect(opened).not.toContain(match![2]);
     const exchanged = await post(server, '/api/session', { code: match![2] });
-    expect(await exchanged.json()).toEqual({ token: TOKEN });
+    const { token: session } = (await exchanged.json()) as { token: string };
+    expect(session).toMatch(/^bbs\./);
   });
 });
