@@ -42,10 +42,25 @@ export function connect(loaded: LoadedConfig): ApiClient {
   return { url, call: createClient(transport).call };
 }
 
-/** The token, for a daemon on this machine only (main/shared/api/loopback.ts). */
+/**
+ * The token, for a daemon on this machine only (main/shared/api/loopback.ts), and only while a daemon holds
+ * this data directory's lock: the address file outlives a daemon killed with `kill -9`, and whatever listens
+ * on that port afterwards — any local user's program — would be sent the token.
+ */
 function tokenFor(url: string, dataDir: string): string {
   const refusal = tokenRefusal(url);
   if (refusal !== null) throw new ApiClientError(refusal);
+  let running: boolean;
+  try {
+    running = isLocked(dataDir);
+  } catch (error) {
+    throw new ApiClientError(`cannot tell whether BreakerBar runs for ${dataDir}: ${(error as Error).message}`);
+  }
+  if (!running) {
+    throw new ApiClientError(
+      `no BreakerBar is running for ${dataDir}; ${url}, the address it left, may belong to another program now, so the API token is not sent there. Start it with \`breakerbar daemon\``,
+    );
+  }
   return readToken(dataDir);
 }
 

@@ -14,6 +14,7 @@ import { SIGN_IN_PAGE } from '../../../main/cli/dashboard.js';
 import { main } from '../../../main/cli/main.js';
 import { writeApiUrl } from '../../../main/core/api-files/address.js';
 import { API_TOKEN_FILE } from '../../../main/core/api-files/token.js';
+import { lockDataDir } from '../../../main/core/lock.js';
 import { type ApiServer, startApiServer } from '../../../main/core/server/http.js';
 import { createSessions, SESSION_TTL_MS } from '../../../main/core/server/sessions.js';
 import { createSignInCodes, SIGN_IN_CODE_TTL_MS } from '../../../main/core/server/sign-in.js';
@@ -185,6 +186,9 @@ describe('breakerbar dashboard --open', () => {
     mkdirSync(dataDir);
     writeFileSync(join(dataDir, API_TOKEN_FILE), `${TOKEN}\n`, { mode: 0o600 });
     writeApiUrl(dataDir, server.url);
+    // Held as the running daemon holds it: the CLI sends the token to nothing else.
+    const lock = lockDataDir(dataDir);
+    cleanups.push(() => lock.release());
     const config = join(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ dataDir, openclawDir: join(dir, 'openclaw') }));
     // A stand-in for the platform's opener: records the arguments it was given, as `ps` would show them.
