@@ -1,8 +1,10 @@
 /**
  * The settings a config change may not make without a human saying yes: the ones that run a command,
- * open the API to the network, or send data (and the tokens that go with it) somewhere else. A page
- * that could save them unchecked could make the daemon run its own command, or post every alert,
- * the gateway token or a provider's API key to an address of its choosing.
+ * open the API to the network, or send data (and the tokens that go with it) somewhere else; and the
+ * ones that turn alerts or recovery off, or move what BreakerBar reads and keeps. A page that could save
+ * them unchecked could make the daemon run its own command, post every alert, the gateway token or a
+ * provider's API key to an address of its choosing — or silence every alert and restart before the
+ * next storm. Some count only one way: turning the watchdog off needs a yes, turning it on does not.
  *
  * `dangerousChanges(current, proposed)` compares two config files as written (keys left out take
  * their defaults) and lists each dangerous key whose value differs, with both values in a form safe
@@ -34,6 +36,10 @@ interface DangerousKey {
   /** The values that matter, each under its own identity; a single value is one entry under ''. */
   entries(value: unknown): Map<string, unknown>;
   show(value: unknown): string;
+  /** Whether a change of one entry (undefined: absent) is dangerous; absent: every change is. */
+  weakens?(from: unknown, to: unknown): boolean;
+  /** Entries are a record's keys (a dependency pattern), named in the change: `path.key`. */
+  named?: true;
 }
 
 /** The longest a shown value gets (a command line can be long; the dialog has to stay readable). */
@@ -48,10 +54,35 @@ const showArgv = (value: unknown): string =>
 const showPlain = (value: unknown): string => clip(typeof value === 'string' ? value : JSON.stringify(value));
 
 /** A setting with one value: present unless it is null (which means "none" or "chosen automatically"). */
-const single = (path: string, show: (value: unknown) => string): DangerousKey => ({
+const single = (
+  path: string,
+  show: (value: unknown) => string,
+  weakens?: (from: unknown, to: unknown) => boolean,
+): DangerousKey => ({
   path,
   entries: (value) => (value === null || value === undefined ? new Map() : new Map([['', value]])),
   show,
+  ...(weakens ? { weakens } : {}),
+});
+
+const turnedOff = (_from: unknown, to: unknown) => to === false;
+
+const SEVERITY_RANK: Record<string, number> = { info: 0, warning: 1, critical: 2 };
+/** A higher least severity lets fewer notices through. */
+const raisesSeverity = (from: unknown, to: unknown) =>
+  (SEVERITY_RANK[String(to)] ?? 0) > (SEVERITY_RANK[String(from)] ?? 0);
+
+/** A list of recurring windows (quiet hours, maintenance): each window added silences something new. */
+const windows = (path: string): DangerousKey => ({
+  path,
+  entries: (value) => new Map((Array.isArray(value) ? value : []).map((w) => [canonical(w), w])),
+  show: (value) => {
+    if (!isRecord(value)) return showPlain(value);
+    const days = Array.isArray(value.days) ? `${value.days.join(',')} ` : '';
+    const zone = typeof value.timeZone === 'string' ? ` ${value.timeZone}` : '';
+    return `${days}${showPlain(value.from ?? '00:00')}–${showPlain(value.to ?? '00:00')}${zone}`;
+  },
+  weakens: (_from, to) => to !== undefined,
 });
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -71,6 +102,38 @@ function webhookTarget(webhook: unknown): { id: string; value: unknown } {
     secret: webhook.secret ?? null,
   };
   return { id: JSON.stringify(target), value: target };
+}
+
+/** What a webhook is sent: its events and least severity, under its destination's identity. */
+function webhookFilter(webhook: unknown): [string, unknown] {
+  const { id } = webhookTarget(webhook);
+  const w = isRecord(webhook) ? webhook : {};
+  return [
+    id,
+    {
+      target: webhookTarget(webhook).value,
+      events: Array.isArray(w.events) ? w.events : ['alerts'],
+      minSeverity: w.minSeverity ?? 'warning',
+    },
+  ];
+}
+
+function showWebhookFilter(value: unknown): string {
+  if (!isRecord(value)) return showPlain(value);
+  const events = Array.isArray(value.events) ? value.events.join(', ') : showPlain(value.events);
+  return `${showWebhook(value.target)}: ${events}, from ${showPlain(value.minSeverity)}`;
+}
+
+/**
+ * Fewer notices reach a webhook: an event it was sent is no longer named (unless everything is), or its
+ * least severity rose. A webhook added or removed is its destination's change, above.
+ */
+function narrowsWebhook(from: unknown, to: unknown): boolean {
+  if (!isRecord(from) || !isRecord(to)) return false;
+  const before = Array.isArray(from.events) ? from.events : [];
+  const after = Array.isArray(to.events) ? to.events : [];
+  const dropped = !after.includes('*') && before.some((event) => !after.includes(event));
+  return dropped || raisesSeverity(from.minSeverity, to.minSeverity);
 }
 
 function showWebhook(value: unknown): string {
@@ -104,8 +167,28 @@ const DANGEROUS_KEYS: readonly DangerousKey[] = [
       new Map((Array.isArray(value) ? value : []).map((webhook) => webhookTarget(webhook)).map((t) => [t.id, t.value])),
     show: showWebhook,
   },
+  // What each webhook is sent: narrowed, the alerts stop reaching it.
+  {
+    path: 'notifications.webhooks',
+    entries: (value) => new Map((Array.isArray(value) ? value : []).map(webhookFilter)),
+    show: showWebhookFilter,
+    weakens: narrowsWebhook,
+  },
   single('heartbeat.url', showUrl),
   single('fleet.redisUrl', showUrl),
+  // Recovery off: no automatic restart, or decisions that never run.
+  single('watchdog.enabled', showPlain, turnedOff),
+  single('watchdog.dryRun', showPlain, (_from, to) => to === true),
+  // Alerts off: desktop notices, their least severity, quiet hours, critical ones during them, maintenance.
+  single('notifications.desktop', showPlain, turnedOff),
+  single('notifications.desktopMinSeverity', showPlain, raisesSeverity),
+  windows('alerts.quietHours'),
+  single('alerts.quietHoursAllowCritical', showPlain, turnedOff),
+  windows('alerts.maintenance'),
+  // Where BreakerBar reads the gateway and keeps its history: moved, it watches something else, or nothing.
+  single('openclawDir', showPlain),
+  single('profile', showPlain),
+  single('dataDir', showPlain),
   // Where a provider's API key is sent while a breaker is half-open; one entry per dependency pattern.
   {
     path: 'breakers.probes',
@@ -117,11 +200,12 @@ const DANGEROUS_KEYS: readonly DangerousKey[] = [
         ]),
       ),
     show: showProbe,
+    named: true,
   },
 ];
 
 /** The dangerous keys, for what says which settings need confirming. */
-export const DANGEROUS_KEY_PATHS: readonly string[] = DANGEROUS_KEYS.map((key) => key.path);
+export const DANGEROUS_KEY_PATHS: readonly string[] = [...new Set(DANGEROUS_KEYS.map((key) => key.path))];
 
 const DEFAULTS = defaultsOf(configSchema) as Record<string, unknown>;
 
@@ -161,9 +245,10 @@ export function dangerousChanges(current: unknown, proposed: unknown): Dangerous
       const from = before.get(id);
       const to = after.get(id);
       if (from !== undefined && to !== undefined && canonical(from) === canonical(to)) continue;
+      if (key.weakens && !key.weakens(from, to)) continue;
       const change: ChangeKind = from === undefined ? 'added' : to === undefined ? 'removed' : 'changed';
       // A record's entries are keys of their own: the dependency pattern is part of what is confirmed.
-      const name = id === '' || key.path === 'notifications.webhooks' ? key.path : `${key.path}.${id}`;
+      const name = key.named ? `${key.path}.${id}` : key.path;
       changes.push({
         key: name,
         change,

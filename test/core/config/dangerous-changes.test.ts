@@ -64,8 +64,39 @@ describe('dangerousChanges', () => {
     ]);
   });
 
-  it('leaves out the port and the other keys that neither run, expose nor send anything', () => {
-    expect(keys({}, { server: { port: 1234 }, dataDir: '/x', notifications: { desktop: false } })).toEqual([]);
+  it('leaves out the port and the other keys that neither run, expose, send, silence nor move anything', () => {
+    expect(keys({}, { server: { port: 1234 }, retention: { days: 3 }, notifications: { desktop: true } })).toEqual([]);
+  });
+
+  it('lists what turns alerts or recovery off, one way only', () => {
+    const off = {
+      watchdog: { enabled: false, dryRun: true },
+      notifications: { desktop: false, desktopMinSeverity: 'critical' },
+      alerts: {
+        quietHours: [{ from: '00:00', to: '00:00' }],
+        quietHoursAllowCritical: false,
+        maintenance: [{ days: ['mon'], from: '09:00', to: '10:00', timeZone: 'Europe/Berlin' }],
+      },
+    };
+    expect(dangerousChanges({}, off).changes).toEqual([
+      { key: 'watchdog.enabled', change: 'changed', from: 'true', to: 'false' },
+      { key: 'watchdog.dryRun', change: 'changed', from: 'false', to: 'true' },
+      { key: 'notifications.desktop', change: 'changed', from: 'true', to: 'false' },
+      { key: 'notifications.desktopMinSeverity', change: 'changed', from: 'info', to: 'critical' },
+      { key: 'alerts.quietHours', change: 'added', from: null, to: '00:00–00:00' },
+      { key: 'alerts.quietHoursAllowCritical', change: 'changed', from: 'true', to: 'false' },
+      { key: 'alerts.maintenance', change: 'added', from: null, to: 'mon 09:00–10:00 Europe/Berlin' },
+    ]);
+    // Turned back on, or a window removed: nothing to confirm.
+    expect(keys(off, {})).toEqual([]);
+  });
+
+  it('lists moving what BreakerBar reads and where it keeps its history', () => {
+    expect(keys({}, { dataDir: '/x', openclawDir: '/y', profile: 'work' })).toEqual([
+      'openclawDir',
+      'profile',
+      'dataDir',
+    ]);
   });
 
   it('lists webhooks added and removed by destination, masking their URLs and secrets', () => {
@@ -106,16 +137,29 @@ describe('dangerousChanges', () => {
     ).toEqual(expect.arrayContaining(['telegram → https://api.telegram.org/… (chat 2)']));
   });
 
-  it('ignores webhooks reordered and their non-destination fields changed', () => {
+  it('ignores webhooks reordered, widened or retimed; lists one sent fewer notices', () => {
     expect(
       keys({ notifications: { webhooks: [slack, ntfy] } }, { notifications: { webhooks: [ntfy, slack] } }),
     ).toEqual([]);
     expect(
       keys(
         { notifications: { webhooks: [slack] } },
-        { notifications: { webhooks: [{ ...slack, events: ['*'], minSeverity: 'critical', retries: 0 }] } },
+        { notifications: { webhooks: [{ ...slack, events: ['*'], minSeverity: 'info', retries: 0 }] } },
       ),
     ).toEqual([]);
+    expect(
+      dangerousChanges(
+        { notifications: { webhooks: [slack] } },
+        { notifications: { webhooks: [{ ...slack, events: ['incident_resolved'], minSeverity: 'critical' }] } },
+      ).changes,
+    ).toEqual([
+      {
+        key: 'notifications.webhooks',
+        change: 'changed',
+        from: 'slack → https://hooks.slack.com/…: alerts, from warning',
+        to: 'slack → https://hooks.slack.com/…: incident_resolved, from critical',
+      },
+    ]);
   });
 
   it('lists half-open probes per dependency pattern by URL and token variable', () => {
