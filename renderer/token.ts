@@ -4,12 +4,17 @@
  * or its logs. On load the token moves to sessionStorage (this tab only, gone
  * when it closes) and leaves the address bar, so it is not bookmarked, shared
  * in a screenshot or kept in history. `breakerbar dashboard --open` opens
- * `/#code=<one-time code>` instead, which the page trades for the token at
- * `POST /api/session`.
+ * (through a page only its owner can read) `/#code=<one-time code>` instead,
+ * which the page trades at `POST /api/session` for a session token of its own,
+ * kept the same way.
  */
+import { SESSION_TOKEN_SHAPE } from '../main/shared/api/session-token.js';
 
 const STORAGE_KEY = 'breakerbar.apiToken';
-/** What BreakerBar writes: 32 random bytes as hex. Anything else in the fragment is ignored. */
+/**
+ * What BreakerBar writes: the API token, 32 random bytes as hex, or a browser session's token (what a sign-in
+ * code is traded for). Anything else in the fragment is ignored.
+ */
 const TOKEN_SHAPE = /^[0-9a-f]{64}$/;
 
 /** A one-time sign-in code as the server issues it: 24 random bytes, base64url. */
@@ -36,7 +41,7 @@ export function fragmentParams(hash: string): URLSearchParams {
 }
 
 export function isTokenShape(value: string): boolean {
-  return TOKEN_SHAPE.test(value);
+  return TOKEN_SHAPE.test(value) || SESSION_TOKEN_SHAPE.test(value);
 }
 
 export class TokenStore {

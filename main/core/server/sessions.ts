@@ -12,12 +12,12 @@
  * of them end when the API token is replaced. Each lives `SESSION_TTL_MS`.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SESSION_TOKEN_SHAPE } from '../../shared/api/session-token.js';
 
 /** A browser stays signed in this long; then `breakerbar dashboard --open` signs it in again. */
 export const SESSION_TTL_MS = 7 * 24 * 3_600_000;
 const PREFIX = 'bbs';
 const NONCE_BYTES = 18;
-const SHAPE = /^bbs\.([0-9a-z]{1,12})\.([A-Za-z0-9_-]{24})\.([A-Za-z0-9_-]{43})$/;
 
 /** Who a valid credential says the caller is. */
 export type Caller = 'owner' | 'session';
@@ -44,7 +44,7 @@ export function createSessions(
       return `${body}.${mac(body)}`;
     },
     valid(credential) {
-      const match = SHAPE.exec(credential);
+      const match = SESSION_TOKEN_SHAPE.exec(credential);
       if (!match) return false;
       const body = credential.slice(0, credential.lastIndexOf('.'));
       const given = Buffer.from(match[3] ?? '', 'base64url');
