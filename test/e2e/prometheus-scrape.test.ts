@@ -129,6 +129,8 @@ process.exit(res.ok ? 0 : 1);
     // A long cooldown: once open, the breaker stays open for the whole test.
     breakers: { consecutiveFailures: 3, cooldownMs: 600_000, maxOpenMs: 600_000 },
     watchdog: {
+      // Storm restarts on (off by default): the storm restart is what this test follows.
+      stormRestart: 'safe',
       checkIntervalSec: 1,
       windowSec: 2,
       threshold: 2,

@@ -109,6 +109,8 @@ process.exit(res.ok ? 0 : 1);
     ingest: { reconcileIntervalMs: 300 },
     health: { intervalSec: 1, connectTimeoutSec: 1, readTimeoutMinSec: 1, readTimeoutMaxSec: 2 },
     watchdog: {
+      // Storm restarts on (off by default): the storm restart is what this test follows.
+      stormRestart: 'safe',
       checkIntervalSec: 1,
       windowSec: 2,
       threshold: 3,
