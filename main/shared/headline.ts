@@ -185,10 +185,10 @@ function actions(status: ApiStatus, now: number, gatewayDead: boolean): Message[
     );
     return said;
   }
+  const stormCounted = w.consecutiveChecks > 0 && fallbacks.length === 0;
   // With storm restarts off a storm is waited out: none of the restart gates below is about it.
-  const stormy = w.consecutiveChecks > 0 && fallbacks.length === 0 && w.stormRestart;
-  if (w.consecutiveChecks > 0 && fallbacks.length === 0 && !w.stormRestart && !gatewayDead)
-    return [...said, { key: 'headline.stormWaited' }];
+  if (stormCounted && !w.stormRestart && !gatewayDead) return [...said, { key: 'headline.stormWaited' }];
+  const stormy = stormCounted && w.stormRestart;
   // The owner's rule first: a gateway OpenClaw stopped itself may never have been seen healthy, and that is not why.
   const owner = w.verified?.ownerBlock;
   if ((gatewayDead || stormy) && owner)

@@ -13,6 +13,7 @@
  * Pure.
  */
 import type { DangerousChange } from '../../shared/api/types.js';
+import { SEVERITIES, type Severity, severityRank } from '../notify/notice.js';
 import { redactUrl } from '../notify/webhook-format.js';
 import { configSchema } from './index.js';
 import { defaultsOf } from './schema.js';
@@ -67,10 +68,10 @@ const single = (
 
 const turnedOff = (_from: unknown, to: unknown) => to === false;
 
-const SEVERITY_RANK: Record<string, number> = { info: 0, warning: 1, critical: 2 };
-/** A higher least severity lets fewer notices through. */
-const raisesSeverity = (from: unknown, to: unknown) =>
-  (SEVERITY_RANK[String(to)] ?? 0) > (SEVERITY_RANK[String(from)] ?? 0);
+/** A higher least severity lets fewer notices through (a value that is no severity ranks lowest). */
+const rankOf = (value: unknown) =>
+  (SEVERITIES as readonly unknown[]).includes(value) ? severityRank(value as Severity) : 0;
+const raisesSeverity = (from: unknown, to: unknown) => rankOf(to) > rankOf(from);
 
 /** A list of recurring windows (quiet hours, maintenance): each window added silences something new. */
 const windows = (path: string): DangerousKey => ({
@@ -106,12 +107,12 @@ function webhookTarget(webhook: unknown): { id: string; value: unknown } {
 
 /** What a webhook is sent: its events and least severity, under its destination's identity. */
 function webhookFilter(webhook: unknown): [string, unknown] {
-  const { id } = webhookTarget(webhook);
+  const target = webhookTarget(webhook);
   const w = isRecord(webhook) ? webhook : {};
   return [
-    id,
+    target.id,
     {
-      target: webhookTarget(webhook).value,
+      target: target.value,
       events: Array.isArray(w.events) ? w.events : ['alerts'],
       minSeverity: w.minSeverity ?? 'warning',
     },

@@ -520,6 +520,8 @@ export class WatchdogPolicy {
    */
   private judgeStorm(now: number, affected: CheckInput['deps']): Decision {
     const top = affected[0]?.dep ?? null;
+    const stormMs = now - (this.s.stormSince ?? now);
+    const stormFor = seconds(stormMs);
     // A storm the gateway's fallbacks are absorbing is not a stalled gateway.
     if (affected.every((d) => d.workingFallbacks.length > 0)) {
       this.resetStorm();
@@ -543,7 +545,6 @@ export class WatchdogPolicy {
     }
     if (!this.settings.restartOnStorm) {
       // The count stays: the storm is judged once, then each check says it goes on (no recount, no reset).
-      const stormFor = seconds(now - (this.s.stormSince ?? now));
       return this.decision(
         'check',
         'storm_waited',
@@ -556,12 +557,11 @@ export class WatchdogPolicy {
     const gate = this.gate(now, 'storm');
     if (gate) return { ...gate, source: 'check', dep: top };
 
-    const stormFor = seconds(now - (this.s.stormSince ?? now));
     const stillHeld = affected.some((d) => (d.retryAfterUntil ?? 0) > now || (d.cooldownUntil ?? 0) > now);
     const facts: RestartFacts = {
       evidence: 'storm',
       deps: affected.map((d) => d.dep),
-      forMs: now - (this.s.stormSince ?? now),
+      forMs: stormMs,
       upstream: stillHeld ? 'held_longest' : this.s.deferral !== null ? 'over' : 'none',
       heldMs: this.settings.maxDeferralMs,
     };

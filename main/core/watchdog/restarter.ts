@@ -92,8 +92,8 @@ export function flavourFor(
   return settings.stormRestart === 'off' ? null : settings.stormRestart;
 }
 
-/** Why a storm plans no restart (doctor and the restarter say it in these words). */
-export const STORM_RESTART_OFF = 'watchdog.stormRestart is off: a 429 storm is alerted and waited out, not restarted';
+/** Why a storm plans no restart. */
+const STORM_RESTART_OFF = 'watchdog.stormRestart is off: a 429 storm is alerted and waited out, not restarted';
 
 export class Restarter {
   /** The owner the last verification found: a restart in between is held to it, and a gateway gone quiet keeps it. */
