@@ -1,10 +1,11 @@
 /**
  * `npm run bench -- [name ...] [options]`: runs benchmarks, records their
  * figures in docs/benchmarks.md and prints a summary table at the end.
- * Names: scan, agentdb, latency, detection, idle, api, resume, store, rehearsal, load, recovery (or all,
- * the default: every one in that order). recovery runs two kinds of 429 storm on the real OpenClaw gateway,
- * each with the watchdog acting and off (about 20 min; it needs dbus, dunst, xvfb-run and libnotify's
- * notify-send, and skips without them).
+ * Names: scan, agentdb, latency, detection, idle, api, resume, store, rehearsal, load, recovery, faults (or
+ * all, the default: every one in that order). recovery runs two kinds of 429 storm on the real OpenClaw
+ * gateway, each with the watchdog acting and off (about 20 min; it needs dbus, dunst, xvfb-run and libnotify's
+ * notify-send, and skips without them). faults replays the hardening's faults (odd records, named pipes, slow
+ * bodies, a stale address, a full disk; the last needs root, to mount a small file system).
  *
  * Options:
  *   --quick        shrink every corpus so the whole suite runs in a few minutes
@@ -20,6 +21,7 @@
  */
 import { apiBench } from './api.js';
 import { detectionBench } from './detection.js';
+import { faultsBench } from './faults.js';
 import { idleBench } from './idle.js';
 import { latencyBench } from './latency.js';
 import { loadBench } from './load.js';
@@ -106,6 +108,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
       sessions: 100,
     }),
   recovery: () => recoveryBench({ quick }),
+  faults: () => faultsBench(),
 };
 
 const chosen = names.length === 0 || names.includes('all') ? Object.keys(BENCHES) : names;

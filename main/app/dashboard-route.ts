@@ -31,6 +31,8 @@ const VIEW_OF: Record<NoticeKind, DashboardView> = {
   incident_escalated: 'overview',
   incident_resolved: 'overview',
   digest: 'logs',
+  store_full: 'overview',
+  store_room: 'overview',
 };
 
 /** The fragment (without `#`) that shows this notice's event. */

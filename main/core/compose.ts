@@ -30,6 +30,7 @@ import type { WebhookConfig } from './notify/webhook-format.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import type { Store } from './store/db.js';
 import { GatewayHistory, probeRow } from './store/gateway-history.js';
+import { reportWriteFailure, type WriteFailures } from './store/room.js';
 import { AgentDependencies } from './traffic/dependents.js';
 import { type Stalled, StallTracker } from './traffic/stalls.js';
 import { TokenRates } from './traffic/tokens.js';
@@ -49,6 +50,8 @@ export interface BreakerComposition {
   env: NodeJS.ProcessEnv;
   /** This host's name when `fleet.hostId` is null (the machine's hostname). */
   hostname?: string;
+  /** Told of every write that failed for lack of room. */
+  writes?: WriteFailures;
 }
 
 /** The breaker service and its parts; the fleet link only when `fleet.redisUrl` is set. */
@@ -73,6 +76,7 @@ export function composeBreakers(options: BreakerComposition): BreakerService {
     dependencyOf: (call) => cap.dependencyOf(call),
     onTransition: (transition) => service?.announce(transition),
     onSnapshot: (snapshot) => metrics.recordCounters(snapshot),
+    storeFailed: (what, error) => reportWriteFailure(options.writes, log, what, error),
   });
   const redisUrl = config.fleet.redisUrl;
   let fleet: FleetSharing | null = null;
@@ -133,6 +137,8 @@ export interface GatewayComposition {
   desktop?: DesktopChannel | null;
   /** The words of every notice; defaults to the language the config and environment choose. */
   translator?: Translator;
+  /** Told of every write that failed for lack of room. */
+  writes?: WriteFailures;
 }
 
 /** The health probe, restarter, alert windows, notifier and watchdog, wired to each other, the breakers and the store. */
@@ -149,7 +155,11 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     log,
     record: (result) => {
       metrics.recordGatewayProbe(result);
-      history.recordProbe(probeRow(result));
+      try {
+        history.recordProbe(probeRow(result));
+      } catch (error) {
+        reportWriteFailure(options.writes, log, 'a health probe', error);
+      }
     },
   });
   const restarter = new Restarter(
@@ -160,6 +170,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
   const windows = new AlertWindows({
     store,
     clock,
+    storeFailed: (what, error) => reportWriteFailure(options.writes, log, what, error),
     // listOf's type admits '*'; the days list is parsed without it.
     quietHours: config.alerts.quietHours as RecurringWindow[],
     maintenance: config.alerts.maintenance as RecurringWindow[],
@@ -183,7 +194,11 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     record: (delivery) => {
       // A suppressed notice is history, not a failed delivery.
       if (!delivery.suppressed) metrics.recordNotification(delivery.channel, delivery.ok);
-      history.recordNotification(delivery);
+      try {
+        history.recordNotification(delivery);
+      } catch (error) {
+        reportWriteFailure(options.writes, log, 'a notification delivery', error);
+      }
     },
   });
   const watchdog = new WatchdogRunner({
@@ -209,6 +224,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     metrics,
     log,
     clock,
+    writes: options.writes,
     monotonic: options.monotonic,
     cooldownUntil: options.cooldownUntil ? (dep, now) => options.cooldownUntil?.(dep, now) ?? null : undefined,
   });

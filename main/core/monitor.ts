@@ -42,11 +42,13 @@ import { SpendTracker } from './spend/tracker.js';
 import type { QuotaWindow } from './spend/types.js';
 import { explainStartupError } from './startup-errors.js';
 import { steadyClock } from './steady-clock.js';
-import { DatabaseWatch, fileIdOf } from './store/database-watch.js';
+import { DatabaseWatch, fileIdOf, type StoreHealth } from './store/database-watch.js';
 import { Store } from './store/db.js';
 import { GatewayHistory } from './store/gateway-history.js';
 import { IngestWriter } from './store/ingest-writer.js';
 import { ensurePrivateDir } from './store/private-files.js';
+import { RoomWatch, roomCheck } from './store/room.js';
+import { storeFullNotice, storeRoomNotice } from './store/room-notices.js';
 import { version } from './version.js';
 import type { GatewaySide } from './watchdog/gateway-side.js';
 
@@ -118,6 +120,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private lock: DataDirLock | null = null;
   /** Notices the database file deleted or replaced under the running store. */
   private dbWatch: DatabaseWatch | null = null;
+  /** Notices the store out of room (a full disk), and room again. */
+  private room: RoomWatch | null = null;
   private sources: Source[] = [];
   private transcriptSources: Source[] = [];
   private gatewayLog: GatewayLogSource | null = null;
@@ -190,7 +194,11 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     }
     const opened = fileIdOf(dbPath);
     this.dbWatch = opened ? new DatabaseWatch(dbPath, opened, this.log, this.clock) : null;
-    this.every(this.options.storeWatchMs ?? 5000, () => this.dbWatch?.check());
+    this.room = this.watchRoom(this.store);
+    this.every(this.options.storeWatchMs ?? 5000, () => {
+      this.dbWatch?.check();
+      this.room?.check();
+    });
     this.startedAt = this.clock();
     const { backfillDays } = this.loaded.config.ingest;
     const firstCutoff = backfillDays === 0 ? this.startedAt : this.startedAt - backfillDays * DAY_MS;
@@ -224,6 +232,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       log: this.log,
       clock: this.clock,
       env: environment.env,
+      writes: this.room,
     });
     this.breakerService.start();
 
@@ -255,6 +264,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         cooldownUntil: (dep, now) => this.cooldownReader?.cooldownUntil(dep, now) ?? null,
         desktop: this.options.desktop,
         translator: this.words(),
+        writes: this.room,
       });
       this.gatewaySide.start();
     }
@@ -288,6 +298,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       settings: incidentSettings(this.loaded.config),
       clock: this.clock,
       log: this.log,
+      writes: this.room ?? undefined,
       ...(this.options.incidentsEvaluateMs ? { evaluateMs: this.options.incidentsEvaluateMs } : {}),
       onClosed: (incident) =>
         metrics.recordIncidentClosed(((incident.closedAt ?? incident.openedAt) - incident.openedAt) / 1000),
@@ -347,7 +358,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     const environment = this.options.environment ?? processEnvironment();
     return createBackend({
       store,
-      storeHealth: () => this.dbWatch?.health() ?? { ok: true },
+      storeHealth: () => this.storeHealth(),
       breakers,
       metrics,
       sources: () => this.sources.map((source) => source.status()),
@@ -428,12 +439,25 @@ export class Monitor extends EventEmitter<MonitorEvents> {
   private createSources(store: Store): Source[] {
     const { config, stateDir, gatewayLogDir } = this.loaded;
     // Made with the sources, late in start: a failure to serve the API stops the monitor, the writer with it.
-    const writer = new IngestWriter({ store, dbPath: this.loaded.dbPath, log: this.log });
+    const room = this.room ?? undefined;
+    const writer = new IngestWriter({ store, dbPath: this.loaded.dbPath, log: this.log, writes: room });
     this.writer = writer;
+    // A batch refused for lack of room is told to the room watch (said once there); the source keeps its
+    // position and reads the same records again, so they are stored once there is room.
+    const refused = (error: unknown): never => {
+      room?.failed(error, 'calls read from OpenClaw');
+      throw error;
+    };
     const sink: IngestSink = {
       cursors: (kind) => store.cursors(kind),
-      commit: (batch) => store.commit(batch),
-      commitLater: (batch) => writer.commit(batch),
+      commit: (batch) => {
+        try {
+          return store.commit(batch);
+        } catch (error) {
+          return refused(error);
+        }
+      },
+      commitLater: (batch) => writer.commit(batch).catch(refused),
     };
     const common = { sink, cutoff: this.cutoff, reconcileIntervalMs: config.ingest.reconcileIntervalMs, log: this.log };
     const fromTranscripts = (calls: CallEvent[]) => {
@@ -528,6 +552,8 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.gatewayLog = null;
     this.gatewayMetrics = null;
     this.dbWatch = null;
+    this.room?.removeAllListeners();
+    this.room = null;
     this.store?.close();
     this.store = null;
     this.lock?.release();
@@ -611,6 +637,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         this.gatewaySide?.notifier.notify(notice);
       }
     } catch (error) {
+      if (this.room?.failed(error, 'a spend alert')) return;
       this.log.warn('checking spend budgets failed; will retry', { error: (error as Error).message });
     }
   }
@@ -663,6 +690,34 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     });
   }
 
+  /** The room watch of the store, telling a human (once) when it is full and when it has room again. */
+  private watchRoom(store: Store): RoomWatch {
+    const { dataDir, dbPath } = this.loaded;
+    const room = new RoomWatch({
+      clock: this.clock,
+      log: this.log,
+      dbPath,
+      check: roomCheck(dataDir, () => store.tryGrowth()),
+    });
+    room.on('full', (shortage) => this.gatewaySide?.notifier.notify(storeFullNotice(shortage, dbPath, this.words())));
+    room.on('room', (ended) => this.gatewaySide?.notifier.notify(storeRoomNotice(ended, this.words())));
+    return room;
+  }
+
+  /** The store as the status reports it: a file deleted or replaced under it comes first, then no room. */
+  private storeHealth(): StoreHealth {
+    const file = this.dbWatch?.health() ?? { ok: true };
+    const shortage = this.room?.state();
+    if (!file.ok || !shortage) return file;
+    return {
+      ok: false,
+      problem: 'full',
+      detail: `${this.loaded.dbPath} cannot grow (${shortage.error}): free space on its disk; nothing read is lost`,
+      since: shortage.since,
+      refused: shortage.refused,
+    };
+  }
+
   private prune(): void {
     if (!this.store) return;
     try {
@@ -671,6 +726,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       if (removed > 0)
         this.log.info('pruned history past retention', { rows: removed, before: new Date(before).toISOString() });
     } catch (error) {
+      if (this.room?.failed(error, 'pruning old history')) return;
       this.log.warn('pruning failed; will retry in an hour', { error: (error as Error).message });
     }
   }

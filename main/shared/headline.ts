@@ -133,10 +133,14 @@ function problems(status: ApiStatus, now: number): Problem[] {
       },
     });
   }
-  if (status.store && !status.store.ok)
+  const store = status.store;
+  if (store && !store.ok)
     found.push({
       tone: 'critical',
-      message: { key: 'headline.storeLost', params: { problem: status.store.problem ?? 'replaced' } },
+      message:
+        store.problem === 'full'
+          ? { key: 'headline.storeFull', params: { since: store.since ?? now, now } }
+          : { key: 'headline.storeLost', params: { problem: store.problem ?? 'replaced' } },
     });
   if (w?.enabled && !w.dryRun && w.budgetRemaining <= 0)
     found.push({ tone: 'critical', message: { key: 'headline.budgetSpent', params: { max: w.maxRestartsPerHour } } });

@@ -30,6 +30,11 @@ export interface BreakerRunnerOptions {
   jitter?: () => number;
   /** The dependency a stored call is tracked under (the dependency ceiling); default: its own. */
   dependencyOf?: (call: { dep: string; provider: string }) => string;
+  /**
+   * A transition or an operator's action that could not be stored (a full disk): it still takes effect and is
+   * still announced, only its record is missing. Default: thrown, as any other store failure.
+   */
+  storeFailed?: (what: string, error: unknown) => void;
 }
 
 /**
@@ -119,7 +124,7 @@ export class BreakerRunner {
       );
     }
     const control = { ts: this.options.clock(), dep, action, reason };
-    this.options.store.insertControl(control);
+    this.store('an operator action', () => this.options.store.insertControl(control));
     return this.applyControl(control);
   }
 
@@ -192,9 +197,19 @@ export class BreakerRunner {
     if (this.replaying) return;
     const at = this.options.clock();
     for (const transition of transitions) {
-      this.options.store.insertTransition(transition, at);
+      this.store('a breaker transition', () => this.options.store.insertTransition(transition, at));
       this.options.onTransition(transition);
     }
     this.options.onSnapshot?.(breaker.snapshot());
+  }
+
+  private store(what: string, write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      const failed = this.options.storeFailed;
+      if (!failed) throw error;
+      failed(what, error);
+    }
   }
 }

@@ -16,6 +16,8 @@ import { httpGet } from '../gateway/probe.js';
 import { lockState } from '../lock.js';
 import { formatSpan } from '../notify/coalesce.js';
 import type { SourceStatus } from '../sources/source.js';
+import type { StoreHealth } from '../store/database-watch.js';
+import { freeBytesOf, ROOM_NEEDED_BYTES } from '../store/room.js';
 import { version } from '../version.js';
 import { humanSize, permissionFix, statOrCode } from './fs-util.js';
 import type { ProbeTimeouts } from './gateway-check.js';
@@ -61,7 +63,7 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
     );
     return findings;
   }
-  findings.push(...checkDataPrivacy(dataDir, dbPath));
+  findings.push(...checkDataPrivacy(dataDir, dbPath), ...checkRoom(dataDir));
   if (existsSync(dbPath)) {
     findings.push(finding('breakerbar', 'ok', `database ${dbPath}`, humanSize(statSync(dbPath).size)));
   } else {
@@ -144,6 +146,7 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
 async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
   let sources: SourceStatus[];
   let dependencies: DependencyCapStatus | undefined;
+  let store: StoreHealth;
   try {
     // The token goes to this machine only (shared/api/loopback.ts); the status is read without it elsewhere.
     const headers: Record<string, string> = {};
@@ -155,9 +158,14 @@ async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
       signal: AbortSignal.timeout(5000),
     });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const status = (await response.json()) as { sources: SourceStatus[]; dependencies?: DependencyCapStatus };
+    const status = (await response.json()) as {
+      sources: SourceStatus[];
+      dependencies?: DependencyCapStatus;
+      store?: StoreHealth;
+    };
     sources = status.sources;
     dependencies = status.dependencies;
+    store = status.store ?? { ok: true };
   } catch (error) {
     return [finding('breakerbar', 'warn', 'cannot ask the daemon how its sources read', (error as Error).message)];
   }
@@ -173,7 +181,7 @@ async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
           ),
         ]
       : [];
-  return folded.concat(
+  return [...storeFindings(store, dataDir), ...folded].concat(
     sources.map((source) => {
       if (source.lastError !== null) {
         return finding(
@@ -196,6 +204,52 @@ async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
       );
     }),
   );
+}
+
+/** The running daemon's database: no room to grow, or a file deleted or replaced under it. */
+function storeFindings(store: StoreHealth, dataDir: string): Finding[] {
+  if (store.ok) return [];
+  if (store.problem === 'full') {
+    const since = store.since === undefined ? '' : ` for ${formatSpan(Date.now() - store.since)}`;
+    return [
+      finding(
+        'breakerbar',
+        'error',
+        `the daemon has had no room to store${since}`,
+        `${store.detail ?? 'the disk is full'}; ${store.refused ?? 0} write(s) refused; new calls reach no breaker until then`,
+        `free space on the disk holding ${dataDir} (\`df -h ${dataDir}\`): storing resumes by itself within seconds`,
+      ),
+    ];
+  }
+  return [
+    finding(
+      'breakerbar',
+      'error',
+      `the daemon's database was ${store.problem ?? 'replaced'} while it runs`,
+      store.detail,
+      'restart BreakerBar',
+    ),
+  ];
+}
+
+/** The disk holding the data directory: a warning when it has too little room for the store to grow. */
+export function checkRoom(dataDir: string, freeBytes = freeBytesOf): Finding[] {
+  let free: number;
+  try {
+    free = freeBytes(dataDir);
+  } catch {
+    return [];
+  }
+  if (free >= ROOM_NEEDED_BYTES) return [];
+  return [
+    finding(
+      'breakerbar',
+      'warn',
+      `the disk holding ${dataDir} is nearly full (${humanSize(free)} free)`,
+      'with no room the daemon keeps running but stores nothing new, so breakers and storm checks see nothing new',
+      `free space there (\`df -h ${dataDir}\`), or set dataDir to another disk`,
+    ),
+  ];
 }
 
 function isOk(body: string): boolean {

@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { QuotaWindow } from '../spend/types.js';
 import type { NotificationRow, RestartRow } from '../store/gateway-history.js';
+import { reportWriteFailure, type WriteFailures } from '../store/room.js';
 import type { Decision } from '../watchdog/policy.js';
 import type { WatchdogStatus } from '../watchdog/runner.js';
 import {
@@ -75,6 +76,8 @@ export interface IncidentServiceOptions {
   /** Told when an incident closes (the duration histogram). */
   onClosed?: (incident: IncidentSummary) => void;
   evaluateMs?: number;
+  /** Told of every write that failed for lack of room. */
+  writes?: WriteFailures;
 }
 
 /** The time of the timeline row of failed calls at `ts`: its minute, but never before the incident opened. */
@@ -99,6 +102,8 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
   private dirty = false;
   /** The summary last announced, to announce `updated` only on a change. */
   private announced = '';
+  /** While an evaluation is being stored: what it will tell once stored (see `evaluate`). */
+  private toAnnounce: Array<() => void> | null = null;
 
   constructor(private readonly options: IncidentServiceOptions) {
     super();
@@ -143,20 +148,44 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
     this.timer = null;
   }
 
-  /** One look at the world: opens, joins, closes, refreshes the counters. Never throws. */
+  /**
+   * One look at the world: opens, joins, closes, refreshes the counters. Never throws. All or nothing: what a
+   * look changes is stored in one transaction and told only once stored; a look that cannot be stored (a full
+   * disk) is taken again at the next evaluation, so an incident and its alert come late, never half or never.
+   */
   evaluate(): void {
+    const before = this.tracker;
+    const { openId, dirty } = this;
+    const told: Array<() => void> = [];
+    this.toAnnounce = told;
     try {
       const now = this.options.clock();
-      const before = this.tracker;
       const world = this.world(now);
       const restarting = world.watchdog?.restarting ?? false;
       const result = step(before, conditionsOf(world), now, this.options.settings, restarting);
       this.tracker = result.state;
-      for (const change of result.changes) this.apply(change, now, before);
-      if (this.openId !== null && this.dirty) this.refresh(now);
+      this.options.store.atomically(() => {
+        for (const change of result.changes) this.apply(change, now, before);
+        if (this.openId !== null && this.dirty) this.refresh(now);
+      });
     } catch (error) {
-      this.options.log.warn('incident evaluation failed; will retry', { error: (error as Error).message });
+      this.tracker = before;
+      this.openId = openId;
+      this.dirty = dirty;
+      told.length = 0;
+      if (!this.options.writes?.failed(error, 'an incident')) {
+        this.options.log.warn('incident evaluation failed; will retry', { error: (error as Error).message });
+      }
+    } finally {
+      this.toAnnounce = null;
     }
+    for (const tell of told) tell();
+  }
+
+  /** Tells `tell` now, or once the evaluation under way is stored. */
+  private announce(tell: () => void): void {
+    if (this.toAnnounce) this.toAnnounce.push(tell);
+    else tell();
   }
 
   private world(now: number): IncidentWorld {
@@ -208,7 +237,9 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
         store.addFailedCalls(id, row.dep, minuteRow(row.ts, change.at), row.n, row.rateLimited);
       }
       this.refresh(now, 'opened');
-      log.warn('incident opened', { id, causes: open.causes.join(', '), deps: open.deps.join(', ') });
+      this.announce(() =>
+        log.warn('incident opened', { id, causes: open.causes.join(', '), deps: open.deps.join(', ') }),
+      );
       return;
     }
     const id = this.openId;
@@ -224,13 +255,15 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
       const summary = this.finish(id, was, change.at);
       this.openId = null;
       if (summary) {
-        log.info('incident closed', {
-          id,
-          summary: summary.summary,
-          minutes: Math.round((change.at - was.openedAt) / 60_000),
+        this.announce(() => {
+          log.info('incident closed', {
+            id,
+            summary: summary.summary,
+            minutes: Math.round((change.at - was.openedAt) / 60_000),
+          });
+          this.options.onClosed?.(summary);
+          this.emit('closed', summary);
         });
-        this.options.onClosed?.(summary);
-        this.emit('closed', summary);
       }
     }
   }
@@ -269,8 +302,10 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
     if (!summary) return;
     const text = JSON.stringify(summary);
     if (event === 'updated' && text === this.announced) return;
-    this.announced = text;
-    this.emit(event, summary);
+    this.announce(() => {
+      this.announced = text;
+      this.emit(event, summary);
+    });
   }
 
   // What the monitor hands on as it happens.
@@ -357,7 +392,7 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
     try {
       write();
     } catch (error) {
-      this.options.log.warn('could not store an incident event', { error: (error as Error).message });
+      reportWriteFailure(this.options.writes, this.options.log, 'an incident event', error);
     }
   }
 

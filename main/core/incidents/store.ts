@@ -57,6 +57,11 @@ const MINUTE_MS = 60_000;
 export class IncidentStore {
   constructor(private readonly db: Db) {}
 
+  /** Runs `write` in one transaction: all of it is stored, or none of it (a full disk fails it whole). */
+  atomically(write: () => void): void {
+    this.db.transaction(write)();
+  }
+
   /** Opens an incident; returns its id. */
   open(openedAt: number, severity: Severity, causes: IncidentCause[], deps: string[]): number {
     const result = this.db

@@ -18,6 +18,11 @@ export interface AlertWindowsOptions {
   clock: () => number;
   quietHours: readonly RecurringWindow[];
   maintenance: readonly RecurringWindow[];
+  /**
+   * A window that could not be kept in the store (a full disk): it holds all the same, only not across a
+   * restart of BreakerBar. Default: thrown, as any other store failure.
+   */
+  storeFailed?: (what: string, error: unknown) => void;
 }
 
 export class AlertWindows {
@@ -38,7 +43,7 @@ export class AlertWindows {
       until: durationMs === null ? null : now + durationMs,
       reason: reason.trim() || 'maintenance',
     };
-    this.options.store.setMeta(META_MAINTENANCE, JSON.stringify(this.manual));
+    this.keep(JSON.stringify(this.manual));
     return this.manual;
   }
 
@@ -46,8 +51,18 @@ export class AlertWindows {
   stop(): boolean {
     const was = this.current() !== null;
     this.manual = null;
-    this.options.store.setMeta(META_MAINTENANCE, '');
+    this.keep('');
     return was;
+  }
+
+  private keep(value: string): void {
+    try {
+      this.options.store.setMeta(META_MAINTENANCE, value);
+    } catch (error) {
+      const failed = this.options.storeFailed;
+      if (!failed) throw error;
+      failed('a maintenance window', error);
+    }
   }
 
   /** The window started by hand, if still in force. */

@@ -24,6 +24,8 @@ export const NOTICE_KINDS = [
   'incident_escalated',
   'incident_resolved',
   'digest',
+  'store_full',
+  'store_room',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
@@ -88,6 +90,9 @@ const SEVERITY: Record<NoticeKind, Severity> = {
   incident_resolved: 'info',
   // A digest is as loud as the loudest notice it gathers (info until then).
   digest: 'info',
+  // BreakerBar stores nothing new (no breaker, watchdog storm count or incident sees new calls) until space is freed.
+  store_full: 'critical',
+  store_room: 'info',
 };
 
 export function severityOf(kind: NoticeKind): Severity {
@@ -121,6 +126,8 @@ export const ALERT_KINDS: readonly NoticeKind[] = [
   'restart_failed',
   'restart_budget_exhausted',
   'watchdog_blocked',
+  'store_full',
+  'store_room',
 ];
 
 /** Named groups allowed in a webhook's `events` besides single kinds. */
@@ -137,6 +144,7 @@ const CLOSES: Partial<Record<NoticeKind, NoticeKind>> = {
   restart_succeeded: 'restart_started',
   breaker_closed: 'breaker_opened',
   gateway_up: 'gateway_down',
+  store_room: 'store_full',
 };
 
 /** The severity a notice is routed at: its own, or for a recovery that of what it closes. */

@@ -17,6 +17,7 @@ import { closeSync, type Dirent, readdirSync, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CallEvent, GatewaySignal, SignalKind, TurnEvent } from '../events.js';
 import type { Logger } from '../log.js';
+import { isOutOfRoom } from '../store/room.js';
 import { identityKey, readIdentity } from './file-identity.js';
 import { AttemptAssembler, UNKNOWN_AGENT } from './gateway-attempts.js';
 import {
@@ -226,6 +227,8 @@ export class GatewayLogSource implements Source {
           options.log.warn('not a regular file where one is read; skipped', { path, error: error.message });
           return;
         }
+        // No read failed: BreakerBar's store has no room (said once by the room watch); read again at the retry.
+        if (isOutOfRoom(error)) return;
         this.lastError = `${path}: ${error.message}`;
         options.log.warn('gateway log read failed; will retry', { path, error: error.message });
       },

@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
 import type { Batch, CommitResult } from '../store/db.js';
+import { isOutOfRoom } from '../store/room.js';
 import { MALFORMED, skimJson } from './json-skim.js';
 import { lendReadBuffer, sharedQuoteIndexer } from './quote-bitmap.js';
 import { NotRegularFileError } from './regular-file.js';
@@ -143,6 +144,8 @@ export class JsonlTranscriptSource implements Source {
           options.log.warn('not a regular file where one is read; skipped', { path, error: error.message });
           return;
         }
+        // No read failed: BreakerBar's store has no room (said once by the room watch); read again at the retry.
+        if (isOutOfRoom(error)) return;
         this.lastError = `${path}: ${error.message}`;
         options.log.warn('transcript read failed; will retry', { path, error: error.message });
       },

@@ -34,6 +34,7 @@ import { type FSWatcher, watch } from 'chokidar';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
 import type { Cursor } from '../store/db.js';
+import { isOutOfRoom } from '../store/room.js';
 import {
   AGENT_DATABASE_NAME,
   AgentDatabase,
@@ -49,6 +50,8 @@ import { countRepair, logRepairs, type RepairCounts, readRecord } from './transc
 import { WorkQueue } from './work-queue.js';
 
 const PAGE_ROWS = 1000;
+/** How soon rows are read again when BreakerBar's store had no room for them. */
+const STORE_FULL_RETRY_MS = 5000;
 
 type UndecodableRow = Extract<TranscriptRow, { json: null }>;
 
@@ -468,6 +471,12 @@ export class SqliteTranscriptSource implements Source {
 
   /** SQLITE_BUSY and friends: back off and retry; the gateway is never made to wait for us. */
   private failed(follower: Follower, error: Error): void {
+    // Not the agent database: BreakerBar's own store has no room (said once by the room watch). Its position
+    // did not move, so the same rows are read again at the retry, until there is room.
+    if (isOutOfRoom(error)) {
+      this.retryIn(follower, STORE_FULL_RETRY_MS);
+      return;
+    }
     const busy = isBusy(error);
     // A busy database is passing contention, kept as the last error seen; any other failure is reported as
     // unreadable (`unreadable()`) for as long as it lasts, and no longer.
@@ -490,10 +499,15 @@ export class SqliteTranscriptSource implements Source {
       if (after.change !== null) this.options.log.warn('agent database unreadable; retrying with backoff', fields);
       else this.options.log.debug('agent database still unreadable', fields);
     }
+    this.retryIn(follower, after.delayMs);
+  }
+
+  private retryIn(follower: Follower, delayMs: number): void {
+    if (follower.retryTimer) clearTimeout(follower.retryTimer);
     follower.retryTimer = setTimeout(() => {
       follower.retryTimer = null;
       this.touch(follower.path);
-    }, after.delayMs);
+    }, delayMs);
     follower.retryTimer.unref?.();
   }
 

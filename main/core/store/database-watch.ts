@@ -16,12 +16,17 @@ export interface FileId {
 /** The store's state as `/api/status` reports it. */
 export interface StoreHealth {
   ok: boolean;
-  /** What happened to the database file (absent while ok). */
-  problem?: 'deleted' | 'replaced';
+  /**
+   * What happened to the database file (absent while ok): deleted or replaced under BreakerBar, or `full`, no
+   * room to grow (see room.ts; that one ends by itself once there is room).
+   */
+  problem?: 'deleted' | 'replaced' | 'full';
   /** Why it matters and what to do, in a sentence for a log or the status. */
   detail?: string;
   /** When the change was noticed. */
   since?: number;
+  /** `full`: writes refused since (they are retried or done without their record; nothing read is lost). */
+  refused?: number;
 }
 
 export function fileIdOf(path: string): FileId | null {

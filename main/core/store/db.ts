@@ -21,7 +21,23 @@ export type Db = Database.Database;
 
 export class StoreError extends Error {
   override name = 'StoreError';
+  /** The code of the failure it stands for (SQLite's or the system's), when it crossed a thread as text. */
+  readonly code: string | undefined;
+
+  constructor(message: string, options: { cause?: unknown; code?: string | null } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code ?? undefined;
+  }
 }
+
+/** An error's code (SQLite's or the system's), to send across a thread with its message. */
+export function codeOf(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : null;
+}
+
+/** Ends `tryGrowth`'s transaction: thrown to roll it back. */
+class GrowthTried extends Error {}
 
 /** Where a source has read up to in one of its inputs. */
 export interface Cursor {
@@ -415,6 +431,23 @@ export class Store {
     this.db
       .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
       .run(key, value);
+  }
+
+  /**
+   * Grows the database by `bytes` and takes it back: throws SQLITE_FULL where it cannot grow (the room check of
+   * a full store, see room.ts). The row never reaches the file: the transaction is rolled back.
+   */
+  tryGrowth(bytes = 256 * 1024): void {
+    const grow = this.db.transaction(() => {
+      // meta is STRICT TEXT: the bytes as text (two hex digits per byte of a zeroed blob).
+      this.db.prepare("INSERT INTO meta (key, value) VALUES ('store.roomCheck', hex(zeroblob(?)))").run(bytes / 2);
+      throw new GrowthTried();
+    });
+    try {
+      grow();
+    } catch (error) {
+      if (!(error instanceof GrowthTried)) throw error;
+    }
   }
 
   /** The value stored under `key`, or `value` stored now if there is none (first start). */

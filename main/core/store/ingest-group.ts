@@ -5,7 +5,7 @@
  * transaction, and if anything in it fails, every batch is tried again on its
  * own, so one batch that cannot be stored never holds back the others.
  */
-import type { Batch, CommitResult, Store } from './db.js';
+import { type Batch, type CommitResult, codeOf, type Store } from './db.js';
 
 /**
  * One batch's outcome. `stored`: which of the batch's `events` were stored as new calls, as indexes (the
@@ -13,7 +13,7 @@ import type { Batch, CommitResult, Store } from './db.js';
  */
 export type GroupResult =
   | { ok: true; inserted: number; duplicates: number; stored: number[] | 'all'; turns: number }
-  | { ok: false; error: string };
+  | { ok: false; error: string; code: string | null };
 
 export function commitGroup(store: Store, batches: readonly Batch[]): GroupResult[] {
   if (batches.length > 1) {
@@ -27,7 +27,7 @@ export function commitGroup(store: Store, batches: readonly Batch[]): GroupResul
     try {
       return commitOne(store, batch);
     } catch (error) {
-      return { ok: false, error: (error as Error).message };
+      return { ok: false, error: (error as Error).message, code: codeOf(error) };
     }
   });
 }

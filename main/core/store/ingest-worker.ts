@@ -8,8 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BacklogMode } from './backlog-mode.js';
-import type { Batch } from './db.js';
-import { Store } from './db.js';
+import { type Batch, codeOf, Store } from './db.js';
 import { commitGroup } from './ingest-group.js';
 
 export type WorkerRequest =
@@ -21,7 +20,7 @@ export type WorkerRequest =
 export type WorkerReply =
   /** `ms`: how long storing the group took in the thread. */
   | { id: number; kind: 'commit'; results: ReturnType<typeof commitGroup>; ms: number }
-  | { id: number; kind: 'checkpoint'; error: string | null }
+  | { id: number; kind: 'checkpoint'; error: string | null; code: string | null }
   | { id: -1; kind: 'failed'; error: string };
 
 const { dbPath } = workerData as { dbPath: string };
@@ -54,13 +53,15 @@ if (port) {
         return;
       }
       let error: string | null = null;
+      let code: string | null = null;
       try {
         mode.period();
         opened.db.pragma('wal_checkpoint(PASSIVE)');
       } catch (failure) {
         error = (failure as Error).message;
+        code = codeOf(failure);
       }
-      port.postMessage({ id: request.id, kind: 'checkpoint', error } satisfies WorkerReply);
+      port.postMessage({ id: request.id, kind: 'checkpoint', error, code } satisfies WorkerReply);
     });
   }
 }

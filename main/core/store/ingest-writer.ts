@@ -27,6 +27,7 @@ import type { Logger } from '../log.js';
 import { type Batch, type CommitResult, type Store, StoreError } from './db.js';
 import { commitGroup, type GroupResult } from './ingest-group.js';
 import type { WorkerReply, WorkerRequest } from './ingest-worker.js';
+import type { WriteFailures } from './room.js';
 
 /** A group's work, as estimated from the recent cost per event: what a main-thread write may wait for. */
 export const GROUP_BUDGET_MS = 30;
@@ -61,6 +62,8 @@ export interface IngestWriterOptions {
   /** The database file the thread opens; null keeps everything on this thread. */
   dbPath: string | null;
   log: Logger;
+  /** Told of a checkpoint that failed for lack of room (said once there, not every ten seconds here). */
+  writes?: WriteFailures;
 }
 
 export class IngestWriter {
@@ -80,6 +83,7 @@ export class IngestWriter {
     if (this.executor.kind === 'worker') options.store.db.pragma('wal_autocheckpoint = 0');
     this.timer = setInterval(() => {
       this.executor.checkpoint().catch((error: Error) => {
+        if (options.writes?.failed(error, 'a WAL checkpoint')) return;
         options.log.warn('WAL checkpoint failed; will retry', { error: error.message });
       });
     }, CHECKPOINT_EVERY_MS);
@@ -172,7 +176,7 @@ function settle(pending: Pending, result: GroupResult | undefined): void {
   if (result === undefined) {
     pending.reject(new StoreError('the ingest writer returned no result for a batch'));
   } else if (!result.ok) {
-    pending.reject(new StoreError(result.error));
+    pending.reject(new StoreError(result.error, { code: result.code }));
   } else {
     const events = pending.batch.events;
     pending.resolve({
@@ -253,7 +257,7 @@ class WorkerExecutor implements Executor {
   async checkpoint(): Promise<void> {
     if (this.gone) return;
     const reply = await this.request({ kind: 'checkpoint' });
-    if (reply.kind === 'checkpoint' && reply.error !== null) throw new StoreError(reply.error);
+    if (reply.kind === 'checkpoint' && reply.error !== null) throw new StoreError(reply.error, { code: reply.code });
   }
 
   async close(): Promise<void> {

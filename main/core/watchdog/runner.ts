@@ -19,6 +19,7 @@ import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
 import type { NoticeInput } from '../notify/notice.js';
 import type { Store } from '../store/db.js';
 import type { GatewayHistory, RestartRow } from '../store/gateway-history.js';
+import { reportWriteFailure, type WriteFailures } from '../store/room.js';
 import {
   alertNotice,
   notRecoveredNotice,
@@ -77,6 +78,8 @@ export interface WatchdogRunnerOptions {
   clock: () => number;
   /** Monotonic clock for every duration the policy judges; defaults to `clock`. */
   monotonic?: () => number;
+  /** Told of every write that failed for lack of room (the watchdog acts all the same, unrecorded). */
+  writes?: WriteFailures;
 }
 
 export interface WatchdogStatus {
@@ -248,6 +251,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       this.options.store.setMeta(META_LAST_CALL, String(id));
       this.lastCallNotKept = null;
     } catch (error) {
+      if (this.options.writes?.failed(error, 'where the storm count stopped')) return;
       const message = (error as Error).message;
       if (this.lastCallNotKept !== message) {
         this.options.log.warn('could not store where the storm count stopped; counting goes on', { error: message });
@@ -343,7 +347,10 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
 
   pause(durationMs: number | null, reason = 'paused by the user'): Decision {
     const wallUntil = durationMs === null ? null : this.options.clock() + durationMs;
-    this.options.store.setMeta(META_PAUSED, wallUntil === null ? 'forever' : String(wallUntil));
+    // Paused all the same when it cannot be kept (a full disk): only a restart of BreakerBar forgets it then.
+    this.keep('a watchdog pause', () =>
+      this.options.store.setMeta(META_PAUSED, wallUntil === null ? 'forever' : String(wallUntil)),
+    );
     const now = this.mono();
     const decision = this.policy.pause(now, durationMs === null ? null : now + durationMs);
     this.perform({ ...decision, reason: `${decision.reason} (${reason})` });
@@ -351,7 +358,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   }
 
   resume(): Decision {
-    this.options.store.setMeta(META_PAUSED, '0');
+    this.keep('a watchdog pause', () => this.options.store.setMeta(META_PAUSED, '0'));
     const decision = this.policy.resume(this.mono());
     this.perform(decision);
     return decision;
@@ -439,13 +446,16 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     this.options.fastProbes(false);
     const recovered = decision.kind === 'recovered';
     const wall = this.options.clock();
-    if (this.restartId !== null) {
-      this.options.history.updateRestart(this.restartId, {
-        result: recovered ? 'recovered' : 'not_recovered',
-        recoveryMs: recovered ? Math.max(0, Math.round(startedAt - since)) : null,
-        detail: decision.reason,
-      });
-      this.announceRestart(this.restartId);
+    const id = this.restartId;
+    if (id !== null) {
+      this.keep('a restart', () =>
+        this.options.history.updateRestart(id, {
+          result: recovered ? 'recovered' : 'not_recovered',
+          recoveryMs: recovered ? Math.max(0, Math.round(startedAt - since)) : null,
+          detail: decision.reason,
+        }),
+      );
+      this.announceRestart(id);
       this.restartId = null;
     }
     this.options.notify(
@@ -476,17 +486,15 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
         dep: decision.dep,
       };
     }
-    try {
+    this.keep('a watchdog decision', () =>
       history.recordDecision({
         ts: now,
         source: decision.source,
         decision: decision.kind,
         reason: decision.reason,
         dep: decision.dep,
-      });
-    } catch (error) {
-      log.warn('could not store a watchdog decision', { error: (error as Error).message });
-    }
+      }),
+    );
     metrics.recordDecision(decision.source, decision.kind);
     if (decision.kind === 'deferred' && decision.dep) metrics.recordDeferral(decision.dep);
     const quiet = decision.kind === 'quiet' || decision.kind === 'healthy';
@@ -500,19 +508,21 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     for (const alert of decision.alerts) this.options.notify(alertNotice(alert, now, this.words()));
     const would = decision.wouldRestart;
     if (would) {
-      const id = history.startRestart({
-        ts: now,
-        trigger: would.trigger,
-        reason: decision.reason,
-        result: 'dry_run',
-        evidence: would.evidence,
-      });
+      const id = this.keep('a restart', () =>
+        history.startRestart({
+          ts: now,
+          trigger: would.trigger,
+          reason: decision.reason,
+          result: 'dry_run',
+          evidence: would.evidence,
+        }),
+      );
       metrics.recordRestart(would.trigger, 'dry_run');
       this.announceRestart(id);
     }
     if (decision.restart) {
       this.restartRunning = this.runRestart(decision.restart, now, force).catch((error: unknown) => {
-        // Only the store can throw here (closed during shutdown); the restart itself never does.
+        // Neither the restart nor its (best-effort) records throw: the last guard, for a store closed under it.
         log.error('gateway restart bookkeeping failed', { error: (error as Error).message });
         this.policy.restartFinished(this.mono(), 'failed');
       });
@@ -521,12 +531,15 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
 
   private async runRestart(order: RestartOrder, now: number, force: boolean): Promise<void> {
     const { history, restarter, metrics, log, clock } = this.options;
-    const id = history.startRestart({
-      ts: now,
-      trigger: order.trigger,
-      reason: order.reason,
-      evidence: order.evidence,
-    });
+    // The restart runs whether or not it can be recorded: the gateway's recovery never waits for disk space.
+    const id = this.keep('a restart', () =>
+      history.startRestart({
+        ts: now,
+        trigger: order.trigger,
+        reason: order.reason,
+        evidence: order.evidence,
+      }),
+    );
     this.restartId = id;
     // A gateway that does not answer or makes no progress will not drain: skip the drain.
     force ||= order.probeClass === 'read_timeout' || order.evidence === 'hung';
@@ -546,14 +559,17 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     const finished = clock();
     const result = execution.result;
     const output = result ? `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`.trim().slice(-4000) : null;
-    history.updateRestart(id, {
-      result: execution.outcome === 'failed' ? 'failed' : execution.outcome === 'pending' ? 'pending' : 'recovering',
-      durationMs: execution.durationMs,
-      strategy: execution.plan?.strategy ?? null,
-      command: execution.plan?.argv ?? null,
-      exitCode: result?.exitCode ?? null,
-      output: output || null,
-      detail: execution.message,
+    this.keep('a restart', () => {
+      if (id === null) return;
+      history.updateRestart(id, {
+        result: execution.outcome === 'failed' ? 'failed' : execution.outcome === 'pending' ? 'pending' : 'recovering',
+        durationMs: execution.durationMs,
+        strategy: execution.plan?.strategy ?? null,
+        command: execution.plan?.argv ?? null,
+        exitCode: result?.exitCode ?? null,
+        output: output || null,
+        detail: execution.message,
+      });
     });
     metrics.recordRestart(order.trigger, execution.outcome);
     this.policy.restartFinished(this.mono(), execution.outcome, execution.pending?.maxWaitMs ?? null);
@@ -573,9 +589,21 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     this.announceRestart(id);
   }
 
-  private announceRestart(id: number): void {
+  /** Tells the listeners (incidents, the API's events) about a restart's record; none when it was not stored. */
+  private announceRestart(id: number | null): void {
+    if (id === null) return;
     const row = this.options.history.restart(id);
     if (row) this.emit('restart', row);
+  }
+
+  /** A write that must not stop what it records: a failure (a full disk) is reported and the watchdog goes on. */
+  private keep<T>(what: string, write: () => T): T | null {
+    try {
+      return write();
+    } catch (error) {
+      reportWriteFailure(this.options.writes, this.options.log, what, error);
+      return null;
+    }
   }
 
   /** The latest Retry-After deadline in force for a dependency's breaker(s). */

@@ -31,6 +31,8 @@ export const headline = area(
     'headline.sourceError': (p: { source: string; error: string }) => `Cannot read ${p.source}: ${p.error}`,
     'headline.storeLost': (p: { problem: 'deleted' | 'replaced' }) =>
       `BreakerBar's database was ${p.problem} while it ran: nothing new is kept until BreakerBar restarts`,
+    'headline.storeFull': (p: { since: number; now: number }, f) =>
+      `No room to store since ${at(p.since, p.now, f)}: free disk space; breakers and storm checks see nothing new until then`,
     'headline.incidentOpen': (p: { since: number; now: number }, f) => `Incident open since ${at(p.since, p.now, f)}`,
     'headline.firstRun': 'Waiting for the first call through the gateway',
     'headline.notProbed': 'Waiting for the first health probe',
@@ -102,6 +104,8 @@ export const headline = area(
     'headline.sourceError': (p: { source: string; error: string }) => `无法读取 ${p.source}：${p.error}`,
     'headline.storeLost': (p: { problem: 'deleted' | 'replaced' }) =>
       `BreakerBar 运行期间其数据库被${p.problem === 'deleted' ? '删除' : '替换'}：重启 BreakerBar 之前不再保存新数据`,
+    'headline.storeFull': (p: { since: number; now: number }, f) =>
+      `自 ${at(p.since, p.now, f)} 起无空间存储：请释放磁盘空间；在此之前熔断器和风暴检查看不到新情况`,
     'headline.incidentOpen': (p: { since: number; now: number }, f) => `事件自 ${at(p.since, p.now, f)} 起未结束`,
     'headline.firstRun': '等待经过网关的第一次调用',
     'headline.notProbed': '等待第一次健康探测',

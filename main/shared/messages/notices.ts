@@ -101,12 +101,18 @@ export const notices = area(
     'notices.breakerClosed.title': (p: { dep: string }) => `${p.dep} recovered`,
     'notices.tokenBudget.title': (p: { agent: string; dep: string }) => `Token budget crossed: ${p.agent} on ${p.dep}`,
     'notices.cooldownLoop.title': (p: { dep: string }) => `OpenClaw keeps ${p.dep} in cooldown`,
+    'notices.storeFull.title': 'BreakerBar cannot store: the disk is full',
+    'notices.storeRoom.title': 'BreakerBar stores again',
     'notices.cooldownLong.title': (p: { dep: string; kind: CooldownKind; lengthMs: number }, f: Formatters) =>
       `OpenClaw ${p.kind === 'disabled' ? 'disabled' : 'holds back'} ${p.dep} for ${f.duration(p.lengthMs)}`,
 
     // Bodies.
     'notices.gatewayDown.body': (p: { detail: string }) => `The gateway is down: ${p.detail}.`,
     'notices.gatewayUp.body': 'The gateway answers its health probes again.',
+    'notices.storeFull.body': (p: { dbPath: string; error: string }) =>
+      `${p.dbPath} cannot grow (${p.error}). Until space is freed on its disk, new calls are not stored, so breakers, storm checks and incidents see nothing new; health probes and gateway restarts go on. Nothing is lost: what the gateway writes meanwhile is read once there is room.`,
+    'notices.storeRoom.body': (p: { fullForMs: number; refused: number }, f: Formatters) =>
+      `There is room again after ${f.duration(p.fullForMs)} (${f.plural(p.refused, { one: '# write', other: '# writes' })} refused meanwhile); what the gateway wrote meanwhile is being stored now.`,
     'notices.fallbackAnswering.body': (p: { deps: Array<{ dep: string; fallbacks: string[] }> }) =>
       `Rate limited, fallbacks answering: ${enDeps(p.deps)}. No restart.`,
     'notices.divergence.body': (
@@ -230,11 +236,17 @@ export const notices = area(
     'notices.breakerClosed.title': (p: { dep: string }) => `${p.dep} 已恢复`,
     'notices.tokenBudget.title': (p: { agent: string; dep: string }) => `超出 token 预算：${p.agent} 使用 ${p.dep}`,
     'notices.cooldownLoop.title': (p: { dep: string }) => `OpenClaw 反复冷却 ${p.dep}`,
+    'notices.storeFull.title': 'BreakerBar 无法存储：磁盘已满',
+    'notices.storeRoom.title': 'BreakerBar 恢复存储',
     'notices.cooldownLong.title': (p: { dep: string; kind: CooldownKind; lengthMs: number }, f: Formatters) =>
       `OpenClaw ${p.kind === 'disabled' ? '停用' : '暂停使用'} ${p.dep}，长达 ${f.duration(p.lengthMs)}`,
 
     'notices.gatewayDown.body': (p: { detail: string }) => `网关已宕机：${p.detail}。`,
     'notices.gatewayUp.body': '网关重新通过了健康探测。',
+    'notices.storeFull.body': (p: { dbPath: string; error: string }) =>
+      `${p.dbPath} 无法增长（${p.error}）。在其所在磁盘腾出空间之前，新的调用不会被存储，熔断器、风暴检查和事件都看不到新情况；健康探测和网关重启照常进行。不会丢失任何数据：网关在此期间写下的内容会在有空间后读取。`,
+    'notices.storeRoom.body': (p: { fullForMs: number; refused: number }, f: Formatters) =>
+      `${f.duration(p.fullForMs)} 后重新有了空间（期间拒绝了 ${f.integer(p.refused)} 次写入）；网关在此期间写下的内容正在存储。`,
     'notices.fallbackAnswering.body': (p: { deps: Array<{ dep: string; fallbacks: string[] }> }) =>
       `已被限流，备用模型正在应答：${enDeps(p.deps)}。不重启。`,
     'notices.divergence.body': (

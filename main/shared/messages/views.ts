@@ -158,6 +158,8 @@ export const views = area(
     'views.logs.notice.restart_would_run': 'restart would run',
     'views.logs.notice.watchdog_blocked': 'watchdog blocked',
     'views.logs.notice.openclaw_cooldown_loop': 'OpenClaw cooldown loop',
+    'views.logs.notice.store_full': 'no room to store',
+    'views.logs.notice.store_room': 'storing again',
 
     // Settings.
     'views.settings.tab': 'Settings',
@@ -514,6 +516,8 @@ export const views = area(
     'views.logs.notice.restart_would_run': '本应重启（演练）',
     'views.logs.notice.watchdog_blocked': '看门狗受阻',
     'views.logs.notice.openclaw_cooldown_loop': 'OpenClaw 冷却循环',
+    'views.logs.notice.store_full': '无空间存储',
+    'views.logs.notice.store_room': '恢复存储',
 
     'views.settings.tab': '设置',
     'views.settings.heading': '设置',

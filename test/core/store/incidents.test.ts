@@ -42,7 +42,7 @@ interface World {
   watchdog: Pick<WatchdogStatus, 'enabled' | 'budgetRemaining' | 'maxRestartsPerHour'> | null;
 }
 
-function harness(path = dbPath) {
+function harness(path = dbPath, incidentStore = (db: Store['db']) => new IncidentStore(db)) {
   const store = Store.open(path);
   stores.push(store);
   let now = T0;
@@ -50,7 +50,7 @@ function harness(path = dbPath) {
   const events: Array<[string, IncidentSummary]> = [];
   const closedDurations: number[] = [];
   const service = new IncidentService({
-    store: new IncidentStore(store.db),
+    store: incidentStore(store.db),
     settings: { graceMs: 60_000, settleMs: 30_000 },
     clock: () => now,
     log: recordingLogger(),
@@ -196,6 +196,33 @@ describe('incidents in the store', () => {
     const closedDetail = h.service.detail(opened!.id)!;
     expect(closedDetail.timeline.at(-1)).toMatchObject({ kind: 'closed', ts: T0 + 245_000 });
     expect(closedDetail.timeline.filter((e) => e.kind === 'transition')).toHaveLength(2);
+  });
+
+  it('an incident that cannot be stored (a full disk) is opened and announced at the next look, whole, once', () => {
+    // The disk fills between the incident's row and its timeline: the row must not stay behind alone.
+    let full = false;
+    class FillingStore extends IncidentStore {
+      override addEvent(...args: Parameters<IncidentStore['addEvent']>): void {
+        if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+        super.addEvent(...args);
+      }
+    }
+    const h = harness(dbPath, (db) => new FillingStore(db));
+    h.service.start();
+    h.world.breakers = [openBreaker(T0)];
+    h.service.transition({ dep: DEP, from: 'closed', to: 'open', reason: '5 consecutive failures', ts: T0 });
+    h.tick(0, 55_000);
+    full = true;
+    h.tick(60_000, 70_000);
+    expect(h.service.status().open).toEqual([]);
+    expect(h.events).toEqual([]);
+    expect(h.store.db.prepare('SELECT COUNT(*) FROM incidents').pluck().get()).toBe(0);
+
+    full = false;
+    h.tick(75_000, 80_000);
+    expect(h.service.status().open).toEqual([expect.objectContaining({ openedAt: T0, causes: ['breaker'] })]);
+    expect(h.events.map(([name]) => name)).toEqual(['opened']);
+    expect(h.store.db.prepare('SELECT COUNT(*) FROM incidents').pluck().get()).toBe(1);
   });
 
   it('a breaker moved by history read during a backfill opens nothing', () => {
