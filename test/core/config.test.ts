@@ -470,6 +470,30 @@ describe('loadConfig errors', () => {
     expect(message).not.toContain('did you mean');
   });
 
+  it('refuses a key set twice in one object, naming it and its line (JSON.parse would keep the last silently)', () => {
+    // A second "watchdog" block pasted below the first would drop its dryRun and run the watchdog live.
+    const text =
+      '{\n  "watchdog": { "dryRun": true },\n  "ingest": { "backfillDays": 3 },\n  "watchdog": { "threshold": 4 }\n}';
+    const message = errorFor(text).message;
+    expect(message).toBe(
+      `config file ${join(tmp, 'config.json')}, line 4: key "watchdog" is set twice (only the last would count); keep one`,
+    );
+    expect(
+      errorFor(
+        '{"notifications": {"webhooks": [{"type": "ntfy", "url": "https://ntfy.sh/a",\n "url": "https://ntfy.sh/b"}]}}',
+      ).message,
+    ).toContain('line 2: key "notifications.webhooks[0].url" is set twice');
+    // The same name in two objects, or a value equal to a key, is no duplicate.
+    expect(() =>
+      loadConfig(
+        configFile(
+          '{"watchdog": {"enabled": true}, "notifications": {"desktop": true, "webhooks": [{"type": "ntfy", "url": "https://ntfy.sh/enabled"}]}}',
+        ),
+        environment(),
+      ),
+    ).not.toThrow();
+  });
+
   it('invalid JSON names the file', () => {
     const message = errorFor('{ "ingest": { "backfillDays": 3, } ').message;
     expect(message).toContain(join(tmp, 'config.json'));
@@ -525,8 +549,14 @@ describe('stateDir resolution', () => {
     expect(stateDirOf({}, { OPENCLAW_STATE_DIR: '' })).toBe(join(home, '.openclaw'));
   });
 
-  it('makes relative paths absolute', () => {
-    expect(stateDirOf({ openclawDir: 'relative/state' }, {})).toBe(resolve('relative/state'));
+  it("resolves a relative path in the file against the file's directory, never the working directory", () => {
+    // A service starts in another working directory than the shell that wrote the file.
+    expect(stateDirOf({ openclawDir: 'relative/state' }, {})).toBe(join(tmp, 'relative', 'state'));
+    const loaded = loadConfig(configFile({ dataDir: '../bb', gatewayLogDir: 'logs' }), environment());
+    expect(loaded.dataDir).toBe(join(tmp, '..', 'bb'));
+    expect(loaded.gatewayLogDir).toBe(join(tmp, 'logs'));
+    // One from the environment is the caller's.
+    expect(stateDirOf({}, { OPENCLAW_STATE_DIR: 'rel/env' })).toBe(resolve('rel/env'));
   });
 
   it('resolveDirectories applies the same rules to an already parsed config', () => {

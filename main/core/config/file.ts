@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { findDuplicateKey } from './duplicate-keys.js';
 import { ConfigError, configSchema } from './index.js';
 import { describeFields, parseWith, upgradeRaw } from './schema.js';
 
@@ -20,7 +21,14 @@ export function readConfigFile(file: string): ConfigFileView {
   let raw: Record<string, unknown> = {};
   const exists = existsSync(file);
   if (exists) {
-    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const text = readFileSync(file, 'utf8');
+    const parsed: unknown = JSON.parse(text);
+    const duplicate = findDuplicateKey(text);
+    if (duplicate) {
+      throw new ConfigError(
+        `line ${duplicate.line}: config key "${duplicate.path}" is set twice (only the last would count); keep one`,
+      );
+    }
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
       // A key written in an older form is shown (and saved) in its current one.
       raw = upgradeRaw(configSchema, parsed as Record<string, unknown>);

@@ -11,6 +11,7 @@ import { HEARTBEAT_KINDS } from '../notify/heartbeat-format.js';
 import { NOTICE_KINDS, SEVERITIES } from '../notify/notice.js';
 import { WEEKDAYS } from '../notify/quiet.js';
 import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
+import { findDuplicateKey } from './duplicate-keys.js';
 import {
   bool,
   ConfigError,
@@ -507,6 +508,12 @@ export function loadConfig(file: string | undefined, environment = processEnviro
     } catch (error) {
       throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`);
     }
+    const duplicate = findDuplicateKey(text);
+    if (duplicate) {
+      throw new ConfigError(
+        `config file ${path}, line ${duplicate.line}: key "${duplicate.path}" is set twice (only the last would count); keep one`,
+      );
+    }
     used = path;
   } else if (named) {
     throw new ConfigError(`config file ${path} does not exist${file ? '' : ' (named by BREAKERBAR_CONFIG)'}`);
@@ -541,19 +548,22 @@ function openclawLogDir(stateDir: string, environment: Environment): string | nu
 }
 
 export function resolveDirectories(config: Config, file: string | null, environment: Environment): LoadedConfig {
-  const absolute = (p: string) => {
+  // A relative path in the file is the file's (a service starts in another working directory than a shell);
+  // one from the environment is the caller's.
+  const base = file ? dirname(file) : process.cwd();
+  const absolute = (p: string, from = process.cwd()) => {
     const expanded = expandHome(p, environment.home);
-    return isAbsolute(expanded) ? expanded : resolve(expanded);
+    return isAbsolute(expanded) ? expanded : resolve(from, expanded);
   };
+  const fromFile = (p: string | null) => (p === null ? null : absolute(p, base));
   const { env } = environment;
-  const stateDir = absolute(
-    config.openclawDir ??
-      envValue(env, 'OPENCLAW_STATE_DIR') ??
-      join(envValue(env, 'OPENCLAW_HOME') ?? environment.home, '.openclaw'),
-  );
-  const dataDir = absolute(config.dataDir ?? breakerbarHome(environment));
-  const gatewayLogDir = absolute(
-    config.gatewayLogDir ?? openclawLogDir(stateDir, environment) ?? join('/tmp', 'openclaw'),
-  );
+  const stateDir =
+    fromFile(config.openclawDir) ??
+    absolute(
+      envValue(env, 'OPENCLAW_STATE_DIR') ?? join(envValue(env, 'OPENCLAW_HOME') ?? environment.home, '.openclaw'),
+    );
+  const dataDir = fromFile(config.dataDir) ?? absolute(breakerbarHome(environment));
+  const gatewayLogDir =
+    fromFile(config.gatewayLogDir) ?? absolute(openclawLogDir(stateDir, environment) ?? join('/tmp', 'openclaw'));
   return { config, file, stateDir, dataDir, gatewayLogDir, dbPath: join(dataDir, 'breakerbar.sqlite') };
 }

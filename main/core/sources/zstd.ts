@@ -20,6 +20,12 @@ export const ZSTD_DECODER = 'node:zlib';
 /** A zstd frame starts with 28 b5 2f fd (0xfd2fb528, little-endian). */
 const FRAME_MAGIC = 0xfd2fb528;
 
+/**
+ * The most a frame may decode to. OpenClaw stores events of at most 4 MiB; a frame that decodes to more is
+ * no event of its, and a few bytes can decode to gigabytes (a zstd bomb), held by the process long after.
+ */
+export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
 export class ZstdError extends Error {
   override name = 'ZstdError';
 }
@@ -39,8 +45,14 @@ export function decompressZstd(frame: Buffer): Buffer {
     throw new ZstdError(`Node ${process.versions.node} cannot decode zstd; BreakerBar needs Node 22.15 or newer`);
   }
   try {
-    return zlib.zstdDecompressSync(frame);
+    return zlib.zstdDecompressSync(frame, { maxOutputLength: MAX_EVENT_BYTES });
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new ZstdError(
+        `zstd frame of ${frame.length} bytes decodes to more than ${MAX_EVENT_BYTES / 1024 / 1024} MiB ` +
+          '(OpenClaw stores events of at most 4 MiB): not decoded',
+      );
+    }
     throw new ZstdError(`corrupt zstd frame (${frame.length} bytes): ${(error as Error).message}`);
   }
 }

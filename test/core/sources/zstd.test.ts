@@ -4,7 +4,13 @@
 import { createHash } from 'node:crypto';
 import { constants, zstdCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decompressZstd, ZSTD_DECODER, ZstdDecoder, ZstdError } from '../../../main/core/sources/zstd.js';
+import {
+  decompressZstd,
+  MAX_EVENT_BYTES,
+  ZSTD_DECODER,
+  ZstdDecoder,
+  ZstdError,
+} from '../../../main/core/sources/zstd.js';
 
 /**
  * `event_zstd` of rowid 47 in test/fixtures/openclaw-2026.9.6/openclaw-agent.sqlite, as openclaw@2026.9.6
@@ -45,6 +51,17 @@ describe('decompressZstd', () => {
     damaged.writeUInt8(damaged.readUInt8(damaged.length - 1) ^ 0xff, damaged.length - 1);
     expect(() => decompressZstd(damaged)).toThrow(ZstdError);
     expect(() => decompressZstd(damaged)).toThrow(/^corrupt zstd frame \(448 bytes\): .*checksum/i);
+  });
+
+  it('refuses a zstd bomb: a small frame decoding to more than any event, never decoded whole', () => {
+    const bomb = zstdCompressSync(Buffer.alloc(MAX_EVENT_BYTES * 4));
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    expect(() => decompressZstd(bomb)).toThrow(ZstdError);
+    expect(() => decompressZstd(bomb)).toThrow(/decodes to more than 16 MiB .*not decoded/);
+    // The decoder of many rows refuses it the same way, whatever size was recorded for it.
+    expect(() => new ZstdDecoder().decode(bomb, 4096)).toThrow(/decodes to more than 16 MiB/);
+    // An event at the limit still decodes.
+    expect(decompressZstd(zstdCompressSync(Buffer.alloc(MAX_EVENT_BYTES))).length).toBe(MAX_EVENT_BYTES);
   });
 
   it('says plainly when the bytes are not a zstd frame at all', () => {
