@@ -57,7 +57,8 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
     throw new LockError(`cannot take the lock ${path}: ${(error as Error).message}`);
   }
   writeFileSync(pidPath, `${pid}\n`);
-  makePrivate(path, pidPath);
+  // SQLite made the lock database's journal as the umask allowed; in exclusive mode it stays beside the lock.
+  makePrivate(path, `${path}-journal`, pidPath);
   held.add(db);
   return {
     path,

@@ -63,7 +63,7 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
     );
     return findings;
   }
-  findings.push(...checkDataPrivacy(dataDir, dbPath), ...checkRoom(dataDir));
+  findings.push(...checkDataPrivacy(dataDir, dbPath, loaded.file), ...checkRoom(dataDir));
   if (existsSync(dbPath)) {
     findings.push(finding('breakerbar', 'ok', `database ${dbPath}`, humanSize(statSync(dbPath).size)));
   } else {

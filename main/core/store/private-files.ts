@@ -10,8 +10,11 @@ import { join } from 'node:path';
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
-/** Files whose presence marks a directory as one of BreakerBar's data directories (safe to tighten). */
-const OWN_MARKERS = ['breakerbar.sqlite', 'breakerbar.lock', 'breakerbar.pid', 'api-token', 'api-url'];
+/**
+ * Files whose presence marks a directory as one of BreakerBar's data directories (safe to tighten): the
+ * config file too, as BreakerBar's home often holds only `config.json` (secrets among them) before a first start.
+ */
+const OWN_MARKERS = ['breakerbar.sqlite', 'breakerbar.lock', 'breakerbar.pid', 'api-token', 'api-url', 'config.json'];
 
 /** The files of a data directory that must stay private (those that exist are checked by `breakerbar doctor`). */
 export function privateDataFiles(dataDir: string, dbPath: string): string[] {
@@ -20,6 +23,7 @@ export function privateDataFiles(dataDir: string, dbPath: string): string[] {
     `${dbPath}-wal`,
     `${dbPath}-shm`,
     join(dataDir, 'breakerbar.lock'),
+    join(dataDir, 'breakerbar.lock-journal'),
     join(dataDir, 'breakerbar.pid'),
     join(dataDir, 'api-token'),
     join(dataDir, 'api-url'),

@@ -55,7 +55,8 @@ describe('private data files', () => {
     const lock = lockDataDir(root);
     try {
       writeApiUrl(root, 'http://127.0.0.1:4999');
-      for (const name of ['breakerbar.lock', 'breakerbar.pid', 'api-url']) expect(modeOf(join(root, name))).toBe(0o600);
+      for (const name of ['breakerbar.lock', 'breakerbar.lock-journal', 'breakerbar.pid', 'api-url'])
+        expect(modeOf(join(root, name))).toBe(0o600);
     } finally {
       lock.release();
     }
@@ -73,6 +74,14 @@ describe('private data files', () => {
     writeFileSync(join(ours, 'breakerbar.sqlite'), '');
     expect(ensurePrivateDir(ours)).toEqual({ kind: 'tightened' });
     expect(modeOf(ours)).toBe(0o700);
+
+    // BreakerBar's home as a user makes it before a first start: only the config file, the directory 0755.
+    const home = join(root, 'home');
+    mkdirSync(home);
+    chmodSync(home, 0o755);
+    writeFileSync(join(home, 'config.json'), '{}');
+    expect(ensurePrivateDir(home)).toEqual({ kind: 'tightened' });
+    expect(modeOf(home)).toBe(0o700);
 
     const shared = join(root, 'shared');
     mkdirSync(shared);
@@ -102,5 +111,13 @@ describe('doctor: data privacy', () => {
     chmodSync(root, 0o700);
     chmodSync(dbPath, 0o600);
     expect(checkDataPrivacy(root, dbPath).map((f) => f.level)).toEqual(['ok']);
+
+    // The config file holds secrets (webhook tokens), wherever it is.
+    const config = join(root, 'elsewhere.json');
+    writeFileSync(config, '{}');
+    chmodSync(config, 0o644);
+    expect(checkDataPrivacy(root, dbPath, config).map((f) => [f.level, f.title])).toEqual([
+      ['warn', `${config} is open to other users (mode 644)`],
+    ]);
   });
 });
