@@ -15,6 +15,14 @@ import { makePrivate } from './store/private-files.js';
 
 export class LockError extends Error {
   override name = 'LockError';
+
+  /** `path`: the lock file, when the machine refused it (the cause then says why: a full disk, a read-only one). */
+  constructor(message: string, options: { cause?: unknown; path?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    if (options.path !== undefined) this.path = options.path;
+  }
+
+  readonly path?: string;
 }
 
 export interface DataDirLock {
@@ -36,7 +44,7 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
   try {
     db = new Database(path);
   } catch (error) {
-    throw new LockError(`cannot create the lock ${path}: ${(error as Error).message}`);
+    throw new LockError(`cannot create the lock ${path}: ${(error as Error).message}`, { cause: error, path });
   }
   try {
     // A moment's patience: a reader checking the lock (`lockState`) holds a shared lock for microseconds.
@@ -54,7 +62,7 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
         `another BreakerBar${owner ? ` (pid ${owner})` : ''} is already running for ${dataDir}; stop it first, or give this one its own dataDir`,
       );
     }
-    throw new LockError(`cannot take the lock ${path}: ${(error as Error).message}`);
+    throw new LockError(`cannot take the lock ${path}: ${(error as Error).message}`, { cause: error, path });
   }
   writeFileSync(pidPath, `${pid}\n`);
   // SQLite made the lock database's journal as the umask allowed; in exclusive mode it stays beside the lock.

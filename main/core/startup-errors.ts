@@ -52,17 +52,25 @@ export function explainStartupError(error: unknown, places: StartupPlaces): stri
     case 'EROFS':
       return `${where} is on a read-only file system: set dataDir to a writable directory`;
   }
+  // SQLite's refusals name the file they came from when it is not the database (the instance lock, say).
+  const file = path !== null && path !== dbPath ? path : null;
   if (code === 'SQLITE_FULL') {
-    return `the database ${dbPath} cannot grow: the disk is full (SQLITE_FULL); free some space there, or set dataDir`;
+    return file
+      ? `the disk holding ${dataDir} is full (SQLITE_FULL, writing ${file}): free some space there, or set dataDir to another disk`
+      : `the database ${dbPath} cannot grow: the disk is full (SQLITE_FULL); free some space there, or set dataDir`;
   }
   if (code.startsWith('SQLITE_READONLY')) {
-    return `the database ${dbPath} is read-only (${code}): make it and ${dataDir} writable by this user`;
+    return file
+      ? `${file} is read-only (${code}): make ${dataDir} and the files in it writable by this user, or set dataDir`
+      : `the database ${dbPath} is read-only (${code}): make it and ${dataDir} writable by this user`;
   }
   if (code.startsWith('SQLITE_CANTOPEN')) {
-    return `cannot open the database ${dbPath} (${code}): check that ${dataDir} is a writable directory and the database a file`;
+    return `cannot open ${file ?? `the database ${dbPath}`} (${code}): check that ${dataDir} is a writable directory and ${file ? 'that' : 'the database'} a file`;
   }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return `the database ${dbPath} is damaged or not a BreakerBar database (${code}): move it aside and start again`;
+    return file
+      ? `${file} is damaged (${code}): remove it while no BreakerBar runs (the next start makes a new one)`
+      : `the database ${dbPath} is damaged or not a BreakerBar database (${code}): move it aside and start again`;
   }
   return null;
 }

@@ -162,6 +162,18 @@ describe('start-up errors', () => {
     expect(started.stderr()).not.toContain('another BreakerBar');
   });
 
+  it.runIf(existsSync('/dev/full'))('a full disk met by the instance lock: the disk named, not the lock', async () => {
+    // The lock is the first file a start writes: on a full disk, it is the one refused.
+    const lockPath = join(dataDir, 'breakerbar.lock');
+    symlinkSync('/dev/full', lockPath);
+    const started = daemon();
+    expect(await exitOf(started)).toBe(1);
+    expect(saidLines(started.stderr())).toEqual([
+      `breakerbar daemon: the disk holding ${dataDir} is full (SQLITE_FULL, writing ${lockPath}): free some space there, or set dataDir to another disk`,
+    ]);
+    expect(started.stderr()).not.toMatch(/\n\s+at /);
+  });
+
   it.runIf(existsSync('/dev/full'))('a database that cannot grow: one line naming it, exit 1', async () => {
     const dbPath = join(dataDir, 'breakerbar.sqlite');
     symlinkSync('/dev/full', dbPath);
