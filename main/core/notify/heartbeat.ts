@@ -17,6 +17,7 @@ import type { Translator } from '../../shared/messages/index.js';
 import type { Logger } from '../log.js';
 import { formatHeartbeat, type HeartbeatConfig, type HeartbeatStatus } from './heartbeat-format.js';
 import { type HeartbeatResult, META_HEARTBEAT } from './heartbeat-result.js';
+import { fetchSameHost, redirectRefusal } from './same-host-fetch.js';
 import { scrub } from './webhook.js';
 import { redactUrl } from './webhook-format.js';
 
@@ -124,20 +125,20 @@ export class Heartbeat {
     let result: HeartbeatResult;
     try {
       const request = formatHeartbeat(config, { status: said.status, headline: said.text, ts, pingMs: said.pingMs });
-      const response = await (this.options.fetch ?? fetch)(request.url, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body ?? undefined,
-        signal,
-      });
+      const response = await fetchSameHost(
+        request.url,
+        { method: request.method, headers: request.headers, body: request.body ?? undefined, signal },
+        this.options.fetch,
+      );
       // The answer is not needed; reading it frees the connection.
       await response.arrayBuffer().catch(() => undefined);
       const ok = response.status >= 200 && response.status < 300;
+      const why = redirectRefusal(response, request.url) ?? `HTTP ${response.status}`;
       result = {
         ts,
         status: said.status,
         ok,
-        error: ok ? null : `${redactUrl(config.url)}: HTTP ${response.status}`,
+        error: ok ? null : `${redactUrl(config.url)}: ${why}`,
         httpStatus: response.status,
       };
     } catch (error) {

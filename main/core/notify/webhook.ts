@@ -5,6 +5,7 @@
  * are shown and stored, so they never carry the URL's path or query.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { fetchSameHost, redirectRefusal } from './same-host-fetch.js';
 import { redactUrl, type WebhookConfig, type WebhookRequest } from './webhook-format.js';
 
 export interface SendOptions {
@@ -81,7 +82,7 @@ async function attempt(config: WebhookConfig, request: WebhookRequest, options: 
   const secrets = [config.secret, config.chatId];
   let status: number | null = null;
   try {
-    const response = await fetch(request.url, {
+    const response = await fetchSameHost(request.url, {
       method: 'POST',
       headers: request.headers,
       body: request.body,
@@ -89,6 +90,8 @@ async function attempt(config: WebhookConfig, request: WebhookRequest, options: 
     });
     status = response.status;
     const answer = await readLimited(response);
+    const redirected = redirectRefusal(response, request.url);
+    if (redirected !== null) return { result: 'fail', status, error: redirected };
     if (status >= 200 && status < 300) {
       const refused = serviceError(config.type, answer);
       if (refused === null) return { result: 'ok', status };

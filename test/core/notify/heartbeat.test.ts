@@ -146,6 +146,19 @@ describe('Heartbeat', () => {
     expect(h.records.map((x) => x.ok)).toEqual([false, true]);
   });
 
+  it('a redirect to another host is a failure, never followed', async () => {
+    const elsewhere = await receiver();
+    const port = new URL(elsewhere.base).port;
+    const r = await receiver(() => ({ status: 307, headers: { location: `http://localhost:${port}/steal` } }));
+    const h = heartbeat(config(`${r.base}/ping/SECRET`));
+    expect(await h.beat.push()).toMatchObject({
+      ok: false,
+      httpStatus: 307,
+      error: `${r.base}/…: HTTP 307 redirect to another host (localhost:${port}), not followed: set that URL if it is right`,
+    });
+    expect(elsewhere.requests).toEqual([]);
+  });
+
   it('a refused connection is a failure with a redacted error, and never a throw', async () => {
     const r = await receiver();
     const url = `${r.base}/p/SECRETTOKEN`;

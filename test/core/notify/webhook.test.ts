@@ -50,6 +50,33 @@ describe('sendWebhook', () => {
     expect(r.requests[0]?.headers['x-test']).toBe('yes');
   });
 
+  it('never follows a redirect to another host: the body and its secrets stay where the user sent them', async () => {
+    const elsewhere = await receiver();
+    const other = `http://localhost:${new URL(elsewhere.base).port}/collect`;
+    const r = await receiver(() => ({ status: 307, headers: { location: other } }));
+    const url = `${r.base}${SECRET_PATH}`;
+    const result = await sendWebhook(config('generic', url, { retries: 3 }), request(url));
+    expect(result).toMatchObject({ ok: false, attempts: 1, status: 307 });
+    expect(result.error).toContain(
+      `HTTP 307 redirect to another host (localhost:${new URL(elsewhere.base).port}), not followed`,
+    );
+    expect(result.error).not.toContain('SUPERSECRETTOKEN');
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it('follows a 307 or 308 within the same host, with the same method and body', async () => {
+    const r = await receiver(
+      answers({ status: 308, headers: { location: '/moved/here' } }, { status: 200, body: 'ok' }),
+    );
+    const url = `${r.base}${SECRET_PATH}`;
+    const result = await sendWebhook(config('generic', url), request(url));
+    expect(result).toEqual({ ok: true, attempts: 1, status: 200, error: null });
+    expect(r.requests.map((q) => [q.method, q.path, q.body])).toEqual([
+      ['POST', SECRET_PATH, '{"hello":"world"}'],
+      ['POST', '/moved/here', '{"hello":"world"}'],
+    ]);
+  });
+
   it('retries a 500 with exponential backoff, then succeeds', async () => {
     const r = await receiver(answers({ status: 500 }, { status: 503 }, { status: 204 }));
     const url = `${r.base}${SECRET_PATH}`;
