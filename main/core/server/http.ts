@@ -23,6 +23,7 @@ import { limitConnections } from './connection-limits.js';
 import { answerRoute, type DispatchOptions } from './dispatch.js';
 import { GATE, type GateCheck, passGate } from './gate.js';
 import type { ConfirmationDelivery } from './handlers.js';
+import { type ThrottleOptions, throttleWarnings } from './log-throttle.js';
 import {
   API_HEADERS,
   BASE_HEADERS,
@@ -63,6 +64,8 @@ export interface ApiServerOptions {
   checks?: readonly GateCheck[];
   /** "Now" for history defaults (tests). */
   clock?: () => number;
+  /** How many refusal warnings a window holds before they are counted instead (log-throttle.ts). */
+  refusalsLogged?: Omit<ThrottleOptions, 'clock'>;
   /** The codes confirming a dangerous config change from a browser (default: made here on `clock`). */
   confirmations?: ConfigConfirmations;
   /**
@@ -99,6 +102,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const staticRoot = options.staticDir === undefined ? null : await staticRootOf(options.staticDir);
 
   const hub = createSseHub({ ...options.sse, log });
+  // One client can refuse itself thousands of times a second: those warnings are throttled (log-throttle.ts).
+  const refusals = throttleWarnings(log, options.refusalsLogged);
+  const refusalLog: Logger = { ...log, warn: refusals.warn };
   /** The response in progress on each socket, so a timeout knows whether a response already started. */
   const inFlight = new WeakMap<Socket, ServerResponse>();
 
@@ -114,13 +120,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     maxHeaderSize: 16 * 1024,
   });
   // At the cap the longest-idle connection makes room, so idle sockets cannot lock other clients out.
-  limitConnections(server, { firstRequestMs: Math.min(5000, requestTimeoutMs), log });
+  limitConnections(server, { firstRequestMs: Math.min(5000, requestTimeoutMs), log: refusalLog });
   // A connection with no traffic either way for this long (a client that stopped reading its answer)
   // is closed; the event stream turns it off for its own socket. Twice the request timeout, so that a
   // stalled request gets its 408 from the request timeout first.
   const idleMs = 2 * requestTimeoutMs;
   server.setTimeout(idleMs, (socket: Socket) => {
-    log.warn('api connection closed', { reason: `no traffic for ${idleMs} ms` });
+    refusals.warn('api connection closed', { reason: `no traffic for ${idleMs} ms` });
     socket.destroy();
   });
 
@@ -136,7 +142,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         : error.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'request headers too large']
           : [400, 'malformed HTTP request'];
-    log.warn('api request rejected', { status, reason });
+    refusals.warn('api request rejected', { status, reason });
     const started = inFlight.get(socket)?.headersSent === true;
     // Writing into a response already under way would corrupt it; then the connection just ends.
     if (!started) socket.write(rawJsonResponse(status, { error: reason }));
@@ -193,7 +199,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         log.debug('api request abandoned', fields);
         return;
       }
-      log.warn('api request rejected', fields);
+      refusals.warn('api request rejected', fields);
       if (!canRespond(res)) return;
       const headers = { ...rejection.headers };
       // An unread body would otherwise be drained to keep the connection alive: close it instead.
@@ -293,6 +299,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       closing ??= new Promise<void>((resolveClose) => {
         unsubscribe();
         hub.close();
+        refusals.flush();
         server.close(() => resolveClose());
         server.closeIdleConnections();
         // Streams just ended and keep-alive sockets become idle a moment later; anything still open

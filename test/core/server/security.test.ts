@@ -228,6 +228,8 @@ describe('the server under attack', () => {
       staticDir: pub,
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
       maxBodyBytes: MAX_BODY,
+      // Every refusal here must be logged with its reason; how a flood of them is thinned is log-throttle.test.ts's.
+      refusalsLogged: { perWindow: Number.POSITIVE_INFINITY },
     });
     port = server.port;
     own = `127.0.0.1:${port}`;
