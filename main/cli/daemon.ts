@@ -163,7 +163,12 @@ function placesOf(loaded: LoadedConfig): { dataDir: string; dbPath: string; addr
   return { dataDir: loaded.dataDir, dbPath: loaded.dbPath, address: `${host}:${port}` };
 }
 
-/** `received` resolves with the first of `signals`, keeping the process alive until then or until `cancel`. */
+/**
+ * `received` resolves with the first of `signals`, keeping the process alive until then or until `cancel`.
+ * Later ones are swallowed until the process ends: a Ctrl-C reaches the daemon twice (from the terminal, to
+ * the whole foreground group, and forwarded by `npm start`'s launcher), and a second signal must not cut the
+ * shutdown short (the database, the lock and the API's address file would be left behind).
+ */
 function untilSignal(signals: readonly NodeJS.Signals[]): {
   received: Promise<NodeJS.Signals>;
   cancel(): void;
@@ -171,13 +176,16 @@ function untilSignal(signals: readonly NodeJS.Signals[]): {
   let stop = () => {};
   const received = new Promise<NodeJS.Signals>((resolve) => {
     const keepAlive = setInterval(() => {}, 1 << 30);
+    let first: NodeJS.Signals | null = null;
     const handlers = signals.map((name) => [name, () => done(name)] as const);
     stop = () => {
       clearInterval(keepAlive);
       for (const [name, handler] of handlers) process.off(name, handler);
     };
     const done = (name: NodeJS.Signals) => {
-      stop();
+      if (first !== null) return;
+      first = name;
+      clearInterval(keepAlive);
       resolve(name);
     };
     for (const [name, handler] of handlers) process.on(name, handler);

@@ -1,6 +1,7 @@
 /**
  * Rule: the daemon, as a real process, stops when its terminal goes away (SIGHUP), also when started
- * through `npm start`'s launcher; run as a service it re-reads its config on SIGHUP instead. When it
+ * through `npm start`'s launcher; run as a service it re-reads its config on SIGHUP instead. Ctrl-C, however
+ * often it arrives, stops it cleanly. When it
  * cannot start, it says why in one line (port, disk, database) and exits 1, without a stack trace.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -130,6 +131,61 @@ describe('SIGHUP', () => {
     expect(existsSync(apiUrlFile())).toBe(true);
     started.child.kill('SIGTERM');
     expect(await exitOf(started)).toBe(0);
+  });
+});
+
+/** What a clean stop leaves in the data directory: the database, the token, the lock file; nothing of a run. */
+function leftBehind(): string[] {
+  const run = [
+    'api-url',
+    'breakerbar.pid',
+    'breakerbar.sqlite-wal',
+    'breakerbar.sqlite-shm',
+    'breakerbar.lock-journal',
+  ];
+  return run.filter((name) => existsSync(join(dataDir, name)));
+}
+
+describe('Ctrl-C', () => {
+  it('a second SIGINT during the shutdown does not cut it short: exit 0, nothing of the run left', async () => {
+    const started = daemon();
+    await serving(started);
+    started.child.kill('SIGINT');
+    await until('the shutdown begun', () => (/stopping/.test(started.stderr()) ? true : undefined), started);
+    started.child.kill('SIGINT');
+    expect(await exitOf(started)).toBe(0);
+    expect(leftBehind()).toEqual([]);
+  });
+
+  it("through npm start's launcher, as a terminal sends it: to the whole group, forwarded again by the launcher", async () => {
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      BREAKERBAR_HOME: join(tmp, 'home'),
+      BREAKERBAR_HEADLESS: '1',
+    };
+    delete childEnv.BREAKERBAR_CONFIG;
+    delete childEnv.BREAKERBAR_SERVICE;
+    // A process group of its own, as a shell gives a foreground job: Ctrl-C signals every process in it.
+    const child = spawn(process.execPath, [START, '--config', configFile, '--port', '0'], {
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.stdout?.resume();
+    const started: Started = {
+      child,
+      stderr: () => stderr,
+      exit: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+    };
+    await serving(started);
+    process.kill(-(child.pid as number), 'SIGINT');
+    expect(await exitOf(started)).toBe(0);
+    expect(leftBehind()).toEqual([]);
   });
 });
 
