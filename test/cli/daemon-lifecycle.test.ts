@@ -1,8 +1,8 @@
 /**
  * Rule: the daemon, as a real process, stops when its terminal goes away (SIGHUP), also when started
  * through `npm start`'s launcher; run as a service it re-reads its config on SIGHUP instead. Ctrl-C, however
- * often it arrives, stops it cleanly. When it
- * cannot start, it says why in one line (port, disk, database) and exits 1, without a stack trace.
+ * often it arrives, stops it cleanly. When it cannot start, it says why in one line (port, disk, database) and
+ * exits 1, without a stack trace.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
