@@ -552,7 +552,14 @@ function failure(
   timeoutMs: number,
 ): [MetricsState, string] {
   if (result.kind === 'refused') return ['unreachable', `nothing listens at ${baseUrl} (gateway not running)`];
-  if (result.kind === 'timeout') return ['error', `OpenClaw's metrics endpoint gave no answer within ${timeoutMs} ms`];
+  // A gateway that does not answer in time is busy or hung: the gateway's state, which its probes judge (a
+  // hung gateway is its own incident), not a source that cannot be read.
+  if (result.kind === 'timeout') {
+    return [
+      'unreachable',
+      `OpenClaw's metrics endpoint gave no answer within ${timeoutMs} ms (the gateway is busy or hung)`,
+    ];
+  }
   return ['error', `OpenClaw's metrics endpoint failed: ${result.reason}`];
 }
 
