@@ -119,7 +119,10 @@ function storedCalls(dbPath: string): number {
 
 let entry = 0;
 /** `n` calls as OpenClaw writes them; `odd` changes a record's JSON before it is written. */
-function calls(n: number, odd?: (record: { message: Record<string, unknown> }, i: number) => void): string[] {
+function calls(
+  n: number,
+  odd?: (record: { timestamp?: unknown; message: Record<string, unknown> }, i: number) => void,
+): string[] {
   const lines: string[] = [];
   for (let i = 0; i < n; i++) {
     entry += 1;
@@ -137,7 +140,7 @@ function calls(n: number, odd?: (record: { message: Record<string, unknown> }, i
       lines.push(line);
       continue;
     }
-    const record = JSON.parse(line) as { message: Record<string, unknown> };
+    const record = JSON.parse(line) as { timestamp?: unknown; message: Record<string, unknown> };
     odd(record, i);
     lines.push(JSON.stringify(record));
   }
@@ -162,23 +165,35 @@ async function withCase(
   }
 }
 
-/** 47 records, 12 of them odd in a number SQLite keeps whole: every one stored. */
+/** 47 records, every fourth odd in a number SQLite keeps whole: every one stored. */
 function oddRecords(): Promise<FaultResult> {
   return withCase('odd', async (root, gateway) => {
     const { monitor, loaded, url } = await startMonitor(root, join(root, 'data'), gateway);
     const watch = new HealthWatch(url);
     const path = transcript(root, 'odd-0000-4000-8000-000000000001');
+    let oddWritten = 0;
     const odd = [
       (r: { message: Record<string, unknown> }) => ((r.message.usage as Record<string, unknown>).input = 1.5),
       (r: { message: Record<string, unknown> }) => ((r.message.usage as Record<string, unknown>).output = 2 ** 60),
-      (r: { message: Record<string, unknown> }) => (r.message.timestamp = (r.message.timestamp as number) + 0.25),
-      (r: { message: Record<string, unknown> }) => Object.assign(r.message, { errorRetryAfterMs: 1500.5 }),
+      // The message's own time counts where the entry has none.
+      (r: { timestamp?: unknown; message: Record<string, unknown> }) => {
+        delete r.timestamp;
+        r.message.timestamp = (r.message.timestamp as number) + 0.25;
+      },
+      (r: { message: Record<string, unknown> }) =>
+        Object.assign(r.message, {
+          stopReason: 'error',
+          errorMessage: '429 Too Many Requests',
+          errorRetryAfterMs: 1500.5,
+        }),
     ];
     appendLines(path, [
       sessionHeader('odd-session', Date.now()),
-      // Every fourth record odd, the four kinds in turn: 12 of the 47.
+      // Every fourth record odd, the four kinds in turn.
       ...calls(47, (record, i) => {
-        if (i % 4 === 3) odd[((i - 3) / 4) % odd.length]?.(record);
+        if (i % 4 !== 3) return;
+        odd[oddWritten % odd.length]?.(record);
+        oddWritten += 1;
       }),
     ]);
     const written = 47;
@@ -193,7 +208,7 @@ function oddRecords(): Promise<FaultResult> {
       lost: written - stored,
       lostWhat: 'calls',
       unavailableMs: health.unavailableMs,
-      detail: `${stored} of ${written} calls stored, ${repaired} of them repaired`,
+      detail: `${stored} of ${written} calls stored; of the ${oddWritten} odd ones, ${repaired} counted as repaired`,
     };
   });
 }
@@ -237,9 +252,12 @@ function slowBodies(): Promise<FaultResult> {
   return withCase('slow', async (root, gateway) => {
     const { monitor, url } = await startMonitor(root, join(root, 'data'), gateway);
     const { port } = new URL(url);
+    let closed = 0;
     const sockets: Socket[] = Array.from({ length: 128 }, () => {
       const socket = connectSocket(Number(port), '127.0.0.1');
       socket.on('error', () => undefined);
+      socket.on('close', () => closed++);
+      socket.resume();
       socket.write(
         'POST /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 16000\r\n\r\n{',
       );
@@ -248,7 +266,6 @@ function slowBodies(): Promise<FaultResult> {
     const watch = new HealthWatch(url);
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const health = await watch.stop();
-    const closed = sockets.filter((socket) => socket.destroyed || socket.readableEnded).length;
     for (const socket of sockets) socket.destroy();
     await monitor.stop();
     return {
@@ -287,7 +304,9 @@ function staleAddress(): Promise<FaultResult> {
       lost: tokens.length,
       lostWhat: 'tokens sent',
       unavailableMs: null,
-      detail: refused ? `the CLI refused: "${refused}"` : 'the CLI sent its request',
+      detail: refused.startsWith('no BreakerBar is running')
+        ? 'the CLI refused to send the token, saying no BreakerBar holds the data directory'
+        : `the CLI ${refused ? `failed otherwise: ${refused}` : 'sent its request'}`,
     };
   });
 }
