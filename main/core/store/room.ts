@@ -23,6 +23,12 @@ const OUT_OF_ROOM_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
  */
 export const ROOM_NEEDED_BYTES = 16 * 1024 * 1024;
 
+/**
+ * A store full again this soon after room came back is the same shortage going on (room the check saw, gone at
+ * the next write): said in the status and the log, not told again as a new one.
+ */
+export const RELAPSE_MS = 10 * 60_000;
+
 /** Whether `error` (or an error it wraps) says there is no room to write. */
 export function isOutOfRoom(error: unknown): boolean {
   const seen = new Set<unknown>();
@@ -72,6 +78,9 @@ export interface RoomWatchOptions {
 
 export class RoomWatch extends EventEmitter<RoomWatchEvents> implements WriteFailures {
   private shortage: RoomShortage | null = null;
+  /** Whether the shortage in force was told (`full`); its end is told only then. */
+  private told = false;
+  private lastEnded = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: RoomWatchOptions) {
     super();
@@ -84,16 +93,17 @@ export class RoomWatch extends EventEmitter<RoomWatchEvents> implements WriteFai
       return true;
     }
     const message = (error as Error).message;
-    this.shortage = { since: this.options.clock(), firstRefused: what, error: message, refused: 1 };
+    const now = this.options.clock();
+    this.shortage = { since: now, firstRefused: what, error: message, refused: 1 };
+    const relapse = now - this.lastEnded < RELAPSE_MS;
     this.options.log.error(
-      'no room to store: the disk holding the database is full; reading goes on, storing resumes when there is room',
-      {
-        db: this.options.dbPath,
-        write: what,
-        error: message,
-      },
+      relapse
+        ? 'no room to store again, soon after room came back'
+        : 'no room to store: the disk holding the database is full; reading goes on, storing resumes when there is room',
+      { db: this.options.dbPath, write: what, error: message },
     );
-    this.emit('full', { ...this.shortage });
+    this.told = !relapse;
+    if (this.told) this.emit('full', { ...this.shortage });
     return true;
   }
 
@@ -109,12 +119,13 @@ export class RoomWatch extends EventEmitter<RoomWatchEvents> implements WriteFai
     }
     this.shortage = null;
     const endedAt = this.options.clock();
+    this.lastEnded = endedAt;
     this.options.log.info('room to store again; storing resumes', {
       db: this.options.dbPath,
       fullForSec: Math.round((endedAt - shortage.since) / 1000),
       refusedWrites: shortage.refused,
     });
-    this.emit('room', { ...shortage, endedAt });
+    if (this.told) this.emit('room', { ...shortage, endedAt });
   }
 
   /** The shortage in force, or null while there is room. */

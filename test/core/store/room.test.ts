@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store, StoreError } from '../../../main/core/store/db.js';
-import { isOutOfRoom, ROOM_NEEDED_BYTES, RoomWatch, roomCheck } from '../../../main/core/store/room.js';
+import { isOutOfRoom, RELAPSE_MS, ROOM_NEEDED_BYTES, RoomWatch, roomCheck } from '../../../main/core/store/room.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
 
 const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
@@ -63,6 +63,31 @@ describe('RoomWatch', () => {
     // A check with room to spare says nothing.
     w.room.check();
     expect(w.events).toHaveLength(2);
+  });
+
+  it('a shortage back within ten minutes of its end is logged and in the state, not told again', () => {
+    let roomy = false;
+    const w = watch(() => {
+      if (!roomy) throw full();
+    });
+    w.room.failed(full(), 'calls');
+    roomy = true;
+    w.at(5_000);
+    w.room.check();
+    // Room the check saw, gone at the next write (a quota the file system does not report, say).
+    roomy = false;
+    w.at(60_000);
+    expect(w.room.failed(full(), 'calls')).toBe(true);
+    expect(w.room.state()).toMatchObject({ since: 60_000 });
+    roomy = true;
+    w.room.check();
+    expect(w.events).toEqual(['full 1000 calls', 'room 4000 1']);
+    expect(w.log.lines.map((line) => line.msg)).toContain('no room to store again, soon after room came back');
+    // Long after, a new shortage is told again.
+    roomy = false;
+    w.at(60_000 + RELAPSE_MS);
+    w.room.failed(full(), 'calls');
+    expect(w.events).toHaveLength(3);
   });
 });
 
