@@ -1,7 +1,8 @@
 /**
- * When the dashboard opens on the Doctor instead of an empty overview: OpenClaw
- * not found, a source unreadable, the gateway unreachable (an `error` finding
- * in those areas), or nothing read at all yet.
+ * When the dashboard opens on the Doctor instead of an empty overview: only while OpenClaw was never found,
+ * that is nothing read at all yet (or, with no status to tell, an `error` finding about OpenClaw, the sources or
+ * the gateway). Once anything was read, the Overview opens even while the gateway is down or a source fails:
+ * an outage is exactly when it is needed (its banner and the Doctor's tab say what is wrong).
  */
 import type { DoctorReport, Finding } from '../main/core/doctor/index.js';
 import type { ApiStatus } from '../main/shared/api/types.js';
@@ -19,5 +20,6 @@ export function nothingRead(status: ApiStatus): boolean {
 }
 
 export function opensOnDoctor(report: DoctorReport | null, status: ApiStatus | null): boolean {
-  return (report !== null && blockingFindings(report).length > 0) || (status !== null && nothingRead(status));
+  if (status !== null) return nothingRead(status);
+  return report !== null && blockingFindings(report).length > 0;
 }

@@ -52,9 +52,17 @@ const status = (breakers: number, calls: number): ApiStatus => ({
 });
 
 describe('first run', () => {
-  it('opens on the Doctor for an error about OpenClaw, the sources or the gateway', () => {
+  it('with no status to tell, opens on the Doctor for an error about OpenClaw, the sources or the gateway', () => {
     for (const area of ['openclaw', 'sources', 'gateway'] as const) {
-      expect(opensOnDoctor(report({ area, level: 'error', title: 'missing' }), status(2, 10)), area).toBe(true);
+      expect(opensOnDoctor(report({ area, level: 'error', title: 'missing' }), null), area).toBe(true);
+    }
+  });
+
+  it('once anything was read, opens on the Overview even while the gateway is unreachable or a source fails', () => {
+    // Found trying it as a new user would: an outage opened the Doctor ("cannot watch OpenClaw yet") while the
+    // transcripts were read and a storm was under way, exactly when the Overview was needed.
+    for (const area of ['openclaw', 'sources', 'gateway'] as const) {
+      expect(opensOnDoctor(report({ area, level: 'error', title: 'unreachable' }), status(2, 10)), area).toBe(false);
     }
   });
 
