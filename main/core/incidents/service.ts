@@ -102,6 +102,8 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
   private dirty = false;
   /** The summary last announced, to announce `updated` only on a change. */
   private announced = '';
+  /** The open incident's last decision entry (its id and text), so a repeated decision is noted once. */
+  private lastDecisionNoted = '';
   /** While an evaluation is being stored: what it will tell once stored (see `evaluate`). */
   private toAnnounce: Array<() => void> | null = null;
 
@@ -354,7 +356,11 @@ export class IncidentService extends EventEmitter<IncidentServiceEvents> {
   /** A watchdog decision (those that say nothing happened are left out). */
   decision(decision: Decision & { ts: number }): void {
     if (QUIET_DECISIONS.has(decision.kind)) return;
-    this.note('decision', decision.dep, `watchdog ${decision.kind}: ${decision.reason}`, decision.ts);
+    const text = `watchdog ${decision.kind}: ${decision.reason}`;
+    // The same decision again (a blocked watchdog says why at every check) adds nothing to the timeline.
+    if (this.openId !== null && this.lastDecisionNoted === `${this.openId}\u0000${text}`) return;
+    if (this.openId !== null) this.lastDecisionNoted = `${this.openId}\u0000${text}`;
+    this.note('decision', decision.dep, text, decision.ts);
   }
 
   /** A restart row as it starts and as it ends. */

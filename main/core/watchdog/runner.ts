@@ -129,6 +129,8 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   private restartId: number | null = null;
   private restartRunning: Promise<void> | null = null;
   private lastDecision: WatchdogStatus['lastDecision'] = null;
+  /** The last decision logged, to log a repeated one at debug. */
+  private lastLogged = '';
   private readonly mono: () => number;
   private verifying: Promise<void> | null = null;
   private stopped = false;
@@ -497,7 +499,11 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     );
     metrics.recordDecision(decision.source, decision.kind);
     if (decision.kind === 'deferred' && decision.dep) metrics.recordDeferral(decision.dep);
-    const quiet = decision.kind === 'quiet' || decision.kind === 'healthy';
+    // A decision repeated word for word at every check or probe (a watchdog that cannot restart says why each
+    // time) is logged at info once, then at debug until it changes.
+    const said = `${decision.kind}\u0000${decision.dep}\u0000${decision.reason}`;
+    const quiet = decision.kind === 'quiet' || decision.kind === 'healthy' || said === this.lastLogged;
+    this.lastLogged = said;
     (quiet ? log.debug : log.info)('watchdog decision', {
       source: decision.source,
       decision: decision.kind,

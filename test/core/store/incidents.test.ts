@@ -236,7 +236,7 @@ describe('incidents in the store', () => {
     expect(h.events).toEqual([]);
   });
 
-  it('probes write only changes of class; quiet watchdog decisions are left out', () => {
+  it('probes write only changes of class; quiet watchdog decisions are left out, a repeated one noted once', () => {
     const h = harness();
     h.service.start();
     h.world.watchdog = { enabled: true, budgetRemaining: 0, maxRestartsPerHour: 4 };
@@ -257,10 +257,17 @@ describe('incidents in the store', () => {
     const decision = { source: 'tick' as const, reason: 'r', dep: null, restart: null, alerts: [] };
     h.service.decision({ ...decision, kind: 'quiet', ts: T0 + 11_000 });
     h.service.decision({ ...decision, kind: 'healthy', ts: T0 + 11_000 });
-    h.service.decision({ ...decision, kind: 'budget_exhausted', ts: T0 + 12_000 });
+    // The same decision at every check (a blocked watchdog says why each time) is one entry; a new one is another.
+    for (let t = 12_000; t < 24_000; t += 1000) {
+      h.service.decision({ ...decision, kind: 'unverified', reason: 'not restarting: why', ts: T0 + t });
+    }
+    h.service.decision({ ...decision, kind: 'budget_exhausted', ts: T0 + 24_000 });
     const timeline = h.service.detail(incident!.id)!.timeline;
     expect(timeline.filter((e) => e.kind === 'probe').map((e) => e.ts)).toEqual([T0 + 5000]);
-    expect(timeline.filter((e) => e.kind === 'decision').map((e) => e.text)).toEqual(['watchdog budget_exhausted: r']);
+    expect(timeline.filter((e) => e.kind === 'decision').map((e) => e.text)).toEqual([
+      'watchdog unverified: not restarting: why',
+      'watchdog budget_exhausted: r',
+    ]);
   });
 
   it('an incident open when the daemon stops stays open and is resumed (and closed) by the next start', () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
-import { silentLogger } from '../../../main/core/log.js';
+import { type Logger, silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
 import type { NoticeInput } from '../../../main/core/notify/notice.js';
 import { Store } from '../../../main/core/store/db.js';
@@ -23,6 +23,7 @@ import type {
 import type { RestartExecution, Restarter } from '../../../main/core/watchdog/restarter.js';
 import { META_LAST_CALL, WatchdogRunner } from '../../../main/core/watchdog/runner.js';
 import { callEvent } from '../../helpers/calls.js';
+import { recordingLogger } from '../../helpers/fake-backend.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
@@ -107,7 +108,11 @@ let maintenance: string | null = null;
 /** What the runner's stalled-sessions callback answers. */
 let stalledNow: Array<{ dep: string | null; sessions: number; since: number; reportedAt: number }> = [];
 
-async function started(settings: Partial<WatchdogSettings> = {}, checkIntervalMs = HOUR): Promise<WatchdogRunner> {
+async function started(
+  settings: Partial<WatchdogSettings> = {},
+  checkIntervalMs = HOUR,
+  log: Logger = silentLogger,
+): Promise<WatchdogRunner> {
   runner = new WatchdogRunner({
     maintenance: () => maintenance,
     settings: { ...SETTINGS, ...settings },
@@ -128,7 +133,7 @@ async function started(settings: Partial<WatchdogSettings> = {}, checkIntervalMs
       stalledSessions: () => [],
       watchdog: () => null,
     }),
-    log: silentLogger,
+    log,
     clock: wall,
     monotonic: () => T0 + elapsed,
   });
@@ -247,6 +252,20 @@ describe('the runner acts only on what it has seen', () => {
     expect(kinds).toContain('unverified');
     expect(notices.map((n) => n.kind)).toEqual(['watchdog_blocked']);
     expect(r.status()).toMatchObject({ seenHealthy: false, verified: { runnable: false } });
+  });
+
+  it('a decision repeated word for word is logged at info once, then at debug until it changes', async () => {
+    // Found trying it as a new user would: a 400-character "not restarting" reason every 15 s in the log.
+    strategy = { runnable: false, problem: 'no openclaw CLI on PATH and no systemd unit', service: 'none' };
+    const log = recordingLogger();
+    const r = await started({}, HOUR, log);
+    await probing(r, 'refused', 2 * MIN);
+    const decisions = log.lines.filter((line) => line.msg === 'watchdog decision');
+    expect(decisions.length).toBeGreaterThan(10);
+    const said = decisions.filter((line) => line.level === 'info').map((line) => line.fields.decision);
+    // The dead probes counted up (each says something new), then the blocked watchdog said once.
+    expect(said.filter((kind) => kind === 'unverified')).toHaveLength(1);
+    expect(decisions.filter((line) => line.fields.decision === 'unverified').length).toBeGreaterThan(10);
   });
 
   it('a strategy check that throws is a problem reported, not a crash', async () => {
