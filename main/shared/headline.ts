@@ -85,10 +85,14 @@ function problems(status: ApiStatus, now: number): Problem[] {
   }
   const provider = (dep: string) => dep.split('/')[0] ?? dep;
   const out = status.breakers.filter((b) => b.state === 'open' || b.state === 'throttled');
+  // An outage dates from when its breaker left closed, not from its latest round of trials (which would move
+  // "since" forward at every one); a breaker trying again is "recovering", not also part of the storm.
+  const outSince = (b: ApiBreaker) => b.outSince ?? b.since;
+  const trying = new Set(status.breakers.filter((b) => b.state === 'half_open').map((b) => b.dep));
   const limitedDeps = new Map<string, number>();
-  for (const b of out) if (rateLimited(b)) limitedDeps.set(b.dep, b.since);
+  for (const b of out) if (rateLimited(b)) limitedDeps.set(b.dep, outSince(b));
   for (const d of w?.rateLimited?.deps ?? []) {
-    if (!limitedDeps.has(d.dep)) limitedDeps.set(d.dep, w?.rateLimited?.since ?? now);
+    if (!limitedDeps.has(d.dep) && !trying.has(d.dep)) limitedDeps.set(d.dep, w?.rateLimited?.since ?? now);
   }
   const storm = [...limitedDeps].filter(([dep]) => !quotaProviders.has(provider(dep)));
   const stormCounts =
@@ -106,7 +110,7 @@ function problems(status: ApiStatus, now: number): Problem[] {
       tone: 'warning',
       message: {
         key: 'headline.failing',
-        params: { deps: failing.map((b) => b.dep).sort(), since: earliest(failing.map((b) => b.since)), now },
+        params: { deps: failing.map((b) => b.dep).sort(), since: earliest(failing.map(outSince)), now },
       },
     });
   }

@@ -15,7 +15,7 @@ export const NOW = Date.UTC(2026, 4, 12, 10, 0, 0);
 export const MIN = 60_000;
 
 export function breaker(dep: string, overrides: Partial<ApiBreaker> = {}): ApiBreaker {
-  return {
+  const made: ApiBreaker = {
     dep,
     state: 'closed',
     forced: null,
@@ -34,7 +34,13 @@ export function breaker(dep: string, overrides: Partial<ApiBreaker> = {}): ApiBr
     soleDependents: [],
     stalled: null,
     openclawCooldown: null,
+    outSince: null,
     ...overrides,
+  };
+  // An open breaker's outage began when it last left closed: by default, when its state began.
+  return {
+    ...made,
+    outSince: overrides.outSince !== undefined ? overrides.outSince : made.state === 'closed' ? null : made.since,
   };
 }
 

@@ -27,7 +27,7 @@ import type {
 } from '../../main/shared/api/types.js';
 
 export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
-  return {
+  const made: BreakerSnapshot = {
     dep,
     state: 'closed',
     forced: null,
@@ -42,7 +42,13 @@ export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot>
     rejections: 0,
     retryAfterSkips: 0,
     lastEventAt: null,
+    outSince: null,
     ...overrides,
+  };
+  // An open breaker's outage began when it last left closed: by default, when its state began.
+  return {
+    ...made,
+    outSince: overrides.outSince !== undefined ? overrides.outSince : made.state === 'closed' ? null : made.since,
   };
 }
 

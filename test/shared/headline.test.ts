@@ -123,6 +123,32 @@ describe('the headline', () => {
     }
   });
 
+  it("dates a storm from when its breaker left closed, not its latest round of trials, and never says 'storm' and 'recovering' of one dependency", () => {
+    // Found trying it as a new user would: "since" moved 13:41 → 13:43 → 13:45 with each trial, and a breaker
+    // trying again was named in the storm and as recovering at once.
+    const rateLimited = { since: NOW - 10 * MIN, deps: [{ dep: 'zhipu/glm-5.1', fallbacks: [] }] };
+    const throttledAgain = apiStatus({
+      breakers: [
+        breaker('zhipu/glm-5.1', {
+          state: 'throttled',
+          reason: '429 rate_limited, Retry-After 60 s',
+          since: NOW - MIN,
+          outSince: NOW - 12 * MIN,
+        }),
+      ],
+      watchdog: watchdog({ stormRestart: false, consecutiveChecks: 2, rateLimited }),
+    });
+    expect(headlineText(headline(throttledAgain, NOW), en)).toMatch(
+      new RegExp(`^429 storm on zhipu/glm-5\\.1 since ${en.clock(NOW - 12 * MIN)} `),
+    );
+    const trying = apiStatus({
+      breakers: [breaker('zhipu/glm-5.1', { state: 'half_open', since: NOW - 10_000, outSince: NOW - 12 * MIN })],
+      watchdog: watchdog({ stormRestart: false, consecutiveChecks: 2, rateLimited }),
+    });
+    expect(keys(headline(trying, NOW))).not.toContain('headline.storm');
+    expect(keys(headline(trying, NOW))).toContain('headline.recovering');
+  });
+
   it('says a quota window is exhausted until it resets instead of calling the 429s a storm', () => {
     const resetsAt = NOW + 95 * MIN;
     const status = apiStatus({

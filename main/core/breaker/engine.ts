@@ -111,6 +111,7 @@ export class Breaker {
   private reason = 'initial state';
   /** -Infinity until the first transition: nothing is history for a new breaker. */
   private since = Number.NEGATIVE_INFINITY;
+  private outSince: number | null = null;
   /** Open/throttled: when the local cooldown ends… */
   private cooldownUntil: number | null = null;
   /** …and when trials may start (the later of the cooldown and the Retry-After). */
@@ -225,6 +226,7 @@ export class Breaker {
       forced: this.forced,
       reason: this.reason,
       since: Number.isFinite(this.since) ? this.since : 0,
+      outSince: this.outSince,
       openUntil: this.openUntil,
       retryAfterUntil: this.retryAfterUntil,
       openDurationMs: this.openDurationMs,
@@ -413,6 +415,8 @@ export class Breaker {
     this.state = to;
     this.reason = reason;
     this.since = ts;
+    if (to === 'closed') this.outSince = null;
+    else if (from === 'closed') this.outSince = ts;
     return { dep: this.dep, from, to, reason, ts };
   }
 

@@ -97,6 +97,11 @@ export interface BreakerSnapshot {
   reason: string;
   /** When the current state began (event time). */
   since: number;
+  /**
+   * When it left closed (event time), kept through every round of trials since (open, half-open, open again):
+   * how long an outage has lasted. Null while closed.
+   */
+  outSince: number | null;
   /** Open/throttled: when trials may start (cooldown end, or Retry-After end if later). */
   openUntil: number | null;
   /** Throttled by a provider's Retry-After: not before this instant. */

@@ -731,6 +731,7 @@ describe('snapshot', () => {
       forced: null,
       reason: 'initial state',
       since: 0,
+      outSince: null,
       openUntil: null,
       retryAfterUntil: null,
       openDurationMs: 30_000,
@@ -741,6 +742,21 @@ describe('snapshot', () => {
       retryAfterSkips: 0,
       lastEventAt: null,
     });
+  });
+
+  it('keeps when it left closed through every round of trials, and forgets it once closed', () => {
+    const b = new Breaker('zai/glm-4.6', { ...DEFAULT_POLICY, cooldownMs: 10_000 });
+    const moves: Transition[] = [];
+    moves.push(...b.observe(limited(s(1), 5_000)));
+    moves.push(...b.tick(s(11))); // a trial may start
+    moves.push(...b.observe(limited(s(12), 5_000))); // the trial fails: out again
+    expect(arrows(moves)).toEqual(['closed→throttled', 'throttled→half_open', 'half_open→throttled']);
+    expect(b.snapshot()).toMatchObject({ state: 'throttled', since: s(12), outSince: s(1) });
+    for (let t = 30; t < 200 && b.snapshot().state !== 'closed'; t++) {
+      b.tick(s(t));
+      b.observe(ok(s(t + 0.5), `session-${t}`));
+    }
+    expect(b.snapshot()).toMatchObject({ state: 'closed', outSince: null });
   });
 
   it('a throttled breaker, every field', () => {
@@ -757,6 +773,7 @@ describe('snapshot', () => {
       forced: null,
       reason: 'rate limited, Retry-After 120 s',
       since: s(2),
+      outSince: s(2),
       openUntil: s(122),
       retryAfterUntil: s(122),
       openDurationMs: 30_000,
