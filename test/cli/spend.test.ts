@@ -67,6 +67,13 @@ describe('renderSpend', () => {
     expect(text).toContain('  zai Tokens (5h): 100% used, exhausted');
   });
 
+  it('with failed calls in the last hour and nothing used, says nothing was used, not that there were no calls', () => {
+    // Found trying it as a new user would: "No calls in the last hour" with 16 failed calls in it.
+    const text = renderSpend({ ...REPORT, burn: [] }, { period: 'today', by: 'provider', now: NOW, language: 'en' });
+    expect(text).toContain('Burn rate (last hour)\n  Nothing used in the last hour: no tokens, no cost.');
+    expect(text).not.toContain('No calls in the last hour');
+  });
+
   it('breaks down by model or agent, for the week or the month', () => {
     const byModel = renderSpend(REPORT, { period: 'week', by: 'model', now: NOW, language: 'en' });
     expect(byModel).toMatch(/^Last 7 days/);

@@ -28,7 +28,8 @@ export const spend = area(
     'spend.burn.heading': 'Burn rate (last hour)',
     'spend.burn.row': (p: { provider: string; tokensPerHour: number; usdPerHour: number }, f) =>
       `${p.provider}: ${f.compact(p.tokensPerHour)} tokens/h, ${f.usd(p.usdPerHour)}/h`,
-    'spend.burn.none': 'No calls in the last hour.',
+    // Failed calls use no tokens: "no calls" would be false with a storm under way.
+    'spend.burn.none': 'Nothing used in the last hour: no tokens, no cost.',
     'spend.budgets.heading': 'Budgets',
     'spend.budgets.none': 'No spend budgets configured (budgets.spend).',
     'spend.budget.row': (
@@ -69,7 +70,7 @@ export const spend = area(
     'spend.burn.heading': '消耗速度（最近一小时）',
     'spend.burn.row': (p: { provider: string; tokensPerHour: number; usdPerHour: number }, f) =>
       `${p.provider}：每小时 ${f.compact(p.tokensPerHour)} 令牌，${f.usd(p.usdPerHour)}`,
-    'spend.burn.none': '最近一小时没有调用。',
+    'spend.burn.none': '最近一小时没有用量：没有令牌，没有费用。',
     'spend.budgets.heading': '预算',
     'spend.budgets.none': '未配置消费预算（budgets.spend）。',
     'spend.budget.row': (
