@@ -25,7 +25,7 @@ export const ROOM_NEEDED_BYTES = 16 * 1024 * 1024;
 
 /**
  * A store full again this soon after room came back is the same shortage going on (room the check saw, gone at
- * the next write): said in the status and the log, not told again as a new one.
+ * the next write): said in the status and the log, not told again as a new one, unless it lasts this long too.
  */
 export const RELAPSE_MS = 10 * 60_000;
 
@@ -115,6 +115,11 @@ export class RoomWatch extends EventEmitter<RoomWatchEvents> implements WriteFai
       this.options.check();
     } catch (error) {
       if (!isOutOfRoom(error)) this.options.log.debug('room check failed', { error: (error as Error).message });
+      // A relapse that lasts is a shortage of its own after all: told once it has lasted as long.
+      if (!this.told && this.options.clock() - shortage.since >= RELAPSE_MS) {
+        this.told = true;
+        this.emit('full', { ...shortage });
+      }
       return;
     }
     this.shortage = null;

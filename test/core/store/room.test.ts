@@ -83,11 +83,23 @@ describe('RoomWatch', () => {
     w.room.check();
     expect(w.events).toEqual(['full 1000 calls', 'room 4000 1']);
     expect(w.log.lines.map((line) => line.msg)).toContain('no room to store again, soon after room came back');
-    // Long after, a new shortage is told again.
+    // A relapse that lasts is told once it has lasted as long.
     roomy = false;
-    w.at(60_000 + RELAPSE_MS);
+    w.at(70_000);
     w.room.failed(full(), 'calls');
-    expect(w.events).toHaveLength(3);
+    w.room.check();
+    expect(w.events).toHaveLength(2);
+    w.at(70_000 + RELAPSE_MS);
+    w.room.check();
+    expect(w.events.at(-1)).toBe('full 70000 calls');
+    roomy = true;
+    w.room.check();
+    expect(w.events.at(-1)).toBe(`room ${RELAPSE_MS} 1`);
+    // Long after, a new shortage is told at once.
+    roomy = false;
+    w.at(70_000 + 3 * RELAPSE_MS);
+    w.room.failed(full(), 'calls');
+    expect(w.events).toHaveLength(5);
   });
 });
 
