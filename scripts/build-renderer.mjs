@@ -108,7 +108,7 @@ export function buildRenderer(out) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
     const out = buildRenderer(parseArgs(process.argv.slice(2)).out);
-    console.log(`dashboard built into ${relative(process.cwd(), out) || '.'}`);
+    console.error(`dashboard built into ${relative(process.cwd(), out) || '.'}`);
   } catch (error) {
     console.error(`build-renderer: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -50,6 +50,13 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.err(`breakerbar ${command.name}: ${error.message}\nSee \`breakerbar ${command.name} --help\`.\n`);
       return 2;
     }
+    // An unusable SQLite addon shows up wrapped in whatever opened a database first: say what it is.
+    const sqlite = await import('../core/store/native-module.js');
+    const problem = sqlite.nativeModuleProblem(error);
+    if (problem !== null) {
+      io.err(`breakerbar ${command.name}: ${sqlite.describeNativeModuleProblem(problem)}\n`);
+      return 1;
+    }
     if (await isExpectedError(error)) {
       io.err(`breakerbar ${command.name}: ${(error as Error).message}\n`);
       return 1;

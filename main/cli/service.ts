@@ -18,6 +18,8 @@ import { type Command, type Io, type Parsed, stringOption, UsageError } from './
 
 const ACTIONS = ['install', 'uninstall', 'status'] as const;
 type Action = (typeof ACTIONS)[number];
+/** Other words people type for an action. */
+const SYNONYMS: Record<string, Action> = { remove: 'uninstall' };
 
 /** What the command touches, injectable so tests use a temp home and a fake launchctl/systemctl. */
 export interface ServiceDeps {
@@ -39,7 +41,7 @@ const defaultDeps: ServiceDeps = {
 };
 
 const HELP = `Usage: breakerbar service install [--config FILE] [--dry-run]
-       breakerbar service uninstall [--dry-run]
+       breakerbar service uninstall [--dry-run]     (or: service remove)
        breakerbar service status [--json]
 
 Runs \`breakerbar daemon\` as a per-user service that starts at login and is
@@ -132,7 +134,8 @@ export function createServiceCommand(deps: ServiceDeps = defaultDeps): Command {
 export const serviceCommand: Command = createServiceCommand();
 
 function actionOf(args: Parsed): Action {
-  const [action, ...extra] = args.positionals;
+  const [given, ...extra] = args.positionals;
+  const action = given === undefined ? undefined : (SYNONYMS[given] ?? given);
   if (action === undefined) throw new UsageError(`missing action: one of ${ACTIONS.join(', ')}`);
   if (!(ACTIONS as readonly string[]).includes(action)) {
     throw new UsageError(`unknown action "${action}": use one of ${ACTIONS.join(', ')}`);

@@ -167,6 +167,20 @@ describe('uninstall', () => {
     expect(existsSync(UNIT())).toBe(false);
     expect(readdirSync(join(home, '.config', 'systemd', 'user'))).toEqual([]);
   });
+  it('`remove` is uninstall: install, status, remove, status round-trip', async () => {
+    await service('linux', ['install']);
+    const installed = JSON.parse((await service('linux', ['status', '--json'])).out) as { installed: boolean };
+    expect(installed.installed).toBe(true);
+    const removed = await service('linux', ['remove']);
+    expect(removed.code, removed.err).toBe(0);
+    expect(removed.calls).toEqual([
+      'systemctl --user disable --now breakerbar.service',
+      'systemctl --user daemon-reload',
+    ]);
+    const after = JSON.parse((await service('linux', ['status', '--json'])).out) as { installed: boolean };
+    expect(after.installed).toBe(false);
+    expect(existsSync(UNIT())).toBe(false);
+  });
 });
 
 describe('status', () => {

@@ -21,6 +21,7 @@ import {
   UnitFileError,
   xmlEscape,
 } from '../../../main/core/service/unit-files.js';
+import { aboutOurUnit, verifyUnit } from '../../helpers/systemd-verify.js';
 import { toolOrSkip } from '../../helpers/tools.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -482,32 +483,10 @@ describe('systemdUserUnit', () => {
 });
 
 // ---------------------------------------------------------------------------
-// systemd-analyze verify: systemd itself parses the unit. It checks that the
-// executable exists (so a mis-quoted path shows up as "not executable") and
-// reports bad quoting, unknown specifiers and unknown settings.
+// systemd-analyze verify (test/helpers/systemd-verify.ts).
 
 const ANALYZE = toolOrSkip('systemd-analyze');
-
-/** `systemd-analyze verify` on `unitText` as breakerbar.service: user mode if it can run here, else system mode. */
-function verify(unitText: string): { code: number; output: string; mode: string } {
-  const dir = mkdtempSync(join(tmp, 'unit-'));
-  const file = join(dir, 'breakerbar.service');
-  writeFileSync(file, unitText);
-  const run = (args: string[]) => spawnSync('systemd-analyze', ['verify', ...args, file], { encoding: 'utf8' });
-  let result = run(['--user']);
-  let mode = 'user';
-  // Without a user runtime directory (containers, CI) user mode cannot start its manager.
-  if (result.status !== 0 && /Failed to initialize manager|RuntimeDirectory|XDG_RUNTIME_DIR/.test(result.stderr)) {
-    result = run([]);
-    mode = 'system';
-  }
-  return { code: result.status ?? -1, output: `${result.stdout}${result.stderr}`, mode };
-}
-
-/** Lines of verify output about our unit file (other units on the machine may have complaints of their own). */
-function aboutOurUnit(output: string): string[] {
-  return output.split('\n').filter((line) => line.includes('breakerbar.service'));
-}
+const verify = (unitText: string) => verifyUnit(unitText, tmp);
 
 describe.skipIf(ANALYZE.skip)(ANALYZE.title('systemd-analyze verify'), () => {
   /** A real executable at `dir`/node. */

