@@ -6,6 +6,7 @@
  *   everything but the addon; `--ignore-scripts` does the same on any npm.
  * - built for another Node: the install script runs `node` from PATH, so npm run by one Node with another
  *   first on PATH builds the addon for the wrong one (NODE_MODULE_VERSION differs).
+ * In a checkout, an interrupted `npm run dist` leaves Electron's build behind the same way.
  * This recognises both in an error (or anything it wraps) and says what to run. Pure but for the defaults
  * of `describeNativeModuleProblem`, which name this process's Node.
  */
@@ -47,8 +48,12 @@ function thisNode(): NodeFacts {
   return { version: process.version, execPath: process.execPath, checkout };
 }
 
-/** The reinstall that fixes both: npm's flag for the blocked script, run with this Node first on PATH. */
-export const REINSTALL_COMMAND = 'npm install -g breakerbar --allow-scripts=better-sqlite3';
+/**
+ * The reinstall that fixes both: npm's flag for the blocked script, run with this Node first on PATH. The
+ * package is named, not guessed: a user may have installed it by name or from a packed tarball.
+ */
+export const REINSTALL_COMMAND =
+  'npm install -g <breakerbar, or the .tgz you installed> --allow-scripts=better-sqlite3';
 
 /** One paragraph: what is wrong with the addon and the command that fixes it. */
 export function describeNativeModuleProblem(problem: NativeModuleProblem, node: NodeFacts = thisNode()): string {
@@ -60,7 +65,7 @@ export function describeNativeModuleProblem(problem: NativeModuleProblem, node: 
         `than this one, ${node.version} (NODE_MODULE_VERSION ${problem.needed})`;
   const fix =
     node.checkout === null
-      ? `install it again, with this Node first on PATH: PATH="${dirname(node.execPath)}:$PATH" ${REINSTALL_COMMAND}`
+      ? `install the same package again with its script allowed and this Node first on PATH: PATH="${dirname(node.execPath)}:$PATH" ${REINSTALL_COMMAND}`
       : `run \`npm run setup\` in ${node.checkout}`;
   return `cannot load SQLite: ${what}. To fix it, ${fix}`;
 }
