@@ -6,6 +6,8 @@
  * places BreakerBar uses, nothing else.
  */
 
+import { errorChain } from './error-chain.js';
+
 export interface StartupPlaces {
   dataDir: string;
   dbPath: string;
@@ -18,10 +20,7 @@ function facts(error: unknown): { code: string | null; path: string | null; sysc
   let code: string | null = null;
   let path: string | null = null;
   let syscall: string | null = null;
-  const seen = new Set<unknown>();
-  for (let e = error; typeof e === 'object' && e !== null && !seen.has(e); e = (e as { cause?: unknown }).cause) {
-    seen.add(e);
-    const { code: c, path: p, syscall: s } = e as { code?: unknown; path?: unknown; syscall?: unknown };
+  for (const { code: c, path: p, syscall: s } of errorChain(error)) {
     if (code === null && typeof c === 'string') code = c;
     if (path === null && typeof p === 'string') path = p;
     if (syscall === null && typeof s === 'string') syscall = s;

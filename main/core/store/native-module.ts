@@ -12,16 +12,15 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { errorChain } from '../error-chain.js';
 import { packageRoot } from '../version.js';
 
 export type NativeModuleProblem = { kind: 'missing' } | { kind: 'other-node'; builtFor: number; needed: number };
 
 /** The problem the error (or an error in its `cause` chain) reports, or null when it is not one of the two. */
 export function nativeModuleProblem(error: unknown): NativeModuleProblem | null {
-  const seen = new Set<unknown>();
-  for (let e = error; typeof e === 'object' && e !== null && !seen.has(e); e = (e as { cause?: unknown }).cause) {
-    seen.add(e);
-    const message = typeof (e as { message?: unknown }).message === 'string' ? (e as Error).message : '';
+  for (const e of errorChain(error)) {
+    const message = typeof e.message === 'string' ? e.message : '';
     if (!message.includes('better_sqlite3.node')) continue;
     // The `bindings` package's words when no candidate path holds the addon.
     if (message.includes('Could not locate the bindings file')) return { kind: 'missing' };

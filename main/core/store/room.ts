@@ -12,6 +12,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { statfsSync } from 'node:fs';
+import { errorChain } from '../error-chain.js';
 import type { Logger } from '../log.js';
 
 /** The codes that mean "no room": SQLite's and the file system's. */
@@ -31,13 +32,7 @@ export const RELAPSE_MS = 10 * 60_000;
 
 /** Whether `error` (or an error it wraps) says there is no room to write. */
 export function isOutOfRoom(error: unknown): boolean {
-  const seen = new Set<unknown>();
-  for (let e = error; typeof e === 'object' && e !== null && !seen.has(e); e = (e as { cause?: unknown }).cause) {
-    seen.add(e);
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && OUT_OF_ROOM_CODES.has(code)) return true;
-  }
-  return false;
+  return errorChain(error).some(({ code }) => typeof code === 'string' && OUT_OF_ROOM_CODES.has(code));
 }
 
 /** The store's room as the status reports it (null while there is room). */
