@@ -542,8 +542,11 @@ export async function runRehearsal(scenario: Scenario, options: RehearsalOptions
         push({ t: now(), type: 'restart_result', id: row.id, result: row.result, detail: row.detail });
       }
     });
-    /** A wall time the core stored, in scenario seconds (the clock steps in force now taken out). */
-    const scenarioSec = (wall: number) => Math.max(0, Math.round(((wall - stepMs - t0) * scale) / 100) / 10);
+    /**
+     * A wall time the core stored, in scenario seconds (the clock steps in force now taken out). Rounded down, never
+     * to the nearest: an incident opened by a breaker transition must not start after that transition's own event.
+     */
+    const scenarioSec = (wall: number) => Math.max(0, Math.floor((wall - stepMs - t0) * scale) / 1000);
     const incidents = monitor.incidents;
     /** What the timeline last said of each incident: an update shows only when it changes what it is about. */
     const said = new Map<number, string>();
