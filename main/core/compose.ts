@@ -15,7 +15,7 @@ import { BreakerService } from './breaker/service.js';
 import type { Config, Environment, LoadedConfig } from './config/index.js';
 import { toMs } from './config/schema.js';
 import { FleetLink } from './fleet/link.js';
-import { HealthMonitor } from './gateway/health.js';
+import { HealthMonitor, resumableStreak } from './gateway/health.js';
 import { gatewayPort } from './gateway/owner/gather.js';
 import { healthSettings } from './gateway/settings.js';
 import { strategyEnvironment } from './gateway/strategy-environment.js';
@@ -148,9 +148,12 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
   const words = options.translator ?? translator(languageOf(config, environment.env));
   const history = new GatewayHistory(store.db);
   const endpoint = resolveGatewayEndpoint(loaded, environment);
+  const settings = healthSettings(config);
   const health = new HealthMonitor({
     baseUrl: endpoint.baseUrl,
-    ...healthSettings(config),
+    ...settings,
+    // "Down since" goes on across a config reload or a quick restart of the daemon.
+    resume: resumableStreak(history.lastStreak(), clock(), settings),
     clock,
     log,
     record: (result) => {

@@ -675,14 +675,20 @@ describe('daemon', () => {
     expect(daemon.stderr()).toContain(join(bbHome, 'config.json'));
   });
 
-  it('follows its config file: a wrong type is reported and changes nothing, a valid change applies live', async () => {
+  it('follows its config file: a wrong type is reported and changes nothing, a valid change applies live, and "down since" goes on', async () => {
     const daemon = startDaemon();
     await running(daemon);
     const status = async () => {
       const url = readFileSync(join(bbHome, 'api-url'), 'utf8').trim();
-      return (await (await fetch(`${url}/api/status`)).json()) as { watchdog: { dryRun: boolean; threshold: number } };
+      return (await (await fetch(`${url}/api/status`)).json()) as {
+        watchdog: { dryRun: boolean; threshold: number };
+        gateway: { downSince: number | null } | null;
+      };
     };
     expect((await status()).watchdog.dryRun).toBe(false);
+    // Nothing listens at the configured gateway: down from the first probe, and still down after the reload.
+    await until(async () => (await status()).gateway?.downSince != null, 10_000, 'the first failed probe', 100);
+    const downSince = (await status()).gateway?.downSince;
 
     writeFileSync(join(bbHome, 'config.json'), JSON.stringify({ ...QUIET_GATEWAY, watchdog: { threshold: 'three' } }));
     await until(() => daemon.stderr().includes('config change rejected'), 10_000);
@@ -696,6 +702,7 @@ describe('daemon', () => {
     );
     await until(async () => (await status().catch(() => null))?.watchdog.threshold === 5, 10_000);
     expect((await status()).watchdog.dryRun).toBe(true);
+    expect((await status()).gateway?.downSince).toBe(downSince);
     // (SIGHUP: stops a daemon run from a terminal, re-reads a service's config; see daemon-lifecycle.test.ts.)
     expect(daemon.stderr().match(/restarting the monitor/g)).toHaveLength(1);
     daemon.child.kill('SIGTERM');

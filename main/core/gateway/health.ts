@@ -27,6 +27,11 @@ export interface HealthMonitorOptions {
   log: Logger;
   /** Stores and exports one result; a throw is logged, never fatal. */
   record(result: ProbeResult): void;
+  /**
+   * What the probes said just before this monitor started (a config reload, a daemon restart): whether the
+   * gateway was up or down, and since when, so "down since" goes on from there. Null: nothing recent known.
+   */
+  resume?: { ok: boolean; since: number } | null;
   /** Replaceable for tests. */
   probe?: typeof probeGateway;
 }
@@ -39,6 +44,20 @@ export interface GatewayHealth {
   /** Since when probes have been failing (null while up); `unknown` probes neither start nor end either. */
   downSince: number | null;
   readTimeoutMs: number;
+}
+
+/**
+ * The stored streak a new monitor goes on from: only when its last probe is at most two intervals (and a
+ * probe's longest wait) old, as after a config reload or a quick daemon restart. Older, BreakerBar was not
+ * watching in between and cannot say since when.
+ */
+export function resumableStreak(
+  streak: { ok: boolean; since: number; lastTs: number } | null,
+  now: number,
+  settings: Pick<HealthMonitorOptions, 'intervalMs' | 'readTimeoutMaxMs'>,
+): { ok: boolean; since: number } | null {
+  if (!streak || now - streak.lastTs > 2 * settings.intervalMs + settings.readTimeoutMaxMs) return null;
+  return { ok: streak.ok, since: streak.since };
 }
 
 export class HealthMonitor extends EventEmitter<{ probe: [ProbeResult] }> {
@@ -54,6 +73,10 @@ export class HealthMonitor extends EventEmitter<{ probe: [ProbeResult] }> {
   constructor(private readonly options: HealthMonitorOptions) {
     super();
     this.timeout = new AdaptiveTimeout({ floorMs: options.readTimeoutMinMs, ceilingMs: options.readTimeoutMaxMs });
+    if (options.resume) {
+      if (options.resume.ok) this.upSince = options.resume.since;
+      else this.downSince = options.resume.since;
+    }
   }
 
   start(): void {

@@ -157,6 +157,25 @@ export class GatewayHistory {
     return rows.reverse().map((row) => ({ ...row, ok: row.ok === 1 }));
   }
 
+  /**
+   * The run of probes with one verdict that the history ends with: whether the gateway was last seen up or
+   * down, since when, and when it was last probed. Probes BreakerBar could not run on time (`unknown`) count
+   * for neither, as in the live health. Null before any probe.
+   */
+  lastStreak(): { ok: boolean; since: number; lastTs: number } | null {
+    const last = this.db
+      .prepare(`SELECT ts, ok FROM health_probes WHERE status != 'unknown' ORDER BY ts DESC, id DESC LIMIT 1`)
+      .get() as { ts: number; ok: number } | undefined;
+    if (!last) return null;
+    const other = this.db
+      .prepare(`SELECT ts FROM health_probes WHERE status != 'unknown' AND ok != ? ORDER BY ts DESC, id DESC LIMIT 1`)
+      .get(last.ok) as { ts: number } | undefined;
+    const first = this.db
+      .prepare(`SELECT min(ts) AS ts FROM health_probes WHERE status != 'unknown' AND ok = ? AND ts > ?`)
+      .get(last.ok, other?.ts ?? Number.NEGATIVE_INFINITY) as { ts: number };
+    return { ok: last.ok === 1, since: first.ts, lastTs: last.ts };
+  }
+
   /** Opens a restart record (result `running`); returns its id for `updateRestart`. */
   startRestart(row: { ts: number; trigger: string; reason: string; result?: string; evidence?: string }): number {
     const info = this.db

@@ -3,7 +3,7 @@
  * time (`unknown`) changes, and which latencies teach the read timeout.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthMonitor } from '../../../main/core/gateway/health.js';
+import { HealthMonitor, resumableStreak } from '../../../main/core/gateway/health.js';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
 import { silentLogger } from '../../../main/core/log.js';
 
@@ -49,7 +49,7 @@ afterEach(async () => {
 });
 
 /** A monitor whose probes return `results` in turn; `timeouts` records the read timeout each was given. */
-function monitorOf(results: ProbeResult[]) {
+function monitorOf(results: ProbeResult[], resume: { ok: boolean; since: number } | null = null) {
   const timeouts: number[] = [];
   const recorded: ProbeResult[] = [];
   let next = 0;
@@ -62,6 +62,7 @@ function monitorOf(results: ProbeResult[]) {
     clock: () => results[next]?.ts ?? 0,
     log: silentLogger,
     record: (result) => recorded.push(result),
+    resume,
     probe: async (options) => {
       timeouts.push(options.readTimeoutMs);
       return results[next++] as ProbeResult;
@@ -99,5 +100,32 @@ describe('HealthMonitor', () => {
     for (const _ of clean) await monitor.probeNow();
     expect(monitor.health().readTimeoutMs).toBe(FLOOR);
     expect(timeouts.at(-1)).toBe(FLOOR);
+  });
+
+  it('goes on from the streak it resumes: "down since" survives a reload while the gateway stays down', async () => {
+    const { monitor } = monitorOf([dead(60_000), ok(75_000, 5)], { ok: false, since: 20_000 });
+    expect(monitor.health()).toMatchObject({ upSince: null, downSince: 20_000 });
+    await monitor.probeNow();
+    expect(monitor.health()).toMatchObject({ upSince: null, downSince: 20_000 });
+    await monitor.probeNow();
+    expect(monitor.health()).toMatchObject({ upSince: 75_000, downSince: null });
+    const up = monitorOf([ok(60_000, 5)], { ok: true, since: 1000 }).monitor;
+    await up.probeNow();
+    expect(up.health()).toMatchObject({ upSince: 1000, downSince: null });
+  });
+});
+
+describe('resumableStreak', () => {
+  const settings = { intervalMs: 15_000, readTimeoutMaxMs: 10_000 };
+  const streak = { ok: false, since: 20_000, lastTs: 50_000 };
+
+  it('carries over a streak last probed within two intervals and a probe’s longest wait', () => {
+    expect(resumableStreak(streak, 50_500, settings)).toEqual({ ok: false, since: 20_000 });
+    expect(resumableStreak(streak, 90_000, settings)).toEqual({ ok: false, since: 20_000 });
+  });
+
+  it('not one BreakerBar was not watching, nor none at all', () => {
+    expect(resumableStreak(streak, 90_001, settings)).toBeNull();
+    expect(resumableStreak(null, 50_000, settings)).toBeNull();
   });
 });

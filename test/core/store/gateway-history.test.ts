@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../main/core/classify.js';
 import { Store } from '../../../main/core/store/db.js';
-import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
+import { GatewayHistory, type ProbeRow } from '../../../main/core/store/gateway-history.js';
 import { seededRandom } from '../../../main/rehearse/records.js';
 import { callEvent } from '../../helpers/calls.js';
 
@@ -140,5 +140,35 @@ describe('restarts, probes, decisions, notifications', () => {
     expect(history.notifications(0, 4)).toEqual([
       { ts: 3, kind: 'gateway_down', channel: 'desktop', title: 't', ok: false, error: 'e', dep: null },
     ]);
+  });
+});
+
+describe('lastStreak', () => {
+  const probe = (ts: number, ok: boolean, status = ok ? 'ok' : 'refused'): ProbeRow => ({
+    ts,
+    ok,
+    status,
+    startup: null,
+    latencyMs: null,
+    detail: null,
+  });
+
+  it('is null before any probe, and says since when the history has said the same, unknown probes aside', () => {
+    expect(history.lastStreak()).toBeNull();
+    for (const row of [probe(1000, true), probe(2000, false), probe(2500, false, 'unknown'), probe(3000, false)]) {
+      history.recordProbe(row);
+    }
+    expect(history.lastStreak()).toEqual({ ok: false, since: 2000, lastTs: 3000 });
+    history.recordProbe(probe(4000, false, 'unknown'));
+    expect(history.lastStreak()).toEqual({ ok: false, since: 2000, lastTs: 3000 });
+    history.recordProbe(probe(5000, true));
+    history.recordProbe(probe(6000, true));
+    expect(history.lastStreak()).toEqual({ ok: true, since: 5000, lastTs: 6000 });
+  });
+
+  it('a history that never changed starts at its first probe', () => {
+    history.recordProbe(probe(1000, false));
+    history.recordProbe(probe(2000, false));
+    expect(history.lastStreak()).toEqual({ ok: false, since: 1000, lastTs: 2000 });
   });
 });
