@@ -5,6 +5,7 @@
  * an outage is exactly when it is needed (its banner and the Doctor's tab say what is wrong).
  */
 import type { DoctorReport, Finding } from '../main/core/doctor/index.js';
+import { nothingRead } from '../main/shared/api/nothing-read.js';
 import type { ApiStatus } from '../main/shared/api/types.js';
 
 /** The areas without which the dashboard has nothing to show. */
@@ -12,11 +13,6 @@ const FIRST_RUN_AREAS: ReadonlySet<Finding['area']> = new Set(['openclaw', 'sour
 
 export function blockingFindings(report: DoctorReport): Finding[] {
   return report.findings.filter((f) => f.level === 'error' && FIRST_RUN_AREAS.has(f.area));
-}
-
-/** No source found anything to read and no breaker exists: a first run, or BreakerBar looks in the wrong place. */
-export function nothingRead(status: ApiStatus): boolean {
-  return status.breakers.length === 0 && status.sources.every((source) => source.calls === 0);
 }
 
 export function opensOnDoctor(report: DoctorReport | null, status: ApiStatus | null): boolean {

@@ -1,5 +1,6 @@
 import { loadConfig } from '../core/config/index.js';
 import { languageOf } from '../core/language.js';
+import { nothingRead, placesLooked } from '../shared/api/nothing-read.js';
 import type { ApiStatus } from '../shared/api/types.js';
 import { headline, headlineText } from '../shared/headline.js';
 import { type Translator, translator } from '../shared/messages/index.js';
@@ -173,6 +174,7 @@ function watchdogLines(status: ApiStatus, now: number, t: Translator): string[] 
 
 /** One row per dependency's breaker, with OpenClaw's cooldown beside it when any is held. */
 function breakerLines(status: ApiStatus, now: number, t: Translator): string[] {
+  if (nothingRead(status)) return ['', t.t('cli.status.nothingRead', { places: placesLooked(status) })];
   if (status.breakers.length === 0) return ['', t.t('cli.status.noDependencies')];
   const held = status.breakers.some((b) => b.openclawCooldown !== null);
   const rows: Array<Array<string | number>> = [

@@ -5,7 +5,7 @@ import { languageOf } from '../../main/core/language.js';
 import type { OpenClawCooldownsStatus } from '../../main/core/openclaw/cooldowns.js';
 import { headline, headlineText } from '../../main/shared/headline.js';
 import { translator } from '../../main/shared/messages/index.js';
-import { apiStatus, breaker, gateway, MIN, NOW, probe, watchdog } from '../app/fixtures.js';
+import { apiStatus, breaker, gateway, MIN, NOW, probe, source, watchdog } from '../app/fixtures.js';
 
 const COOLDOWNS: OpenClawCooldownsStatus = {
   active: [
@@ -219,5 +219,28 @@ describe("breakerbar status names the gateway's owner", () => {
       NOW,
     );
     expect(foreground).toContain('Gateway owner: a process nobody supervises (pid 4242)');
+  });
+
+  it('says when nothing was read from OpenClaw, and where it looked, instead of an empty table', () => {
+    const empty = apiStatus({
+      breakers: [],
+      sources: [
+        source({ calls: 0, roots: ['/home/me/.openclaw/agents'] }),
+        source({ kind: 'sqlite', calls: 0, roots: ['/home/me/.openclaw/agents'] }),
+        source({ kind: 'gatewaylog', calls: 0, roots: ['/tmp/openclaw'] }),
+        source({ kind: 'gatewaymetrics', calls: 0, roots: ['http://127.0.0.1:18789/api/diagnostics/prometheus'] }),
+      ],
+    });
+    const text = renderStatus(empty, NOW);
+    expect(text).toContain(
+      'Nothing read from OpenClaw yet: no model call in /home/me/.openclaw/agents, /tmp/openclaw. Is OpenClaw installed here',
+    );
+    expect(text).toContain('`breakerbar doctor`');
+    expect(text).not.toContain('No dependencies seen yet.');
+    expect(renderStatus(empty, NOW, translator('zh-CN'))).toContain('尚未从 OpenClaw 读取到任何内容');
+    // Calls read but no breaker yet (all too old to count): not "nothing read".
+    const read = renderStatus({ ...empty, sources: [source({ calls: 3 })] }, NOW);
+    expect(read).toContain('No dependencies seen yet.');
+    expect(read).not.toContain('Nothing read from OpenClaw');
   });
 });

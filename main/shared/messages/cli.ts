@@ -116,6 +116,8 @@ export const cli = area(
           : "no automatic restart: the OpenClaw app's bundled gateway has no CLI or LaunchAgent to restart it through",
     // The breakers.
     'cli.status.noDependencies': 'No dependencies seen yet.',
+    'cli.status.nothingRead': (p: { places: string[] }) =>
+      `Nothing read from OpenClaw yet: no model call in ${p.places.length > 0 ? p.places.join(', ') : 'any source'}. Is OpenClaw installed here, or is its state directory elsewhere (set openclawDir)? \`breakerbar doctor\` says what it found.`,
     'cli.status.col.dependency': 'dependency',
     'cli.status.col.state': 'state',
     'cli.status.col.calls': 'calls',
@@ -222,6 +224,8 @@ export const cli = area(
           ? '不会自动重启：由外部守护进程负责重启网关（如需经由它重启，请设置 watchdog.restartCommand）'
           : '不会自动重启：OpenClaw 应用自带的网关没有可用来重启它的命令行工具或 LaunchAgent',
     'cli.status.noDependencies': '尚未见到任何依赖。',
+    'cli.status.nothingRead': (p: { places: string[] }) =>
+      `尚未从 OpenClaw 读取到任何内容：${p.places.length > 0 ? p.places.join('、') : '所有数据源'}中没有模型调用。OpenClaw 是否安装在本机，或其状态目录在别处（请设置 openclawDir）？\`breakerbar doctor\` 会说明它找到了什么。`,
     'cli.status.col.dependency': '依赖',
     'cli.status.col.state': '状态',
     'cli.status.col.calls': '调用',
