@@ -1,6 +1,6 @@
 /**
  * The hosted workflow (.github/workflows/app.yml) runs what cannot run here: the app under the real
- * Electron, packaging, and reading the fuses back from the packaged binary. It is checked here against
+ * Electron, packaging, reading the fuses back from the packaged binary, and the npm install test on macOS. It is checked here against
  * the repository, so it cannot drift: the files it runs exist, and every fuse it expects in the binary
  * is the value electron-builder.yml sets.
  */
@@ -26,6 +26,16 @@ describe('the hosted app workflow', () => {
     expect(WORKFLOW).toContain('node node_modules/electron/install.js');
     expect(existsSync(join(ROOT, 'node_modules', 'electron', 'install.js'))).toBe(true);
     expect(existsSync(join(ROOT, 'test', 'electron', 'app.electron.ts'))).toBe(true);
+  });
+
+  it('runs the npm install test that exists, with the Nodes that test reads from the environment', () => {
+    const tests = [...WORKFLOW.matchAll(/npx vitest run (test\/\S+\.test\.ts)/g)].map((match) => match[1] as string);
+    expect(tests).toEqual(['test/install/npm-global.test.ts']);
+    const test = readFileSync(join(ROOT, tests[0] as string), 'utf8');
+    for (const name of ['BREAKERBAR_INSTALL_TEST_NODE22', 'BREAKERBAR_INSTALL_TEST_NODE24']) {
+      expect(WORKFLOW).toContain(`echo "${name}=`);
+      expect(test).toContain(`'${name}'`);
+    }
   });
 
   it('expects in the packaged binary exactly the fuses electron-builder.yml sets', async () => {

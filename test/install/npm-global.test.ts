@@ -2,14 +2,21 @@
  * Rule: the package `npm pack` makes installs the way OpenClaw users install tools, into a fresh prefix with
  * the npm of the Node that will run it (Node 24 with npm 11, Node 22 with npm 10) and the one flag the docs
  * give, then runs: `--version`, `doctor`, a daemon that stores the calls of a transcript captured from
- * OpenClaw, serves the dashboard and stops cleanly, and a service unit that systemd accepts, naming that
- * Node. Without the flag npm 12 skips better-sqlite3's build and the commands say how to fix it; a build
- * for another Node is explained the same way. The tarball holds no tests and no TypeScript.
+ * OpenClaw, serves the dashboard and stops cleanly, and a service file its manager accepts, naming that Node.
+ * `npx` runs it from the tarball too. Without the flag npm 12 skips better-sqlite3's build and the commands
+ * say how to fix it; a build for another Node is explained the same way. The tarball holds no tests and no
+ * TypeScript.
  *
  * Offline but for the npm registry: prebuild-install cannot reach GitHub here, so better-sqlite3 compiles
  * against the headers the `node-<platform>-<arch>` npm package ships (`npm_config_nodedir`), as it does on
  * a machine for which no prebuilt binary fits. The Nodes and npms come from the registry into
- * `.cache/install-test` (once).
+ * `.cache/install-test` (once). Where the registry has no Node for the platform (macOS on arm64: those
+ * packages stop at Node 18), BREAKERBAR_INSTALL_TEST_NODE22 and BREAKERBAR_INSTALL_TEST_NODE24 name Node
+ * installs to use instead, each with the npm it bundles (the hosted workflow sets them).
+ *
+ * The service check follows the platform: a systemd unit checked by `systemd-analyze verify` on Linux, a
+ * launchd plist checked by `plutil -lint` and read back by Python's plistlib on macOS (there only, in the
+ * hosted workflow: this machine has no macOS).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import {
@@ -37,8 +44,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CACHE = join(ROOT, '.cache', 'install-test');
 const PLATFORM = `${process.platform === 'darwin' ? 'darwin' : 'linux'}-${process.arch}`;
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'openclaw-2026.7.1', 'records.jsonl');
+const AGENT_DB = join(ROOT, 'test', 'fixtures', 'openclaw-2026.9.6', 'openclaw-agent.sqlite');
 const MINUTES = 60_000;
-const ANALYZE = toolOrSkip('systemd-analyze');
+/** What checks the service file: systemd's own verifier, or (macOS) Python's plistlib beside plutil. */
+const SERVICE_CHECKER = toolOrSkip(process.platform === 'darwin' ? 'python3' : 'systemd-analyze');
 
 interface Toolchain {
   name: string;
@@ -139,26 +148,62 @@ async function copyOfCheckout(): Promise<string> {
     cpSync(join(ROOT, file), join(copy, file));
   }
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  // What an earlier build left of a module since removed: `prepack` must not ship it.
+  mkdirSync(join(copy, 'dist', 'main'), { recursive: true });
+  writeFileSync(join(copy, 'dist', 'main', 'removed-module.js'), 'export {};\n');
   return copy;
 }
 
 const toolchains: Record<'node24' | 'node22', Promise<Toolchain>> = {} as never;
 let npm12: Promise<string>;
 
+/** Where the environment names a Node install to use instead of the registry's (see the header). */
+const GIVEN_NODE = { node22: 'BREAKERBAR_INSTALL_TEST_NODE22', node24: 'BREAKERBAR_INSTALL_TEST_NODE24' } as const;
+
+/**
+ * A Node and an npm: the Node install the environment names (with its bundled npm), else the Node package
+ * `fetch` unpacks from the registry beside the npm the caller chose.
+ */
+async function toolchain(
+  name: 'node22' | 'node24',
+  fetch: () => Promise<[node: string, npm: string]>,
+): Promise<Toolchain> {
+  const variable = GIVEN_NODE[name];
+  const given = process.env[variable];
+  if (given) {
+    const npm = join(given, 'lib', 'node_modules', 'npm');
+    if (!existsSync(join(given, 'bin', 'node')) || !existsSync(join(npm, 'bin', 'npm-cli.js'))) {
+      throw new Error(`${variable}=${given} is not a Node install (bin/node, lib/node_modules/npm)`);
+    }
+    return { name, node: given, npm };
+  }
+  const [node, npm] = await fetch();
+  return { name, node, npm };
+}
+
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'breakerbar-install-'));
   npmCache = join(CACHE, 'npm-cache');
   // Node 24: the one `npm run setup` fetched when it is there (same layout), else fetched here.
   const setupNode = join(ROOT, '.cache', 'node24');
-  toolchains.node24 = Promise.all([
-    unpackFromNpm(`node-${PLATFORM}@24`, existsSync(join(setupNode, '.installed')) ? setupNode : join(CACHE, 'node24')),
-    unpackFromNpm('npm@11', join(CACHE, 'npm11')),
-  ]).then(([node, npm]) => ({ name: 'node24', node, npm }));
-  toolchains.node22 = Promise.all([
-    unpackFromNpm(`node-${PLATFORM}@22`, join(CACHE, 'node22')),
-    unpackFromNpm('npm@10', join(CACHE, 'npm10')),
-  ]).then(([node, npm]) => ({ name: 'node22', node, npm }));
+  toolchains.node24 = toolchain('node24', () =>
+    Promise.all([
+      unpackFromNpm(
+        `node-${PLATFORM}@24`,
+        existsSync(join(setupNode, '.installed')) ? setupNode : join(CACHE, 'node24'),
+      ),
+      unpackFromNpm('npm@11', join(CACHE, 'npm11')),
+    ]),
+  );
+  toolchains.node22 = toolchain('node22', () =>
+    Promise.all([
+      unpackFromNpm(`node-${PLATFORM}@22`, join(CACHE, 'node22')),
+      unpackFromNpm('npm@10', join(CACHE, 'npm10')),
+    ]),
+  );
   npm12 = unpackFromNpm('npm@12', join(CACHE, 'npm12'));
+  // Awaited by the tests that need them; until then a failure must not count as unhandled.
+  for (const pending of [toolchains.node22, npm12]) pending.catch(() => {});
   const node24 = await toolchains.node24;
   const checkout = await copyOfCheckout();
   const { stdout } = await npmRun(
@@ -171,6 +216,9 @@ beforeAll(async () => {
   if (!packed) throw new Error(`npm pack printed no package:\n${stdout}`);
   tarball = join(tmp, packed.filename);
   writeFileSync(join(tmp, 'files.json'), JSON.stringify(packed.files.map((f) => f.path)));
+  // Each of these builds better-sqlite3 (here a compile, about 80 s of one core): started together, not one
+  // after another. The tests await them; until then a failure must not count as unhandled.
+  for (const pending of [installedWith('node24'), installedWith('node22'), npxScan()]) pending.catch(() => {});
 }, 15 * MINUTES);
 
 afterAll(() => {
@@ -179,7 +227,7 @@ afterAll(() => {
 });
 
 describe('the tarball', () => {
-  it('holds what runs, README and LICENSE, and no tests, TypeScript sources or source maps', () => {
+  it('holds what runs, README and LICENSE, and no tests, TypeScript sources, source maps or stale builds', () => {
     const files = JSON.parse(readFileSync(join(tmp, 'files.json'), 'utf8')) as string[];
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/main/cli/index.js']));
     expect(files.some((f) => f.startsWith('dist/renderer/'))).toBe(true);
@@ -187,8 +235,31 @@ describe('the tarball', () => {
       files.filter((f) => f.startsWith('test/') || f.startsWith('dist/test/') || f.startsWith('dist/bench/')),
     ).toEqual([]);
     expect(files.filter((f) => /\.(ts|cts|mts|map)$/.test(f))).toEqual([]);
+    expect(files).not.toContain('dist/main/removed-module.js');
   });
 });
+
+/**
+ * `npx … breakerbar scan` on a copy of an agent database OpenClaw 2026.9.6 wrote, as a user's first npx: with
+ * its own npm cache, so the package is installed (and better-sqlite3 built) afresh. Run once.
+ */
+let npxScanRun: Promise<{ stdout: string }> | undefined;
+function npxScan(): Promise<{ stdout: string }> {
+  npxScanRun ??= toolchains.node24.then((node24) => {
+    const state = join(tmp, 'npx-openclaw');
+    mkdirSync(join(state, 'agents', 'main', 'agent'), { recursive: true });
+    cpSync(AGENT_DB, join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite'));
+    const env = { ...userEnv(node24, mkdtempSync(join(tmp, 'npx-home-'))), npm_config_cache: join(tmp, 'npx-cache') };
+    const npx = join(node24.npm, 'bin', 'npx-cli.js');
+    const args = ['--yes', '--allow-scripts=better-sqlite3', '--package', tarball, '--', 'breakerbar'];
+    return run(join(node24.node, 'bin', 'node'), [npx, ...args, 'scan', state, '--json'], {
+      env,
+      cwd: tmp,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  });
+  return npxScanRun;
+}
 
 /** Each toolchain's install with the flag, made once whoever asks first (the tests run in a shuffled order). */
 const installs: Partial<Record<'node24' | 'node22', Promise<Installed>>> = {};
@@ -273,23 +344,53 @@ describe.each(['node24', 'node22'] as const)('npm install -g on %s', (name) => {
     3 * MINUTES,
   );
 
-  it.skipIf(ANALYZE.skip)(
-    ANALYZE.title('service install --dry-run prints a unit systemd accepts, running this Node'),
+  /** The service file `service install --dry-run` would write, and the paths it must run. */
+  async function dryRunService() {
+    const result = await breakerbar(installed, ['service', 'install', '--dry-run'], {
+      BREAKERBAR_HOME: join(tmp, `${name}-svc`),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const file = /Would write [^\n]*:\n\n([\s\S]*?)\nWould run:/.exec(result.stdout)?.[1];
+    expect(file, result.stdout).toBeDefined();
+    const node = realpathSync(join(installed.chain.node, 'bin', 'node'));
+    const cli = realpathSync(
+      join(installed.prefix, 'lib', 'node_modules', 'breakerbar', 'dist', 'main', 'cli', 'index.js'),
+    );
+    return { file: file as string, node, cli };
+  }
+
+  it.skipIf(SERVICE_CHECKER.skip)(
+    SERVICE_CHECKER.title('service install --dry-run prints a service file its manager accepts, running this Node'),
     async () => {
-      const result = await breakerbar(installed, ['service', 'install', '--dry-run'], {
-        BREAKERBAR_HOME: join(tmp, `${name}-svc`),
-      });
-      expect(result.code, result.stderr).toBe(0);
-      const unit = /Would write [^\n]*:\n\n([\s\S]*?\n\[Install\]\nWantedBy=default.target\n)/.exec(result.stdout)?.[1];
-      expect(unit, result.stdout).toBeDefined();
-      const node = realpathSync(join(installed.chain.node, 'bin', 'node'));
-      const cli = realpathSync(
-        join(installed.prefix, 'lib', 'node_modules', 'breakerbar', 'dist', 'main', 'cli', 'index.js'),
-      );
-      expect(unit).toContain(`ExecStart="${node}" "${cli}" "daemon"`);
-      const verdict = verifyUnit(unit as string, tmp);
-      expect(aboutOurUnit(verdict.output), `${verdict.mode} mode:\n${verdict.output}`).toEqual([]);
+      const { file, node, cli } = await dryRunService();
+      if (process.platform !== 'darwin') {
+        expect(file).toContain(`ExecStart="${node}" "${cli}" "daemon"`);
+        const verdict = verifyUnit(file, tmp);
+        expect(aboutOurUnit(verdict.output), `${verdict.mode} mode:\n${verdict.output}`).toEqual([]);
+        return;
+      }
+      const plist = join(tmp, `${name}.plist`);
+      writeFileSync(plist, file);
+      await run('plutil', ['-lint', plist]);
+      const { stdout } = await run('python3', [
+        '-c',
+        'import json,plistlib,sys; print(json.dumps(plistlib.load(open(sys.argv[1],"rb"))))',
+        plist,
+      ]);
+      expect(JSON.parse(stdout)).toMatchObject({ ProgramArguments: [node, cli, 'daemon'], RunAtLoad: true });
     },
+  );
+});
+
+describe('npx', () => {
+  it(
+    'runs it from the tarball without a global install: scan reads an agent database OpenClaw wrote',
+    async () => {
+      const { stdout } = await npxScan();
+      // The fixture's twelve assistant messages, read through better-sqlite3 as built by this npx.
+      expect(JSON.parse(stdout)).toMatchObject({ files: 1, malformed: 0, calls: 12 });
+    },
+    10 * MINUTES,
   );
 });
 
