@@ -123,10 +123,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   limitConnections(server, { firstRequestMs: Math.min(5000, requestTimeoutMs), log: refusalLog });
   // A connection with no traffic either way for this long (a client that stopped reading its answer)
   // is closed; the event stream turns it off for its own socket. Twice the request timeout, so that a
-  // stalled request gets its 408 from the request timeout first.
+  // stalled request gets its 408 from the request timeout first. Node hands this listener the end of a
+  // kept-alive connection's idle time too (browsers keep several open per page): that close is routine, so
+  // only an answer still under way is worth a warning.
   const idleMs = 2 * requestTimeoutMs;
   server.setTimeout(idleMs, (socket: Socket) => {
-    refusals.warn('api connection closed', { reason: `no traffic for ${idleMs} ms` });
+    if (inFlight.has(socket)) refusals.warn('api connection closed', { reason: `answer not read for ${idleMs} ms` });
     socket.destroy();
   });
 

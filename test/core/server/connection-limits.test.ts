@@ -69,13 +69,13 @@ describe('connection table', () => {
   });
 });
 
-async function start(requestTimeoutMs?: number): Promise<ApiServer> {
+async function start(requestTimeoutMs?: number, log = recordingLogger()): Promise<ApiServer> {
   const server = await startApiServer({
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     backend: new FakeBackend(),
     port: 0,
     token: TOKEN,
-    log: recordingLogger(),
+    log,
     version: '9.9.9',
     sse: { heartbeatMs: 0 },
   });
@@ -121,6 +121,23 @@ async function answered(response: Promise<Response>): Promise<Response> {
     clearTimeout(timer);
   }
 }
+
+describe('connections that go quiet', () => {
+  it('closes a kept-alive connection after its answer without a warning: browsers keep several per page', async () => {
+    const log = recordingLogger();
+    const server = await start(200, log);
+    // As a browser holds it: the answer read, the connection left open for the next request.
+    const socket = await idleSocket(server.port);
+    const answer = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: Buffer) => chunk.includes('ok') && resolve()),
+    );
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+    await answer;
+    // The server ends the idle connection (its keep-alive timeout), quietly.
+    await socket.gone;
+    expect(log.lines.filter((line) => line.level === 'warn')).toEqual([]);
+  });
+});
 
 describe('an API under connection pressure from one process', () => {
   it('answers /healthz and /api/status while 128 idle sockets and 32 event streams are open', async () => {
