@@ -172,8 +172,9 @@ export class GatewayHistory {
       .get(last.ok) as { ts: number } | undefined;
     const first = this.db
       .prepare(`SELECT min(ts) AS ts FROM health_probes WHERE status != 'unknown' AND ok = ? AND ts > ?`)
-      .get(last.ok, other?.ts ?? Number.NEGATIVE_INFINITY) as { ts: number };
-    return { ok: last.ok === 1, since: first.ts, lastTs: last.ts };
+      .get(last.ok, other?.ts ?? Number.NEGATIVE_INFINITY) as { ts: number | null };
+    // Null only when the other verdict shares the last probe's millisecond: the streak is that probe alone.
+    return { ok: last.ok === 1, since: first.ts ?? last.ts, lastTs: last.ts };
   }
 
   /** Opens a restart record (result `running`); returns its id for `updateRestart`. */
