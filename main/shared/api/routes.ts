@@ -4,7 +4,7 @@
  * wire, how the server parses them back (with the same strict rules
  * everywhere), and the type of its answer.
  *
- * The server routes from this table (core/server/routes.ts), the typed client
+ * The server routes from this table (core/server/router.ts), the typed client
  * is built from it (client.ts) and the app's IPC check validates the dashboard's
  * calls against it, so a read-only endpoint is one entry here and one handler in
  * core/server/handlers.ts. Browser-safe: imports only its own directory at run
