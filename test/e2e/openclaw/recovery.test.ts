@@ -603,7 +603,10 @@ describe.skipIf(TOOLS.skip)(TOOLS.title('recovery on the real OpenClaw 2026.9.6,
     expect(breakerbar.query('SELECT kind, title FROM notifications')).toEqual([]);
     expect(webhookKinds(breakerbar)).toEqual([]);
     const decided = breakerbar.query<{ decision: string }>('SELECT DISTINCT decision FROM watchdog_decisions');
-    expect(new Set(decided.map((row) => row.decision))).toEqual(new Set(['healthy', 'quiet']));
+    // A probe BreakerBar could not run on time ('unknown': its own loop held up, as happens on a loaded 2-core
+    // machine) judges nothing and counts toward nothing; every other decision must be a calm one.
+    const judged = new Set(decided.map((row) => row.decision).filter((decision) => decision !== 'unknown'));
+    expect(judged).toEqual(new Set(['healthy', 'quiet']));
     const headline = (await breakerbar.cli(['status'])).stdout.split('\n')[0] ?? '';
     expect(headline).toMatch(/^All well/);
   }, 900_000);
