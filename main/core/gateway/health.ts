@@ -31,7 +31,7 @@ export interface HealthMonitorOptions {
    * What the probes said just before this monitor started (a config reload, a daemon restart): whether the
    * gateway was up or down, and since when, so "down since" goes on from there. Null: nothing recent known.
    */
-  resume?: { ok: boolean; since: number } | null;
+  resume?: Omit<ProbeStreak, 'lastTs'> | null;
   /** Replaceable for tests. */
   probe?: typeof probeGateway;
 }
@@ -46,16 +46,25 @@ export interface GatewayHealth {
   readTimeoutMs: number;
 }
 
+/** The run of probes with one verdict that a probe history ends with (unknown probes aside). */
+export interface ProbeStreak {
+  ok: boolean;
+  /** The first probe of the run. */
+  since: number;
+  /** The last probe of the run. */
+  lastTs: number;
+}
+
 /**
  * The stored streak a new monitor goes on from: only when its last probe is at most two intervals (and a
  * probe's longest wait) old, as after a config reload or a quick daemon restart. Older, BreakerBar was not
  * watching in between and cannot say since when.
  */
 export function resumableStreak(
-  streak: { ok: boolean; since: number; lastTs: number } | null,
+  streak: ProbeStreak | null,
   now: number,
   settings: Pick<HealthMonitorOptions, 'intervalMs' | 'readTimeoutMaxMs'>,
-): { ok: boolean; since: number } | null {
+): Omit<ProbeStreak, 'lastTs'> | null {
   if (!streak || now - streak.lastTs > 2 * settings.intervalMs + settings.readTimeoutMaxMs) return null;
   return { ok: streak.ok, since: streak.since };
 }

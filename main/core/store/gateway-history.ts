@@ -3,6 +3,7 @@
  * decisions and notifications. Kept apart from `db.ts` (calls and cursors) but
  * on the same connection, so one file holds the whole story of an incident.
  */
+import type { ProbeStreak } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { Db } from './db.js';
 
@@ -162,7 +163,7 @@ export class GatewayHistory {
    * down, since when, and when it was last probed. Probes BreakerBar could not run on time (`unknown`) count
    * for neither, as in the live health. Null before any probe.
    */
-  lastStreak(): { ok: boolean; since: number; lastTs: number } | null {
+  lastStreak(): ProbeStreak | null {
     const last = this.db
       .prepare(`SELECT ts, ok FROM health_probes WHERE status != 'unknown' ORDER BY ts DESC, id DESC LIMIT 1`)
       .get() as { ts: number; ok: number } | undefined;
