@@ -20,8 +20,13 @@
  * `consume` may also store later (return a promise): the tailer then advances
  * when it resolves and reads nothing more of that file, under any name, until
  * then, while other files are read meanwhile.
+ *
+ * A file deleted (or replaced at its path) right after a write still gives its
+ * last lines: the descriptor of each recently looked-at file is kept open
+ * (a few dozen at most), and a file found gone is read through it to its end
+ * before it is let go.
  */
-import { closeSync, type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
+import { closeSync, type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { directoryWatcher } from './dir-watcher.js';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
@@ -95,6 +100,8 @@ interface Tracked {
   seenSize: number;
   /** A batch of it is being stored: its offset moves when that is done. */
   committing: boolean;
+  /** The descriptor kept open since its last look (see `HELD_FILES`), or null. */
+  held: number | null;
 }
 
 /**
@@ -113,6 +120,13 @@ const DEFAULT_MAX_LINES = 128;
  * At most this many batches' events wait in memory (the bytes they came from are not kept).
  */
 const FILES_IN_FLIGHT = 32;
+/**
+ * Files whose descriptor stays open after a look, the most recently looked-at: what a writer appends and then
+ * deletes (or replaces) before the next look is read through it, instead of being lost with the name. Files
+ * are looked at when they change, so these are the active ones; the rest cost no descriptor. Not on Windows,
+ * where an open file's name cannot be used again until it is closed (a writer recreating the file would fail).
+ */
+const HELD_FILES = process.platform === 'win32' ? 0 : 32;
 
 export class FileTailer {
   private readonly byPath = new Map<string, Tracked>();
@@ -132,6 +146,8 @@ export class FileTailer {
   private readonly unidentified = new Map<string, number>();
   /** Paths found to be no regular file (a named pipe, say), already reported. */
   private readonly notFiles = new Set<string>();
+  /** Files with a descriptor held open, least recently looked-at first. */
+  private readonly holding = new Set<Tracked>();
   /** Paths found by the first listing and not looked at yet; stored positions are trusted until it is empty. */
   private firstLook: Set<string> | null = null;
   private readonly watchedRoots = new Set<string>();
@@ -183,6 +199,7 @@ export class FileTailer {
     await this.queue.stop();
     await this.watcher?.close();
     this.watcher = null;
+    for (const tracked of [...this.holding]) this.release(tracked);
   }
 
   progress(): TailerProgress {
@@ -306,14 +323,21 @@ export class FileTailer {
     } catch (error) {
       if (error instanceof NotRegularFileError) return this.notAFile(error);
       if (!isMissing(error)) throw error;
+      const tracked = this.byPath.get(path);
+      const last = tracked && this.readLastBytes(tracked);
+      if (last) return last.read;
       this.vanished(path);
       return;
     }
     this.notFiles.delete(path);
+    let keep = false;
     try {
       let tracked = this.byPath.get(path);
       if (tracked && (tracked.identity.dev !== stats.dev || tracked.identity.ino !== stats.ino)) {
-        // Rotation: the file we followed was renamed away and a new one took its name.
+        // Rotation: the file we followed was renamed away or deleted, and a new one took its name. A deleted
+        // one is read to its end first; the new one waits until then.
+        const last = this.readLastBytes(tracked);
+        if (last) return last.read;
         this.vanished(path);
         tracked = undefined;
       }
@@ -330,11 +354,53 @@ export class FileTailer {
       tracked ??= this.adopt(fd, path, stats);
       if (!tracked) return;
       tracked.seenSize = stats.size;
+      keep = this.hold(tracked, fd);
       // The batch's bytes are read before the file is closed: storing them may take longer.
       if (stats.size > tracked.offset) return this.readFrom(fd, tracked, stats.size);
     } finally {
-      closeSync(fd);
+      if (!keep) closeSync(fd);
     }
+  }
+
+  /**
+   * The file followed as `tracked` is gone from its path. If it was deleted (no name left), what it has past
+   * our offset is read through the descriptor held since its last look, a batch per look, the path looked at
+   * again until nothing is left. Null when nothing is left, or when the file was renamed (found again by its
+   * inode under its new name, if that name is ours to read): the descriptor is let go then.
+   */
+  private readLastBytes(tracked: Tracked): { read: void | Promise<void> } | null {
+    if (tracked.held === null) return null;
+    const { nlink, size } = fstatSync(tracked.held);
+    if (nlink > 0 || size <= tracked.offset) {
+      this.release(tracked);
+      return null;
+    }
+    tracked.seenSize = size;
+    return { read: this.readFrom(tracked.held, tracked, size) };
+  }
+
+  /**
+   * Keeps `fd` open as `tracked`'s held descriptor (see `HELD_FILES`); false when it is not kept (the caller
+   * closes it). The least recently looked-at file beyond the limit lets its descriptor go.
+   */
+  private hold(tracked: Tracked, fd: number): boolean {
+    if (HELD_FILES === 0) return false;
+    if (tracked.held !== null && tracked.held !== fd) closeSync(tracked.held);
+    tracked.held = fd;
+    this.holding.delete(tracked);
+    this.holding.add(tracked);
+    if (this.holding.size > HELD_FILES) {
+      const oldest = this.holding.values().next().value;
+      if (oldest) this.release(oldest);
+    }
+    return true;
+  }
+
+  private release(tracked: Tracked): void {
+    this.holding.delete(tracked);
+    if (tracked.held === null) return;
+    closeSync(tracked.held);
+    tracked.held = null;
   }
 
   /** A named pipe (or the like) where a file is followed: said once while it stays, never opened for reading. */
@@ -396,7 +462,7 @@ export class FileTailer {
     }
     // Shorter than where we were: truncated and rewritten (same first line) meanwhile.
     if (offset > stats.size) offset = 0;
-    const tracked: Tracked = { path, key, identity, offset, seenSize: stats.size, committing: false };
+    const tracked: Tracked = { path, key, identity, offset, seenSize: stats.size, committing: false, held: null };
     this.byPath.set(path, tracked);
     this.byInode.set(inode, tracked);
     return tracked;
@@ -404,6 +470,7 @@ export class FileTailer {
 
   /** Stops following `tracked` at its path (it may be found again by its inode). */
   private untrack(tracked: Tracked): void {
+    this.release(tracked);
     if (this.byPath.get(tracked.path) === tracked) this.byPath.delete(tracked.path);
     const inode = `${tracked.identity.dev}:${tracked.identity.ino}`;
     if (this.byInode.get(inode) === tracked) this.byInode.delete(inode);

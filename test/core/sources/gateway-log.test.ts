@@ -245,6 +245,7 @@ describe('GatewayLogSource with a real store', () => {
     const bytes = Buffer.from(`${cut.line}\n`);
     const at = bytes.indexOf('rate limit');
     const fd = openSync(live, 'a');
+    let open = true;
     try {
       writeSync(fd, bytes.subarray(0, at));
       // The tailer has seen the half line (it is pending) and left it unread.
@@ -257,6 +258,7 @@ describe('GatewayLogSource with a real store', () => {
       const tail = generateGatewayLog({ start: EVENING + 62_000, count: 10, seed: 6 });
       writeSync(fd, logText(tail));
       closeSync(fd);
+      open = false;
       const more = generateGatewayLog({ start: EVENING + 80_000, count: 25, seed: 8 });
       appendLog(live, more);
 
@@ -268,11 +270,8 @@ describe('GatewayLogSource with a real store', () => {
       );
       expect(source.status()).toMatchObject({ inputs: 3, malformed: 0 });
     } finally {
-      try {
-        closeSync(fd);
-      } catch {
-        // already closed
-      }
+      // Never closed twice: the number may already belong to a descriptor the tailer holds.
+      if (open) closeSync(fd);
     }
   });
 

@@ -10,6 +10,8 @@ import {
   appendFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -475,21 +477,18 @@ describe('FileTailer: truncation, rotation, deletion, inode reuse', () => {
     expect(rec.errors).toEqual([]);
   });
 
-  it('survives a file deleted while it is being read: no crash, no error loop, its key forgotten once', async () => {
+  it('reads a file deleted while it is being read to its end, then forgets its key once: no crash, no error loop', async () => {
     const { tailer, rec } = startTailer({ chunkBytes: 16 * 1024 });
     const path = join(dir, 'doomed.jsonl');
     const lines = range(0, 20_000, 'doomed');
-    // Delete the file as soon as its first batch is being consumed: the rest is never read.
+    // Delete the file as soon as its first batch is being consumed: the rest is read through the open descriptor.
     rec.onConsume = (batch) => {
       if (batch.path === path) unlinkSync(path);
       rec.onConsume = null;
     };
     writeFileSync(path, linesText(lines));
-    await until(() => rec.forgotten.length > 0, 5000, 'the deleted file to be forgotten');
-    const delivered = rec.linesAt(path);
-    expect(delivered.length).toBeGreaterThan(0);
-    expect(delivered.length).toBeLessThan(lines.length);
-    expect(delivered).toEqual(lines.slice(0, delivered.length));
+    await until(() => rec.forgotten.length > 0, 10_000, 'the deleted file to be forgotten');
+    expect(rec.linesAt(path)).toEqual(lines);
     expect(rec.forgotten).toEqual(rec.keysAt(path));
 
     for (let i = 0; i < 3; i++) await look(tailer);
@@ -497,6 +496,82 @@ describe('FileTailer: truncation, rotation, deletion, inode reuse', () => {
     expect(rec.errors).toEqual([]);
     expect(tailer.progress().files).toBe(0);
   });
+
+  describe.each([
+    ['stored at once', {}],
+    ['stored later', { storeLater: true }],
+  ] as Array<[string, Mode]>)('the last lines of a file deleted right after they were written (%s)', (_name, mode) => {
+    it('are read before the file is let go', async () => {
+      const { tailer, rec } = startTailer({ ...MANUAL, ...mode, maxLinesPerBatch: 7 });
+      const path = join(dir, 'gateway.jsonl');
+      const first = range(0, 300, 'first');
+      const last = range(300, 600, 'first');
+      appendAll(path, first);
+      await look(tailer);
+      await expectText(rec, path, linesText(first));
+      // Written and deleted between two looks: only the descriptor kept from the last look still reaches them.
+      appendAll(path, last);
+      unlinkSync(path);
+      await look(tailer);
+      expect(rec.linesAt(path)).toEqual([...first, ...last]);
+      // Let go once a follow-up look finds nothing left, and forgotten after a whole round in which it was not
+      // found again under another name.
+      await until(() => tailer.settled, 5000, 'the follow-up looks');
+      for (let i = 0; i < 2; i++) await look(tailer);
+      expect(rec.forgotten).toEqual(rec.keysAt(path));
+      expect(rec.errors).toEqual([]);
+    });
+
+    it('are read before the file created in its place, which is then read from 0', async () => {
+      const { tailer, rec } = startTailer({ ...MANUAL, ...mode, maxLinesPerBatch: 7 });
+      const path = join(dir, 'gateway.jsonl');
+      const first = range(0, 100, 'old');
+      const tail = range(100, 200, 'old');
+      const next = range(0, 50, 'new');
+      appendAll(path, first);
+      await look(tailer);
+      await expectText(rec, path, linesText(first));
+      appendAll(path, tail);
+      unlinkSync(path);
+      appendAll(path, next);
+      await look(tailer);
+      await expectText(rec, path, linesText([...first, ...tail, ...next]));
+      expect(rec.keysAt(path)).toHaveLength(2);
+      expect(rec.linesOf(rec.keysAt(path)[0] ?? '')).toEqual([...first, ...tail]);
+      expect(rec.errors).toEqual([]);
+    });
+  });
+
+  it.skipIf(process.platform !== 'linux')(
+    'lets go of a deleted file once it is read, and of every file when stopped',
+    async () => {
+      const { tailer, rec } = startTailer(MANUAL);
+      const openDeleted = () =>
+        readdirSync('/proc/self/fd').filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
+          } catch {
+            return false;
+          }
+        }).length;
+      const paths = Array.from({ length: 40 }, (_, i) => join(dir, `s${i}.jsonl`));
+      for (const path of paths) appendAll(path, range(0, 3));
+      await look(tailer);
+      await until(() => rec.deliveries.length === 120, 5000, 'every file to be read');
+      // The most recently looked-at files keep a descriptor, a bounded number of them.
+      expect(openDeleted()).toBeGreaterThan(0);
+      expect(openDeleted()).toBeLessThanOrEqual(32);
+      for (const path of paths) unlinkSync(path);
+      await look(tailer);
+      await look(tailer);
+      expect(openDeleted()).toBe(0);
+      appendAll(paths[0] ?? '', range(0, 3));
+      await look(tailer);
+      expect(openDeleted()).toBe(1);
+      await tailer.stop();
+      expect(openDeleted()).toBe(0);
+    },
+  );
 
   it('survives a file deleted between appends, then reads the file created in its place', async () => {
     const { rec } = startTailer();
