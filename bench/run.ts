@@ -16,8 +16,10 @@
  *   --rate N       load: calls a second appended in the live phase (default 10,000; 0 skips it)
  *   --seconds N    load: length of the live phase (default 30)
  *   --backfill-mb N  load: size of the first-start backfill (default 1024; 0 skips it)
+ *   --sessions N   idle: sessions followed (default 1,000)
+ *   --quiet-seconds N  idle: length of the quiet interval (default 600)
  * Environment (kept for compatibility): BENCH_SCAN_MB, BENCH_ROUNDS for scan; BENCH_AGENTDB_MB (and BENCH_ROUNDS) for agentdb;
- * BENCH_CPU_PROF=<dir> makes load's daemon write a V8 CPU profile there.
+ * BENCH_CPU_PROF=<dir> makes load's and idle's daemons write a V8 CPU profile there.
  */
 import { apiBench } from './api.js';
 import { detectionBench } from './detection.js';
@@ -49,7 +51,8 @@ for (let i = 0; i < args.length; i++) {
   else fail(`--${key} needs a value`);
 }
 for (const key of options.keys()) {
-  if (!['quick', 'size-mb', 'events', 'rate', 'seconds', 'backfill-mb'].includes(key)) fail(`unknown option --${key}`);
+  if (!['quick', 'size-mb', 'events', 'rate', 'seconds', 'backfill-mb', 'sessions', 'quiet-seconds'].includes(key))
+    fail(`unknown option --${key}`);
 }
 
 function fail(message: string): never {
@@ -90,7 +93,13 @@ const BENCHES: Record<string, () => Promise<void>> = {
     ),
   latency: () => latencyBench(),
   detection: () => detectionBench({ quick }),
-  idle: () => (quick ? idleBench(100, 10) : idleBench()),
+  idle: () =>
+    idleBench({
+      sessions: numberOption('sessions', quick ? 100 : 1000),
+      quietSeconds: numberOption('quiet-seconds', quick ? 10 : 600),
+      trafficSeconds: quick ? 10 : 60,
+      callsPerSecond: 100,
+    }),
   api: () => (quick ? apiBench(200) : apiBench()),
   resume: () => resumeBench({ sizeMb: numberOption('size-mb', quick ? 50 : 1024), restarts: quick ? 3 : 10 }),
   store: () =>

@@ -11,13 +11,16 @@
  * lost and nothing counted twice.
  *
  * Change detection: every open database is asked for `PRAGMA data_version`
- * twenty times a second. It changes whenever the gateway commits and costs about
- * 3 µs (a look at the WAL index in shared memory, no read of the file), so it is
- * both faster and more dependable than the file watcher, which measurably
- * missed `-wal` writes here (p99 latency ~300 ms → 1.3 s under load). The
+ * twenty times a second while the gateway is committing. It changes whenever the
+ * gateway commits and costs about 3 µs (a look at the WAL index in shared memory,
+ * no read of the file), so it is both faster and more dependable than the file
+ * watcher, which measurably missed `-wal` writes here (p99 latency ~300 ms →
+ * 1.3 s under load). After 10 s without a commit the databases are asked twice a
+ * second: twenty wake-ups a second were most of an idle daemon's CPU, and the
  * watcher (on the database and its `-wal`, never `-shm`, which readers touch)
- * still reports new databases at once; a reconcile tick re-lists the agents and
- * notices replaced or deleted files.
+ * still reports the first write after a quiet spell at once; it also reports
+ * new databases, and a reconcile tick re-lists the agents and notices replaced
+ * or deleted files.
  *
  * Rows that cannot be decoded (a corrupt zstd frame, no event at all) are
  * counted (`undecodable`), reported once per database, and passed: the cursor
@@ -55,6 +58,11 @@ const STORE_FULL_RETRY_MS = 5000;
 
 type UndecodableRow = Extract<TranscriptRow, { json: null }>;
 
+/** No commit seen for this long: the gateway is quiet, and the databases are asked less often. */
+const QUIET_AFTER_MS = 10_000;
+/** How often the databases are asked while the gateway is quiet. */
+const QUIET_POLL_MS = 500;
+
 export interface SqliteSourceOptions {
   stateDir: string;
   sink: IngestSink;
@@ -65,7 +73,7 @@ export interface SqliteSourceOptions {
   onStored?: (calls: CallEvent[]) => void;
   /** Delay of the re-look after a read that found rows (default 100 ms). */
   followUpMs?: number;
-  /** How often open databases are asked whether the gateway committed (default 50 ms). */
+  /** How often open databases are asked whether the gateway committed while it commits (default 50 ms). */
   pollIntervalMs?: number;
   /** Tests: false runs on the reconcile tick and follow-ups alone. */
   watch?: boolean;
@@ -112,6 +120,8 @@ export class SqliteTranscriptSource implements Source {
   private watcher: FSWatcher | null = null;
   private tick: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
+  /** When a commit was last seen (monotonic ms): sets how often the databases are asked. */
+  private lastCommitSeenAt = 0;
   private stopped = true;
   private lastEventAt: number | null = null;
   private lastError: string | null = null;
@@ -131,7 +141,22 @@ export class SqliteTranscriptSource implements Source {
     this.reconcile();
     this.tick = setInterval(() => this.reconcile(), this.options.reconcileIntervalMs);
     this.tick.unref?.();
-    this.poll = setInterval(() => this.checkVersions(), this.options.pollIntervalMs ?? 50);
+    this.lastCommitSeenAt = performance.now();
+    this.schedulePoll();
+  }
+
+  /** The next look at the databases' versions: soon while the gateway commits, less often while it is quiet. */
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    const active = this.options.pollIntervalMs ?? 50;
+    const quiet = performance.now() - this.lastCommitSeenAt > QUIET_AFTER_MS;
+    this.poll = setTimeout(
+      () => {
+        this.checkVersions();
+        this.schedulePoll();
+      },
+      quiet ? Math.max(active, QUIET_POLL_MS) : active,
+    );
     this.poll.unref?.();
   }
 
@@ -140,7 +165,9 @@ export class SqliteTranscriptSource implements Source {
     for (const follower of this.followers.values()) {
       if (!follower.db || follower.retryTimer || this.queue.has(follower.path)) continue;
       try {
-        if (follower.db.dataVersion() !== follower.dataVersion) this.queue.add(follower.path);
+        if (follower.db.dataVersion() === follower.dataVersion) continue;
+        this.lastCommitSeenAt = performance.now();
+        this.queue.add(follower.path);
       } catch {
         this.queue.add(follower.path);
       }
@@ -150,7 +177,7 @@ export class SqliteTranscriptSource implements Source {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.tick) clearInterval(this.tick);
-    if (this.poll) clearInterval(this.poll);
+    if (this.poll) clearTimeout(this.poll);
     await this.queue.stop();
     for (const follower of this.followers.values()) {
       if (follower.retryTimer) clearTimeout(follower.retryTimer);
@@ -340,7 +367,10 @@ export class SqliteTranscriptSource implements Source {
         follower.dataVersion = version;
         follower.replaying = false;
       }
-      if (rows.length > 0) this.queue.later(follower.path);
+      if (rows.length > 0) {
+        this.lastCommitSeenAt = performance.now();
+        this.queue.later(follower.path);
+      }
     } catch (error) {
       this.failed(follower, error as Error);
     }
