@@ -1,7 +1,7 @@
 /**
  * Idle cost: the daemon following 1,000 sessions that do not change, then the same daemon while the gateway
- * writes 100 calls a second. Measures the daemon process's CPU time (user + system of all its threads, from
- * /proc) and its resident memory (sampled every second; the largest is kept). A bare Node process with one
+ * writes 100 calls a second. Measures the daemon process's CPU time (user + system of all its threads and of the
+ * commands it runs, from /proc) and its resident memory (sampled every second; the largest is kept). A bare Node process with one
  * timer (`node -e 'setInterval(()=>{},1000)'`, the same Node) is measured over the same quiet interval, so
  * the figures stand beside what any Node program costs on this machine.
  */
@@ -52,10 +52,11 @@ interface FormatResult {
   traffic: Usage & { calls: number };
 }
 
+/** CPU seconds of `pid`'s threads and of the commands it ran and waited for (`systemctl`, `ss`, `openclaw`). */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  // After "pid (comm) ", utime and stime are fields 12 and 13 (0-based).
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  // After "pid (comm) ", utime, stime, cutime and cstime are fields 11 to 14 (0-based).
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
 }
 
 function rssMb(pid: number): number {
@@ -106,7 +107,8 @@ export async function idleBench(options: IdleOptions): Promise<void> {
 The daemon (\`breakerbar daemon\`, default config; the gateway refuses connections, so its probes and the metrics
 scrapes keep failing, as when OpenClaw is stopped) following ${options.sessions} sessions in ${AGENTS} agents, after it
 has caught up: first quiet, then while ${ACTIVE_SESSIONS} of the sessions receive ${options.callsPerSecond} model calls a
-second. CPU is the daemon's user + system time over all its threads; RSS the largest of one sample a second.
+second. CPU is the daemon's user + system time over all its threads and the commands it runs (\`systemctl\`, \`ss\`,
+\`openclaw\` while it checks the restart strategy and who owns the gateway); RSS the largest of one sample a second.
 Measured on ${machine()}.
 
 | what | interval | CPU time used | CPU (% of one core) | RSS (peak) |

@@ -7,6 +7,7 @@ import type { Transition } from '../breaker/types.js';
 import type { Severity } from '../notify/notice.js';
 import { UNKNOWN_AGENT } from '../sources/gateway-attempts.js';
 import type { Db } from '../store/db.js';
+import { Statements } from '../store/statements.js';
 import { lastWeeks, weekStartOf } from './rules.js';
 import type {
   IncidentCause,
@@ -55,7 +56,11 @@ interface EventRow {
 const MINUTE_MS = 60_000;
 
 export class IncidentStore {
-  constructor(private readonly db: Db) {}
+  private readonly statements: Statements;
+
+  constructor(private readonly db: Db) {
+    this.statements = new Statements(db);
+  }
 
   /** Runs `write` in one transaction: all of it is stored, or none of it (a full disk fails it whole). */
   atomically(write: () => void): void {
@@ -64,8 +69,8 @@ export class IncidentStore {
 
   /** Opens an incident; returns its id. */
   open(openedAt: number, severity: Severity, causes: IncidentCause[], deps: string[]): number {
-    const result = this.db
-      .prepare(
+    const result = this.statements
+      .of(
         `INSERT INTO incidents (opened_at, closed_at, severity, causes, deps, agents) VALUES (?, NULL, ?, ?, ?, '[]')`,
       )
       .run(openedAt, severity, JSON.stringify(causes), JSON.stringify(deps));
@@ -78,8 +83,8 @@ export class IncidentStore {
     fields: { severity: Severity; causes: IncidentCause[]; counts: IncidentCounts; closedAt?: number },
   ): void {
     const { counts } = fields;
-    this.db
-      .prepare(
+    this.statements
+      .of(
         `UPDATE incidents SET severity = ?, causes = ?, deps = ?, agents = ?, turns_lost = ?, failed_calls = ?,
            rate_limited_calls = ?, restarts = ?, notifications = ?, closed_at = coalesce(?, closed_at)
          WHERE id = ?`,
@@ -101,8 +106,8 @@ export class IncidentStore {
 
   /** One timeline entry (not a failed call: those are counted per minute by `addFailedCalls`). */
   addEvent(id: number, event: Omit<IncidentEvent, 'kind'> & { kind: Exclude<IncidentEvent['kind'], 'call'> }): void {
-    this.db
-      .prepare('INSERT INTO incident_events (incident_id, ts, kind, dep, text) VALUES (?, ?, ?, ?, ?)')
+    this.statements
+      .of('INSERT INTO incident_events (incident_id, ts, kind, dep, text) VALUES (?, ?, ?, ?, ?)')
       .run(id, event.ts, event.kind, event.dep, event.text);
   }
 
@@ -112,8 +117,8 @@ export class IncidentStore {
    */
   addFailedCalls(id: number, dep: string, minute: number, count: number, rateLimited: number): void {
     if (count <= 0) return;
-    this.db
-      .prepare(
+    this.statements
+      .of(
         `INSERT INTO incident_events (incident_id, ts, kind, dep, text, n, rate_limited)
          VALUES (?, ?, 'call', ?, '', ?, ?)
          ON CONFLICT (incident_id, dep, ts) WHERE kind = 'call'
@@ -124,8 +129,8 @@ export class IncidentStore {
 
   /** Failed calls stored in [from, to], per dependency and minute (to seed the timeline of an incident that opens). */
   failedCallsPerMinute(from: number, to: number): Array<{ dep: string; ts: number; n: number; rateLimited: number }> {
-    return this.db
-      .prepare(
+    return this.statements
+      .of(
         `SELECT dep, (ts / ${MINUTE_MS}) * ${MINUTE_MS} AS ts, count(*) AS n,
            sum(outcome = 'rate_limited') AS rateLimited
          FROM calls WHERE ts >= ? AND ts <= ? AND outcome != 'ok' GROUP BY dep, ts / ${MINUTE_MS} ORDER BY 2, 1`,
@@ -135,8 +140,8 @@ export class IncidentStore {
 
   /** Breaker transitions stored in [from, to] (to seed the timeline of an incident that opens). */
   transitions(from: number, to: number): Transition[] {
-    return this.db
-      .prepare(
+    return this.statements
+      .of(
         `SELECT ts, dep, from_state AS "from", to_state AS "to", reason FROM breaker_transitions
          WHERE ts >= ? AND ts <= ? ORDER BY ts, id`,
       )
@@ -145,23 +150,23 @@ export class IncidentStore {
 
   /** The counters of an incident over [from, to], from the stored calls, turns, restarts and notifications. */
   counts(from: number, to: number, conditionDeps: readonly string[]): IncidentCounts {
-    const calls = this.db
-      .prepare(
+    const calls = this.statements
+      .of(
         `SELECT dep, count(*) AS n, sum(outcome = 'rate_limited') AS rateLimited FROM calls
          WHERE ts >= ? AND ts <= ? AND outcome != 'ok' GROUP BY dep`,
       )
       .all(from, to) as Array<{ dep: string; n: number; rateLimited: number }>;
-    const turns = this.db
-      .prepare(
+    const turns = this.statements
+      .of(
         `SELECT agent_id AS agent, dep, count(*) AS n FROM turns
          WHERE ts >= ? AND ts <= ? AND outcome != 'ok' GROUP BY agent_id, dep`,
       )
       .all(from, to) as Array<{ agent: string; dep: string; n: number }>;
-    const callAgents = this.db
-      .prepare(`SELECT DISTINCT agent_id AS agent FROM calls WHERE ts >= ? AND ts <= ? AND outcome != 'ok'`)
+    const callAgents = this.statements
+      .of(`SELECT DISTINCT agent_id AS agent FROM calls WHERE ts >= ? AND ts <= ? AND outcome != 'ok'`)
       .pluck()
       .all(from, to) as string[];
-    const count = (sql: string) => (this.db.prepare(sql).pluck().get(from, to) as number | undefined) ?? 0;
+    const count = (sql: string) => (this.statements.of(sql).pluck().get(from, to) as number | undefined) ?? 0;
     const deps = new Set(conditionDeps);
     for (const row of calls) deps.add(row.dep);
     for (const row of turns) deps.add(row.dep);
@@ -182,38 +187,38 @@ export class IncidentStore {
   }
 
   get(id: number): IncidentSummary | null {
-    const row = this.db.prepare('SELECT * FROM incidents WHERE id = ?').get(id) as IncidentRow | undefined;
+    const row = this.statements.of('SELECT * FROM incidents WHERE id = ?').get(id) as IncidentRow | undefined;
     return row ? summaryOf(row) : null;
   }
 
   detail(id: number): IncidentDetail | null {
     const summary = this.get(id);
     if (!summary) return null;
-    const rows = this.db
-      .prepare('SELECT ts, kind, dep, text, n, rate_limited FROM incident_events WHERE incident_id = ? ORDER BY ts, id')
+    const rows = this.statements
+      .of('SELECT ts, kind, dep, text, n, rate_limited FROM incident_events WHERE incident_id = ? ORDER BY ts, id')
       .all(id) as EventRow[];
     return { ...summary, timeline: rows.map(eventOf) };
   }
 
   /** Incidents opened at or after `since` (all when null), newest first. */
   list(limit: number, since: number | null): IncidentList {
-    const rows = this.db
-      .prepare('SELECT * FROM incidents WHERE opened_at >= ? ORDER BY opened_at DESC, id DESC LIMIT ?')
+    const rows = this.statements
+      .of('SELECT * FROM incidents WHERE opened_at >= ? ORDER BY opened_at DESC, id DESC LIMIT ?')
       .all(since ?? Number.MIN_SAFE_INTEGER, limit) as IncidentRow[];
     return { incidents: rows.map(summaryOf) };
   }
 
   /** Incidents still open (normally one; left open by a daemon that stopped, they are resumed). */
   openIncidents(): IncidentSummary[] {
-    const rows = this.db
-      .prepare('SELECT * FROM incidents WHERE closed_at IS NULL ORDER BY opened_at, id')
+    const rows = this.statements
+      .of('SELECT * FROM incidents WHERE closed_at IS NULL ORDER BY opened_at, id')
       .all() as IncidentRow[];
     return rows.map(summaryOf);
   }
 
   lastClosed(): IncidentSummary | null {
-    const row = this.db
-      .prepare('SELECT * FROM incidents WHERE closed_at IS NOT NULL ORDER BY closed_at DESC, id DESC LIMIT 1')
+    const row = this.statements
+      .of('SELECT * FROM incidents WHERE closed_at IS NOT NULL ORDER BY closed_at DESC, id DESC LIMIT 1')
       .get() as IncidentRow | undefined;
     return row ? summaryOf(row) : null;
   }
@@ -222,8 +227,8 @@ export class IncidentStore {
   mttrByWeek(now: number, weeks: number): WeekRecovery[] {
     const starts = lastWeeks(now, weeks);
     const oldest = starts[starts.length - 1] ?? weekStartOf(now);
-    const rows = this.db
-      .prepare('SELECT opened_at AS openedAt, closed_at AS closedAt FROM incidents WHERE opened_at >= ?')
+    const rows = this.statements
+      .of('SELECT opened_at AS openedAt, closed_at AS closedAt FROM incidents WHERE opened_at >= ?')
       .all(oldest) as Array<{ openedAt: number; closedAt: number | null }>;
     return starts.map((weekStart) => {
       const week = rows.filter((row) => weekStartOf(row.openedAt) === weekStart);
@@ -235,13 +240,13 @@ export class IncidentStore {
 
   /** Deletes incidents closed before `before` and their timelines (retention); returns how many rows went. */
   prune(before: number): number {
-    const events = this.db
-      .prepare(
+    const events = this.statements
+      .of(
         'DELETE FROM incident_events WHERE incident_id IN (SELECT id FROM incidents WHERE closed_at IS NOT NULL AND closed_at < ?)',
       )
       .run(before).changes;
-    const incidents = this.db
-      .prepare('DELETE FROM incidents WHERE closed_at IS NOT NULL AND closed_at < ?')
+    const incidents = this.statements
+      .of('DELETE FROM incidents WHERE closed_at IS NOT NULL AND closed_at < ?')
       .run(before).changes;
     return events + incidents;
   }

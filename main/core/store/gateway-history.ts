@@ -6,6 +6,7 @@
 import type { ProbeStreak } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { Db } from './db.js';
+import { Statements } from './statements.js';
 
 export interface ProbeRow {
   ts: number;
@@ -132,7 +133,10 @@ export class GatewayHistory {
   private readonly insertDecision;
   private readonly insertNotification;
 
-  constructor(private readonly db: Db) {
+  private readonly statements: Statements;
+
+  constructor(db: Db) {
+    this.statements = new Statements(db);
     this.insertProbe = db.prepare(
       'INSERT INTO health_probes (ts, ok, status, startup, latency_ms, detail) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -149,8 +153,8 @@ export class GatewayHistory {
   }
 
   probes(from: number, to: number, limit = 10_000): ProbeRow[] {
-    const rows = this.db
-      .prepare(
+    const rows = this.statements
+      .of(
         `SELECT ts, ok, status, startup, latency_ms AS latencyMs, detail FROM health_probes
          WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
       )
@@ -164,15 +168,15 @@ export class GatewayHistory {
    * for neither, as in the live health. Null before any probe.
    */
   lastStreak(): ProbeStreak | null {
-    const last = this.db
-      .prepare(`SELECT ts, ok FROM health_probes WHERE status != 'unknown' ORDER BY ts DESC, id DESC LIMIT 1`)
+    const last = this.statements
+      .of(`SELECT ts, ok FROM health_probes WHERE status != 'unknown' ORDER BY ts DESC, id DESC LIMIT 1`)
       .get() as { ts: number; ok: number } | undefined;
     if (!last) return null;
-    const other = this.db
-      .prepare(`SELECT ts FROM health_probes WHERE status != 'unknown' AND ok != ? ORDER BY ts DESC, id DESC LIMIT 1`)
+    const other = this.statements
+      .of(`SELECT ts FROM health_probes WHERE status != 'unknown' AND ok != ? ORDER BY ts DESC, id DESC LIMIT 1`)
       .get(last.ok) as { ts: number } | undefined;
-    const first = this.db
-      .prepare(`SELECT min(ts) AS ts FROM health_probes WHERE status != 'unknown' AND ok = ? AND ts > ?`)
+    const first = this.statements
+      .of(`SELECT min(ts) AS ts FROM health_probes WHERE status != 'unknown' AND ok = ? AND ts > ?`)
       .get(last.ok, other?.ts ?? Number.NEGATIVE_INFINITY) as { ts: number | null };
     // Null only when the other verdict shares the last probe's millisecond: the streak is that probe alone.
     return { ok: last.ok === 1, since: first.ts ?? last.ts, lastTs: last.ts };
@@ -180,8 +184,8 @@ export class GatewayHistory {
 
   /** Opens a restart record (result `running`); returns its id for `updateRestart`. */
   startRestart(row: { ts: number; trigger: string; reason: string; result?: string; evidence?: string }): number {
-    const info = this.db
-      .prepare('INSERT INTO restarts (ts, trigger, reason, result, evidence) VALUES (?, ?, ?, ?, ?)')
+    const info = this.statements
+      .of('INSERT INTO restarts (ts, trigger, reason, result, evidence) VALUES (?, ?, ?, ?, ?)')
       .run(row.ts, row.trigger, row.reason, row.result ?? 'running', row.evidence ?? null);
     return Number(info.lastInsertRowid);
   }
@@ -193,24 +197,24 @@ export class GatewayHistory {
     if (entries.length === 0) return;
     const sets = entries.map(([key]) => `${RESTART_COLUMNS[key]} = ?`).join(', ');
     const values = entries.map(([key, value]) => (key === 'command' && value !== null ? JSON.stringify(value) : value));
-    this.db.prepare(`UPDATE restarts SET ${sets} WHERE id = ?`).run(...values, id);
+    this.statements.of(`UPDATE restarts SET ${sets} WHERE id = ?`).run(...values, id);
   }
 
   restarts(from: number, to: number, limit = 1000): RestartRow[] {
-    const rows = this.db
-      .prepare('SELECT * FROM restarts WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?')
+    const rows = this.statements
+      .of('SELECT * FROM restarts WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?')
       .all(from, to, limit) as RawRestart[];
     return rows.reverse().map(restartFrom);
   }
 
   restart(id: number): RestartRow | null {
-    const raw = this.db.prepare('SELECT * FROM restarts WHERE id = ?').get(id) as RawRestart | undefined;
+    const raw = this.statements.of('SELECT * FROM restarts WHERE id = ?').get(id) as RawRestart | undefined;
     return raw ? restartFrom(raw) : null;
   }
 
   /** The newest restart by insertion: a wall clock stepped back must not make an older one look newer. */
   lastRestart(): RestartRow | null {
-    const raw = this.db.prepare('SELECT * FROM restarts ORDER BY id DESC LIMIT 1').get() as RawRestart | undefined;
+    const raw = this.statements.of('SELECT * FROM restarts ORDER BY id DESC LIMIT 1').get() as RawRestart | undefined;
     return raw ? restartFrom(raw) : null;
   }
 
@@ -219,8 +223,8 @@ export class GatewayHistory {
   }
 
   decisions(from: number, to: number, limit = 1000): DecisionRow[] {
-    const rows = this.db
-      .prepare(
+    const rows = this.statements
+      .of(
         `SELECT ts, source, decision, reason, dep FROM watchdog_decisions
          WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
       )
@@ -230,7 +234,7 @@ export class GatewayHistory {
 
   /** The newest stored call's id (0 for none): where the watchdog's first check starts counting. */
   lastCallId(): number {
-    return (this.db.prepare('SELECT max(id) AS id FROM calls').get() as { id: number | null }).id ?? 0;
+    return (this.statements.of('SELECT max(id) AS id FROM calls').get() as { id: number | null }).id ?? 0;
   }
 
   /**
@@ -240,8 +244,8 @@ export class GatewayHistory {
    */
   stormEvidence(afterId: number, since: number): StormEvidence {
     const lastId = Math.max(this.lastCallId(), afterId);
-    const rows = this.db
-      .prepare(
+    const rows = this.statements
+      .of(
         `SELECT dep, agent_id AS agent, count(*) AS n FROM calls
          WHERE id > ? AND id <= ? AND ts >= ? AND outcome = 'rate_limited' GROUP BY dep, agent_id`,
       )
@@ -267,8 +271,8 @@ export class GatewayHistory {
     // Dependency by dependency (few, each found by one step of the (dep, ts) index), each asked whether one
     // success since `since` came from one of the agents: not a pass over every call of the window, which at
     // thousands of calls a second kept the event loop for hundreds of milliseconds.
-    const rows = this.db
-      .prepare(
+    const rows = this.statements
+      .of(
         `WITH RECURSIVE deps(dep) AS (
            SELECT min(dep) FROM calls
            UNION ALL
@@ -285,7 +289,7 @@ export class GatewayHistory {
 
   /** The time of the newest upstream attempt stored (any outcome): the gateway's last sign of progress. */
   lastCallTs(): number | null {
-    return (this.db.prepare('SELECT max(ts) AS ts FROM calls').get() as { ts: number | null }).ts;
+    return (this.statements.of('SELECT max(ts) AS ts FROM calls').get() as { ts: number | null }).ts;
   }
 
   recordNotification(row: NotificationRow): void {
@@ -293,8 +297,8 @@ export class GatewayHistory {
   }
 
   notifications(from: number, to: number, limit = 1000): NotificationRow[] {
-    const rows = this.db
-      .prepare(
+    const rows = this.statements
+      .of(
         `SELECT ts, kind, channel, title, ok, error, dep FROM notifications
          WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
       )
