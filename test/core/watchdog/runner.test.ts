@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { interpretRestart } from '../../../main/core/gateway/control.js';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
+import { openclawPlan } from '../../../main/core/gateway/strategies/openclaw-cli.js';
 import { type Logger, silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
 import type { NoticeInput } from '../../../main/core/notify/notice.js';
@@ -24,6 +26,7 @@ import type { RestartExecution, Restarter } from '../../../main/core/watchdog/re
 import { META_LAST_CALL, WatchdogRunner } from '../../../main/core/watchdog/runner.js';
 import { callEvent } from '../../helpers/calls.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
+import { fixture } from '../gateway/service-fixtures.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
@@ -70,6 +73,7 @@ beforeEach(() => {
   orders = [];
   stalledNow = [];
   outcome = 'done';
+  commandRuns = Promise.resolve();
   notices = [];
   strategy = { runnable: true, problem: null, service: 'running' };
   maintenance = null;
@@ -89,6 +93,7 @@ function fakeRestarter(): Restarter {
     plan: () => ({ plan, problem: null }),
     execute: async (order: RestartOrder): Promise<RestartExecution> => {
       orders.push(order);
+      await commandRuns;
       return {
         plan,
         outcome,
@@ -102,6 +107,9 @@ function fakeRestarter(): Restarter {
     },
   } as unknown as Restarter;
 }
+
+/** The restart command returns once this settles (a command that takes its time). */
+let commandRuns: Promise<void> = Promise.resolve();
 
 /** What the runner's maintenance callback answers (a reason while a window is in force). */
 let maintenance: string | null = null;
@@ -276,6 +284,46 @@ describe('the runner acts only on what it has seen', () => {
       };
     await r.verify();
     expect(r.status().verified).toMatchObject({ runnable: false, problem: expect.stringContaining('launchctl hung') });
+  });
+});
+
+describe('a restart that takes its time', () => {
+  it('dead probes met while the command ran start no second restart once it says the gateway is still starting', async () => {
+    // Seen on the real gateway under load: `openclaw gateway restart --wait 30s` gave up after 90 s
+    // (restart-health-failed, read as still starting); the gateway came up half a minute later.
+    const r = await started();
+    await probing(r, 'ok', 10 * SEC);
+    let finish = () => {};
+    commandRuns = new Promise((resolve) => {
+      finish = resolve;
+    });
+    // What OpenClaw 2026.9's CLI answers when it restarted the gateway and gave up waiting for its health checks.
+    outcome = interpretRestart(openclawPlan('/usr/local/bin/openclaw', null, 'wait', 30), {
+      ...fixture('openclaw health failed'),
+      signal: null,
+      timedOut: false,
+      spawnError: null,
+      durationMs: 90 * SEC,
+    }).outcome;
+    // Probes every 5 s for 90 s while the command runs (not waiting for it: it is still running).
+    const before: string[] = [];
+    for (let t = 0; t < 90 * SEC; t += 5 * SEC) {
+      before.push(r.probe(probe('refused')).kind);
+      await Promise.resolve();
+      elapsed += 5 * SEC;
+    }
+    expect(before.filter((kind) => kind === 'restart')).toHaveLength(1);
+    finish();
+    await r.settled();
+    // Refused for another 30 s while it starts: waited for, not restarted again.
+    const after = await probing(r, 'refused', 30 * SEC);
+    expect(after.every((kind) => kind === 'recovering')).toBe(true);
+    await probing(r, 'ok', 10 * SEC);
+    expect(orders).toHaveLength(1);
+    const [restart] = history.restarts(0, Number.MAX_SAFE_INTEGER);
+    expect(history.restarts(0, Number.MAX_SAFE_INTEGER)).toHaveLength(1);
+    expect(restart).toMatchObject({ result: 'recovered', trigger: 'health' });
+    expect(notices.map((n) => n.kind)).not.toContain('restart_failed');
   });
 });
 

@@ -11,8 +11,12 @@
  *   wait), and a restart requested from inside the gateway's own service is
  *   handed to a helper (`scheduled`). Nothing has restarted yet.
  * - 2, `still-starting`: restarted, the new gateway is still starting.
- * - 1: failed; `error` says why (`restart-health-failed`: it restarted but
- *   never became healthy).
+ * - 1: failed; `error` says why. Except `restart-health-failed`: it did
+ *   restart the gateway and gave up waiting for its health checks (60–90 s).
+ *   On a busy machine OpenClaw can take minutes to start, so that restart is
+ *   still starting, given the startup grace like exit 2: treated as failed, the
+ *   dead probes gathered while it ran triggered a second restart at once, which
+ *   stopped the gateway as it was coming up (seen on the real gateway, 2026.9.6).
  */
 import { formatters } from '../../../shared/i18n.js';
 import type { CommandResult } from '../run-command.js';
@@ -191,8 +195,8 @@ export function interpretOpenclaw(plan: RestartPlan, result: CommandResult): Cli
     }
     if (json && str(json.result) === 'restart-health-failed') {
       return {
-        outcome: 'failed',
-        message: `${plan.description}: restarted, but the gateway never became healthy${reason ? `: ${reason}` : ''}`,
+        outcome: 'still_starting',
+        message: `${plan.description}: restarted, not healthy yet when OpenClaw stopped waiting${reason ? ` (${reason})` : ''}; waiting for it to start`,
         pending: null,
       };
     }
