@@ -16,11 +16,12 @@
  * no read of the file), so it is both faster and more dependable than the file
  * watcher, which measurably missed `-wal` writes here (p99 latency ~300 ms →
  * 1.3 s under load). After 10 s without a commit the databases are asked twice a
- * second: twenty wake-ups a second were most of an idle daemon's CPU, and the
+ * second: twenty wake-ups a second were most of an idle daemon's CPU. The
  * watcher (on the database and its `-wal`, never `-shm`, which readers touch)
- * still reports the first write after a quiet spell at once; it also reports
- * new databases, and a reconcile tick re-lists the agents and notices replaced
- * or deleted files.
+ * reports most first writes after a quiet spell at once, and the next look
+ * within half a second catches one it misses; it also reports new databases,
+ * and a reconcile tick re-lists the agents and notices replaced or deleted
+ * files.
  *
  * Rows that cannot be decoded (a corrupt zstd frame, no event at all) are
  * counted (`undecodable`), reported once per database, and passed: the cursor
