@@ -501,14 +501,20 @@ describe('FileTailer: truncation, rotation, deletion, inode reuse', () => {
     ['stored at once', {}],
     ['stored later', { storeLater: true }],
   ] as Array<[string, Mode]>)('the last lines of a file deleted right after they were written (%s)', (_name, mode) => {
-    it('are read before the file is let go', async () => {
+    /** A manual tailer that has read `first` from gateway.jsonl and holds its descriptor. */
+    async function afterFirstLook(first: readonly string[]) {
       const { tailer, rec } = startTailer({ ...MANUAL, ...mode, maxLinesPerBatch: 7 });
       const path = join(dir, 'gateway.jsonl');
-      const first = range(0, 300, 'first');
-      const last = range(300, 600, 'first');
       appendAll(path, first);
       await look(tailer);
       await expectText(rec, path, linesText(first));
+      return { tailer, rec, path };
+    }
+
+    it('are read before the file is let go', async () => {
+      const first = range(0, 300, 'first');
+      const last = range(300, 600, 'first');
+      const { tailer, rec, path } = await afterFirstLook(first);
       // Written and deleted between two looks: only the descriptor kept from the last look still reaches them.
       appendAll(path, last);
       unlinkSync(path);
@@ -523,14 +529,10 @@ describe('FileTailer: truncation, rotation, deletion, inode reuse', () => {
     });
 
     it('are read before the file created in its place, which is then read from 0', async () => {
-      const { tailer, rec } = startTailer({ ...MANUAL, ...mode, maxLinesPerBatch: 7 });
-      const path = join(dir, 'gateway.jsonl');
       const first = range(0, 100, 'old');
       const tail = range(100, 200, 'old');
       const next = range(0, 50, 'new');
-      appendAll(path, first);
-      await look(tailer);
-      await expectText(rec, path, linesText(first));
+      const { tailer, rec, path } = await afterFirstLook(first);
       appendAll(path, tail);
       unlinkSync(path);
       appendAll(path, next);
