@@ -218,7 +218,20 @@ export class Breaker {
     return this.window.entriesVisited;
   }
 
-  snapshot(): BreakerSnapshot {
+  /**
+   * Nothing of this breaker waits for time: it is closed (it leaves closed only on a call, a peer's trip or an
+   * operator) and no probe of it is in flight. Half-open waits for probes, open for its period to run out.
+   */
+  get waitsForNothing(): boolean {
+    return this.state === 'closed' && !this.probeInFlight;
+  }
+
+  /**
+   * The breaker as of `now` (default: its clock), its window aged to then. The clock is moved here only where
+   * time brings no transition (not open): an open breaker's time moves by `tick`, which reports what it brings.
+   */
+  snapshot(now?: number): BreakerSnapshot {
+    if (now !== undefined && !this.isOpen()) this.clock = Math.max(this.clock, now);
     const w = this.window.at(this.clock);
     return {
       dep: this.dep,

@@ -136,8 +136,18 @@ export class BreakerRunner {
     return transitions;
   }
 
+  /** Every breaker as of now (a breaker nobody ticks, see `waitsForNothing`, is brought up to now here). */
   snapshots(): BreakerSnapshot[] {
-    return [...this.breakers.values()].map((breaker) => breaker.snapshot()).sort((a, b) => a.dep.localeCompare(b.dep));
+    const now = this.options.clock();
+    return [...this.breakers.values()]
+      .map((breaker) => breaker.snapshot(now))
+      .sort((a, b) => a.dep.localeCompare(b.dep));
+  }
+
+  /** No breaker waits for time (all closed, no probe in flight): ticking would change nothing. */
+  waitsForNothing(): boolean {
+    for (const breaker of this.breakers.values()) if (!breaker.waitsForNothing) return false;
+    return true;
   }
 
   /** Dependencies whose breaker allows an active probe now (the prober decides which have a probe configured). */

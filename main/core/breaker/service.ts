@@ -22,6 +22,7 @@ import type { Prober } from './prober.js';
 import { type BreakerRunner, breakerKeyOf } from './runner.js';
 import type { BreakerSnapshot, OperatorAction, Transition } from './types.js';
 
+/** How often breakers are ticked while one waits for time (an open period running out, a probe due). */
 const TICK_MS = 250;
 /** A transition caused by an event older than this is history being read, not news. */
 const LIVE_MS = 5 * 60_000;
@@ -70,6 +71,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   /** Stalled sessions whose last call was looked up in the store (so that a repeated line is not looked up again). */
   private readonly lookedUp = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  private started = false;
   /** Breakers shared with other hosts through Redis (null: local only, the default). */
   readonly fleet: FleetSharing | null;
   /** The ceiling on dependencies with their own breaker and metrics (`breakers.maxDependencies`). */
@@ -100,6 +102,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     });
     if (live) this.fleet?.publish(transition);
     this.emit('transition', transition);
+    if (transition.to !== 'closed') this.keepTime();
   }
 
   /** Rebuilds state from stored history, then keeps time. */
@@ -113,21 +116,39 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     this.runner.replay();
     metrics.baseline(this.runner.snapshots());
     this.fleet?.start();
+    this.started = true;
+    this.keepTime();
+  }
+
+  /**
+   * Ticks the breakers while one of them waits for time, and sleeps while none does (all closed: the usual
+   * state, where ticking four times a second would only wake an idle daemon). Every transition out
+   * of `closed` wakes it; a closed breaker's window is aged when it is read.
+   */
+  private keepTime(): void {
+    if (this.timer || !this.started || this.runner.waitsForNothing()) return;
+    const { clock, log } = this.options;
     this.timer = setInterval(() => {
       // A failure here (a store error, say) is reported and retried on the next tick, never fatal.
       try {
         this.runner.tick(clock());
         this.prober.run();
       } catch (error) {
-        this.options.log.error('breaker tick failed', { error: (error as Error).message });
+        log.error('breaker tick failed', { error: (error as Error).message });
       }
+      if (this.runner.waitsForNothing()) this.sleep();
     }, TICK_MS);
     this.timer.unref?.();
   }
 
-  stop(): void {
+  private sleep(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  stop(): void {
+    this.started = false;
+    this.sleep();
     this.prober.stop();
     this.fleet?.stop();
   }

@@ -11,7 +11,10 @@
  *    last event within `followUpMs`), and
  *  - a reconcile tick that re-lists the directories and stats every followed
  *    file (covering everything else: missed creations, renames, directories that
- *    did not exist yet), cheap enough to keep an idle daemon near 0 % CPU.
+ *    did not exist yet). With a thousand followed files that is most of what an
+ *    idle daemon does, so while the watcher proves it reports every change the
+ *    full re-check thins out to about once a minute, and the first change it
+ *    finds unreported brings it back to every tick.
  *
  * Offsets belong to the consumer's transaction: `consume` must store the lines'
  * results together with `batch.toOffset` atomically and throw if it cannot; only
@@ -80,6 +83,8 @@ export interface TailerOptions {
    */
   maxLinesPerBatch?: number;
   followUpMs?: number;
+  /** The longest wait between full re-checks while the watcher reports every change (default a minute). */
+  fullReconcileMaxMs?: number;
   /** Injected for tests; defaults to one `fs.watch` per directory. Return null to rely on reconciling alone. */
   watcherFactory?: WatcherFactory;
 }
@@ -127,6 +132,13 @@ const FILES_IN_FLIGHT = 32;
  * where an open file's name cannot be used again until it is closed (a writer recreating the file would fail).
  */
 const HELD_FILES = process.platform === 'win32' ? 0 : 32;
+/**
+ * The longest wait between two full re-checks while the watcher reports every change. Each full re-check that
+ * finds nothing unreported doubles the ticks to the next one, up to this; each one that finds a change the
+ * watcher did not report (an append, a new file, a file gone) goes back to every tick. So a watcher that
+ * misses changes (a network file system, say) costs at most this once, after a quiet spell.
+ */
+const FULL_RECONCILE_MAX_MS = 60_000;
 
 export class FileTailer {
   private readonly byPath = new Map<string, Tracked>();
@@ -155,6 +167,13 @@ export class FileTailer {
   private reconcileTimer: NodeJS.Timeout | null = null;
   private stopped = true;
   private reconciles = 0;
+  /** Ticks from one full re-check to the next (see `FULL_RECONCILE_MAX_MS`), and ticks since the last one. */
+  private fullEvery = 1;
+  private sinceFull = 0;
+  /** The paths the last full re-check listed: an unfollowed path not among them is new. */
+  private lastListed: Set<string> | null = null;
+  /** The full re-check under way found a change the watcher had not reported. */
+  private unreported = false;
   private consumed = 0;
   private readonly chunkBytes: number;
   private readonly maxLines: number;
@@ -188,8 +207,22 @@ export class FileTailer {
     this.reconcile();
     this.firstLook = new Set(this.queue.keys());
     this.firstLookDone(null);
-    this.reconcileTimer = setInterval(() => this.reconcile(), this.options.reconcileIntervalMs);
+    this.reconcileTimer = setInterval(() => this.tick(), this.options.reconcileIntervalMs);
     this.reconcileTimer.unref?.();
+  }
+
+  /**
+   * One reconcile tick: a full re-check when one is due (always without a watcher, or while a vanished file
+   * may turn up under a new name); otherwise only a look for roots not watched yet, which may have appeared.
+   */
+  tick(): void {
+    if (this.stopped) return;
+    this.sinceFull++;
+    if (this.sinceFull >= this.fullEvery || this.watcher === null || this.orphans.size > 0) {
+      this.reconcile();
+      return;
+    }
+    if (this.options.roots.some((root) => !this.watchedRoots.has(root) && isDirectory(root))) this.reconcile();
   }
 
   async stop(): Promise<void> {
@@ -235,10 +268,12 @@ export class FileTailer {
     this.queue.add(path);
   }
 
-  /** Re-lists the roots and queues every file whose size or identity may have changed. */
+  /** Re-lists the roots and queues every file whose size or identity may have changed (a full re-check). */
   reconcile(): void {
     if (this.stopped) return;
     this.reconciles++;
+    this.unreported = false;
+    const first = this.lastListed === null;
     const seen = new Set<string>();
     for (const root of this.options.roots) {
       if (this.walk(root, 0, seen) && !this.watchedRoots.has(root)) {
@@ -246,7 +281,12 @@ export class FileTailer {
         this.watcher?.add(root);
       }
     }
-    for (const path of this.byPath.keys()) if (!seen.has(path)) this.queue.add(path);
+    for (const path of this.byPath.keys()) if (!seen.has(path)) this.requeue(path, true);
+    this.lastListed = seen;
+    this.sinceFull = 0;
+    const longest = this.options.fullReconcileMaxMs ?? FULL_RECONCILE_MAX_MS;
+    const most = Math.max(1, Math.floor(longest / this.options.reconcileIntervalMs));
+    this.fullEvery = first || this.unreported ? 1 : Math.min(this.fullEvery * 2, most);
     // Orphans not found again under another name for a whole round were deleted.
     for (const [inode, orphan] of this.orphans) {
       if (orphan.since < this.reconciles - 1) {
@@ -283,10 +323,21 @@ export class FileTailer {
       if (role === 'ignore' || (role === 'continue' && !lookForRenames && !this.byPath.has(path))) continue;
       seen.add(path);
       const tracked = this.byPath.get(path);
-      if (!tracked) this.noteUnread(path);
-      if (!tracked || statSize(path) !== tracked.offset) this.queue.add(path);
+      if (!tracked) {
+        this.noteUnread(path);
+        this.requeue(path, !this.lastListed?.has(path));
+        continue;
+      }
+      const size = statSize(path);
+      if (size !== tracked.offset) this.requeue(path, size !== tracked.seenSize);
     }
     return true;
+  }
+
+  /** Queues `path` for a look; `changed` since our last look at it, and not queued yet, is a change unreported. */
+  private requeue(path: string, changed: boolean): void {
+    if (changed && !this.queue.has(path) && !this.queue.followingUp(path)) this.unreported = true;
+    this.queue.add(path);
   }
 
   /**
@@ -539,9 +590,17 @@ export class FileTailer {
 
 function statSize(path: string): number | null {
   try {
-    return statSync(path).size;
+    return statSync(path, { throwIfNoEntry: false })?.size ?? null;
   } catch {
     return null;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
   }
 }
 

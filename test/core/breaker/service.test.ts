@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BreakerService } from '../../../main/core/breaker/service.js';
 import type { Transition } from '../../../main/core/breaker/types.js';
 import type { Outcome } from '../../../main/core/classify.js';
@@ -162,6 +162,53 @@ describe('BreakerService: breakers', () => {
       [GLM, 'open', ['main']],
     ]);
     expect(h.transitions).toEqual([]);
+  });
+});
+
+describe('BreakerService: keeping time', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('ticks only while a breaker waits for time: from its trip until it has closed again, never while all are closed', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const h = harness({ breakers: { cooldownMs: 10_000, trialsToClose: 1 } });
+    h.service.start();
+    h.service.observe([call(1)]);
+    expect(vi.getTimerCount()).toBe(0);
+    h.service.observe(outage(GLM).map((c) => ({ ...c, ts: c.ts + 2_000 })));
+    expect(breaker(h, GLM)?.state).toBe('open');
+    expect(vi.getTimerCount()).toBe(1);
+    // The open period runs out on a tick, not on a call.
+    h.wall.now = s(20);
+    vi.advanceTimersByTime(250);
+    expect(breaker(h, GLM)?.state).toBe('half_open');
+    expect(vi.getTimerCount()).toBe(1);
+    h.service.observe([call(21, { session: 's2' })]);
+    expect(breaker(h, GLM)?.state).toBe('closed');
+    vi.advanceTimersByTime(250);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(h.transitions.map((t) => t.to)).toEqual(['open', 'half_open', 'closed']);
+  });
+
+  it('starts ticking at start when the history it rebuilt left a breaker open', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    store.commit({ events: outage(GLM) });
+    const h = harness();
+    h.service.start();
+    expect(breaker(h, GLM)?.state).toBe('open');
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it('ages the window of a closed breaker when it is read, with no tick in between', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const h = harness({ breakers: { windowMs: 60_000 } });
+    h.service.start();
+    h.service.observe([0, 1, 2].map((i) => call(i)));
+    expect(breaker(h, GLM)?.window.calls).toBe(3);
+    h.wall.now = s(62);
+    expect(breaker(h, GLM)?.window.calls).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 

@@ -691,6 +691,82 @@ describe('FileTailer: discovery', () => {
   });
 });
 
+describe('FileTailer: full re-checks thin out while the watcher reports every change', () => {
+  /**
+   * A watcher that reports nothing, so only a full re-check finds a change, and ticks the test makes itself
+   * (the interval is an hour, and full re-checks are at most 8 ticks apart). The follow-up look after a read
+   * comes at once and is waited for: a file with a follow-up pending will be looked at anyway, so a change
+   * found then is not one the watcher missed.
+   */
+  const SILENT: Mode = {
+    watcherFactory: () => ({ add() {}, close() {} }),
+    followUpMs: 1,
+    reconcileIntervalMs: 3_600_000,
+    fullReconcileMaxMs: 8 * 3_600_000,
+  };
+
+  async function tickUntilRead(tailer: FileTailer, rec: Recorder, path: string, line: string): Promise<number> {
+    appendAll(path, [line]);
+    for (let ticks = 1; ticks <= 20; ticks++) {
+      tailer.tick();
+      await until(() => tailer.settled, 5000, 'the tailer to settle');
+      if (rec.linesAt(path).includes(line)) return ticks;
+    }
+    throw new Error(`${line} was not read in 20 ticks`);
+  }
+
+  it('doubles the ticks between full re-checks while they find nothing unreported, and goes back to every tick after one does', async () => {
+    const path = join(dir, 'a.jsonl');
+    appendAll(path, ['first']);
+    const { tailer, rec } = startTailer(SILENT);
+    await until(() => rec.linesAt(path).length === 1 && tailer.settled);
+    // Quiet: full re-checks at ticks 1, 3, 7 and 15 (1, 2, 4 and 8 ticks apart), each finding nothing.
+    for (let i = 0; i < 15; i++) tailer.tick();
+    // An append the watcher does not report waits for the next full re-check, 8 ticks later…
+    expect(await tickUntilRead(tailer, rec, path, 'second')).toBe(8);
+    // …which found it unreported: from then on every tick re-checks, until it has been quiet again.
+    expect(await tickUntilRead(tailer, rec, path, 'third')).toBe(1);
+    expect(await tickUntilRead(tailer, rec, path, 'fourth')).toBe(1);
+    expect(rec.linesAt(path)).toEqual(['first', 'second', 'third', 'fourth']);
+  });
+
+  it('counts a new file and a deleted one as unreported too', async () => {
+    const { tailer, rec } = startTailer(SILENT);
+    await until(() => tailer.settled);
+    for (let i = 0; i < 15; i++) tailer.tick();
+    const created = join(dir, 'new.jsonl');
+    expect(await tickUntilRead(tailer, rec, created, 'hello')).toBe(8);
+    for (let i = 0; i < 15; i++) tailer.tick();
+    unlinkSync(created);
+    let ticks = 0;
+    while (rec.forgotten.length === 0 && ticks < 20) {
+      ticks++;
+      tailer.tick();
+      await until(() => tailer.settled, 5000, 'the tailer to settle');
+    }
+    // Found gone at the next full re-check (8 ticks). It is kept a whole round in case it turns up renamed, and
+    // while it is, every tick re-checks: forgotten two ticks later.
+    expect(ticks).toBe(10);
+    // The deletion was unreported, so the spacing started again from 1 (1, 2, then 4 ticks), not from 8.
+    expect(await tickUntilRead(tailer, rec, join(dir, 'b.jsonl'), 'again')).toBe(4);
+  });
+
+  it('looks for a root that did not exist at every tick, between full re-checks', async () => {
+    const root = join(dir, 'later');
+    const { tailer, rec } = startTailer({ ...SILENT, roots: [root] });
+    for (let i = 0; i < 15; i++) tailer.tick();
+    mkdirSync(root);
+    expect(await tickUntilRead(tailer, rec, join(root, 'a.jsonl'), 'first')).toBe(1);
+  });
+
+  it('re-checks fully at every tick without a watcher', async () => {
+    const { tailer, rec } = startTailer({ ...SILENT, watcherFactory: () => null });
+    const path = join(dir, 'a.jsonl');
+    for (let i = 0; i < 15; i++) tailer.tick();
+    expect(await tickUntilRead(tailer, rec, path, 'first')).toBe(1);
+  });
+});
+
 describe('FileTailer: restart from stored positions', () => {
   /** Runs a tailer over the current files until it has read `expected` lines, then stops it. */
   async function firstRun(expected: number): Promise<StoredPosition[]> {
