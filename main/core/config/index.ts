@@ -115,7 +115,7 @@ export const configSchema = group({
       5000,
       100,
       600000,
-      'How often every followed file and directory is re-checked (stat, list) in case the file watcher missed a change; the watcher and quick re-checks after each read keep latency low in between.',
+      'How often every followed file and directory is re-checked (stat, list) in case the file watcher missed a change; the watcher and quick re-checks after each read keep latency low in between. While the watcher reports every change, full re-checks thin out to about once a minute (roots not there yet are still looked for at this interval); the first change it missed brings them back to this interval.',
     ),
     sqliteMaxSchemaVersion: int(
       19,
