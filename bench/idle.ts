@@ -3,10 +3,13 @@
  * writes 100 calls a second. Measures the daemon process's CPU time (user + system of all its threads and of the
  * commands it runs, from /proc) and its resident memory (sampled every second; the largest is kept). A bare Node process with one
  * timer (`node -e 'setInterval(()=>{},1000)'`, the same Node) is measured over the same quiet interval, so
- * the figures stand beside what any Node program costs on this machine.
+ * the figures stand beside what any Node program costs on this machine; so is the runtime floor of the
+ * daemon's shape: the same Node with better-sqlite3 holding a WAL database open, an HTTP server on loopback
+ * and a second thread that holds a connection too (what the daemon needs before any code of its own runs).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +52,7 @@ interface Usage {
 interface FormatResult {
   quiet: Usage;
   baseline: Usage;
+  floor: Usage;
   traffic: Usage & { calls: number };
 }
 
@@ -95,12 +99,13 @@ export async function idleBench(options: IdleOptions): Promise<void> {
       row(`daemon, ${options.sessions} ${name}`, quiet, r.quiet),
       row(`daemon, ${options.sessions} ${name}`, `${traffic} (${r.traffic.calls} stored)`, r.traffic),
       row("`node -e 'setInterval(()=>{},1000)'`, beside it", quiet, r.baseline),
+      row('the runtime floor (Node + SQLite + HTTP server + a second thread), beside it', quiet, r.floor),
     ].join('\n');
   const judge = (name: string, r: FormatResult) =>
     `- ${name}: idle ${r.quiet.percent.toFixed(2)} % of a core (≤ ${IDLE_CPU_TARGET} %: ${verdict(r.quiet.percent <= IDLE_CPU_TARGET)}; ` +
     `${(r.quiet.percent / Math.max(r.baseline.percent, 0.01)).toFixed(0)}× the bare Node process), ` +
     `RSS ${r.quiet.rssMb.toFixed(0)} MiB (≤ ${IDLE_RSS_TARGET_MB}: ${verdict(r.quiet.rssMb <= IDLE_RSS_TARGET_MB)}; ` +
-    `the bare Node process ${r.baseline.rssMb.toFixed(0)} MiB); ` +
+    `the bare Node process ${r.baseline.rssMb.toFixed(0)} MiB, the runtime floor ${r.floor.rssMb.toFixed(0)} MiB); ` +
     `${options.callsPerSecond} calls/s ${r.traffic.percent.toFixed(2)} % (≤ ${TRAFFIC_CPU_TARGET} %: ${verdict(r.traffic.percent <= TRAFFIC_CPU_TARGET)}).`;
   const markdown = `## Idle (\`npm run bench -- idle\`)
 
@@ -135,6 +140,22 @@ Resolution: CPU time is counted in ${1000 / TICKS_PER_SECOND} ms ticks.`;
       `≤ ${TRAFFIC_CPU_TARGET} %`,
     );
   }
+}
+
+/**
+ * A Node program with what the daemon's shape needs and nothing of its own: better-sqlite3 holding a WAL
+ * database open, an HTTP server listening on loopback, and a worker thread with a connection of its own.
+ */
+function runtimeFloor(dbPath: string): string {
+  const sqlite = JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'));
+  const db = JSON.stringify(dbPath);
+  const open = `const D = require(${sqlite}); const db = new D(${db}); db.pragma('journal_mode = WAL'); db.exec('create table if not exists t (x)');`;
+  return [
+    open,
+    `require('node:http').createServer((q, r) => r.end()).listen(0, '127.0.0.1');`,
+    `new (require('node:worker_threads').Worker)(${JSON.stringify(`${open} setInterval(() => {}, 1000);`)}, { eval: true });`,
+    'setInterval(() => {}, 1000);',
+  ].join('\n');
 }
 
 const sessionId = (i: number) => `idle-${i.toString().padStart(5, '0')}-0000-4000-8000-000000000000`;
@@ -264,6 +285,7 @@ async function measureFormat(format: 'jsonl' | 'sqlite', options: IdleOptions): 
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)] : [];
   const daemon = spawn(process.execPath, [...profile, CLI, 'daemon', '--port', '0'], { env, stdio: 'ignore' });
   const bare = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' });
+  const floor = spawn(process.execPath, ['-e', runtimeFloor(join(root, 'floor.sqlite'))], { stdio: 'ignore' });
   try {
     const expected = JSON.parse(
       execFileSync(process.execPath, [CLI, 'scan', '--json'], { env, encoding: 'utf8' }),
@@ -273,7 +295,10 @@ async function measureFormat(format: 'jsonl' | 'sqlite', options: IdleOptions): 
     // Settled: the start's work (and the first minute's compiling and collecting) is not idle.
     await sleep(10_000);
     const pid = daemon.pid as number;
-    const [quietUsage, baseline] = (await measure([pid, bare.pid as number], options.quietSeconds)) as [Usage, Usage];
+    const [quietUsage, baseline, floorUsage] = (await measure(
+      [pid, bare.pid as number, floor.pid as number],
+      options.quietSeconds,
+    )) as [Usage, Usage, Usage];
     let written = 0;
     const [trafficUsage] = (await measure([pid], options.trafficSeconds, async (until) => {
       written = await writeTraffic(stateDir, format, options.callsPerSecond, until);
@@ -283,9 +308,14 @@ async function measureFormat(format: 'jsonl' | 'sqlite', options: IdleOptions): 
       `${format}: quiet ${quietUsage.percent.toFixed(2)} % (bare Node ${baseline.percent.toFixed(2)} %), RSS ${quietUsage.rssMb.toFixed(0)} MiB; ` +
         `${options.callsPerSecond} calls/s ${trafficUsage.percent.toFixed(2)} %, ${(total ?? 0) - expected} of ${written} stored\n`,
     );
-    return { quiet: quietUsage, baseline, traffic: { ...trafficUsage, calls: (total ?? 0) - expected } };
+    return {
+      quiet: quietUsage,
+      baseline,
+      floor: floorUsage,
+      traffic: { ...trafficUsage, calls: (total ?? 0) - expected },
+    };
   } finally {
-    await Promise.all([stop(daemon), stop(bare)]);
+    await Promise.all([stop(daemon), stop(bare), stop(floor)]);
     rmSync(root, { recursive: true, force: true });
   }
 }

@@ -14,9 +14,10 @@
  */
 import { type Dirent, type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import type { Watcher, WatcherFactory } from './watcher.js';
+import type { DirectoryFilter, Watcher, WatcherFactory } from './watcher.js';
 
-export const directoryWatcher: WatcherFactory = ({ depth, onPath }) => new DirectoryWatcher(depth, onPath);
+export const directoryWatcher: WatcherFactory = ({ depth, looksInto, onPath }) =>
+  new DirectoryWatcher(depth, onPath, looksInto ?? (() => true));
 
 class DirectoryWatcher implements Watcher {
   private readonly watched = new Map<string, FSWatcher>();
@@ -25,6 +26,7 @@ class DirectoryWatcher implements Watcher {
   constructor(
     private readonly depth: number,
     private readonly onPath: (path: string) => void,
+    private readonly looksInto: DirectoryFilter,
   ) {}
 
   add(root: string): void {
@@ -58,7 +60,7 @@ class DirectoryWatcher implements Watcher {
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (level < this.depth) this.watchDirectory(path, level + 1, announce);
+        if (level < this.depth && this.looksInto(path, level + 1)) this.watchDirectory(path, level + 1, announce);
       } else if (announce) {
         this.onPath(path);
       }
@@ -74,7 +76,7 @@ class DirectoryWatcher implements Watcher {
       // even get its old inode back): whatever was watched there is watched afresh.
       this.unwatch(path);
       if (isDirectory(path)) {
-        this.watchDirectory(path, level + 1, true);
+        if (this.looksInto(path, level + 1)) this.watchDirectory(path, level + 1, true);
         return;
       }
     }

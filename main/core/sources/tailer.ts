@@ -35,7 +35,7 @@ import { directoryWatcher } from './dir-watcher.js';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 import { NotRegularFileError, openRegularFile } from './regular-file.js';
-import type { FileRole, Watcher, WatcherFactory } from './watcher.js';
+import type { DirectoryFilter, FileRole, Watcher, WatcherFactory } from './watcher.js';
 import { WorkQueue } from './work-queue.js';
 
 export interface LineBatch extends LineBatchData {
@@ -54,6 +54,8 @@ export interface TailerOptions {
   roots: readonly string[];
   /** Directory levels below each root to look into (files at depth 0 are in the root). */
   depth: number;
+  /** Which of those directories are looked into and watched (default: all). */
+  looksInto?: DirectoryFilter;
   roleOf(path: string): FileRole;
   /**
    * The order files of one directory are first looked at, when it matters (a log
@@ -201,6 +203,7 @@ export class FileTailer {
     const factory = this.options.watcherFactory ?? directoryWatcher;
     this.watcher = factory({
       depth: this.options.depth,
+      looksInto: this.options.looksInto,
       roleOf: this.options.roleOf,
       onPath: (path) => this.touch(path),
     });
@@ -315,7 +318,9 @@ export class FileTailer {
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (depth < this.options.depth) this.walk(path, depth + 1, seen);
+        if (depth < this.options.depth && (this.options.looksInto?.(path, depth + 1) ?? true)) {
+          this.walk(path, depth + 1, seen);
+        }
         continue;
       }
       if (!entry.isFile()) continue;

@@ -131,6 +131,8 @@ export class JsonlTranscriptSource implements Source {
     this.tailer = new FileTailer({
       roots: [this.root],
       depth: 2,
+      // `<agentId>/sessions/` only: `<agentId>/agent/` holds the agent database, written at every commit.
+      looksInto: (dir, level) => level < 2 || basename(dir) === 'sessions',
       roleOf: (path) => transcriptRole(path, options.includeArchives),
       initialPositions,
       consume: (batch) => this.consume(batch),

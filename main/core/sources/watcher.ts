@@ -21,5 +21,14 @@ export interface Watcher {
 export type WatcherFactory = (options: {
   depth: number;
   roleOf(path: string): FileRole;
+  /** Whether a directory `level` levels below a root (its children are level 1) is looked into (default: all). */
+  looksInto?: DirectoryFilter;
   onPath(path: string): void;
 }) => Watcher | null;
+
+/**
+ * Which directories below a root hold what is followed. The others are neither listed nor watched: a
+ * directory another writer churns (OpenClaw's agent databases beside its transcripts) would otherwise wake the
+ * daemon at each of its writes for nothing.
+ */
+export type DirectoryFilter = (dir: string, level: number) => boolean;

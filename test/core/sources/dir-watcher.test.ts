@@ -25,8 +25,8 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function start(depth = 2): Watcher {
-  const made = directoryWatcher({ depth, roleOf: () => 'follow', onPath: (path) => seen.push(path) });
+function start(depth = 2, looksInto?: (dir: string, level: number) => boolean): Watcher {
+  const made = directoryWatcher({ depth, looksInto, roleOf: () => 'follow', onPath: (path) => seen.push(path) });
   if (!made) throw new Error('no watcher');
   watcher = made;
   made.add(root);
@@ -71,5 +71,22 @@ describe('directoryWatcher', () => {
     writeFileSync(back, 'z\n');
     await until(() => seen.includes(back), 5000, 'a file in the re-created directory');
     expect(seen).not.toContain(join(deep, 'x.jsonl'));
+  });
+
+  it('neither watches nor reports a directory it is told not to look into, there at start or made later', async () => {
+    const onlySessions = (dir: string, level: number) => level < 2 || dir.endsWith('sessions');
+    mkdirSync(join(root, 'main', 'agent'), { recursive: true });
+    mkdirSync(join(root, 'main', 'sessions'), { recursive: true });
+    start(2, onlySessions);
+    const skipped = [join(root, 'main', 'agent', 'db.sqlite-wal'), join(root, 'ops', 'agent', 'db.sqlite-wal')];
+    mkdirSync(join(root, 'ops', 'agent'), { recursive: true });
+    mkdirSync(join(root, 'ops', 'sessions'), { recursive: true });
+    for (const path of skipped) writeFileSync(path, 'x');
+    // Every watch's events come through one queue, in the order they happened, and these are written after
+    // the skipped ones: once they are reported, a report of the skipped ones would have come first.
+    const followed = [join(root, 'main', 'sessions', 'a.jsonl'), join(root, 'ops', 'sessions', 'b.jsonl')];
+    for (const path of followed) writeFileSync(path, 'y\n');
+    await until(() => followed.every((path) => seen.includes(path)), 5000, 'the sessions files');
+    for (const path of skipped) expect(seen).not.toContain(path);
   });
 });

@@ -681,6 +681,23 @@ describe('FileTailer: discovery', () => {
     expect(rec.linesAt(tooDeep)).toEqual([]);
   });
 
+  it('neither lists nor reads a directory `looksInto` refuses', async () => {
+    const { tailer, rec } = startTailer({
+      ...MANUAL,
+      looksInto: (path, level) => level < 2 || path.endsWith('sessions'),
+    });
+    const read = join(dir, 'main', 'sessions', 'a.jsonl');
+    const refused = join(dir, 'main', 'agent', 'b.jsonl');
+    for (const path of [read, refused]) {
+      mkdirSync(join(path, '..'), { recursive: true });
+      appendAll(path, ['one']);
+    }
+    await look(tailer);
+    expect(rec.linesAt(read)).toEqual(['one']);
+    expect(rec.linesAt(refused)).toEqual([]);
+    expect(tailer.progress().files).toBe(1);
+  });
+
   it('never reads files whose role is ignore', async () => {
     const { tailer, rec } = startTailer(MANUAL);
     appendAll(join(dir, 'sessions.json'), ['{}']);

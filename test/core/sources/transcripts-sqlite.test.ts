@@ -56,12 +56,21 @@ function sinkOf(target: Store): IngestSink {
   return { cursors: (kind) => target.cursors(kind), commit: (batch) => target.commit(batch) };
 }
 
-function startSource(options: { log?: Logger; onStored?: (calls: CallEvent[]) => void; watch?: boolean } = {}) {
+interface SourceSpec {
+  log?: Logger;
+  onStored?: (calls: CallEvent[]) => void;
+  watch?: boolean;
+  reconcileIntervalMs?: number;
+  pollIntervalMs?: number;
+}
+
+function startSource(options: SourceSpec = {}) {
   source = new SqliteTranscriptSource({
     stateDir,
     sink: sinkOf(store),
     cutoff: 0,
-    reconcileIntervalMs: 200,
+    reconcileIntervalMs: options.reconcileIntervalMs ?? 200,
+    pollIntervalMs: options.pollIntervalMs,
     watch: options.watch,
     log: options.log ?? silentLogger,
     onStored: options.onStored,
@@ -207,6 +216,23 @@ describe('SqliteTranscriptSource', () => {
     await until(() => storedCalls() === first.calls);
     const second = writeSessions('second', 2, 5);
     await until(() => storedCalls() === first.calls + second.calls);
+    first.db.close();
+    second.db.close();
+  });
+
+  it('notices a commit and a new agent database through its file watcher alone', async () => {
+    // Polls and reconciles an hour apart: only the watcher can tell the source in time.
+    const first = writeSessions('first', 1, 3);
+    const running = startSource({ reconcileIntervalMs: 3_600_000, pollIntervalMs: 3_600_000 });
+    await until(() => storedCalls() === first.calls && running.caughtUp);
+    const script = new SessionScript('first-later', seededRandom(9), { deps: ['zhipu/glm-5.1'] });
+    const turn = script.turn(Date.now());
+    first.db.append(script.sessionId, 'first', [script.header(Date.now()), ...turn.lines]);
+    await until(() => storedCalls() === first.calls + turn.calls.length, 5000, 'the commit to be read');
+    // An agent created while it runs; its sessions directory (JSONL transcripts) is no business of this source.
+    mkdirSync(join(stateDir, 'agents', 'second', 'sessions'), { recursive: true });
+    const second = writeSessions('second', 1, 3);
+    await until(() => storedCalls() === first.calls + turn.calls.length + second.calls, 5000, 'the new database');
     first.db.close();
     second.db.close();
   });
