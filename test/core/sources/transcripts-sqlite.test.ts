@@ -225,7 +225,7 @@ describe('SqliteTranscriptSource', () => {
     const first = writeSessions('first', 1, 3);
     const running = startSource({ reconcileIntervalMs: 3_600_000, pollIntervalMs: 3_600_000 });
     await until(() => storedCalls() === first.calls && running.caughtUp);
-    const script = new SessionScript('first-later', seededRandom(9), { deps: ['zhipu/glm-5.1'] });
+    const script = new SessionScript('first-later', seededRandom(9), { deps: ['zhipu/glm-5.1'], failureRate: 0 });
     const turn = script.turn(Date.now());
     first.db.append(script.sessionId, 'first', [script.header(Date.now()), ...turn.lines]);
     await until(() => storedCalls() === first.calls + turn.calls.length, 5000, 'the commit to be read');
