@@ -36,7 +36,7 @@ import { type Stats, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
-import type { Cursor } from '../store/db.js';
+import type { Batch, CommitResult, Cursor } from '../store/db.js';
 import { isOutOfRoom } from '../store/room.js';
 import {
   AGENT_DATABASE_NAME,
@@ -133,7 +133,7 @@ export class SqliteTranscriptSource implements Source {
     // (measured: a shorter delay only adds commits under bursts and raises p99).
     this.queue = new WorkQueue((path) => {
       const follower = this.followers.get(path);
-      if (follower && !follower.retryTimer) this.read(follower);
+      if (follower && !follower.retryTimer) return this.read(follower);
     }, options.followUpMs ?? 100);
   }
 
@@ -347,7 +347,12 @@ export class SqliteTranscriptSource implements Source {
     }
   }
 
-  private read(follower: Follower): void {
+  /**
+   * One look at a database: the rows after our position, stored with the position that follows them. Stored
+   * through the writer thread when the host has one (a promise: the work queue reads nothing more of this
+   * database until it settles, and the position moves only once the rows are stored), else at once.
+   */
+  private read(follower: Follower): void | Promise<void> {
     try {
       if (!this.ensureOpen(follower)) return;
       const db = follower.db as AgentDatabase;
@@ -357,24 +362,36 @@ export class SqliteTranscriptSource implements Source {
       // Taken before reading, so a commit landing during the read is noticed next time.
       const version = db.dataVersion();
       const rows = db.rowsAfter(follower.position, PAGE_ROWS);
-      this.consume(follower, rows);
-      const recovered = readSucceeded(follower.health);
-      follower.health = recovered.health;
-      if (recovered.change === 'readable_again') {
-        this.options.log.info('agent database readable again', { path: follower.path });
+      const stored = this.consume(follower, rows);
+      if (stored === null) {
+        this.readDone(follower, rows.length, version);
+        return;
       }
-      if (rows.length === PAGE_ROWS) {
-        this.queue.add(follower.path);
-      } else {
-        follower.dataVersion = version;
-        follower.replaying = false;
-      }
-      if (rows.length > 0) {
-        this.lastCommitSeenAt = performance.now();
-        this.queue.later(follower.path);
-      }
+      return stored.then(
+        () => this.readDone(follower, rows.length, version),
+        (error: Error) => this.failed(follower, error),
+      );
     } catch (error) {
       this.failed(follower, error as Error);
+    }
+  }
+
+  /** A look whose rows are stored: the database is healthy, and is looked at again while it has more. */
+  private readDone(follower: Follower, rows: number, version: number): void {
+    const recovered = readSucceeded(follower.health);
+    follower.health = recovered.health;
+    if (recovered.change === 'readable_again') {
+      this.options.log.info('agent database readable again', { path: follower.path });
+    }
+    if (rows === PAGE_ROWS) {
+      this.queue.add(follower.path);
+    } else {
+      follower.dataVersion = version;
+      follower.replaying = false;
+    }
+    if (rows > 0) {
+      this.lastCommitSeenAt = performance.now();
+      this.queue.later(follower.path);
     }
   }
 
@@ -426,8 +443,9 @@ export class SqliteTranscriptSource implements Source {
     follower.replaying = true;
   }
 
-  private consume(follower: Follower, rows: TranscriptRow[]): void {
-    if (rows.length === 0) return;
+  /** Stores the calls of `rows` with the position after them: null when done at once, else when it will be. */
+  private consume(follower: Follower, rows: TranscriptRow[]): Promise<void> | null {
+    if (rows.length === 0) return null;
     const calls: CallEvent[] = [];
     let malformed = 0;
     const repairs: RepairCounts = {};
@@ -451,10 +469,9 @@ export class SqliteTranscriptSource implements Source {
     }
     const last = rows[rows.length - 1] as (typeof rows)[number];
     const anchor: RowAnchor = { rowid: last.rowid, sessionId: last.sessionId, seq: last.seq };
-    const events = calls.filter((call) => call.ts >= this.options.cutoff);
     const detail: CursorDetail = { ino: follower.ino as number, anchor };
-    const result = this.options.sink.commit({
-      events,
+    const batch: Batch = {
+      events: calls.filter((call) => call.ts >= this.options.cutoff),
       replay: follower.replaying,
       cursor: {
         source: 'sqlite',
@@ -463,10 +480,32 @@ export class SqliteTranscriptSource implements Source {
         position: last.rowid,
         detail: JSON.stringify(detail),
       },
-    });
-    follower.position = last.rowid;
-    follower.anchor = anchor;
-    this.counts.lines += rows.length;
+    };
+    const stored = (result: CommitResult) => {
+      follower.position = last.rowid;
+      follower.anchor = anchor;
+      this.counted(follower, rows.length, malformed, repairs, undecodable, calls, result);
+      // Dropped (its file deleted) while its rows were being stored: the position just stored goes too.
+      if (this.followers.get(follower.path) !== follower) {
+        this.options.sink.commit({ events: [], forget: [{ source: 'sqlite', key: follower.path }] });
+      }
+    };
+    const { sink } = this.options;
+    if (sink.commitLater) return sink.commitLater(batch).then(stored);
+    stored(sink.commit(batch));
+    return null;
+  }
+
+  private counted(
+    follower: Follower,
+    rows: number,
+    malformed: number,
+    repairs: RepairCounts,
+    undecodable: readonly UndecodableRow[],
+    calls: readonly CallEvent[],
+    result: CommitResult,
+  ): void {
+    this.counts.lines += rows;
     this.counts.malformed += malformed;
     // Re-reading after renumbering meets the same bad rows again: count them once, like duplicates.
     if (!follower.replaying) {

@@ -16,7 +16,7 @@ import { type Logger, silentLogger } from '../../../main/core/log.js';
 import { scan } from '../../../main/core/scan.js';
 import type { IngestSink } from '../../../main/core/sources/source.js';
 import { SqliteTranscriptSource } from '../../../main/core/sources/transcripts-sqlite.js';
-import { Store } from '../../../main/core/store/db.js';
+import { type CommitResult, Store } from '../../../main/core/store/db.js';
 import type { CallSummary, TurnSummary } from '../../../main/core/summary.js';
 import { agentDatabasePath, OpenClawAgentDb } from '../../../main/rehearse/openclaw-db.js';
 import type { DbWriterCommand, DbWriterReply } from '../../../main/rehearse/openclaw-db-writer.js';
@@ -56,18 +56,43 @@ function sinkOf(target: Store): IngestSink {
   return { cursors: (kind) => target.cursors(kind), commit: (batch) => target.commit(batch) };
 }
 
+/** A sink that stores each batch 0–4 ms later, in the order given: what the daemon's writer thread does. */
+function laterSinkOf(target: Store): IngestSink {
+  let previous: Promise<unknown> = Promise.resolve();
+  return {
+    ...sinkOf(target),
+    commitLater: (batch) => {
+      const stored = previous.then(
+        () =>
+          new Promise<CommitResult>((resolve, reject) =>
+            setTimeout(() => {
+              try {
+                resolve(target.commit(batch));
+              } catch (error) {
+                reject(error);
+              }
+            }, Math.random() * 4),
+          ),
+      );
+      previous = stored.catch(() => {});
+      return stored;
+    },
+  };
+}
+
 interface SourceSpec {
   log?: Logger;
   onStored?: (calls: CallEvent[]) => void;
   watch?: boolean;
   reconcileIntervalMs?: number;
   pollIntervalMs?: number;
+  storeLater?: boolean;
 }
 
 function startSource(options: SourceSpec = {}) {
   source = new SqliteTranscriptSource({
     stateDir,
-    sink: sinkOf(store),
+    sink: options.storeLater ? laterSinkOf(store) : sinkOf(store),
     cutoff: 0,
     reconcileIntervalMs: options.reconcileIntervalMs ?? 200,
     pollIntervalMs: options.pollIntervalMs,
@@ -152,41 +177,49 @@ function recordingLog() {
 }
 
 describe('SqliteTranscriptSource', () => {
-  it('reads every event exactly once while a separate process writes, checkpoints, holds a long write, VACUUMs and replaces the file', async () => {
-    const write = startWriter();
-    await write({ kind: 'open', path: agentDatabasePath(stateDir, 'main'), agentId: 'main', sessions: 6 });
-    const replays: string[] = [];
-    startSource({
-      log: {
-        ...silentLogger,
-        info: (msg, fields) => msg.startsWith('re-reading') && replays.push(String(fields?.why)),
-      },
-    });
+  it.each([
+    ['stored at once', false],
+    ['stored later, as through the writer thread', true],
+  ])(
+    'reads every event exactly once while a separate process writes, checkpoints, holds a long write, VACUUMs and replaces the file (%s)',
+    async (_how, storeLater) => {
+      const write = startWriter();
+      await write({ kind: 'open', path: agentDatabasePath(stateDir, 'main'), agentId: 'main', sessions: 6 });
+      const replays: string[] = [];
+      startSource({
+        storeLater,
+        log: {
+          ...silentLogger,
+          info: (msg, fields) => msg.startsWith('re-reading') && replays.push(String(fields?.why)),
+        },
+      });
 
-    await write({ kind: 'steady', turns: 150, gapMs: 5 });
-    // A TRUNCATE checkpoint completes only if no reader holds a snapshot: BreakerBar must not.
-    const checkpoint = (await write({ kind: 'checkpoint' })).checkpoint;
-    expect(checkpoint?.busy).toBe(0);
-    await write({ kind: 'hold', ms: 1500, turns: 20 });
-    await write({ kind: 'steady', turns: 100, gapMs: 5 });
-    await write({ kind: 'vacuum', dropSessions: 2 });
-    await write({ kind: 'steady', turns: 50, gapMs: 5 });
-    await write({ kind: 'replace', turns: 30 });
-    await write({ kind: 'steady', turns: 50, gapMs: 5 });
-    const reply = await write({ kind: 'ledger' });
-    const ledger = reply.ledger as NonNullable<DbWriterReply['ledger']>;
+      await write({ kind: 'steady', turns: 150, gapMs: 5 });
+      // A TRUNCATE checkpoint completes only if no reader holds a snapshot: BreakerBar must not.
+      const checkpoint = (await write({ kind: 'checkpoint' })).checkpoint;
+      expect(checkpoint?.busy).toBe(0);
+      await write({ kind: 'hold', ms: 1500, turns: 20 });
+      await write({ kind: 'steady', turns: 100, gapMs: 5 });
+      await write({ kind: 'vacuum', dropSessions: 2 });
+      await write({ kind: 'steady', turns: 50, gapMs: 5 });
+      await write({ kind: 'replace', turns: 30 });
+      await write({ kind: 'steady', turns: 50, gapMs: 5 });
+      const reply = await write({ kind: 'ledger' });
+      const ledger = reply.ledger as NonNullable<DbWriterReply['ledger']>;
 
-    await until(() => storedCalls() === ledger.calls, 15_000);
-    // The writer's ledger counts the calls it wrote; each of its records is a turn as well.
-    expect(ledger.calls).toBeGreaterThan(0);
-    expect(store.summary()).toEqual({ ...ledger, turns: recordsAsTurns(ledger) });
-    // Re-reading after the VACUUM and the replacement found only calls already stored, and said so as a replay.
-    expect(store.counter('ingest.duplicates')).toBe(0);
-    expect(replays).toEqual(expect.arrayContaining([expect.stringMatching(/renumbered|replaced/)]));
-    // The writer never waited on BreakerBar: its slowest transaction stayed far below its 5 s busy timeout.
-    expect(reply.maxWriteMs).toBeLessThan(1000);
-    expect(source?.status().lastError ?? null).toBeNull();
-  }, 60_000);
+      await until(() => storedCalls() === ledger.calls, 15_000);
+      // The writer's ledger counts the calls it wrote; each of its records is a turn as well.
+      expect(ledger.calls).toBeGreaterThan(0);
+      expect(store.summary()).toEqual({ ...ledger, turns: recordsAsTurns(ledger) });
+      // Re-reading after the VACUUM and the replacement found only calls already stored, and said so as a replay.
+      expect(store.counter('ingest.duplicates')).toBe(0);
+      expect(replays).toEqual(expect.arrayContaining([expect.stringMatching(/renumbered|replaced/)]));
+      // The writer never waited on BreakerBar: its slowest transaction stayed far below its 5 s busy timeout.
+      expect(reply.maxWriteMs).toBeLessThan(1000);
+      expect(source?.status().lastError ?? null).toBeNull();
+    },
+    60_000,
+  );
 
   it('continues from its committed position after a restart, reading nothing twice', async () => {
     const { db, calls } = writeSessions('main', 3, 20);
@@ -292,6 +325,35 @@ describe('SqliteTranscriptSource', () => {
     await until(() => store.cursors('sqlite').length === 0);
     expect(source?.status().inputs).toBe(0);
     expect(storedCalls()).toBe(calls);
+  });
+
+  it('forgets the position of a database deleted while its rows were being stored', async () => {
+    const { db, calls } = writeSessions('main', 1, 5);
+    db.close();
+    // Every batch waits until the test lets it be stored.
+    const waiting: Array<() => void> = [];
+    const sink: IngestSink = {
+      ...sinkOf(store),
+      commitLater: (batch) => new Promise<CommitResult>((resolve) => waiting.push(() => resolve(store.commit(batch)))),
+    };
+    source = new SqliteTranscriptSource({
+      stateDir,
+      sink,
+      cutoff: 0,
+      reconcileIntervalMs: 3_600_000,
+      log: silentLogger,
+    });
+    source.start();
+    await until(() => waiting.length === 1, 5000, 'a batch to be handed over');
+    const path = agentDatabasePath(stateDir, 'main');
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    source.reconcile();
+    expect(source.status().inputs).toBe(0);
+    waiting.shift()?.();
+    await until(() => source?.caughtUp === true, 5000, 'the batch to be stored');
+    // Its calls were read before the file went, so they stay; its position goes with the file.
+    expect(storedCalls()).toBe(calls);
+    expect(store.cursors('sqlite')).toEqual([]);
   });
 
   it('agrees with scan on the same databases', async () => {
