@@ -133,7 +133,7 @@ export class SqliteTranscriptSource implements Source {
     // (measured: a shorter delay only adds commits under bursts and raises p99).
     this.queue = new WorkQueue((path) => {
       const follower = this.followers.get(path);
-      if (follower && !follower.retryTimer) return this.read(follower);
+      if (follower && !follower.retryTimer && !this.nothingNew(follower)) return this.read(follower);
     }, options.followUpMs ?? 100);
   }
 
@@ -392,6 +392,19 @@ export class SqliteTranscriptSource implements Source {
     if (rows > 0) {
       this.lastCommitSeenAt = performance.now();
       this.queue.later(follower.path);
+    }
+  }
+
+  /**
+   * Read to its end, and neither committed to nor replaced since: a look now (a follow-up, a watcher event for
+   * the `-wal`) would find no rows, so it is not made. At 100 calls/s that spared a tenth of the daemon's CPU.
+   */
+  private nothingNew(follower: Follower): boolean {
+    if (!follower.db || follower.dataVersion === null || follower.replaying) return false;
+    try {
+      return follower.db.dataVersion() === follower.dataVersion && inodeOf(follower.path) === follower.ino;
+    } catch {
+      return false;
     }
   }
 
