@@ -94,7 +94,7 @@ class DirectoryWatcher implements Watcher {
   }
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

@@ -31,7 +31,7 @@
  */
 import { closeSync, type Dirent, fstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { directoryWatcher } from './dir-watcher.js';
+import { directoryWatcher, isDirectory } from './dir-watcher.js';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 import { NotRegularFileError, openRegularFile } from './regular-file.js';
@@ -598,14 +598,6 @@ function statSize(path: string): number | null {
     return statSync(path, { throwIfNoEntry: false })?.size ?? null;
   } catch {
     return null;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false;
   }
 }
 
