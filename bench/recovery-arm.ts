@@ -1,5 +1,5 @@
 /**
- * One arm of the recovery benchmark: the storm of `test/e2e/openclaw/recovery.test.ts` on a real gateway of
+ * One arm of the recovery benchmark: the storm of `test/e2e/openclaw/recovery-storms.test.ts` on a real gateway of
  * its own (the mock provider answering `mock/storm` with 429 and `Retry-After: 30`, two sessions sending turns
  * one after the other, BreakerBar's daemon beside it with desktop notifications and a webhook), the provider
  * optionally ceasing to ask for a wait (429s without Retry-After) and recovering at moments the caller sets

@@ -1,5 +1,5 @@
 /**
- * MTTR after a 429 storm, on the real gateway: the storms of `test/e2e/openclaw/recovery.test.ts` in two shapes,
+ * MTTR after a 429 storm, on the real gateway: the storms of `test/e2e/openclaw/recovery-storms.test.ts` in two shapes,
  * each run twice in one run, once with storm restarts on (`watchdog.stormRestart: safe`, the test's config
  * otherwise) and once the same storm on BreakerBar's defaults (storm restarts off: the storm is alerted and
  * waited out), the watchdog live in both, the provider recovering at the same moment after the first 429 in both
@@ -335,7 +335,7 @@ ${verdict(pair, a, o)}${acting.complete && off.complete ? '' : ' (An arm hit its
 export function report(pairs: Pair[]): void {
   const markdown = `## Recovery after a 429 storm: storm restart on vs. the defaults (\`npm run bench -- recovery\`)
 
-Two shapes of the 429 storm of \`test/e2e/openclaw/recovery.test.ts\`, each run twice in one run on ${machine()}: the
+Two shapes of the 429 storm of \`test/e2e/openclaw/recovery-storms.test.ts\`, each run twice in one run on ${machine()}: the
 real \`openclaw@${VERSION}\` (\`gateway run\`, isolated) against the mock provider, whose only model \`${DEP}\` answers
 every request with 429 until it recovers (no fallback); ${SESSIONS.length} sessions send \`openclaw agent\` turns one after
 the other; BreakerBar's daemon (built CLI) beside it with desktop notifications through libnotify to dunst and a
