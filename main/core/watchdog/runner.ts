@@ -27,15 +27,9 @@ import {
   restartStartedNotice,
   restartSucceededNotice,
 } from './notices.js';
-import {
-  type CheckInput,
-  type Decision,
-  type RestartOrder,
-  type RestartTrigger,
-  type StrategyCheck,
-  WatchdogPolicy,
-  type WatchdogSettings,
-} from './policy.js';
+import { WatchdogPolicy } from './policy.js';
+import type { Decision, RestartOrder, RestartTrigger } from './policy-decisions.js';
+import type { CheckInput, StrategyCheck, WatchdogSettings } from './policy-inputs.js';
 import type { Restarter } from './restarter.js';
 
 const HOUR_MS = 3_600_000;
