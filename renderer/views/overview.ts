@@ -7,7 +7,7 @@
  */
 
 import type { SpendReport } from '../../main/core/spend/types.js';
-import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
+import type { WatchdogStatus } from '../../main/core/watchdog/watchdog-status.js';
 import type { ApiBreaker, ApiHistory, ApiStatus, WatchdogResponse } from '../../main/shared/api/types.js';
 import { ApiFailure, Cancelled } from '../api.js';
 import { healthSeries, marksOf, type SparkSeries, sparkSeries, sparkWindow } from '../chart-data.js';

@@ -8,7 +8,7 @@ import type { Notice } from '../../main/core/notify/notice.js';
 import type { SourceStatus } from '../../main/core/sources/source.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
 import { CallTally } from '../../main/core/summary.js';
-import type { WatchdogStatus } from '../../main/core/watchdog/runner.js';
+import type { WatchdogStatus } from '../../main/core/watchdog/watchdog-status.js';
 import type { ApiBreaker, ApiStatus } from '../../main/shared/api/types.js';
 
 export const NOW = Date.UTC(2026, 4, 12, 10, 0, 0);

@@ -18,8 +18,8 @@ import type { SourceStatus } from '../sources/source.js';
 import type { QuotaWindow } from '../spend/types.js';
 import type { NotificationRow, RestartRow } from '../store/gateway-history.js';
 import { reportWriteFailure, type WriteFailures } from '../store/room.js';
-import type { Decision } from '../watchdog/policy.js';
-import type { WatchdogStatus } from '../watchdog/runner.js';
+import type { Decision } from '../watchdog/policy-decisions.js';
+import type { WatchdogStatus } from '../watchdog/watchdog-status.js';
 import {
   conditionsOf,
   EMPTY_TRACKER,

@@ -24,7 +24,7 @@ import { gatherOwnerFacts } from '../gateway/owner/gather.js';
 import { ownerRestartBlock } from '../gateway/owner/restart-rule.js';
 import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 import { type CommandResult, runCommand } from '../gateway/run-command.js';
-import type { RestartOrder } from './policy.js';
+import type { RestartOrder } from './policy-decisions.js';
 
 type Flavour = (typeof RESTART_FLAVOURS)[number];
 

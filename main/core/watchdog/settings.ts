@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config/index.js';
 import { toMs } from '../config/schema.js';
-import type { WatchdogSettings } from './policy.js';
+import type { WatchdogSettings } from './policy-inputs.js';
 import type { RestarterSettings } from './restarter.js';
 
 /** The policy's settings: what counts as dead, hung or a storm, and the restart budget. */

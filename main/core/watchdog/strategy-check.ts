@@ -3,7 +3,7 @@
  * run, why not, and how the gateway's service looks to its manager.
  */
 import type { ServiceHealth } from '../gateway/control.js';
-import type { StrategyCheck } from './policy.js';
+import type { StrategyCheck } from './policy-inputs.js';
 import type { RestartReadiness } from './restarter.js';
 
 /** The service manager's view of the gateway, as the watchdog policy weighs it. */

@@ -17,7 +17,7 @@ import type { BudgetStanding, QuotaWindow, SpendReport } from '../../core/spend/
 import type { StoreHealth } from '../../core/store/database-watch.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../../core/store/gateway-history.js';
 import type { CallSummary } from '../../core/summary.js';
-import type { WatchdogStatus } from '../../core/watchdog/runner.js';
+import type { WatchdogStatus } from '../../core/watchdog/watchdog-status.js';
 import type { Language } from '../i18n.js';
 
 export interface TokenRate {

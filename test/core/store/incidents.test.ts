@@ -15,7 +15,7 @@ import type { IncidentSummary } from '../../../main/core/incidents/types.js';
 import type { SourceStatus } from '../../../main/core/sources/source.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
-import type { WatchdogStatus } from '../../../main/core/watchdog/runner.js';
+import type { WatchdogStatus } from '../../../main/core/watchdog/watchdog-status.js';
 import { callEvent } from '../../helpers/calls.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
 

@@ -13,7 +13,9 @@ import {
   restartSucceededNotice,
   transitionNotice,
 } from '../../../main/core/watchdog/notices.js';
-import { type Alert, WatchdogPolicy, type WatchdogSettings } from '../../../main/core/watchdog/policy.js';
+import { WatchdogPolicy } from '../../../main/core/watchdog/policy.js';
+import type { Alert } from '../../../main/core/watchdog/policy-decisions.js';
+import type { WatchdogSettings } from '../../../main/core/watchdog/policy-inputs.js';
 import { translator } from '../../../main/shared/messages/index.js';
 
 const SEC = 1000;

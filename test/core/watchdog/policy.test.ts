@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type CheckInput,
-  type Decision,
-  type ProbeInput,
-  type StrategyCheck,
-  WatchdogPolicy,
-  type WatchdogSettings,
-} from '../../../main/core/watchdog/policy.js';
+import { WatchdogPolicy } from '../../../main/core/watchdog/policy.js';
+import type { Decision } from '../../../main/core/watchdog/policy-decisions.js';
+import type {
+  CheckInput,
+  ProbeInput,
+  StrategyCheck,
+  WatchdogSettings,
+} from '../../../main/core/watchdog/policy-inputs.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;

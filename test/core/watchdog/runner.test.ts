@@ -16,14 +16,11 @@ import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics
 import type { NoticeInput } from '../../../main/core/notify/notice.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
-import type {
-  RestartOrder,
-  RestartOutcome,
-  StrategyCheck,
-  WatchdogSettings,
-} from '../../../main/core/watchdog/policy.js';
+import { META_LAST_CALL } from '../../../main/core/watchdog/check-evidence.js';
+import type { RestartOrder, RestartOutcome } from '../../../main/core/watchdog/policy-decisions.js';
+import type { StrategyCheck, WatchdogSettings } from '../../../main/core/watchdog/policy-inputs.js';
 import type { RestartExecution, Restarter } from '../../../main/core/watchdog/restarter.js';
-import { META_LAST_CALL, WatchdogRunner } from '../../../main/core/watchdog/runner.js';
+import { WatchdogRunner } from '../../../main/core/watchdog/runner.js';
 import { callEvent } from '../../helpers/calls.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
 import { fixture } from '../gateway/service-fixtures.js';
