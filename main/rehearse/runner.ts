@@ -27,13 +27,14 @@ import { configSchema, type Environment, resolveDirectories } from '../core/conf
 import { parseWith } from '../core/config/schema.js';
 import { silentLogger } from '../core/log.js';
 import { Monitor } from '../core/monitor.js';
+import { evaluate } from './expectations.js';
 import { type FakeTools, readFakeCalls, setLaunchdJob, writeFakeLaunchctl, writeFakeOpenclaw } from './fake-tools.js';
 import { fallbackDecisionLine, gatewayLogPath, gatewayRestartLine, stalledSessionLine } from './gateway-log-lines.js';
 import { writeOpenClawCooldowns } from './openclaw-cooldown-writer.js';
 import { agentDatabasePath, OpenClawAgentDb } from './openclaw-db.js';
 import { assistantMessage, seededRandom, sessionHeader, userMessage } from './records.js';
 import { type ReplayPlan, ReplayWriter } from './replay.js';
-import { evaluate, stepWords } from './report.js';
+import { stepWords } from './report-words.js';
 import type { DepFault, InjectedOutcome, Scenario } from './scenario.js';
 import { INJECTED_OUTCOMES } from './scenario.js';
 import { type SimulatedGateway, type SimulatedGatewayOptions, startSimulatedGateway } from './simulated-gateway.js';
