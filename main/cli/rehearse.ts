@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { planReplay, ReplayError, replayScenario } from '../rehearse/replay.js';
-import { renderHtml, renderText } from '../rehearse/report.js';
+import { renderHtml } from '../rehearse/report-html.js';
+import { renderText } from '../rehearse/report-text.js';
 import { runRehearsal } from '../rehearse/runner.js';
 import { loadScenarioFile, type Scenario, ScenarioError } from '../rehearse/scenario.js';
 import { BUILT_IN_SCENARIOS, builtInScenario } from '../rehearse/scenarios.js';

@@ -1,7 +1,7 @@
 /**
  * What a rehearsal produces and reports: the timeline, latencies, expectations and the report itself. Its
- * own module so that the runner (which builds a report) and report.ts (which judges and prints one) both
- * depend on it instead of on each other.
+ * own module so that the runner (which builds a report) and the modules that judge and print one
+ * (expectations.ts, report-text.ts, report-html.ts) all depend on it instead of on each other.
  */
 import type { RestartRow } from '../core/store/gateway-history.js';
 import type { FakeCall } from './fake-tools.js';

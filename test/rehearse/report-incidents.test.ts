@@ -4,7 +4,9 @@
  * the scenario after it; an incident lane on the chart.
  */
 import { describe, expect, it } from 'vitest';
-import { incidentSpans, renderHtml, renderText } from '../../main/rehearse/report.js';
+import { renderHtml } from '../../main/rehearse/report-html.js';
+import { incidentSpans } from '../../main/rehearse/report-incidents.js';
+import { renderText } from '../../main/rehearse/report-text.js';
 import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/types.js';
 
 const DEP = 'zhipu/glm-5.1';

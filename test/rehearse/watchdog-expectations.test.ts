@@ -7,9 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readGatewayLogLine } from '../../main/core/sources/gateway-log-record.js';
+import { type EvaluateContext, evaluate } from '../../main/rehearse/expectations.js';
 import { gatewayRestartLine, stalledSessionLine } from '../../main/rehearse/gateway-log-lines.js';
-import { type EvaluateContext, evaluate, renderText, stepWords } from '../../main/rehearse/report.js';
-import { describePhase } from '../../main/rehearse/runner.js';
+import { describePhase } from '../../main/rehearse/phases.js';
+import { renderText } from '../../main/rehearse/report-text.js';
+import { stepWords } from '../../main/rehearse/report-words.js';
 import { type Expectation, type Scenario, ScenarioError, validateScenario } from '../../main/rehearse/scenario.js';
 import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/types.js';
 
