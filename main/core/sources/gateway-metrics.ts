@@ -24,7 +24,7 @@ import type { Outcome } from '../classify.js';
 import { outcomeForReason } from '../classify.js';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
-import type { Cursor } from '../store/db.js';
+import type { Cursor } from '../store/batch.js';
 import { escapedName } from './dependency-name.js';
 import { type PrometheusSample, parsePrometheusText, seriesKey } from './prometheus-text.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';

@@ -36,7 +36,7 @@ import { type Stats, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
-import type { Batch, CommitResult, Cursor } from '../store/db.js';
+import type { Batch, CommitResult, Cursor } from '../store/batch.js';
 import { isOutOfRoom } from '../store/room.js';
 import {
   AGENT_DATABASE_NAME,
