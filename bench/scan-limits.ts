@@ -28,14 +28,9 @@ import { configSchema } from '../main/core/config/index.js';
 import type { CallEvent } from '../main/core/events.js';
 import { readTranscriptFile, scanScratch } from '../main/core/scan-read.js';
 import { BacklogMode } from '../main/core/store/backlog-mode.js';
-import {
-  callValues,
-  type Db,
-  INSERT_CALL_SQL,
-  INSERT_TURN_SQL,
-  recordTurnValues,
-  Store,
-} from '../main/core/store/db.js';
+import type { Db } from '../main/core/store/database.js';
+import { Store } from '../main/core/store/db.js';
+import { callValues, INSERT_CALL_SQL, INSERT_TURN_SQL, recordTurnValues } from '../main/core/store/rows.js';
 import { listTranscripts } from './scan-corpus.js';
 
 const SELF = fileURLToPath(import.meta.url);

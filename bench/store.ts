@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OUTCOMES, type Outcome } from '../main/core/classify.js';
 import type { CallEvent } from '../main/core/events.js';
-import { callValues, INSERT_CALL_SQL, openDatabase, Store } from '../main/core/store/db.js';
+import { openDatabase } from '../main/core/store/database.js';
+import { Store } from '../main/core/store/db.js';
+import { callValues, INSERT_CALL_SQL } from '../main/core/store/rows.js';
 import { seededRandom } from '../main/rehearse/records.js';
 import { distribution, machine, recordSection, summarize } from './report.js';
 

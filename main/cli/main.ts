@@ -75,7 +75,7 @@ async function isExpectedError(error: unknown): Promise<boolean> {
     import('../core/config/index.js'),
     import('../core/lock.js'),
     import('../core/monitor.js'),
-    import('../core/store/db.js'),
+    import('../core/store/store-error.js'),
     import('./api-client.js'),
   ]);
   return (

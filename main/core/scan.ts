@@ -21,7 +21,7 @@ import { type InputScan, type ReadOptions, readInput, type ScanInput, scanScratc
 import type { ScanWorkerRequest } from './scan-worker.js';
 import { AGENT_DATABASE_NAME, findAgentDatabases } from './sources/agent-database.js';
 import { type GatewayLogScan, scanGatewayLogs } from './sources/gateway-log.js';
-import { agentIdOfSessionKey } from './sources/gateway-log-record.js';
+import { agentIdOfSessionKey } from './sources/gateway-signal-calls.js';
 import { transcriptRole } from './sources/transcripts-jsonl.js';
 import { type Storm, seedWatchdogStorms } from './storms.js';
 import { type CallSummary, CallTally, TurnTally } from './summary.js';

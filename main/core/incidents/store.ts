@@ -6,7 +6,7 @@
 import type { Transition } from '../breaker/types.js';
 import type { Severity } from '../notify/notice.js';
 import { UNKNOWN_AGENT } from '../sources/gateway-attempts.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/database.js';
 import { Statements } from '../store/statements.js';
 import { lastWeeks, weekStartOf } from './rules.js';
 import type {

@@ -20,13 +20,8 @@ import type { Logger } from '../log.js';
 import { isOutOfRoom } from '../store/room.js';
 import { identityKey, readIdentity } from './file-identity.js';
 import { AttemptAssembler, UNKNOWN_AGENT } from './gateway-attempts.js';
-import {
-  type AttemptLine,
-  agentIdOfSessionKey,
-  fallbackAsCall,
-  readGatewayLogLine,
-  refusedTurn,
-} from './gateway-log-record.js';
+import { type AttemptLine, readGatewayLogLine } from './gateway-log-record.js';
+import { agentIdOfSessionKey, fallbackAsCall, refusedTurn } from './gateway-signal-calls.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 import { NotRegularFileError, openRegularFile } from './regular-file.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';

@@ -4,15 +4,9 @@
  *
  * The gateway counts model calls in `openclaw_model_call_total`, one series per
  * `{api, error_category, model, outcome, provider, transport}`. BreakerBar
- * scrapes it and turns each counter's growth into that many observed calls.
- * Label values, from OpenClaw's plugin (`extensions/diagnostics-prometheus/
- * src/service.ts`, `modelCallLabels`): `outcome` is `completed` or `error`;
- * `error_category` is `none` for completed calls, else the diagnostic event's
- * `errorCategory` (`other` when missing): a JS error class from
- * `diagnosticErrorCategory` (`Error`, `TypeError`, …), `StreamAbandoned`, or on
- * CLI-backend runs a failover reason (`rate_limit`, `overloaded`, `auth`, …) or
- * failure kind (`timeout`, `aborted`, `connection_reset`, `connection_closed`,
- * `terminated`).
+ * scrapes it and turns each counter's growth into that many observed calls
+ * (gateway-metrics-counters.ts reads the counters, gateway-metrics-endpoint.ts
+ * asks the endpoint; this module paces the scrapes, stores and reports).
  *
  * What the counters cannot say: when each call happened (every call is placed
  * at the scrape that saw it), its tokens, or its HTTP status. So where a
@@ -20,19 +14,36 @@
  * truth and this source emits nothing for it (`transcriptsCover`).
  */
 
-import type { Outcome } from '../classify.js';
-import { outcomeForReason } from '../classify.js';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
-import type { Cursor } from '../store/db.js';
-import { escapedName } from './dependency-name.js';
-import { type PrometheusSample, parsePrometheusText, seriesKey } from './prometheus-text.js';
+import type { Cursor } from '../store/batch.js';
+import {
+  type CounterDeltas,
+  counterDeltas,
+  depOf,
+  metricsCall,
+  modelCallSeries,
+  parseDetail,
+  type Series,
+  storedValues,
+} from './gateway-metrics-counters.js';
+import {
+  errorCode,
+  failure,
+  type GatewayMetricsEndpoint,
+  isLoopback,
+  MAX_BODY_BYTES,
+  METRICS_EMPTY_MESSAGE,
+  METRICS_OFF_MESSAGE,
+  METRICS_PATH,
+  type MetricsState,
+  readBody,
+  type ScrapeResult,
+  safeUrl,
+} from './gateway-metrics-endpoint.js';
+import { parsePrometheusText } from './prometheus-text.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 
-export const METRICS_PATH = '/api/diagnostics/prometheus';
-export const MODEL_CALL_METRIC = 'openclaw_model_call_total';
-/** Exporters that follow OpenMetrics naming print the counter without `_total`. */
-const MODEL_CALL_NAMES: ReadonlySet<string> = new Set([MODEL_CALL_METRIC, 'openclaw_model_call']);
 /** Most calls synthesized for one series in one scrape: a bound on one scrape's work after a long gap. */
 export const MAX_CALLS_PER_SERIES = 10_000;
 const DEFAULT_TIMEOUT_MS = 3000;
@@ -40,22 +51,7 @@ const DEFAULT_TIMEOUT_MS = 3000;
 const STALE_AFTER_MS = 10 * 60_000;
 /** Pace while the endpoint is off or refuses the token: only the user can change that. */
 const DEFAULT_SLOW_INTERVAL_MS = 60_000;
-/** OpenClaw caps itself at 2048 series; a body far beyond that is not its exporter. */
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
-const DETAIL_VERSION = 1;
 
-/**
- * Why the endpoint answers 404 (or the Control UI's page). Worded to hold on any OpenClaw version (the plugin
- * has been bundled, installable separately, or absent): it suggests no command that may not exist.
- */
-export const METRICS_OFF_MESSAGE =
-  "OpenClaw's metrics endpoint is not served by this gateway: its `diagnostics-prometheus` plugin is not installed or not enabled here. BreakerBar does not need those metrics (it reads the gateway log and the transcripts); `openclaw plugins list` shows whether this installation has the plugin";
-
-/** The endpoint is there (the plugin serves it) but has nothing yet. */
-const METRICS_EMPTY_MESSAGE =
-  "OpenClaw's metrics endpoint answers, but with no metrics: OpenClaw's diagnostics are off (`diagnostics.enabled` in openclaw.json), or the gateway has made no model call since it started. BreakerBar does not need those metrics (it reads the gateway log and the transcripts)";
-
-export type MetricsState = 'ok' | 'off' | 'unauthorized' | 'unreachable' | 'error';
 export type DepTruth = 'transcripts' | 'gateway-metrics';
 
 export interface MetricsStatus {
@@ -74,13 +70,6 @@ export interface MetricsStatus {
   coveredCalls: number;
 }
 
-export interface GatewayMetricsEndpoint {
-  baseUrl: string;
-  token: string | null;
-  /** Where the token came from, only to make the "token rejected" message precise. */
-  tokenSource?: string | null;
-}
-
 export interface GatewayMetricsOptions {
   endpoint: GatewayMetricsEndpoint;
   intervalMs: number;
@@ -94,124 +83,6 @@ export interface GatewayMetricsOptions {
   slowIntervalMs?: number;
   /** Called with the calls just stored. */
   onStored?: (calls: CallEvent[]) => void;
-}
-
-const SUCCESS_OUTCOMES: ReadonlySet<string> = new Set(['completed', 'ok', 'success', 'succeeded']);
-
-/** The outcome of one `openclaw_model_call_total` series. */
-export function modelCallOutcome(labels: Readonly<Record<string, string>>): Outcome {
-  const outcome = labels.outcome?.trim().toLowerCase();
-  const category = labels.error_category?.trim() ?? '';
-  if (outcome !== undefined && SUCCESS_OUTCOMES.has(outcome)) return 'ok';
-  // Without an outcome label, the category alone says whether the call failed.
-  if (outcome === undefined && (category === '' || category === 'none')) return 'ok';
-  const mapped = outcomeForReason(category);
-  // An error whose category reads as success (`none`) is still an error.
-  return mapped === 'ok' ? 'other_error' : mapped;
-}
-
-interface Series {
-  key: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-interface ModelCallSeries {
-  series: Map<string, Series>;
-  /** False when a counter line was unusable: a series missing from `series` may then still exist. */
-  complete: boolean;
-}
-
-function modelCallSeries(samples: readonly PrometheusSample[], parseErrors: number): ModelCallSeries {
-  const series = new Map<string, Series>();
-  let complete = parseErrors === 0;
-  for (const sample of samples) {
-    if (!MODEL_CALL_NAMES.has(sample.name)) continue;
-    if (!Number.isFinite(sample.value) || sample.value < 0) {
-      complete = false;
-      continue;
-    }
-    // Both spellings of the name are one counter.
-    const key = seriesKey(MODEL_CALL_METRIC, sample.labels);
-    series.set(key, { key, labels: sample.labels, value: Math.round(sample.value) });
-  }
-  return { series, complete };
-}
-
-export interface CounterDeltas {
-  deltas: Array<{ series: Series; delta: number }>;
-  /** The gateway restarted since the previous values: every counter started again from zero. */
-  reset: boolean;
-  /** The values to compare the next scrape with. */
-  next: Map<string, number>;
-}
-
-/**
- * Growth of each counter since `previous` (null: no previous values, so this
- * scrape is a baseline only). OpenClaw keeps its counters in memory and never
- * removes a series, so a counter lower than before, or a series gone, means the
- * gateway restarted; then every series counts from zero, including ones that
- * have already grown past their old value. A restart that leaves every series
- * at or above its old value cannot be told from growth (a known limit).
- */
-export function counterDeltas(previous: ReadonlyMap<string, number> | null, current: ModelCallSeries): CounterDeltas {
-  const next = new Map<string, number>();
-  for (const [key, series] of current.series) next.set(key, series.value);
-  if (previous === null) return { deltas: [], reset: false, next };
-  let reset = false;
-  for (const [key, value] of previous) {
-    const now = current.series.get(key);
-    if (now !== undefined ? now.value < value : current.complete) reset = true;
-    // A series hidden by a bad line keeps its old value for the next comparison.
-    if (now === undefined && !current.complete) next.set(key, value);
-  }
-  const deltas: CounterDeltas['deltas'] = [];
-  for (const series of current.series.values()) {
-    const delta = reset ? series.value : series.value - (previous.get(series.key) ?? 0);
-    if (delta > 0) deltas.push({ series, delta });
-  }
-  return { deltas, reset, next };
-}
-
-type ScrapeResult =
-  | { kind: 'metrics'; text: string; html: boolean }
-  | { kind: 'status'; status: number }
-  | { kind: 'refused' }
-  | { kind: 'timeout' }
-  | { kind: 'failed'; reason: string };
-
-function isLoopback(baseUrl: string): boolean {
-  try {
-    const { hostname, protocol } = new URL(baseUrl);
-    return protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
-  } catch {
-    return false;
-  }
-}
-
-function errorCode(error: unknown): string | undefined {
-  const cause = (error as { cause?: { code?: unknown } }).cause;
-  const code = cause?.code ?? (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** Reads at most `limit` bytes of the body; a longer body is an error, not a truncated scrape. */
-async function readBody(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new Error(`metrics body larger than ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export class GatewayMetricsSource implements Source {
@@ -245,7 +116,7 @@ export class GatewayMetricsSource implements Source {
     // The token goes into the request; it must never leave the machine.
     if (!isLoopback(options.endpoint.baseUrl)) {
       throw new Error(
-        `gateway metrics endpoint must be on loopback (http://127.0.0.1:<port>), not ${safeUrl(options)}`,
+        `gateway metrics endpoint must be on loopback (http://127.0.0.1:<port>), not ${safeUrl(options.endpoint)}`,
       );
     }
     this.clock = options.clock ?? Date.now;
@@ -450,7 +321,7 @@ export class GatewayMetricsSource implements Source {
   private commitScrape(scrapeTime: number, result: CounterDeltas): void {
     const events: CallEvent[] = [];
     for (const { series, delta } of result.deltas) this.synthesize(series, delta, scrapeTime, events);
-    const detail = JSON.stringify({ version: DETAIL_VERSION, values: Object.fromEntries(result.next) });
+    const detail = storedValues(result.next);
     if (events.length > 0 || detail !== this.committedDetail) {
       const cursor: Cursor = {
         source: 'gatewaymetrics',
@@ -543,85 +414,4 @@ export class GatewayMetricsSource implements Source {
     const { token } = this.options.endpoint;
     return token ? text.split(token).join('[token]') : text;
   }
-}
-
-/** State and message for a scrape that got no HTTP answer worth reading. */
-function failure(
-  result: Extract<ScrapeResult, { kind: 'refused' | 'timeout' | 'failed' }>,
-  baseUrl: string,
-  timeoutMs: number,
-): [MetricsState, string] {
-  if (result.kind === 'refused') return ['unreachable', `nothing listens at ${baseUrl} (gateway not running)`];
-  // A gateway that does not answer in time is busy or hung: the gateway's state, which its probes judge (a
-  // hung gateway is its own incident), not a source that cannot be read.
-  if (result.kind === 'timeout') {
-    return [
-      'unreachable',
-      `OpenClaw's metrics endpoint gave no answer within ${timeoutMs} ms (the gateway is busy or hung)`,
-    ];
-  }
-  return ['error', `OpenClaw's metrics endpoint failed: ${result.reason}`];
-}
-
-function safeUrl(options: GatewayMetricsOptions): string {
-  const { baseUrl, token } = options.endpoint;
-  return token ? baseUrl.split(token).join('[token]') : baseUrl;
-}
-
-function depOf(labels: Readonly<Record<string, string>>): string {
-  // Another program's labels: a damaged one is shown escaped (see dependency-name.ts), never refused.
-  return escapedName(`${labels.provider ?? 'unknown'}/${labels.model ?? 'unknown'}`);
-}
-
-function known(value: string | undefined): string | null {
-  return value === undefined || value === '' || value === 'unknown' ? null : value;
-}
-
-/**
- * One call observed through the counters. Its time is the scrape's: the only
- * time known (the call happened somewhere since the previous scrape). The
- * phase is a guess the counters cannot confirm: failures `before_output`.
- */
-function metricsCall(series: Series, dep: string, scrapeTime: number, i: number): CallEvent {
-  const outcome = modelCallOutcome(series.labels);
-  const category = series.labels.error_category;
-  return {
-    key: `gatewaymetrics/${scrapeTime}/${series.key}/${i}`,
-    ts: scrapeTime,
-    source: 'gatewaymetrics',
-    agentId: 'gateway',
-    sessionId: 'metrics',
-    dep,
-    provider: series.labels.provider ?? 'unknown',
-    model: series.labels.model ?? 'unknown',
-    api: known(series.labels.api),
-    stopReason: null,
-    outcome,
-    phase: outcome === 'ok' ? 'complete' : 'before_output',
-    httpStatus: null,
-    // OpenClaw's own category (`rate_limit`, `TimeoutError`, …) is the closest thing to an error code it exports.
-    errorCode: outcome === 'ok' || category === undefined || category === 'none' ? null : category,
-    retryAfterMs: null,
-    credential: null,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 },
-  };
-}
-
-/** `{"version":1,"values":{"<series key>":<count>}}` → the values, or null when it is not that. */
-function parseDetail(detail: string | null): Map<string, number> | null {
-  if (detail === null) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(detail);
-  } catch {
-    return null;
-  }
-  const { version, values } = (parsed ?? {}) as { version?: unknown; values?: unknown };
-  if (version !== DETAIL_VERSION || typeof values !== 'object' || values === null) return null;
-  const result = new Map<string, number>();
-  for (const [key, value] of Object.entries(values)) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
-    result.set(key, value);
-  }
-  return result;
 }

@@ -5,7 +5,7 @@
  * which stores a batch of events together with the position that produced it.
  */
 import type { SourceKind } from '../events.js';
-import type { Batch, CommitResult, Cursor } from '../store/db.js';
+import type { Batch, CommitResult, Cursor } from '../store/batch.js';
 
 export interface IngestSink {
   /** Positions committed earlier by this kind of source. */

@@ -33,6 +33,8 @@ import { closeSync, type Dirent, fstatSync, readdirSync, type Stats, statSync } 
 import { join } from 'node:path';
 import { directoryWatcher, isDirectory } from './dir-watcher.js';
 import { type FileIdentity, fingerprintMatches, identityKey, inodeOfKey, readIdentity } from './file-identity.js';
+import { FULL_RECONCILE_MAX_MS, FullRecheckPace } from './full-recheck-pace.js';
+import { HeldFiles } from './held-files.js';
 import { type LineBatchData, readLineBatch } from './line-batch.js';
 import { NotRegularFileError, openRegularFile } from './regular-file.js';
 import type { DirectoryFilter, FileRole, Watcher, WatcherFactory } from './watcher.js';
@@ -107,7 +109,7 @@ interface Tracked {
   seenSize: number;
   /** A batch of it is being stored: its offset moves when that is done. */
   committing: boolean;
-  /** The descriptor kept open since its last look (see `HELD_FILES`), or null. */
+  /** The descriptor kept open since its last look (see held-files.ts), or null. */
   held: number | null;
 }
 
@@ -127,20 +129,6 @@ const DEFAULT_MAX_LINES = 128;
  * At most this many batches' events wait in memory (the bytes they came from are not kept).
  */
 const FILES_IN_FLIGHT = 32;
-/**
- * Files whose descriptor stays open after a look, the most recently looked-at: what a writer appends and then
- * deletes (or replaces) before the next look is read through it, instead of being lost with the name. Files
- * are looked at when they change, so these are the active ones; the rest cost no descriptor. Not on Windows,
- * where an open file's name cannot be used again until it is closed (a writer recreating the file would fail).
- */
-const HELD_FILES = process.platform === 'win32' ? 0 : 32;
-/**
- * The longest wait between two full re-checks while the watcher reports every change. Each full re-check that
- * finds nothing unreported doubles the ticks to the next one, up to this; each one that finds a change the
- * watcher did not report (an append, a new file, a file gone) goes back to every tick. So a watcher that
- * misses changes (a network file system, say) costs at most this once, after a quiet spell.
- */
-const FULL_RECONCILE_MAX_MS = 60_000;
 
 export class FileTailer {
   private readonly byPath = new Map<string, Tracked>();
@@ -160,8 +148,8 @@ export class FileTailer {
   private readonly unidentified = new Map<string, number>();
   /** Paths found to be no regular file (a named pipe, say), already reported. */
   private readonly notFiles = new Set<string>();
-  /** Files with a descriptor held open, least recently looked-at first. */
-  private readonly holding = new Set<Tracked>();
+  /** Files with a descriptor held open (see held-files.ts). */
+  private readonly held = new HeldFiles<Tracked>();
   /** Paths found by the first listing and not looked at yet; stored positions are trusted until it is empty. */
   private firstLook: Set<string> | null = null;
   private readonly watchedRoots = new Set<string>();
@@ -169,9 +157,8 @@ export class FileTailer {
   private reconcileTimer: NodeJS.Timeout | null = null;
   private stopped = true;
   private reconciles = 0;
-  /** Ticks from one full re-check to the next (see `FULL_RECONCILE_MAX_MS`), and ticks since the last one. */
-  private fullEvery = 1;
-  private sinceFull = 0;
+  /** When the reconcile tick makes a full re-check (see full-recheck-pace.ts). */
+  private readonly pace = new FullRecheckPace();
   /** The paths the last full re-check listed: an unfollowed path not among them is new. */
   private lastListed: Set<string> | null = null;
   /** The full re-check under way found a change the watcher had not reported. */
@@ -220,8 +207,7 @@ export class FileTailer {
    */
   tick(): void {
     if (this.stopped) return;
-    this.sinceFull++;
-    if (this.sinceFull >= this.fullEvery || this.watcher === null || this.orphans.size > 0) {
+    if (this.pace.tick() || this.watcher === null || this.orphans.size > 0) {
       this.reconcile();
       return;
     }
@@ -235,7 +221,7 @@ export class FileTailer {
     await this.queue.stop();
     await this.watcher?.close();
     this.watcher = null;
-    for (const tracked of [...this.holding]) this.release(tracked);
+    this.held.releaseAll();
   }
 
   progress(): TailerProgress {
@@ -286,10 +272,9 @@ export class FileTailer {
     }
     for (const path of this.byPath.keys()) if (!seen.has(path)) this.requeue(path, true);
     this.lastListed = seen;
-    this.sinceFull = 0;
     const longest = this.options.fullReconcileMaxMs ?? FULL_RECONCILE_MAX_MS;
     const most = Math.max(1, Math.floor(longest / this.options.reconcileIntervalMs));
-    this.fullEvery = first || this.unreported ? 1 : Math.min(this.fullEvery * 2, most);
+    this.pace.made(first || this.unreported, most);
     // Orphans not found again under another name for a whole round were deleted.
     for (const [inode, orphan] of this.orphans) {
       if (orphan.since < this.reconciles - 1) {
@@ -410,7 +395,7 @@ export class FileTailer {
       tracked ??= this.adopt(fd, path, stats);
       if (!tracked) return;
       tracked.seenSize = stats.size;
-      keep = this.hold(tracked, fd);
+      keep = this.held.hold(tracked, fd);
       // The batch's bytes are read before the file is closed: storing them may take longer.
       if (stats.size > tracked.offset) return this.readFrom(fd, tracked, stats.size);
     } finally {
@@ -428,35 +413,11 @@ export class FileTailer {
     if (tracked.held === null) return null;
     const { nlink, size } = fstatSync(tracked.held);
     if (nlink > 0 || size <= tracked.offset) {
-      this.release(tracked);
+      this.held.release(tracked);
       return null;
     }
     tracked.seenSize = size;
     return { read: this.readFrom(tracked.held, tracked, size) };
-  }
-
-  /**
-   * Keeps `fd` open as `tracked`'s held descriptor (see `HELD_FILES`); false when it is not kept (the caller
-   * closes it). The least recently looked-at file beyond the limit lets its descriptor go.
-   */
-  private hold(tracked: Tracked, fd: number): boolean {
-    if (HELD_FILES === 0) return false;
-    if (tracked.held !== null && tracked.held !== fd) closeSync(tracked.held);
-    tracked.held = fd;
-    this.holding.delete(tracked);
-    this.holding.add(tracked);
-    if (this.holding.size > HELD_FILES) {
-      const oldest = this.holding.values().next().value;
-      if (oldest) this.release(oldest);
-    }
-    return true;
-  }
-
-  private release(tracked: Tracked): void {
-    this.holding.delete(tracked);
-    if (tracked.held === null) return;
-    closeSync(tracked.held);
-    tracked.held = null;
   }
 
   /** A named pipe (or the like) where a file is followed: said once while it stays, never opened for reading. */
@@ -526,7 +487,7 @@ export class FileTailer {
 
   /** Stops following `tracked` at its path (it may be found again by its inode). */
   private untrack(tracked: Tracked): void {
-    this.release(tracked);
+    this.held.release(tracked);
     if (this.byPath.get(tracked.path) === tracked) this.byPath.delete(tracked.path);
     const inode = `${tracked.identity.dev}:${tracked.identity.ino}`;
     if (this.byInode.get(inode) === tracked) this.byInode.delete(inode);

@@ -5,7 +5,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
-import type { Batch, CommitResult } from '../store/db.js';
+import type { Batch, CommitResult } from '../store/batch.js';
 import { isOutOfRoom } from '../store/room.js';
 import { MALFORMED, skimJson } from './json-skim.js';
 import { lendReadBuffer, sharedQuoteIndexer } from './quote-bitmap.js';

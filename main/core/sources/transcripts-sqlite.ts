@@ -32,11 +32,10 @@
  * every 10 minutes, logged once per change of state (read-backoff.ts) and
  * reported as unreadable until a read succeeds.
  */
-import { type Stats, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
-import type { Batch, CommitResult, Cursor } from '../store/db.js';
+import type { Batch, CommitResult, Cursor } from '../store/batch.js';
 import { isOutOfRoom } from '../store/room.js';
 import {
   AGENT_DATABASE_NAME,
@@ -47,18 +46,19 @@ import {
   SchemaError,
   type TranscriptRow,
 } from './agent-database.js';
+import { databaseOf, fileStamp, inodeOf, isDatabaseFile } from './agent-database-files.js';
+import { type CursorDetail, type Follower, newFollower, refusal, unreadable } from './agent-database-follower.js';
+import { decodeRows, type UndecodableRow } from './agent-database-rows.js';
 import { directoryWatcher } from './dir-watcher.js';
-import { type BackoffPolicy, HEALTHY, type ReadHealth, readFailed, readSucceeded } from './read-backoff.js';
+import { type BackoffPolicy, readFailed, readSucceeded } from './read-backoff.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
-import { countRepair, logRepairs, type RepairCounts, readRecord } from './transcript-record.js';
+import { logRepairs, type RepairCounts } from './transcript-record.js';
 import type { Watcher } from './watcher.js';
 import { WorkQueue } from './work-queue.js';
 
 const PAGE_ROWS = 1000;
 /** How soon rows are read again when BreakerBar's store had no room for them. */
 const STORE_FULL_RETRY_MS = 5000;
-
-type UndecodableRow = Extract<TranscriptRow, { json: null }>;
 
 /** No commit seen for this long: the gateway is quiet, and the databases are asked less often. */
 const QUIET_AFTER_MS = 10_000;
@@ -83,32 +83,6 @@ export interface SqliteSourceOptions {
   clock?: () => number;
   /** Retries of a database that fails to read (default FAILURE_BACKOFF: 1 s doubling up to 10 min). */
   failureBackoff?: BackoffPolicy;
-}
-
-interface CursorDetail {
-  ino: number;
-  anchor: RowAnchor | null;
-}
-
-interface Follower {
-  agentId: string;
-  path: string;
-  db: AgentDatabase | null;
-  ino: number | null;
-  position: number;
-  anchor: RowAnchor | null;
-  /** Reading again from the start after renumbering or replacement. */
-  replaying: boolean;
-  dataVersion: number | null;
-  /** Why this database is not being read (schema), reported once. */
-  refused: string | null;
-  /** The file's modification stamp when it was refused: a change (an in-place migration) is worth another look. */
-  refusedStamp: string | null;
-  /** An undecodable row of this database was already logged (one warning per database, not per row). */
-  undecodableLogged: boolean;
-  /** Failed reads in a row, why, and when the next try is due (see read-backoff.ts). */
-  health: ReadHealth;
-  retryTimer: NodeJS.Timeout | null;
 }
 
 export class SqliteTranscriptSource implements Source {
@@ -212,30 +186,8 @@ export class SqliteTranscriptSource implements Source {
       pending,
       pendingUnit: 'rows',
       lastEventAt: this.lastEventAt,
-      lastError: this.refusal() ?? this.unreadable() ?? this.lastError,
+      lastError: refusal(this.followers.values()) ?? unreadable(this.followers.values()) ?? this.lastError,
     };
-  }
-
-  /**
-   * A refused database is an error for as long as it is refused, not just
-   * until the next message replaces it: its calls are missing meanwhile.
-   */
-  private refusal(): string | null {
-    const refused = [...this.followers.values()].filter((f) => f.refused !== null);
-    if (refused.length === 0) return null;
-    const first = (refused[0] as Follower).refused as string;
-    return refused.length === 1 ? first : `${first} (and ${refused.length - 1} more database(s) refused)`;
-  }
-
-  /** A database that fails to read is an error until a read succeeds again: its calls are missing meanwhile. */
-  private unreadable(): string | null {
-    const failing = [...this.followers.values()].filter((f) => f.health.problem !== null);
-    const first = failing[0];
-    if (!first) return null;
-    const { problem, since, retryAt } = first.health;
-    const when = (ms: number | null) => (ms === null ? 'unknown' : new Date(ms).toISOString());
-    const more = failing.length > 1 ? ` (and ${failing.length - 1} more unreadable database(s))` : '';
-    return `${first.path} is unreadable since ${when(since)} (${problem}); next try at ${when(retryAt)}${more}`;
   }
 
   /** Databases found, with why any is not read (unknown schema, busy). */
@@ -304,23 +256,7 @@ export class SqliteTranscriptSource implements Source {
   }
 
   private adopt(agentId: string, path: string): void {
-    const cursor = this.stored.get(path);
-    const detail = parseDetail(cursor?.detail);
-    this.followers.set(path, {
-      agentId,
-      path,
-      db: null,
-      ino: detail?.ino ?? null,
-      position: cursor?.position ?? 0,
-      anchor: detail?.anchor ?? null,
-      replaying: false,
-      dataVersion: null,
-      refused: null,
-      refusedStamp: null,
-      undecodableLogged: false,
-      health: HEALTHY,
-      retryTimer: null,
-    });
+    this.followers.set(path, newFollower(agentId, path, this.stored.get(path)));
     this.queue.add(path);
   }
 
@@ -454,27 +390,7 @@ export class SqliteTranscriptSource implements Source {
   /** Stores the calls of `rows` with the position after them: null when done at once, else when it will be. */
   private consume(follower: Follower, rows: TranscriptRow[]): Promise<void> | null {
     if (rows.length === 0) return null;
-    const calls: CallEvent[] = [];
-    let malformed = 0;
-    const repairs: RepairCounts = {};
-    const undecodable: UndecodableRow[] = [];
-    for (const row of rows) {
-      if (row.json === null) {
-        undecodable.push(row);
-        continue;
-      }
-      const record = readRecord(row.json, 0, row.json.length, {
-        source: 'sqlite',
-        agentId: follower.agentId,
-        sessionId: row.sessionId,
-        fallbackTs: row.createdAt,
-      });
-      if (record.kind === 'malformed') malformed++;
-      else if (record.kind === 'call') {
-        calls.push(record.call);
-        if (record.repaired) countRepair(repairs, record.repaired);
-      }
-    }
+    const { calls, malformed, repairs, undecodable } = decodeRows(rows, follower.agentId);
     const last = rows[rows.length - 1] as (typeof rows)[number];
     const anchor: RowAnchor = { rowid: last.rowid, sessionId: last.sessionId, seq: last.seq };
     const detail: CursorDetail = { ino: follower.ino as number, anchor };
@@ -596,44 +512,5 @@ export class SqliteTranscriptSource implements Source {
     } catch {
       return follower.position;
     }
-  }
-}
-
-/** `<agents>/<agentId>/<anything but agent>/…`: nothing there is an agent database. */
-/** The database or its WAL, in an agent's `agent/` directory (never `-shm`, which readers touch too). */
-function isDatabaseFile(path: string): boolean {
-  const name = basename(path);
-  return basename(dirname(path)) === 'agent' && (name === AGENT_DATABASE_NAME || name === `${AGENT_DATABASE_NAME}-wal`);
-}
-
-function databaseOf(path: string): string {
-  return join(dirname(path), AGENT_DATABASE_NAME);
-}
-
-function inodeOf(path: string): number | null {
-  return statOrNull(path)?.ino ?? null;
-}
-
-/** Modification time and size of the database and its WAL: changes when the gateway writes (or migrates) it. */
-function fileStamp(path: string): string {
-  const stamp = (stats: Stats | null) => (stats ? `${stats.mtimeMs}:${stats.size}` : '-');
-  return `${stamp(statOrNull(path))}/${stamp(statOrNull(`${path}-wal`))}`;
-}
-
-function statOrNull(path: string): Stats | null {
-  try {
-    return statSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function parseDetail(detail: string | null | undefined): CursorDetail | null {
-  if (!detail) return null;
-  try {
-    const parsed = JSON.parse(detail) as CursorDetail;
-    return typeof parsed.ino === 'number' ? parsed : null;
-  } catch {
-    return null;
   }
 }

@@ -9,7 +9,8 @@
  * of `turns`, so tokens and cost are summed there (an attempt has no usage to add).
  */
 import type { Config } from '../config/index.js';
-import type { Db, Store } from '../store/db.js';
+import type { Db } from '../store/database.js';
+import type { Store } from '../store/db.js';
 import { type BudgetPeriod, periodAt, startOfDay, type ZoneOffset } from './period.js';
 import type { BudgetStanding, QuotaWindow, SpendPeriod, SpendReport, SpendRow } from './types.js';
 

@@ -13,7 +13,7 @@
  *    the automatic threshold and SQLite checkpoints after every commit, copying that group's pages a second
  *    time and syncing the file twice for each; every few groups, each hot page is copied once for several.
  */
-import type { Db } from './db.js';
+import type { Db } from './database.js';
 
 /**
  * Pages of WAL before the connection checkpoints when following live writes (SQLite's default is 1,000).

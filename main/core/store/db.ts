@@ -1,81 +1,21 @@
 /**
- * BreakerBar's own SQLite database: opening it safely, migrating it, and the
- * writes and reads the rest of the core needs. Every write that records reading
- * progress goes through `commit`, which stores events and the cursor that
- * produced them in one transaction: that is what makes ingestion exactly-once.
+ * The store's typed operations over BreakerBar's database: the writes and reads the rest of the core
+ * needs. Every write that records reading progress goes through `commit`, which stores events and the
+ * cursor that produced them in one transaction: that is what makes ingestion exactly-once.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome, Phase } from '../classify.js';
-import type { CallEvent, GatewaySignal, SourceKind, TurnEvent, TurnOutcome } from '../events.js';
+import type { CallEvent, SourceKind, TurnOutcome } from '../events.js';
 import { PAIR_AFTER_MS, PAIR_BEFORE_MS } from '../pairing.js';
 import { legacyRecordKey } from '../sources/record-key.js';
 import { type CallSummary, CallTally, TurnTally } from '../summary.js';
-import { storableInteger } from '../whole-numbers.js';
-import { LATEST_VERSION, LEGACY_KEYS_META, MIGRATIONS, TIMED_TABLES } from './migrations.js';
-import { makePrivate, PRIVATE_DIR_MODE } from './private-files.js';
-
-export type Db = Database.Database;
-
-export class StoreError extends Error {
-  override name = 'StoreError';
-  /** The code of the failure it stands for (SQLite's or the system's), when it crossed a thread as text. */
-  readonly code: string | undefined;
-
-  constructor(message: string, options: { cause?: unknown; code?: string | null } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = options.code ?? undefined;
-  }
-}
-
-/** An error's code (SQLite's or the system's), to send across a thread with its message. */
-export function codeOf(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : null;
-}
+import type { Batch, CommitResult, Cursor } from './batch.js';
+import { type Db, openDatabase } from './database.js';
+import { LEGACY_KEYS_META, TIMED_TABLES } from './migrations.js';
+import { callValues, INSERT_CALL_SQL, INSERT_TURN_SQL, recordTurnValues, signalValues, whole } from './rows.js';
 
 /** Ends `tryGrowth`'s transaction: thrown to roll it back. */
 class GrowthTried extends Error {}
-
-/** Where a source has read up to in one of its inputs. */
-export interface Cursor {
-  source: SourceKind;
-  /** The input's identity (for files: device, inode and first-line fingerprint). */
-  key: string;
-  /** Last path the input was seen at (informational; identity is `key`). */
-  path: string;
-  /** Bytes consumed, or the last row read, depending on the source. */
-  position: number;
-  /** Source-specific detail (JSON), e.g. the identity of the last row read. */
-  detail?: string | null;
-}
-
-export interface Batch {
-  events: readonly CallEvent[];
-  signals?: readonly GatewaySignal[];
-  /** Turns that are not transcript records (records become turns through `events`). */
-  turns?: readonly TurnEvent[];
-  cursor?: Cursor;
-  /**
-   * Events read again on purpose (a database renumbered by VACUUM or replaced):
-   * already-stored ones are expected, so they are not counted as duplicates.
-   */
-  replay?: boolean;
-  /** Cursors whose inputs are gone for good (deleted files). */
-  forget?: ReadonlyArray<Pick<Cursor, 'source' | 'key'>>;
-}
-
-export interface CommitResult {
-  inserted: number;
-  /** Events whose key was already stored (copies, or re-reading), never stored twice. */
-  duplicates: number;
-  /** The events stored as new calls (not duplicates, not the second half of a pair): what breakers and metrics may see. */
-  stored: CallEvent[];
-  /** Turns stored (records and refused turns). */
-  turns: number;
-}
 
 /** What became of one event in a commit. */
 type Ingested = 'stored' | 'duplicate' | 'paired' | 'turn_only';
@@ -128,143 +68,6 @@ export const PAIRING_SQL = {
       AND dep = @dep AND outcome = @outcome AND ts BETWEEN @ts - ${PAIR_AFTER_MS} AND @ts + ${PAIR_BEFORE_MS}
     ORDER BY coalesce(run_id = @runId, 0) DESC, abs(ts - @ts) LIMIT 1`,
 } as const;
-
-export function openDatabase(path: string, options: { readonly?: boolean } = {}): Db {
-  const readonly = options.readonly ?? false;
-  if (!readonly) mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
-  let db: Db;
-  try {
-    db = new Database(path, { readonly, fileMustExist: readonly });
-  } catch (error) {
-    const reason = (error as Error).message;
-    throw new StoreError(
-      readonly && /unable to open|does not exist/i.test(reason)
-        ? `no BreakerBar database at ${path} yet (run \`breakerbar daemon\` first)`
-        : `cannot open database ${path}: ${reason}`,
-      { cause: error },
-    );
-  }
-  try {
-    // A reader waits for the daemon's short write transactions instead of failing.
-    db.pragma('busy_timeout = 5000');
-    // Reading the version is the first access to the file: a non-database fails here.
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > LATEST_VERSION) throw newerSchema(path, version);
-    if (readonly) {
-      if (version === 0) {
-        throw new StoreError(`database ${path} has no BreakerBar schema yet (is the daemon just starting?)`);
-      }
-      return db;
-    }
-    // WAL lets `history`, the dashboard and the daemon read while the daemon writes.
-    // synchronous=NORMAL in WAL mode survives a crash of BreakerBar itself (kill -9);
-    // only an OS crash or power loss can lose the last transactions, never corrupt.
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    migrate(db, path);
-    // After the first write, so the -wal and -shm files exist: SQLite creates them as the umask allows.
-    makePrivate(path, `${path}-wal`, `${path}-shm`);
-    return db;
-  } catch (error) {
-    db.close();
-    if (error instanceof StoreError) throw error;
-    throw new StoreError(`cannot use database ${path}: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-function newerSchema(path: string, version: number): StoreError {
-  return new StoreError(
-    `database ${path} has schema version ${version}, newer than this BreakerBar understands (${LATEST_VERSION}); upgrade BreakerBar`,
-  );
-}
-
-export function migrate(db: Db, path = 'database', upTo = LATEST_VERSION): number {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > LATEST_VERSION) throw newerSchema(path, current);
-  for (const migration of MIGRATIONS) {
-    if (migration.version <= current || migration.version > upTo) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    })();
-  }
-  return db.pragma('user_version', { simple: true }) as number;
-}
-
-/** A call row, its values bound by position in this order (the storing benchmark binds them the same way). */
-export const INSERT_CALL_SQL = `
-  INSERT INTO calls (event_key, ts, source, agent_id, session_id, dep, provider, model, api, stop_reason,
-    outcome, phase, http_status, error_code, retry_after_ms, tokens_input, tokens_output,
-    tokens_cache_read, tokens_cache_write, tokens_total, cost, credential, role, run_id)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (event_key) DO NOTHING`;
-
-/**
- * A value for an INTEGER column of a STRICT table: whatever a source let through, a fraction or a number past
- * 2^53 would make SQLite refuse the row and the whole batch with it (the sources repair what they read; this
- * holds for every source, so one odd value can never stop ingestion).
- */
-function whole(value: number): number {
-  return storableInteger(value) ?? 0;
-}
-
-function wholeOrNull(value: number | null): number | null {
-  return value === null ? null : storableInteger(value);
-}
-
-/** A gateway signal's row, its numbers whole (see `whole`). */
-function signalValues(signal: GatewaySignal): GatewaySignal {
-  return {
-    ...signal,
-    ts: whole(signal.ts),
-    httpStatus: wholeOrNull(signal.httpStatus),
-    durationMs: wholeOrNull(signal.durationMs),
-  };
-}
-
-/** The values of `event`'s call row, in INSERT_CALL_SQL's order. */
-export function callValues(event: CallEvent): unknown[] {
-  const { usage } = event;
-  return [
-    event.key,
-    whole(event.ts),
-    event.source,
-    event.agentId,
-    event.sessionId,
-    event.dep,
-    event.provider,
-    event.model,
-    event.api,
-    event.stopReason,
-    event.outcome,
-    event.phase,
-    wholeOrNull(event.httpStatus),
-    event.errorCode,
-    wholeOrNull(event.retryAfterMs),
-    whole(usage.input),
-    whole(usage.output),
-    whole(usage.cacheRead),
-    whole(usage.cacheWrite),
-    whole(usage.totalTokens),
-    usage.cost,
-    event.credential,
-    event.role ?? null,
-    event.runId ?? null,
-  ];
-}
-
-/** A turn row, its values bound by position in this order. */
-export const INSERT_TURN_SQL = `
-  INSERT INTO turns (turn_key, ts, source, agent_id, session_id, run_id, dep, outcome, reason, tokens_total, cost)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (turn_key) DO NOTHING`;
-
-/** The values of the turn row a transcript record (`role: 'record'`) is, in INSERT_TURN_SQL's order. */
-export function recordTurnValues(event: CallEvent): unknown[] {
-  const { key, ts, source, agentId, sessionId, dep, outcome, usage } = event;
-  const tokens = whole(usage.totalTokens);
-  return [key, whole(ts), source, agentId, sessionId, event.runId ?? null, dep, outcome, null, tokens, usage.cost];
-}
 
 /** The store's typed operations over an open database. */
 export class Store {

@@ -5,7 +5,7 @@
  */
 import type { ProbeStreak } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
-import type { Db } from './db.js';
+import type { Db } from './database.js';
 import { Statements } from './statements.js';
 
 export interface ProbeRow {

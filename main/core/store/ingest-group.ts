@@ -5,7 +5,9 @@
  * transaction, and if anything in it fails, every batch is tried again on its
  * own, so one batch that cannot be stored never holds back the others.
  */
-import { type Batch, type CommitResult, codeOf, type Store } from './db.js';
+import type { Batch, CommitResult } from './batch.js';
+import type { Store } from './db.js';
+import { codeOf } from './store-error.js';
 
 /**
  * One batch's outcome. `stored`: which of the batch's `events` were stored as new calls, as indexes (the

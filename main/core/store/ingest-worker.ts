@@ -8,8 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BacklogMode } from './backlog-mode.js';
-import { type Batch, codeOf, Store } from './db.js';
+import type { Batch } from './batch.js';
+import { Store } from './db.js';
 import { commitGroup } from './ingest-group.js';
+import { codeOf } from './store-error.js';
 
 export type WorkerRequest =
   | { id: number; kind: 'commit'; batches: Batch[] }

@@ -24,10 +24,12 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
-import { type Batch, type CommitResult, type Store, StoreError } from './db.js';
+import type { Batch, CommitResult } from './batch.js';
+import type { Store } from './db.js';
 import { commitGroup, type GroupResult } from './ingest-group.js';
 import type { WorkerReply, WorkerRequest } from './ingest-worker.js';
 import type { WriteFailures } from './room.js';
+import { StoreError } from './store-error.js';
 
 /** A group's work, as estimated from the recent cost per event: what a main-thread write may wait for. */
 export const GROUP_BUDGET_MS = 30;

@@ -7,7 +7,7 @@
  * A statement keeps its mode (`pluck`, `raw`): one SQL text must always be used the same way.
  */
 import type { Statement } from 'better-sqlite3';
-import type { Db } from './db.js';
+import type { Db } from './database.js';
 
 export class Statements {
   private readonly prepared = new Map<string, Statement>();

@@ -8,14 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GatewaySignal } from '../../../main/core/events.js';
-import {
-  ageMs,
-  agentIdOfSessionKey,
-  fallbackAsCall,
-  type GatewayLogRecord,
-  parseKeyValues,
-  readGatewayLogLine,
-} from '../../../main/core/sources/gateway-log-record.js';
+import { type GatewayLogRecord, readGatewayLogLine } from '../../../main/core/sources/gateway-log-record.js';
+import { ageMs } from '../../../main/core/sources/gateway-log-signals.js';
+import { agentIdOfSessionKey, fallbackAsCall } from '../../../main/core/sources/gateway-signal-calls.js';
+import { parseKeyValues } from '../../../main/core/sources/key-value-pairs.js';
 import {
   type ExpectedSignal,
   expectSignal,

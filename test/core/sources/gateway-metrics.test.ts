@@ -15,12 +15,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../main/core/classify.js';
 import type { LogFields, Logger } from '../../../main/core/log.js';
 import {
-  counterDeltas,
   type GatewayMetricsOptions,
   GatewayMetricsSource,
   MAX_CALLS_PER_SERIES,
-  modelCallOutcome,
 } from '../../../main/core/sources/gateway-metrics.js';
+import { counterDeltas, modelCallOutcome } from '../../../main/core/sources/gateway-metrics-counters.js';
 import { JsonlTranscriptSource } from '../../../main/core/sources/transcripts-jsonl.js';
 import { Store } from '../../../main/core/store/db.js';
 import { type FakeGateway, type ModelCallLabels, startFakeGateway } from '../../helpers/fake-gateway.js';

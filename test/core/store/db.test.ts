@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyOutcomeCounts, type Outcome } from '../../../main/core/classify.js';
 import type { CallEvent } from '../../../main/core/events.js';
-import { type Cursor, PAIRING_SQL, Store, StoreError } from '../../../main/core/store/db.js';
+import type { Cursor } from '../../../main/core/store/batch.js';
+import { PAIRING_SQL, Store } from '../../../main/core/store/db.js';
+import { StoreError } from '../../../main/core/store/store-error.js';
 import { callEvent } from '../../helpers/calls.js';
 import { expectSignal } from '../../helpers/gateway-log.js';
 

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallEvent } from '../../../main/core/events.js';
 import { silentLogger } from '../../../main/core/log.js';
-import { type Batch, Store } from '../../../main/core/store/db.js';
+import type { Batch } from '../../../main/core/store/batch.js';
+import { Store } from '../../../main/core/store/db.js';
 import { IngestWriter, MAX_GROUP_EVENTS } from '../../../main/core/store/ingest-writer.js';
 
 let dir: string;

@@ -12,15 +12,10 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallEvent } from '../../../main/core/events.js';
 import { fallbackRecordKey, legacyRecordKey, recordKey } from '../../../main/core/sources/record-key.js';
-import {
-  callValues,
-  INSERT_CALL_SQL,
-  INSERT_TURN_SQL,
-  migrate,
-  recordTurnValues,
-  Store,
-} from '../../../main/core/store/db.js';
+import { migrate } from '../../../main/core/store/database.js';
+import { Store } from '../../../main/core/store/db.js';
 import { LEGACY_KEYS_META } from '../../../main/core/store/migrations.js';
+import { callValues, INSERT_CALL_SQL, INSERT_TURN_SQL, recordTurnValues } from '../../../main/core/store/rows.js';
 import { callEvent } from '../../helpers/calls.js';
 
 const T = Date.UTC(2026, 10, 30, 8, 0, 0);

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Db, migrate, openDatabase, StoreError } from '../../../main/core/store/db.js';
+import { type Db, migrate, openDatabase } from '../../../main/core/store/database.js';
 import { LATEST_VERSION, LEGACY_KEYS_META, MIGRATIONS, TIMED_TABLES } from '../../../main/core/store/migrations.js';
+import { StoreError } from '../../../main/core/store/store-error.js';
 
 let tmp: string;
 let dbPath: string;

@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store, StoreError } from '../../../main/core/store/db.js';
+import { Store } from '../../../main/core/store/db.js';
 import { isOutOfRoom, RELAPSE_MS, ROOM_NEEDED_BYTES, RoomWatch, roomCheck } from '../../../main/core/store/room.js';
+import { StoreError } from '../../../main/core/store/store-error.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
 
 const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });

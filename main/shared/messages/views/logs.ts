@@ -1,0 +1,158 @@
+/**
+ * The Logs view's own words: its tab, the level and kind filters, each table's
+ * heading, summary, caption and empty state, the column names and the cells'
+ * small words (durations, counts, spans). The names of the recorded things the
+ * tables list are in log-records.ts.
+ */
+import { area } from '../area.js';
+
+export const logsView = area(
+  {
+    'views.logs.tab': 'Logs',
+    'views.logs.loadFailed': 'Could not load the logs',
+    'views.logs.filter.label': 'Filter the logs',
+    'views.logs.filter.kinds': 'Show',
+    'views.logs.filter.level': 'Level',
+    'views.logs.filter.level.all': 'Everything',
+    'views.logs.filter.level.warn': 'Warnings and errors',
+    'views.logs.filter.level.error': 'Errors only',
+    'views.logs.filter.state': (p: { kinds: string[]; level: string; shown: number; total: number }, f) =>
+      p.kinds.length === 0
+        ? 'Nothing selected: tick a kind above.'
+        : `Showing ${f.list(p.kinds)} · ${p.level} · ${f.integer(p.shown)} of ${f.plural(p.total, { one: '# row', other: '# rows' })}.`,
+    'views.logs.filter.reset': 'Show everything',
+    'views.logs.filter.hidden': (p: { n: number }, f) =>
+      f.plural(p.n, { one: '# row hidden by the level filter.', other: '# rows hidden by the level filter.' }),
+    'views.logs.kind.restarts': 'restarts',
+    'views.logs.kind.notifications': 'notifications',
+    'views.logs.kind.decisions': 'watchdog decisions',
+    'views.logs.kind.probes': 'health probes',
+    'views.logs.kind.transitions': 'breaker transitions',
+    'views.logs.restarts.heading': 'Restarts',
+    'views.logs.restarts.summary': (p: { hour: number; week: number }, f) =>
+      `${p.hour === 0 ? 'no restarts' : f.plural(p.hour, { one: '# restart', other: '# restarts' })} in the last hour; ${f.plural(p.week, { one: '# restart', other: '# restarts' })} in the last week.`,
+    'views.logs.restarts.caption': 'Gateway restarts, newest first',
+    'views.logs.restarts.empty': 'No restarts in the last week.',
+    'views.logs.notifications.heading': 'Notifications',
+    'views.logs.notifications.summary': (p: { n: number; failed: number }, f) =>
+      `${f.plural(p.n, { one: '# notification', other: '# notifications' })} in the last week${p.failed > 0 ? `, ${f.integer(p.failed)} failed` : ''}.`,
+    'views.logs.notifications.caption': 'Notifications sent, newest first',
+    'views.logs.notifications.empty': 'No notifications in the last week.',
+    'views.logs.decisions.heading': 'Watchdog decisions',
+    'views.logs.decisions.summary': (p: { n: number; rows: number }, f) =>
+      `${f.plural(p.n, { one: '# decision', other: '# decisions' })} in the last week, including each decision not to restart; runs of nothing-to-do checks are folded into one row each (${f.plural(p.rows, { one: '# row', other: '# rows' })}).`,
+    'views.logs.decisions.newest': (p: { shown: number }, f) => `The newest ${f.integer(p.shown)} rows are listed.`,
+    'views.logs.decisions.caption': 'Watchdog decisions, newest first',
+    'views.logs.decisions.empty': 'No watchdog decisions in the last week.',
+    'views.logs.probes.heading': 'Health probes',
+    'views.logs.probes.summary': (p: { n: number; rows: number; failed: number }, f) =>
+      `${f.plural(p.n, { one: '# probe', other: '# probes' })} (${f.integer(p.failed)} failed), shown as ${f.plural(p.rows, { one: '# change', other: '# changes' })}: a row for each run of the same result.`,
+    'views.logs.probes.caption': 'Health probes by run of the same result, newest first',
+    'views.logs.probes.empty': 'No health probes in the last week.',
+    'views.logs.transitions.heading': 'Breaker transitions',
+    'views.logs.transitions.summary': (p: { n: number }, f) =>
+      `${f.plural(p.n, { one: '# transition', other: '# transitions' })} in the last week.`,
+    'views.logs.transitions.caption': 'Breaker transitions, newest first',
+    'views.logs.transitions.empty': 'No breaker transitions in the last week.',
+    'views.logs.col.when': 'When',
+    'views.logs.col.trigger': 'Trigger',
+    'views.logs.col.reason': 'Reason',
+    'views.logs.col.result': 'Result',
+    'views.logs.col.recovery': 'Recovery',
+    'views.logs.col.command': 'Command',
+    'views.logs.col.exit': 'Exit',
+    'views.logs.col.output': 'Output',
+    'views.logs.col.kind': 'Kind',
+    'views.logs.col.channel': 'Channel',
+    'views.logs.col.title': 'Title',
+    'views.logs.col.delivery': 'Delivery',
+    'views.logs.col.source': 'Source',
+    'views.logs.col.decision': 'Decision',
+    'views.logs.col.dependency': 'Dependency',
+    'views.logs.col.count': 'Count',
+    'views.logs.col.latency': 'Latency',
+    'views.logs.col.detail': 'Detail',
+    'views.logs.col.change': 'Change',
+    'views.logs.output': 'output',
+    'views.logs.ran': (p: { ms: number }, f) => `ran ${f.duration(p.ms)}`,
+    'views.logs.delivered': 'delivered',
+    'views.logs.failed': 'failed',
+    'views.logs.times': (p: { n: number }, f) => `×${f.integer(p.n)}`,
+    'views.logs.span': (p: { from: string; to: string }) => `${p.from}–${p.to}`,
+    'views.logs.latency': (p: { min: number; max: number }, f) =>
+      p.min === p.max ? f.duration(p.min) : `${f.duration(p.min)}–${f.duration(p.max)}`,
+  },
+  {
+    'views.logs.tab': '日志',
+    'views.logs.loadFailed': '无法加载日志',
+    'views.logs.filter.label': '筛选日志',
+    'views.logs.filter.kinds': '显示',
+    'views.logs.filter.level': '级别',
+    'views.logs.filter.level.all': '全部',
+    'views.logs.filter.level.warn': '警告和错误',
+    'views.logs.filter.level.error': '仅错误',
+    'views.logs.filter.state': (p: { kinds: string[]; level: string; shown: number; total: number }, f) =>
+      p.kinds.length === 0
+        ? '未选择任何类别：请在上方勾选。'
+        : `正在显示${f.list(p.kinds)} · ${p.level} · 共 ${f.integer(p.total)} 行，显示 ${f.integer(p.shown)} 行。`,
+    'views.logs.filter.reset': '显示全部',
+    'views.logs.filter.hidden': (p: { n: number }, f) => `级别筛选隐藏了 ${f.integer(p.n)} 行。`,
+    'views.logs.kind.restarts': '重启',
+    'views.logs.kind.notifications': '通知',
+    'views.logs.kind.decisions': '看门狗决策',
+    'views.logs.kind.probes': '健康探测',
+    'views.logs.kind.transitions': '熔断器状态变化',
+    'views.logs.restarts.heading': '重启',
+    'views.logs.restarts.summary': (p: { hour: number; week: number }, f) =>
+      `最近一小时${p.hour === 0 ? '没有重启' : `重启 ${f.integer(p.hour)} 次`}；最近一周共重启 ${f.integer(p.week)} 次。`,
+    'views.logs.restarts.caption': '网关重启记录，最新的在前',
+    'views.logs.restarts.empty': '最近一周没有重启。',
+    'views.logs.notifications.heading': '通知',
+    'views.logs.notifications.summary': (p: { n: number; failed: number }, f) =>
+      `最近一周发送了 ${f.integer(p.n)} 条通知${p.failed > 0 ? `，其中 ${f.integer(p.failed)} 条发送失败` : ''}。`,
+    'views.logs.notifications.caption': '已发送的通知，最新的在前',
+    'views.logs.notifications.empty': '最近一周没有通知。',
+    'views.logs.decisions.heading': '看门狗决策',
+    'views.logs.decisions.summary': (p: { n: number; rows: number }, f) =>
+      `最近一周共 ${f.integer(p.n)} 条决策，包括每一次决定不重启；连续的无事发生的检查各合并为一行（共 ${f.integer(p.rows)} 行）。`,
+    'views.logs.decisions.newest': (p: { shown: number }, f) => `只列出最新的 ${f.integer(p.shown)} 行。`,
+    'views.logs.decisions.caption': '看门狗决策，最新的在前',
+    'views.logs.decisions.empty': '最近一周没有看门狗决策。',
+    'views.logs.probes.heading': '健康探测',
+    'views.logs.probes.summary': (p: { n: number; rows: number; failed: number }, f) =>
+      `共 ${f.integer(p.n)} 次探测（${f.integer(p.failed)} 次失败），按变化显示为 ${f.integer(p.rows)} 行：结果相同的连续探测合并为一行。`,
+    'views.logs.probes.caption': '健康探测，结果相同的连续探测合为一行，最新的在前',
+    'views.logs.probes.empty': '最近一周没有健康探测。',
+    'views.logs.transitions.heading': '熔断器状态变化',
+    'views.logs.transitions.summary': (p: { n: number }, f) => `最近一周共 ${f.integer(p.n)} 次状态变化。`,
+    'views.logs.transitions.caption': '熔断器状态变化，最新的在前',
+    'views.logs.transitions.empty': '最近一周熔断器状态没有变化。',
+    'views.logs.col.when': '时间',
+    'views.logs.col.trigger': '触发原因',
+    'views.logs.col.reason': '说明',
+    'views.logs.col.result': '结果',
+    'views.logs.col.recovery': '恢复用时',
+    'views.logs.col.command': '命令',
+    'views.logs.col.exit': '退出码',
+    'views.logs.col.output': '输出',
+    'views.logs.col.kind': '类型',
+    'views.logs.col.channel': '渠道',
+    'views.logs.col.title': '标题',
+    'views.logs.col.delivery': '送达',
+    'views.logs.col.source': '来源',
+    'views.logs.col.decision': '决策',
+    'views.logs.col.dependency': '依赖',
+    'views.logs.col.count': '次数',
+    'views.logs.col.latency': '延迟',
+    'views.logs.col.detail': '详情',
+    'views.logs.col.change': '变化',
+    'views.logs.output': '输出',
+    'views.logs.ran': (p: { ms: number }, f) => `运行了 ${f.duration(p.ms)}`,
+    'views.logs.delivered': '已送达',
+    'views.logs.failed': '失败',
+    'views.logs.times': (p: { n: number }, f) => `×${f.integer(p.n)}`,
+    'views.logs.span': (p: { from: string; to: string }) => `${p.from}–${p.to}`,
+    'views.logs.latency': (p: { min: number; max: number }, f) =>
+      p.min === p.max ? f.duration(p.min) : `${f.duration(p.min)}–${f.duration(p.max)}`,
+  },
+);
