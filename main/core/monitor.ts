@@ -39,6 +39,8 @@ const COOLDOWN_POLL_MS = 5000;
 export class Monitor extends EventEmitter<MonitorEvents> {
   /** The store, its writer thread and its watches (null before start and after stop). */
   private storeSide: StoreSide | null = null;
+  /** The store of the store side, at hand (null before start and after stop). */
+  private store: Store | null = null;
   private readonly sources: FollowedSources;
   private readonly openclaw: OpenClawReaders;
   private readonly api: LocalApi;
@@ -116,6 +118,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     });
     this.storeSide = storeSide;
     const { store, room } = storeSide;
+    this.store = store;
     this.every(this.options.storeWatchMs ?? 5000, () => this.storeSide?.check());
     this.startedAt = this.clock();
     const { backfillDays } = this.loaded.config.ingest;
@@ -227,7 +230,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       translator: this.words(),
       clock: this.clock,
       log: this.log,
-      setMeta: (key, value) => this.storeSide?.store.setMeta(key, value),
+      setMeta: (key, value) => this.store?.setMeta(key, value),
     });
     this.heartbeat?.start();
     if (this.options.serve !== false) {
@@ -282,6 +285,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     this.sources.clear();
     this.storeSide?.close();
     this.storeSide = null;
+    this.store = null;
   }
 
   /** Where the local API listens, once started. */
