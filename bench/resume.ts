@@ -41,7 +41,8 @@ function processIo(): { rchar: number; readBytes: number } | null {
  * internals moved (the `lines` figure still holds).
  */
 function tailerConsumedBytes(monitor: Monitor): number | null {
-  const sources = (monitor as unknown as { sources?: Array<{ kind: string; tailer?: unknown }> }).sources ?? [];
+  const sources =
+    (monitor as unknown as { sources?: { all?: Array<{ kind: string; tailer?: unknown }> } }).sources?.all ?? [];
   const jsonl = sources.find((source) => source.kind === 'jsonl') as
     | { tailer?: { progress?: () => { consumedBytes?: number } } }
     | undefined;

@@ -71,17 +71,17 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
  * on the way out, so that a command never loads code it does not use.
  */
 async function isExpectedError(error: unknown): Promise<boolean> {
-  const [config, lock, monitor, store, api] = await Promise.all([
+  const [config, lock, localApi, store, api] = await Promise.all([
     import('../core/config/index.js'),
     import('../core/lock.js'),
-    import('../core/monitor.js'),
+    import('../core/server/local-api.js'),
     import('../core/store/store-error.js'),
     import('./api-client.js'),
   ]);
   return (
     error instanceof config.ConfigError ||
     error instanceof lock.LockError ||
-    error instanceof monitor.ServeError ||
+    error instanceof localApi.ServeError ||
     error instanceof store.StoreError ||
     error instanceof api.ApiClientError
   );

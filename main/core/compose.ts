@@ -1,11 +1,12 @@
 /**
  * Where the core's services are made and wired to each other, from config: the
- * breakers (runner, prober, token rates, stalls, the fleet link) and the
- * gateway side (health probe, restarter, alert windows, notifier, watchdog).
- * The monitor calls these and owns what they return; no service creates
- * another, so every dependency between them is visible here.
+ * breakers (runner, prober, token rates, stalls, the fleet link), the gateway
+ * side (health probe, restarter, alert windows, notifier, watchdog), incidents
+ * and the heartbeat. The monitor calls these and owns what they return; no
+ * service creates another, so every dependency between them is visible here.
  */
 import { hostname } from 'node:os';
+import type { ApiBackend } from '../shared/api/types.js';
 import { type Translator, translator } from '../shared/messages/index.js';
 import { DependencyCap } from './breaker/dependency-cap.js';
 import { FleetSharing } from './breaker/fleet-sharing.js';
@@ -19,15 +20,22 @@ import { HealthMonitor, resumableStreak } from './gateway/health.js';
 import { gatewayPort } from './gateway/owner/gather.js';
 import { healthSettings } from './gateway/settings.js';
 import { strategyEnvironment } from './gateway/strategy-environment.js';
+import { wireIncidentNotices } from './incidents/notices.js';
+import { IncidentService } from './incidents/service.js';
+import { incidentSettings } from './incidents/settings.js';
+import { IncidentStore } from './incidents/store.js';
 import { languageOf } from './language.js';
 import type { Logger } from './log.js';
 import type { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
 import { createNodeNotifierChannel, type DesktopChannel } from './notify/desktop.js';
+import { Heartbeat } from './notify/heartbeat.js';
 import { AlertWindows } from './notify/maintenance.js';
 import { Notifier } from './notify/notifier.js';
 import type { RecurringWindow } from './notify/quiet.js';
 import type { WebhookConfig } from './notify/webhook-format.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
+import type { SourceStatus } from './sources/source.js';
+import type { QuotaWindow } from './spend/types.js';
 import type { Store } from './store/db.js';
 import { GatewayHistory, probeRow } from './store/gateway-history.js';
 import { reportWriteFailure, type WriteFailures } from './store/room.js';
@@ -241,6 +249,95 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     breakers,
     clock,
     translator: words,
+  });
+}
+
+export interface IncidentComposition {
+  config: Config;
+  store: Store;
+  breakers: BreakerService;
+  metrics: BreakerbarMetrics;
+  /** The gateway side in force (null when the gateway is not probed, and after stop). */
+  gateway: () => GatewaySide | null;
+  sources: () => SourceStatus[];
+  /** Whether OpenClaw has a cooldown on a dependency at `now`. */
+  inCooldown: (dep: string, now: number) => boolean;
+  /** Provider quota windows as OpenClaw last reported them (an exhausted one opens an incident). */
+  quota: () => QuotaWindow[];
+  log: Logger;
+  clock: () => number;
+  /** Told of every write that failed for lack of room. */
+  writes?: WriteFailures;
+  /** How often the rules are evaluated (default: the service's). */
+  evaluateMs?: number;
+  /** The words of the incident notices. */
+  translator: Translator;
+}
+
+/**
+ * Incidents, fed with what the breakers, the gateway side and OpenClaw's cooldowns report, and evaluated on
+ * a timer. Made after the gateway side so that its first look already sees the probes and the watchdog.
+ */
+export function composeIncidents(options: IncidentComposition): IncidentService {
+  const { store, breakers, metrics, gateway: gatewaySide, clock } = options;
+  const service = new IncidentService({
+    store: new IncidentStore(store.db),
+    settings: incidentSettings(options.config),
+    clock,
+    log: options.log,
+    writes: options.writes,
+    ...(options.evaluateMs ? { evaluateMs: options.evaluateMs } : {}),
+    onClosed: (incident) =>
+      metrics.recordIncidentClosed(((incident.closedAt ?? incident.openedAt) - incident.openedAt) / 1000),
+    inputs: {
+      breakers: () => breakers.breakers(),
+      stalledWithoutDependency: () => breakers.stalledWithoutDependency(),
+      lastProbe: () => gatewaySide()?.health.health().last ?? null,
+      watchdog: () => gatewaySide()?.watchdog.status() ?? null,
+      sources: options.sources,
+      inCooldown: options.inCooldown,
+      quota: options.quota,
+    },
+  });
+  breakers.on('transition', (transition) => service.transition(transition));
+  const gateway = gatewaySide();
+  if (gateway) {
+    gateway.health.on('probe', (result) => service.probe(result));
+    gateway.watchdog.on('decision', (decision) => service.decision(decision));
+    gateway.watchdog.on('restart', (row) => service.restart(row));
+    gateway.notifier.on('delivered', (row) => service.delivered(row));
+    // One alert when an incident opens (another if it turns critical), one recovery when it closes.
+    wireIncidentNotices(service, gateway.notifier, options.translator, clock);
+  }
+  return service;
+}
+
+export interface HeartbeatComposition {
+  config: Config;
+  store: Store;
+  gateway: GatewaySide | null;
+  /** The status the heartbeat words: the local API's backend. */
+  backend: ApiBackend;
+  translator: Translator;
+  clock: () => number;
+  log: Logger;
+  /** Keeps the last push's outcome across restarts. */
+  setMeta: (key: string, value: string) => void;
+}
+
+/** The off-box heartbeat, when `heartbeat.url` is set (null otherwise). */
+export function composeHeartbeat(options: HeartbeatComposition): Heartbeat | null {
+  const { heartbeat } = options.config;
+  if (heartbeat.url === null) return null;
+  const history = options.gateway?.history ?? new GatewayHistory(options.store.db);
+  return new Heartbeat({
+    config: { ...heartbeat, url: heartbeat.url },
+    status: () => options.backend.status(),
+    translator: options.translator,
+    clock: options.clock,
+    log: options.log,
+    record: (row) => history.recordNotification(row),
+    setMeta: options.setMeta,
   });
 }
 
