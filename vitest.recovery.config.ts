@@ -12,5 +12,7 @@ export default defineConfig({
     testTimeout: 900_000,
     hookTimeout: 900_000,
     pool: 'forks',
+    // Both files at once (vitest's default on a 2-core machine is one at a time).
+    maxWorkers: 2,
   },
 });
