@@ -2,13 +2,7 @@
  * How long to wait before reconnecting to Redis. Pure, so the policy is tested
  * without sockets; ioredis calls it through its `retryStrategy`.
  */
-
-export interface BackoffPolicy {
-  /** Delay before the first retry. */
-  initialMs: number;
-  /** Cap: retries never wait longer than this. */
-  maxMs: number;
-}
+import { type BackoffPolicy, backoffStep } from '../backoff.js';
 
 export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 5_000 };
 
@@ -18,6 +12,6 @@ export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 5_000 };
  * spread out after a Redis restart without ever retrying in a tight loop.
  */
 export function backoffDelay(attempt: number, policy: BackoffPolicy, random: () => number = Math.random): number {
-  const step = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(attempt, 30));
+  const step = backoffStep(attempt + 1, policy);
   return Math.round(step / 2 + (random() * step) / 2);
 }

@@ -23,8 +23,9 @@
 import { EventEmitter } from 'node:events';
 import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
+import type { BackoffPolicy } from '../backoff.js';
 import type { Logger } from '../log.js';
-import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
+import { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 import { redact, redisTarget } from './redis-options.js';
 
 /** Redis could not be asked: not connected, connection lost, client closed, or too many commands in flight. */

@@ -51,6 +51,7 @@ export type {
   StrategyVerification,
 } from './strategies/types.js';
 
+/** What set a restart off: the user, the gateway's health (dead, unloaded, hung) or a 429 storm. */
 export type RestartTrigger = 'manual' | 'health' | 'storm';
 
 export interface StrategyChoice {

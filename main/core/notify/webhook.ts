@@ -5,6 +5,7 @@
  * are shown and stored, so they never carry the URL's path or query.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { backoffStep } from '../backoff.js';
 import { fetchSameHost, redirectRefusal } from './same-host-fetch.js';
 import { redactUrl, type WebhookConfig, type WebhookRequest } from './webhook-format.js';
 
@@ -63,7 +64,7 @@ export async function sendWebhook(
     attempts += 1;
     last = await attempt(config, request, options);
     if (last.result !== 'retry' || attempts >= maxAttempts) break;
-    const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempts - 1)) * (1 + 0.25 * random());
+    const backoff = backoffStep(attempts, { initialMs: baseDelayMs, maxMs: maxDelayMs }) * (1 + 0.25 * random());
     try {
       await sleep(Math.round(last.retryAfterMs ?? backoff), options.signal);
     } catch {

@@ -5,15 +5,7 @@
  * of it once per change of state (became unreadable, failed differently, readable again), with the time of the
  * next try, instead of a warning every few seconds. Pure: the caller passes `now` and keeps the state.
  */
-
-export interface BackoffPolicy {
-  /** The first delay after a failure. */
-  initialMs: number;
-  /** Each further failure multiplies the delay by this… */
-  factor: number;
-  /** …up to this. */
-  maxMs: number;
-}
+import { type BackoffPolicy, backoffStep } from '../backoff.js';
 
 /** Lock contention with the gateway: its write transactions are short. */
 export const BUSY_BACKOFF: BackoffPolicy = { initialMs: 50, factor: 2, maxMs: 5000 };
@@ -45,8 +37,7 @@ export interface AfterFailure {
 
 /** The delay before try number `failures + 1` under `policy`. */
 export function delayAfter(failures: number, policy: BackoffPolicy): number {
-  const exponent = Math.max(0, failures - 1);
-  return Math.min(policy.maxMs, policy.initialMs * policy.factor ** Math.min(exponent, 64));
+  return backoffStep(failures, policy);
 }
 
 /** A read failed with `problem` at `now` (`busy`: lock contention, which is not a problem to report; `policy` for the rest). */

@@ -33,6 +33,7 @@
  * reported as unreadable until a read succeeds.
  */
 import { basename, join } from 'node:path';
+import type { BackoffPolicy } from '../backoff.js';
 import type { CallEvent } from '../events.js';
 import type { Logger } from '../log.js';
 import type { Batch, CommitResult, Cursor } from '../store/batch.js';
@@ -50,7 +51,7 @@ import { databaseOf, fileStamp, inodeOf, isDatabaseFile } from './agent-database
 import { type CursorDetail, type Follower, newFollower, refusal, unreadable } from './agent-database-follower.js';
 import { decodeRows, type UndecodableRow } from './agent-database-rows.js';
 import { directoryWatcher } from './dir-watcher.js';
-import { type BackoffPolicy, readFailed, readSucceeded } from './read-backoff.js';
+import { readFailed, readSucceeded } from './read-backoff.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
 import { logRepairs, type RepairCounts } from './transcript-record.js';
 import type { Watcher } from './watcher.js';

@@ -5,6 +5,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import { type Translator, translator } from '../../shared/messages/index.js';
+import type { RestartTrigger } from '../gateway/control.js';
 import { reportWriteFailure } from '../store/room.js';
 import {
   alertNotice,
@@ -14,7 +15,7 @@ import {
   restartSucceededNotice,
 } from './notices.js';
 import type { WatchdogPolicy } from './policy.js';
-import type { Decision, RestartOrder, RestartTrigger } from './policy-decisions.js';
+import type { Decision, RestartOrder } from './policy-decisions.js';
 import type { WatchdogEvents, WatchdogRunnerOptions } from './runner-options.js';
 import type { WatchdogClocks } from './watchdog-clocks.js';
 import type { WatchdogStatus } from './watchdog-status.js';

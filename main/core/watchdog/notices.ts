@@ -8,8 +8,9 @@
 
 import type { Translator } from '../../shared/messages/index.js';
 import type { Transition } from '../breaker/types.js';
+import type { RestartTrigger } from '../gateway/control.js';
 import type { NoticeInput } from '../notify/notice.js';
-import type { Alert, AlertFacts, Evidence, RestartFacts, RestartTrigger } from './policy-decisions.js';
+import type { Alert, AlertFacts, Evidence, RestartFacts } from './policy-decisions.js';
 
 /** The title and body of an alert, from its facts. */
 export function noticeText(facts: AlertFacts, dep: string | null, t: Translator): { title: string; body: string } {

@@ -6,10 +6,9 @@
  */
 
 import { formatters } from '../../shared/i18n.js';
+import type { RestartTrigger } from '../gateway/control.js';
 import type { OwnerBlock } from '../gateway/owner/types.js';
 import type { BreakerInput } from './policy-inputs.js';
-
-export type RestartTrigger = 'manual' | 'health' | 'storm';
 
 /** Why an automatic restart was ordered (a manual one is the user's call). */
 export type Evidence = 'dead' | 'unloaded' | 'hung' | 'storm' | 'manual';

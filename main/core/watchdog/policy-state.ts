@@ -3,7 +3,8 @@
  * tests and handed back in to a new policy. Every rule reads and updates it through a `PolicyContext`.
  */
 
-import type { Alert, RestartTrigger } from './policy-decisions.js';
+import type { RestartTrigger } from '../gateway/control.js';
+import type { Alert } from './policy-decisions.js';
 import type { StrategyCheck, WatchdogSettings } from './policy-inputs.js';
 
 export interface Recovery {

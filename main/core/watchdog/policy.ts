@@ -12,9 +12,9 @@
  * the state (policy-state.ts) and hands each call to the rules that judge it.
  */
 
-import type { RestartOutcome } from '../gateway/control.js';
+import type { RestartOutcome, RestartTrigger } from '../gateway/control.js';
 import { divergenceAlarm, judgeHung, judgeProbe, resetDead } from './health-rules.js';
-import { type Decision, decision, type RestartTrigger, seconds } from './policy-decisions.js';
+import { type Decision, decision, seconds } from './policy-decisions.js';
 import type { BreakerInput, CheckInput, ProbeInput, StrategyCheck, WatchdogSettings } from './policy-inputs.js';
 import { initialState, type PolicyContext, type WatchdogState } from './policy-state.js';
 import { rememberRecovery, restartFinished, settleRecovery } from './recovery-tracking.js';

@@ -10,8 +10,8 @@
  * also as long as OpenClaw may hold it back).
  */
 
-import type { RestartOutcome } from '../gateway/control.js';
-import { type Decision, decision, type RestartTrigger, seconds } from './policy-decisions.js';
+import type { RestartOutcome, RestartTrigger } from '../gateway/control.js';
+import { type Decision, decision, seconds } from './policy-decisions.js';
 import type { ProbeInput } from './policy-inputs.js';
 import type { PolicyContext } from './policy-state.js';
 

@@ -14,6 +14,7 @@
  * them, but never runs while another restart is in flight.
  */
 
+import type { RestartTrigger } from '../gateway/control.js';
 import {
   type Alert,
   type BlockedFacts,
@@ -21,7 +22,6 @@ import {
   type DecisionKind,
   decision,
   type RestartOrder,
-  type RestartTrigger,
   seconds,
 } from './policy-decisions.js';
 import { alertOnce, type PolicyContext } from './policy-state.js';

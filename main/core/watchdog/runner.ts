@@ -8,11 +8,12 @@
  * how the two clocks meet is watchdog-clocks.ts.
  */
 import { EventEmitter } from 'node:events';
+import type { RestartTrigger } from '../gateway/control.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import { CheckEvidence } from './check-evidence.js';
 import { DecisionPerformer } from './decision-performer.js';
 import { WatchdogPolicy } from './policy.js';
-import type { Decision, RestartTrigger } from './policy-decisions.js';
+import type { Decision } from './policy-decisions.js';
 import type { StrategyCheck } from './policy-inputs.js';
 import type { WatchdogEvents, WatchdogRunnerOptions } from './runner-options.js';
 import { WatchdogClocks } from './watchdog-clocks.js';

@@ -2,9 +2,10 @@
  * The watchdog as it is shown (the API, the app, the CLI, incidents): settings, counts and holds from the
  * policy's state, with every time turned back into wall time, and what a restart would run now.
  */
+
+import type { RestartTrigger } from '../gateway/control.js';
 import type { RestartRow } from '../store/gateway-history.js';
 import type { WatchdogPolicy } from './policy.js';
-import type { RestartTrigger } from './policy-decisions.js';
 import type { StrategyCheck } from './policy-inputs.js';
 import type { WatchdogRunnerOptions } from './runner-options.js';
 import type { WatchdogClocks } from './watchdog-clocks.js';
