@@ -11,19 +11,51 @@ import { LongestFirst } from './test/helpers/longest-first.js';
 const seed = Number(process.env.BREAKERBAR_TEST_SEED ?? Math.floor(Math.random() * 1_000_000));
 console.log(`test order shuffled with seed ${seed} (BREAKERBAR_TEST_SEED=${seed} repeats it)`);
 
+/**
+ * Files that judge time on the wall clock (a probe's timeout told from BreakerBar's own late timer, a signal
+ * during a shutdown, the rehearsal's compressed minutes) are named `*.timing.test.ts`: they run after the
+ * others, one at a time, so that no other file's work makes their timers late.
+ */
+const TIMING = 'test/**/*.timing.test.ts';
+/**
+ * The install test builds better-sqlite3 three times (minutes of CPU, at a low priority): it runs beside the
+ * timing files, where it takes only the CPU they leave, instead of holding up the files that come first.
+ */
+const INSTALL = 'test/install/**/*.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // The real gateway runs on its own afterwards (vitest.openclaw.config.ts).
     exclude: ['test/e2e/openclaw/**', '**/node_modules/**'],
     // Tests spawn the built CLI and real processes; give them room on a 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Most files spend their time waiting on the processes, servers and timers they drive, not computing:
-    // two files per core keep the cores busy (vitest's default, one fewer than the cores, runs a 2-core
-    // machine's suite one file at a time, twice as long).
-    maxWorkers: availableParallelism() * 2,
     sequence: { shuffle: { files: false, tests: true }, sequencer: LongestFirst, seed },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'side by side',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/openclaw/**', '**/node_modules/**', TIMING, INSTALL],
+          // Most files spend their time waiting on the processes, servers and timers they drive, not
+          // computing: two files per core keep the cores busy (vitest's default, one fewer than the cores,
+          // runs a 2-core machine's suite one file at a time, twice as long).
+          maxWorkers: availableParallelism() * 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'timing',
+          include: [TIMING, INSTALL],
+          // Two at once: the install test in one, the timing files one after another in the other.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -703,7 +703,7 @@ describe('daemon', () => {
     await until(async () => (await status().catch(() => null))?.watchdog.threshold === 5, 10_000);
     expect((await status()).watchdog.dryRun).toBe(true);
     expect((await status()).gateway?.downSince).toBe(downSince);
-    // (SIGHUP: stops a daemon run from a terminal, re-reads a service's config; see daemon-lifecycle.test.ts.)
+    // (SIGHUP: stops a daemon run from a terminal, re-reads a service's config; see daemon-lifecycle.timing.test.ts.)
     expect(daemon.stderr().match(/restarting the monitor/g)).toHaveLength(1);
     daemon.child.kill('SIGTERM');
     expect(await exitCode(daemon)).toBe(0);

@@ -10,7 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** The files that take minutes of a 2-core machine (each builds, installs or replays a lot). */
 export const LONGEST_FILES = [
   'test/install/npm-global.test.ts',
-  'test/rehearse/scenarios.test.ts',
+  'test/rehearse/scenarios.timing.test.ts',
   'test/e2e/exactly-once.test.ts',
 ];
 
