@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
 import { keepSending } from './harness/agents.js';
+import type { MockProvider } from './harness/mock-provider.js';
 import { SHORTENED, STORM_RETRY_AFTER_SECONDS } from './harness/recovery-config.js';
 import {
   collapse,
@@ -22,6 +23,7 @@ import {
   firstTransitionOut,
   incidents,
   restarts,
+  type ScenarioGateway,
   startScenario,
   storyOf,
   timelineKinds,
@@ -31,6 +33,20 @@ import {
 import { ensureOpenClaw, type OpenClawRuntime } from './harness/runtime.js';
 
 const TOOLS = toolOrSkip('node24', 'notify-send', 'dunst', 'xvfb-run', 'dbus-daemon');
+
+/** The stormed gateway: one model, no fallback; the provider timeout outlasts the Retry-After OpenClaw waits. */
+const STORM_GATEWAY: ScenarioGateway = {
+  providers: [{ id: 'mock', models: ['storm'] }],
+  primary: 'mock/storm',
+  fallbacks: [],
+  providerTimeoutSeconds: 90,
+};
+
+/** The storm that outlives its Retry-After begins as 429s asking for a wait. */
+function stormAskingToWait(provider: MockProvider): void {
+  provider.steady('storm', 'rate_limit');
+  provider.retryAfterSeconds = STORM_RETRY_AFTER_SECONDS;
+}
 
 describe.skipIf(TOOLS.skip).concurrent(TOOLS.title('a 429 storm on the real OpenClaw 2026.9.6, watchdog live'), () => {
   let runtime: OpenClawRuntime;
@@ -42,23 +58,14 @@ describe.skipIf(TOOLS.skip).concurrent(TOOLS.title('a 429 storm on the real Open
   it('a 429 storm that outlives its Retry-After, on the defaults: one alert, waited out (no restart), the agents answering once the provider does, one recovery', async ({
     onTestFinished,
   }) => {
-    const dep = 'mock/storm';
+    const dep = STORM_GATEWAY.primary;
     const { breakerbar, mock, gateway } = await startScenario(
       runtime,
       {
         name: 'storm-default',
-        // The provider timeout outlasts the Retry-After OpenClaw waits between attempts.
-        gateway: {
-          providers: [{ id: 'mock', models: ['storm'] }],
-          primary: dep,
-          fallbacks: [],
-          providerTimeoutSeconds: 90,
-        },
+        gateway: STORM_GATEWAY,
         config: SHORTENED,
-        prepare: (provider) => {
-          provider.steady('storm', 'rate_limit');
-          provider.retryAfterSeconds = STORM_RETRY_AFTER_SECONDS;
-        },
+        prepare: stormAskingToWait,
       },
       onTestFinished,
     );
@@ -133,24 +140,15 @@ describe.skipIf(TOOLS.skip).concurrent(TOOLS.title('a 429 storm on the real Open
   it('a 429 storm that outlives its Retry-After, storm restarts on: one alert, the restart held while the provider asks to wait, then --safe, the agents answering again, one recovery', async ({
     onTestFinished,
   }) => {
-    const dep = 'mock/storm';
+    const dep = STORM_GATEWAY.primary;
     const { breakerbar, mock, gateway } = await startScenario(
       runtime,
       {
         name: 'storm',
-        // The provider timeout outlasts the Retry-After OpenClaw waits between attempts.
-        gateway: {
-          providers: [{ id: 'mock', models: ['storm'] }],
-          primary: dep,
-          fallbacks: [],
-          providerTimeoutSeconds: 90,
-        },
+        gateway: STORM_GATEWAY,
         // Storm restarts on, as a user who wants the old cron watchdog's behaviour sets them.
         config: { ...SHORTENED, watchdog: { ...SHORTENED.watchdog, stormRestart: 'safe' } },
-        prepare: (provider) => {
-          provider.steady('storm', 'rate_limit');
-          provider.retryAfterSeconds = STORM_RETRY_AFTER_SECONDS;
-        },
+        prepare: stormAskingToWait,
       },
       onTestFinished,
     );
