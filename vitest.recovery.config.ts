@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * The recovery scenarios on the real gateway, watchdog live (docs/recovery-on-the-real-gateway.md), alone:
  * `npm run test:recovery`. `npm test` runs them with the rest of the real-OpenClaw suite
- * (vitest.openclaw.config.ts). The storms and the other scenarios run side by side.
+ * (vitest.openclaw.config.ts).
  */
 export default defineConfig({
   test: {
@@ -12,7 +12,7 @@ export default defineConfig({
     testTimeout: 900_000,
     hookTimeout: 900_000,
     pool: 'forks',
-    // Both files at once (vitest's default on a 2-core machine is one at a time).
-    maxWorkers: 2,
+    // One file at a time, as in the whole suite (vitest.openclaw.config.ts says why).
+    fileParallelism: false,
   },
 });
