@@ -20,7 +20,9 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'bb-app-process-'));
 });
 
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+// Retried: a core that exits at once ends its log stream, which may still be opening core.log (and so creating it)
+// while the folder is being removed (ENOTEMPTY), most often on a busy machine.
+afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
 
 describe('forkCore', () => {
   it('forks the daemon script with its arguments, piping its output to the log', async () => {
