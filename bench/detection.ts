@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { configSchema, resolveDirectories } from '../main/core/config/index.js';
 import { parseWith } from '../main/core/config/schema.js';
 import { silentLogger } from '../main/core/log.js';
-import { Monitor } from '../main/core/monitor.js';
+import { Monitor } from '../main/api/root/monitor.js';
 import { assistantMessage, sessionHeader } from '../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../main/rehearse/simulated-gateway.js';
 import { distribution, machine, recordSection, summarize } from './report.js';

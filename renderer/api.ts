@@ -8,8 +8,8 @@ import type { OperatorAction } from '../main/core/breaker/types.js';
 import type { DoctorReport } from '../main/core/doctor/index.js';
 import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
 import type { SpendReport } from '../main/core/spend/types.js';
-import type { ApiClient } from '../main/shared/api/client.js';
-import type { HistoryRequest, IncidentsRequest } from '../main/shared/api/routes.js';
+import type { ApiClient } from '../main/api/client.js';
+import type { HistoryRequest, IncidentsRequest } from '../main/api/routes.js';
 import type {
   ApiEvent,
   ApiHistory,
@@ -19,9 +19,9 @@ import type {
   ConfigView,
   ControlResponse,
   WatchdogResponse,
-} from '../main/shared/api/types.js';
+} from '../main/api/types.js';
 
-export type { HistoryRequest, IncidentsRequest } from '../main/shared/api/routes.js';
+export type { HistoryRequest, IncidentsRequest } from '../main/api/routes.js';
 
 export interface DashboardApi {
   /** `browser` (HTTP + token) or `electron` (preload bridge). */

@@ -6,9 +6,9 @@
  */
 
 import type { DoctorReport } from '../main/core/doctor/index.js';
-import { createClient } from '../main/shared/api/client.js';
-import type { ApiEvent, ApiStatus } from '../main/shared/api/types.js';
-import { LANGUAGES, type LanguageSetting } from '../main/shared/i18n.js';
+import { createClient } from '../main/api/client.js';
+import type { ApiEvent, ApiStatus } from '../main/api/types.js';
+import { LANGUAGES, type LanguageSetting } from '../main/words/i18n.js';
 import { Cancelled, type ConnectionState, type DashboardApi } from './api.js';
 import { HeadlineBanner } from './banner.js';
 import { createBridgeApi } from './bridge-api.js';

@@ -6,9 +6,9 @@
  * move) and whenever a newer status arrives.
  */
 
-import type { ApiStatus } from '../main/shared/api/types.js';
-import { headline, headlineText } from '../main/shared/headline.js';
-import type { Translator } from '../main/shared/messages/index.js';
+import type { ApiStatus } from '../main/api/types.js';
+import { headline, headlineText } from '../main/api/headline.js';
+import type { Translator } from '../main/words/messages/index.js';
 
 export class HeadlineBanner {
   private status: ApiStatus | null = null;

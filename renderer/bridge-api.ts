@@ -4,8 +4,8 @@
  * this only turns an answered `{error, param}` into the same ApiFailure the
  * HTTP client throws.
  */
-import { type CallRequest, createClient } from '../main/shared/api/client.js';
-import type { CallableName } from '../main/shared/api/routes.js';
+import { type CallRequest, createClient } from '../main/api/client.js';
+import type { CallableName } from '../main/api/routes.js';
 import { ApiFailure, type DashboardApi, dashboardApi, isApiError } from './api.js';
 import type { BreakerBarBridge } from './bridge.js';
 

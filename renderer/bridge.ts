@@ -13,8 +13,8 @@
  * or `ipcRenderer.invoke` keeps only its message, and the settings view needs
  * `param` to point at the offending key. A rejection means the IPC itself failed.
  */
-import type { CallableName, ParamsOf, ResponseOf } from '../main/shared/api/routes.js';
-import type { ApiError, ApiEvent } from '../main/shared/api/types.js';
+import type { CallableName, ParamsOf, ResponseOf } from '../main/api/routes.js';
+import type { ApiError, ApiEvent } from '../main/api/types.js';
 
 export interface BreakerBarBridge {
   /** One API call: the route's name and its parameters (omitted when it takes none). */

@@ -6,7 +6,7 @@
  */
 import type { Outcome } from '../main/core/classify.js';
 import type { ProbeRow } from '../main/core/store/gateway-history.js';
-import type { ApiHistory } from '../main/shared/api/types.js';
+import type { ApiHistory } from '../main/api/types.js';
 
 export interface ErrorGroup {
   key: string;

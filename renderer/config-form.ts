@@ -5,8 +5,8 @@
  * save: what is written now plus the changed keys only, so defaults the user
  * never touched stay out of the file and keep following BreakerBar's defaults.
  */
-import type { ConfigField } from '../main/shared/api/types.js';
-import { type Translator, translator } from '../main/shared/messages/index.js';
+import type { ConfigField } from '../main/api/types.js';
+import { type Translator, translator } from '../main/words/messages/index.js';
 
 export type ControlKind = 'checkbox' | 'select' | 'number' | 'text' | 'nullable' | 'json';
 

@@ -3,7 +3,7 @@
  * what the change does, line by line, and a field for the six digits. Nothing is sent until a code
  * of that shape is given; Cancel or Escape dismisses it and nothing is saved.
  */
-import type { Translator } from '../main/shared/messages/index.js';
+import type { Translator } from '../main/words/messages/index.js';
 import { type AskCode, CODE_SHAPE, NotConfirmed } from './confirmation.js';
 import { fill, h } from './dom.js';
 

@@ -5,7 +5,7 @@
  * code the person gives (confirm-prompt.ts asks for it). In the app the main process asks in a native
  * dialog instead, and none of this comes into play.
  */
-import type { ConfigConfirmation, DangerousChange } from '../main/shared/api/types.js';
+import type { ConfigConfirmation, DangerousChange } from '../main/api/types.js';
 import { ApiFailure, Cancelled } from './api.js';
 
 /** The person dismissed the prompt: nothing was saved. */

@@ -8,9 +8,9 @@ import type { IncidentSummary } from '../main/core/incidents/types.js';
 import type { SpendReport } from '../main/core/spend/types.js';
 import type { RestartRow } from '../main/core/store/gateway-history.js';
 import type { WatchdogStatus } from '../main/core/watchdog/watchdog-status.js';
-import type { ApiBreaker, ApiStatus, TokenRate } from '../main/shared/api/types.js';
-import type { Translator } from '../main/shared/messages/index.js';
-import { OUTCOMES } from '../main/shared/outcomes.js';
+import type { ApiBreaker, ApiStatus, TokenRate } from '../main/api/types.js';
+import type { Translator } from '../main/words/messages/index.js';
+import { OUTCOMES } from '../main/words/outcomes.js';
 
 const HOUR_MS = 3_600_000;
 

@@ -2,7 +2,7 @@
  * How a failed request shows up inside a view: one line saying what went
  * wrong, in the API's own words (the server's message is not translated).
  */
-import { type Translator, translator } from '../main/shared/messages/index.js';
+import { type Translator, translator } from '../main/words/messages/index.js';
 import { ApiFailure, Cancelled } from './api.js';
 import { h } from './dom.js';
 

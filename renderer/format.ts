@@ -8,8 +8,8 @@
  * passes "now"), so they are tested without a browser and the 1 s ticker
  * re-renders them cheaply.
  */
-import type { Language } from '../main/shared/i18n.js';
-import { type Translator, translator } from '../main/shared/messages/index.js';
+import type { Language } from '../main/words/i18n.js';
+import { type Translator, translator } from '../main/words/messages/index.js';
 
 let current: Translator = translator('en');
 

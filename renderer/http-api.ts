@@ -7,8 +7,8 @@
  * the one held, the user is asked for it inline (TokenAccess.ask) and the
  * request is sent again with the new one.
  */
-import { type CallRequest, createClient } from '../main/shared/api/client.js';
-import type { ApiEvent } from '../main/shared/api/types.js';
+import { type CallRequest, createClient } from '../main/api/client.js';
+import type { ApiEvent } from '../main/api/types.js';
 import { ApiFailure, type ConnectionState, type DashboardApi, dashboardApi, isApiError } from './api.js';
 import { confirmationOf } from './confirmation.js';
 

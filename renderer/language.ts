@@ -3,7 +3,7 @@
  * 简体中文, or the system's), kept in localStorage so every window and reload
  * agrees, resolved against `navigator.languages` when it is `auto`.
  */
-import { isLanguage, type Language, type LanguageSetting, resolveLanguage } from '../main/shared/i18n.js';
+import { isLanguage, type Language, type LanguageSetting, resolveLanguage } from '../main/words/i18n.js';
 
 export const LANGUAGE_KEY = 'breakerbar.language';
 

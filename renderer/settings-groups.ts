@@ -5,8 +5,8 @@
  * (`views.settings.<path>.label`), and the unit its number is in. A key the
  * catalogue has no label for still shows, under its raw path.
  */
-import type { ConfigField } from '../main/shared/api/types.js';
-import type { Translator } from '../main/shared/messages/index.js';
+import type { ConfigField } from '../main/api/types.js';
+import type { Translator } from '../main/words/messages/index.js';
 import { lookup } from './words.js';
 
 export const SETTING_GROUPS = [

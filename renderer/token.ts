@@ -8,7 +8,7 @@
  * which the page trades at `POST /api/session` for a session token of its own,
  * kept the same way.
  */
-import { SESSION_TOKEN_SHAPE } from '../main/shared/api/session-token.js';
+import { SESSION_TOKEN_SHAPE } from '../main/api/session-token.js';
 
 const STORAGE_KEY = 'breakerbar.apiToken';
 /**

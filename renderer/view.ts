@@ -2,9 +2,9 @@
  * What every view of the dashboard is to the shell (app.ts): a panel, a way
  * to fetch and render its data, and the events that make that data stale.
  */
-import type { ApiEvent, ApiStatus } from '../main/shared/api/types.js';
-import type { Language } from '../main/shared/i18n.js';
-import type { Translator } from '../main/shared/messages/index.js';
+import type { ApiEvent, ApiStatus } from '../main/api/types.js';
+import type { Language } from '../main/words/i18n.js';
+import type { Translator } from '../main/words/messages/index.js';
 import type { DashboardApi } from './api.js';
 
 export const VIEW_KEYS = ['overview', 'incidents', 'errors', 'logs', 'settings', 'doctor'] as const;

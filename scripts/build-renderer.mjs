@@ -4,7 +4,9 @@
  *
  *   index.html                   the page (its CSP in a <meta>, on top of the header it is served with)
  *   assets/*.js                  renderer/**\/*.ts as browser ES modules, one file each (no bundler)
- *   assets/shared/*.js           main/shared/**\/*.ts, the modules the core and the dashboard share
+ *   assets/words/*.js            main/words/**\/*.ts, the words (languages, outcomes, message catalogues)
+ *   assets/api/*.js              main/api/*.ts, the API's contract (routes, wire types, client, headline);
+ *                                its subfolders (the server, the composition root) run in Node and stay out
  *   assets/style.css, assets/icon.svg
  *   assets/vendor/uPlot.esm.js   the chart library's ESM build, its CSS and its licence
  *
@@ -20,14 +22,19 @@ import ts from 'typescript';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'renderer');
-const shared = join(root, 'main', 'shared');
+const words = join(root, 'main', 'words');
+const api = join(root, 'main', 'api');
 
 /**
- * A renderer module imports shared code as `(../)*../main/shared/x.js`; in assets/ the shared modules sit in
- * `shared/` beside the renderer's, one level up less. Shared modules import only each other, so theirs stay.
+ * A renderer module imports the tiers it shares with the core as `(../)*../main/words/x.js` and
+ * `(../)*../main/api/x.js`; in assets/ those sit in `words/` and `api/` beside the renderer's modules, one level
+ * up less. The API's contract reaches the words as `../words/x.js`, which holds in both places.
  */
-function sharedImportsRelocated(code) {
-  return code.replace(/(['"])((?:\.\.\/)*)\.\.\/main\/shared\//g, (_, quote, ups) => `${quote}${ups || './'}shared/`);
+function tierImportsRelocated(code) {
+  return code.replace(
+    /(['"])((?:\.\.\/)*)\.\.\/main\/(words|api)\//g,
+    (_, quote, ups, tier) => `${quote}${ups || './'}${tier}/`,
+  );
 }
 
 function parseArgs(argv) {
@@ -67,10 +74,12 @@ export function buildRenderer(out) {
   const assets = join(out, 'assets');
   mkdirSync(join(assets, 'vendor'), { recursive: true });
 
-  // The modules the dashboard shares with the core (the message catalogue, the headline) go to assets/shared/.
+  // The tiers the dashboard shares with the core: the words, and the API's contract (not its Node subfolders).
+  const contract = readdirSync(api).filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'));
   const inputs = [
     ...sources(source).map((file) => ({ file, name: relative(source, file) })),
-    ...sources(shared).map((file) => ({ file, name: join('shared', relative(shared, file)) })),
+    ...sources(words).map((file) => ({ file, name: join('words', relative(words, file)) })),
+    ...contract.map((name) => ({ file: join(api, name), name: join('api', name) })),
   ];
   for (const { file, name: tsName } of inputs) {
     const name = tsName.replace(/\.ts$/, '.js');
@@ -89,7 +98,7 @@ export function buildRenderer(out) {
     }
     const map = JSON.parse(result.sourceMapText);
     map.sources = [relative(dirname(target), file)];
-    writeFileSync(target, sharedImportsRelocated(result.outputText));
+    writeFileSync(target, tierImportsRelocated(result.outputText));
     writeFileSync(`${target}.map`, JSON.stringify(map));
   }
 

@@ -14,7 +14,7 @@
  * Electron's `protocol.handle`.
  */
 import type { Protocol } from 'electron';
-import { DASHBOARD_CSP, plainNames, readStaticFile, staticRootOf } from '../core/server/static-files.js';
+import { DASHBOARD_CSP, plainNames, readStaticFile, staticRootOf } from '../api/server/static-files.js';
 
 export const APP_SCHEME = 'app';
 export const DASHBOARD_HOST = 'dashboard';

@@ -6,8 +6,8 @@
  * https://www.electronjs.org/docs/latest/api/dialog#dialogshowmessageboxwindow-options
  */
 import { BrowserWindow, dialog, type MessageBoxOptions, type WebContents } from 'electron';
-import type { DangerousChange } from '../shared/api/types.js';
-import type { Translator } from '../shared/messages/index.js';
+import type { DangerousChange } from '../api/types.js';
+import type { Translator } from '../words/messages/index.js';
 
 /** Resolves true when the human confirmed the changes; `sender` is the dashboard that asked. */
 export type ConfirmDangerous = (changes: DangerousChange[], sender: WebContents | undefined) => Promise<boolean>;

@@ -4,8 +4,8 @@
  * `<dataDir>/api-token`, the same calls the dashboard makes in a browser.
  * No Electron here: it is tested against a real server on loopback.
  */
-import { type ApiClient, type CallRequest, createClient } from '../shared/api/client.js';
-import { tokenRefusal } from '../shared/api/loopback.js';
+import { type ApiClient, type CallRequest, createClient } from '../api/client.js';
+import { tokenRefusal } from '../core/api-files/loopback.js';
 
 const TIMEOUT_MS = 10_000;
 /** Slow routes (the doctor probes the gateway and reads the OpenClaw tree): give them longer. */

@@ -10,7 +10,7 @@
  * Format: https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
 import { createParser } from 'eventsource-parser';
-import type { ApiEvent } from '../shared/api/types.js';
+import type { ApiEvent } from '../api/types.js';
 
 export interface SseMessage {
   event: string;

@@ -12,8 +12,8 @@
  * the sender must be our own renderer's top frame (`app://dashboard`), and every argument is
  * checked, by the same parsers the server runs, before anything reaches the core.
  */
-import { type CallableName, isCallable, type ParamsOf, ROUTES, type RouteSpec } from '../shared/api/routes.js';
-import type { ApiError } from '../shared/api/types.js';
+import { type CallableName, isCallable, type ParamsOf, ROUTES, type RouteSpec } from '../api/routes.js';
+import type { ApiError } from '../api/types.js';
 import { APP_SCHEME } from './app-protocol.js';
 
 /** Renderer → main: one API call, `{route, params}`. */

@@ -10,9 +10,9 @@
 import { type IpcMainInvokeEvent, ipcMain, type WebContents } from 'electron';
 import { dangerousChanges } from '../core/config/dangerous-changes.js';
 import { validateConfigFile } from '../core/config/file.js';
-import type { CallableName } from '../shared/api/routes.js';
-import type { ApiError } from '../shared/api/types.js';
-import { type Translator, translator } from '../shared/messages/index.js';
+import type { CallableName } from '../api/routes.js';
+import type { ApiError } from '../api/types.js';
+import { type Translator, translator } from '../words/messages/index.js';
 import { type ConfirmDangerous, nativeConfirm } from './confirm-dialog.js';
 import { type CoreApi, CoreApiError } from './core-api.js';
 import { API_CHANNEL, checkCall, isMutation, isTrustedSender } from './ipc-contract.js';

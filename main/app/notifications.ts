@@ -7,7 +7,7 @@
  */
 import { Notification } from 'electron';
 import type { Notice } from '../core/notify/notice.js';
-import type { ApiEvent } from '../shared/api/types.js';
+import type { ApiEvent } from '../api/types.js';
 import { noticeRoute } from './dashboard-route.js';
 
 export interface NotificationOptions {

@@ -18,7 +18,7 @@
  * app-protocol.ts; the IPC sender check in ipc-contract.ts.
  */
 import type { App, Session, Shell, WebContents } from 'electron';
-import { DASHBOARD_CSP } from '../core/server/static-files.js';
+import { DASHBOARD_CSP } from '../api/server/static-files.js';
 import { isTrustedSender } from './ipc-contract.js';
 
 /** A navigation the window may follow: our own page (a new fragment or query is the same page). */

@@ -14,9 +14,9 @@
  * A dependency OpenClaw itself holds in cooldown (every auth profile of its
  * provider out) is degraded too: OpenClaw will not call it until then.
  */
-import type { ApiBreaker, ApiStatus } from '../shared/api/types.js';
-import { headline, headlineText } from '../shared/headline.js';
-import { type Translator, translator } from '../shared/messages/index.js';
+import type { ApiBreaker, ApiStatus } from '../api/types.js';
+import { headline, headlineText } from '../api/headline.js';
+import { type Translator, translator } from '../words/messages/index.js';
 
 export type HealthState = 'healthy' | 'degraded' | 'down';
 /** The tray's state: a health state, or `connecting` while no core has answered yet. */

@@ -17,7 +17,7 @@ import {
   shell,
   Tray,
 } from 'electron';
-import { type Translator, translator } from '../shared/messages/index.js';
+import { type Translator, translator } from '../words/messages/index.js';
 import { CoreApiError } from './core-api.js';
 import type { CoreSupervisor } from './core-supervisor.js';
 import { trayIconPath } from './icons.js';

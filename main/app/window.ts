@@ -7,7 +7,7 @@
  * only when the app quits.
  */
 import { app, BrowserWindow, type WebContents } from 'electron';
-import type { ApiEvent } from '../shared/api/types.js';
+import type { ApiEvent } from '../api/types.js';
 import { EVENT_CHANNEL } from './ipc-contract.js';
 
 export interface DashboardWindowOptions {

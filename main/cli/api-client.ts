@@ -10,8 +10,8 @@ import { readApiUrl } from '../core/api-files/address.js';
 import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import type { LoadedConfig } from '../core/config/index.js';
 import { isLocked } from '../core/lock.js';
-import { type CallRequest, createClient, type ApiClient as RouteClient } from '../shared/api/client.js';
-import { serverUrl, tokenRefusal } from '../shared/api/loopback.js';
+import { type CallRequest, createClient, type ApiClient as RouteClient } from '../api/client.js';
+import { serverUrl, tokenRefusal } from '../core/api-files/loopback.js';
 
 const TIMEOUT_MS = 10_000;
 /** Slow routes (the doctor probes the gateway): wait longer. */

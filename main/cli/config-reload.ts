@@ -7,7 +7,7 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import { ConfigError, type LoadedConfig } from '../core/config/index.js';
 import { createLogger, type Logger } from '../core/log.js';
-import { Monitor } from '../core/monitor.js';
+import { Monitor } from '../api/root/monitor.js';
 
 /** How often the config file's mtime is looked at (a stat: negligible when idle). */
 const WATCH_INTERVAL_MS = 2000;

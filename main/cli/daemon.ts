@@ -9,7 +9,7 @@ import {
   resolveDirectories,
 } from '../core/config/index.js';
 import { ConfigError } from '../core/config/schema.js';
-import type { Monitor } from '../core/monitor.js';
+import type { Monitor } from '../api/root/monitor.js';
 import { hangupAction } from '../core/service/run-mode.js';
 import { explainStartupError } from '../core/startup-errors.js';
 import { type Command, type Parsed, stringOption, UsageError } from './command.js';

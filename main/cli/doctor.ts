@@ -1,8 +1,8 @@
 import { loadConfig, processEnvironment } from '../core/config/index.js';
 import { type Area, type DoctorReport, type Finding, type Level, runDoctor } from '../core/doctor/index.js';
 import { languageOf } from '../core/language.js';
-import { type Language, resolveLanguage } from '../shared/i18n.js';
-import { type Translator, translator } from '../shared/messages/index.js';
+import { type Language, resolveLanguage } from '../words/i18n.js';
+import { type Translator, translator } from '../words/messages/index.js';
 import { type Command, stringOption } from './command.js';
 
 const EN = translator('en');

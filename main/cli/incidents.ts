@@ -6,8 +6,8 @@
 import { loadConfig } from '../core/config/index.js';
 import type { IncidentDetail, IncidentList, IncidentSummary, IncidentsStatus } from '../core/incidents/types.js';
 import { languageOf } from '../core/language.js';
-import type { Language } from '../shared/i18n.js';
-import { type Translator, translator } from '../shared/messages/index.js';
+import type { Language } from '../words/i18n.js';
+import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, positiveInt, stringOption, table, UsageError } from './command.js';
 

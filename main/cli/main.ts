@@ -74,7 +74,7 @@ async function isExpectedError(error: unknown): Promise<boolean> {
   const [config, lock, localApi, store, api] = await Promise.all([
     import('../core/config/index.js'),
     import('../core/lock.js'),
-    import('../core/server/local-api.js'),
+    import('../api/server/local-api.js'),
     import('../core/store/store-error.js'),
     import('./api-client.js'),
   ]);

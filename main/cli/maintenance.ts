@@ -6,8 +6,8 @@
  */
 import { loadConfig } from '../core/config/index.js';
 import { languageOf } from '../core/language.js';
-import type { MaintenanceResponse } from '../shared/api/types.js';
-import { type Translator, translator } from '../shared/messages/index.js';
+import type { MaintenanceResponse } from '../api/types.js';
+import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';
 import { parseDuration } from './watchdog-control.js';

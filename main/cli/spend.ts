@@ -4,8 +4,8 @@ import { systemZone } from '../core/spend/period.js';
 import { spendQueries, spendReport } from '../core/spend/report.js';
 import type { SpendReport, SpendRow } from '../core/spend/types.js';
 import { Store } from '../core/store/db.js';
-import type { Language } from '../shared/i18n.js';
-import { translator } from '../shared/messages/index.js';
+import type { Language } from '../words/i18n.js';
+import { translator } from '../words/messages/index.js';
 import { ApiClientError, connect } from './api-client.js';
 import { type Command, stringOption, UsageError } from './command.js';
 

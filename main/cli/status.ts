@@ -1,9 +1,9 @@
 import { loadConfig } from '../core/config/index.js';
 import { languageOf } from '../core/language.js';
-import { nothingRead, placesLooked } from '../shared/api/nothing-read.js';
-import type { ApiStatus } from '../shared/api/types.js';
-import { headline, headlineText } from '../shared/headline.js';
-import { type Translator, translator } from '../shared/messages/index.js';
+import { nothingRead, placesLooked } from '../api/nothing-read.js';
+import type { ApiStatus } from '../api/types.js';
+import { headline, headlineText } from '../api/headline.js';
+import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, displayWidth, stringOption, table } from './command.js';
 import { incidentsLine } from './incidents.js';

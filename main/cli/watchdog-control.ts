@@ -4,8 +4,8 @@
  * own path (a restart already running is never doubled).
  */
 import { loadConfig } from '../core/config/index.js';
-import type { WatchdogResponse } from '../shared/api/types.js';
-import { translator } from '../shared/messages/index.js';
+import type { WatchdogResponse } from '../api/types.js';
+import { translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';
 

@@ -5,7 +5,7 @@
  * tested on its own; order matters, the first matching row wins.
  */
 
-import { OUTCOMES, type Outcome } from '../shared/outcomes.js';
+import { OUTCOMES, type Outcome } from '../words/outcomes.js';
 import { storableInteger } from './whole-numbers.js';
 
 export { OUTCOMES, type Outcome };

@@ -6,8 +6,8 @@
  * service creates another, so every dependency between them is visible here.
  */
 import { hostname } from 'node:os';
-import type { ApiBackend } from '../shared/api/types.js';
-import { type Translator, translator } from '../shared/messages/index.js';
+import type { ApiBackend } from '../api/types.js';
+import { type Translator, translator } from '../words/messages/index.js';
 import { DependencyCap } from './breaker/dependency-cap.js';
 import { FleetSharing } from './breaker/fleet-sharing.js';
 import { Prober } from './breaker/prober.js';

@@ -3,7 +3,7 @@
  * `ui.language`, else the system's (POSIX locale variables in their order of
  * precedence, then the host's own locale, e.g. Electron's `app.getLocale()`).
  */
-import { type Language, resolveLanguage } from '../shared/i18n.js';
+import { type Language, resolveLanguage } from '../words/i18n.js';
 import type { Config } from './config/index.js';
 
 export function languageOf(config: Pick<Config, 'ui'>, env: NodeJS.ProcessEnv, hostLocale?: string | null): Language {

@@ -4,7 +4,7 @@
  * as the scenarios are written.
  */
 import { toMs } from '../core/config/schema.js';
-import { formatters } from '../shared/i18n.js';
+import { formatters } from '../words/i18n.js';
 import type { RehearsalReport, TimelineEvent } from './types.js';
 
 /** Scenario seconds, to a tenth: `12.5 s`. */

@@ -15,7 +15,7 @@
  * (phases.ts), and the verdict (rehearsal-verdict.ts); whatever happens, it tears the sandbox down.
  */
 import { silentLogger } from '../core/log.js';
-import { Monitor } from '../core/monitor.js';
+import { Monitor } from '../api/root/monitor.js';
 import { AgentWorkload } from './agent-workload.js';
 import { GatewayStall } from './fault-injection.js';
 import { driveScenario } from './phases.js';

@@ -4,7 +4,7 @@
  * reachable at any time.
  */
 import type { DoctorReport, Finding } from '../../main/core/doctor/index.js';
-import type { Translator } from '../../main/shared/messages/index.js';
+import type { Translator } from '../../main/words/messages/index.js';
 import { button, fill, h } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import { blockingFindings } from '../first-run.js';

@@ -4,8 +4,8 @@
  * restarts and breaker transitions marked on the same time axis and listed
  * under each chart (a canvas says nothing to a screen reader).
  */
-import type { ApiHistory } from '../../main/shared/api/types.js';
-import type { Translator } from '../../main/shared/messages/index.js';
+import type { ApiHistory } from '../../main/api/types.js';
+import type { Translator } from '../../main/words/messages/index.js';
 import {
   ERROR_GROUPS,
   type Mark,

@@ -10,8 +10,8 @@
  */
 import type { Transition } from '../../main/core/breaker/types.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../../main/core/store/gateway-history.js';
-import type { ApiHistory } from '../../main/shared/api/types.js';
-import type { Translator } from '../../main/shared/messages/index.js';
+import type { ApiHistory } from '../../main/api/types.js';
+import type { Translator } from '../../main/words/messages/index.js';
 import { restartsInLastHour } from '../describe.js';
 import { type Child, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { failureBox } from '../errors-ui.js';

@@ -8,7 +8,7 @@
 
 import type { SpendReport } from '../../main/core/spend/types.js';
 import type { WatchdogStatus } from '../../main/core/watchdog/watchdog-status.js';
-import type { ApiBreaker, ApiHistory, ApiStatus, WatchdogResponse } from '../../main/shared/api/types.js';
+import type { ApiBreaker, ApiHistory, ApiStatus, WatchdogResponse } from '../../main/api/types.js';
 import { ApiFailure, Cancelled } from '../api.js';
 import { healthSeries, marksOf, type SparkSeries, sparkSeries, sparkWindow } from '../chart-data.js';
 import { type Chart, healthChart, sparkChart } from '../charts.js';

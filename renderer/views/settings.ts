@@ -10,7 +10,7 @@
  *
  * Live events never re-render this view: they would throw away what is being typed.
  */
-import type { ConfigField, ConfigView } from '../../main/shared/api/types.js';
+import type { ConfigField, ConfigView } from '../../main/api/types.js';
 import { ApiFailure, Cancelled } from '../api.js';
 import {
   type ControlSpec,

@@ -7,8 +7,8 @@
  */
 
 import type { BudgetStanding, QuotaWindow, SpendReport, SpendRow } from '../../main/core/spend/types.js';
-import type { ApiStatus } from '../../main/shared/api/types.js';
-import type { Translator } from '../../main/shared/messages/index.js';
+import type { ApiStatus } from '../../main/api/types.js';
+import type { Translator } from '../../main/words/messages/index.js';
 import { h, live } from '../dom.js';
 import { describeFailure } from '../errors-ui.js';
 

@@ -15,7 +15,7 @@ import {
   enableAppProtocol,
   registerAppScheme,
 } from '../../main/app/app-protocol.js';
-import { DASHBOARD_CSP } from '../../main/core/server/static-files.js';
+import { DASHBOARD_CSP } from '../../main/api/server/static-files.js';
 
 describe('what a request maps to', () => {
   it('maps the page and its assets, whatever the query or fragment', () => {

@@ -8,7 +8,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventStream, toApiEvent } from '../../main/app/event-stream.js';
-import type { ApiEvent } from '../../main/shared/api/types.js';
+import type { ApiEvent } from '../../main/api/types.js';
 import { until } from '../helpers/transcripts.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
 import { notice } from './fixtures.js';

@@ -9,7 +9,7 @@ import type { SourceStatus } from '../../main/core/sources/source.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
 import { CallTally } from '../../main/core/summary.js';
 import type { WatchdogStatus } from '../../main/core/watchdog/watchdog-status.js';
-import type { ApiBreaker, ApiStatus } from '../../main/shared/api/types.js';
+import type { ApiBreaker, ApiStatus } from '../../main/api/types.js';
 
 export const NOW = Date.UTC(2026, 4, 12, 10, 0, 0);
 export const MIN = 60_000;

@@ -9,7 +9,7 @@ import { type ConfirmDangerous, confirmDialogOptions } from '../../main/app/conf
 import { CoreApi } from '../../main/app/core-api.js';
 import { enableIpc } from '../../main/app/ipc.js';
 import { API_CHANNEL, checkCall, isTrustedSender } from '../../main/app/ipc-contract.js';
-import { translator } from '../../main/shared/messages/index.js';
+import { translator } from '../../main/words/messages/index.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
 import { FakeBrowserWindow as BrowserWindow, dialog, ipcMain, reset, state } from './fake-electron.js';
 

@@ -13,7 +13,7 @@ import { type AppDependencies, type RunningApp, startApp } from '../../main/app/
 import { loadConfig } from '../../main/core/config/index.js';
 import type { LockState } from '../../main/core/lock.js';
 import { silentLogger } from '../../main/core/log.js';
-import { DASHBOARD_CSP } from '../../main/core/server/static-files.js';
+import { DASHBOARD_CSP } from '../../main/api/server/static-files.js';
 import { until } from '../helpers/transcripts.js';
 import { startFakeCore } from './fake-core.js';
 import {

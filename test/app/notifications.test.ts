@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { noticeRoute } from '../../main/app/dashboard-route.js';
 import { enableNotifications } from '../../main/app/notifications.js';
-import type { ApiEvent } from '../../main/shared/api/types.js';
+import type { ApiEvent } from '../../main/api/types.js';
 import { FakeNotification, reset } from './fake-electron.js';
 import { NOW, notice } from './fixtures.js';
 

@@ -13,9 +13,9 @@ import {
   type TrayInput,
   trayModel,
 } from '../../main/app/tray-model.js';
-import type { ApiStatus } from '../../main/shared/api/types.js';
-import { headline, headlineText } from '../../main/shared/headline.js';
-import { translator } from '../../main/shared/messages/index.js';
+import type { ApiStatus } from '../../main/api/types.js';
+import { headline, headlineText } from '../../main/api/headline.js';
+import { translator } from '../../main/words/messages/index.js';
 import { apiStatus, breaker, gateway, MIN, NOW, probe, restartRow, source, watchdog } from './fixtures.js';
 
 const en = translator('en');

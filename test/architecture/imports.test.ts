@@ -12,7 +12,17 @@ import { cycles, type Edge, importGraph, specifiersOf } from './import-graph.js'
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIRS = ['main', 'renderer', 'preload', 'bench'];
 
-type LayerName = 'shared' | 'root' | 'server' | 'concern' | 'host' | 'renderer' | 'preload' | 'bench';
+type LayerName =
+  | 'words'
+  | 'concern'
+  | 'compose'
+  | 'contract'
+  | 'server'
+  | 'root'
+  | 'host'
+  | 'renderer'
+  | 'preload'
+  | 'bench';
 
 interface Layer {
   name: LayerName;
@@ -24,35 +34,32 @@ interface Layer {
   typesFrom?: LayerName[];
 }
 
-const CORE: LayerName[] = ['shared', 'concern', 'server', 'root'];
+const CORE: LayerName[] = ['words', 'concern', 'compose'];
+const API: LayerName[] = [...CORE, 'contract', 'server', 'root'];
 
 /**
- * Lowest first. `main/shared` is shared with the browser, so at run time it has only itself; the concerns
- * (`main/core/*`) never reach up to the local API or the composition root that exposes and wires them; the
- * hosts run the core; the dashboard and the preload bridge reach the core only through types.
+ * Lowest first, three tiers: `main/words` (languages, outcomes, message catalogues) imports only itself;
+ * `main/core` (the concerns, and `compose.ts` that wires them) imports the words and itself; `main/api` (the
+ * contract at its top level, the local API's server, and the composition root that serves the core through it)
+ * sits above the core and is the door to it. No layer imports one above it, not even a type. The dashboard
+ * runs in a browser: at run time it has the words and the contract, and types from nowhere else; the preload
+ * bridge only types.
  */
 const LAYERS: Layer[] = [
-  { name: 'shared', paths: ['main/shared/'], imports: ['shared'], typesFrom: ['concern'] },
-  { name: 'root', paths: ['main/core/monitor.ts', 'main/core/compose.ts'], imports: CORE },
-  { name: 'server', paths: ['main/core/server/'], imports: ['shared', 'concern', 'server'] },
-  { name: 'concern', paths: ['main/core/'], imports: ['shared', 'concern'] },
-  {
-    name: 'host',
-    paths: ['main/cli/', 'main/app/', 'main/rehearse/', 'main/start.ts'],
-    imports: [...CORE, 'host'],
-  },
-  { name: 'renderer', paths: ['renderer/'], imports: ['renderer', 'shared'], typesFrom: ['concern', 'server'] },
-  {
-    name: 'preload',
-    paths: ['preload/'],
-    imports: ['preload'],
-    typesFrom: ['renderer', 'shared', 'concern', 'server'],
-  },
+  { name: 'words', paths: ['main/words/'], imports: ['words'] },
+  { name: 'compose', paths: ['main/core/compose.ts'], imports: ['words', 'concern'] },
+  { name: 'concern', paths: ['main/core/'], imports: ['words', 'concern'] },
+  { name: 'server', paths: ['main/api/server/'], imports: [...CORE, 'contract', 'server'] },
+  { name: 'root', paths: ['main/api/root/'], imports: API },
+  { name: 'contract', paths: ['main/api/'], imports: ['words', 'contract'], typesFrom: ['concern'] },
+  { name: 'host', paths: ['main/cli/', 'main/app/', 'main/rehearse/', 'main/start.ts'], imports: [...API, 'host'] },
+  { name: 'renderer', paths: ['renderer/'], imports: ['renderer', 'words', 'contract'] },
+  { name: 'preload', paths: ['preload/'], imports: ['preload'], typesFrom: ['renderer', 'words', 'contract'] },
   // The real-gateway harness is built with the benchmarks, which share it with the tests (and its polling helper).
   {
     name: 'bench',
     paths: ['bench/', 'test/e2e/openclaw/harness/', 'test/helpers/transcripts.ts'],
-    imports: [...CORE, 'host', 'bench'],
+    imports: [...API, 'host', 'bench'],
   },
 ];
 
@@ -120,14 +127,21 @@ describe('import graph: the reader', () => {
   it('tells a forbidden edge from an allowed one', () => {
     const edge = (from: string, to: string, typeOnly = false): Edge => ({ from, to, typeOnly, specifier: to });
     expect(layerViolations([edge('main/core/breaker/service.ts', 'main/core/metrics/names.ts')])).toEqual([]);
-    expect(layerViolations([edge('renderer/app.ts', 'main/core/breaker/types.ts', true)])).toEqual([]);
-    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/core/server/http.ts')])).toHaveLength(1);
-    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/core/server/http.ts', true)])).toHaveLength(1);
-    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/core/monitor.ts')])).toHaveLength(1);
+    expect(layerViolations([edge('renderer/app.ts', 'main/api/types.ts', true)])).toEqual([]);
+    expect(layerViolations([edge('main/api/types.ts', 'main/core/breaker/types.ts', true)])).toEqual([]);
+    expect(layerViolations([edge('main/api/root/monitor.ts', 'main/api/server/http.ts')])).toEqual([]);
+    // Up a tier, at run time or only a type:
+    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/api/server/http.ts')])).toHaveLength(1);
+    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/api/types.ts', true)])).toHaveLength(1);
+    expect(layerViolations([edge('main/core/doctor/x.ts', 'main/api/root/monitor.ts')])).toHaveLength(1);
     expect(layerViolations([edge('main/core/doctor/x.ts', 'main/cli/index.ts')])).toHaveLength(1);
-    expect(layerViolations([edge('renderer/app.ts', 'main/core/breaker/types.ts')])).toHaveLength(1);
-    expect(layerViolations([edge('main/shared/x.ts', 'main/core/classify.ts')])).toHaveLength(1);
-    expect(layerViolations([edge('main/core/monitor.ts', 'renderer/app.ts', true)])).toHaveLength(1);
+    expect(layerViolations([edge('main/words/x.ts', 'main/core/classify.ts', true)])).toHaveLength(1);
+    expect(layerViolations([edge('main/core/compose.ts', 'main/api/types.ts', true)])).toHaveLength(1);
+    expect(layerViolations([edge('main/api/types.ts', 'main/api/server/http.ts', true)])).toHaveLength(1);
+    // The dashboard reaches the core only through the API's contract, not even for a type:
+    expect(layerViolations([edge('renderer/app.ts', 'main/core/breaker/types.ts', true)])).toHaveLength(1);
+    expect(layerViolations([edge('renderer/app.ts', 'main/api/server/http.ts', true)])).toHaveLength(1);
+    expect(layerViolations([edge('main/api/root/monitor.ts', 'renderer/app.ts', true)])).toHaveLength(1);
   });
 });
 

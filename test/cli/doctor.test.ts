@@ -14,7 +14,7 @@ import { doctorLanguage, MARKS, renderReport, summaryLine } from '../../main/cli
 import type { DoctorReport } from '../../main/core/doctor/index.js';
 import { saidFinding } from '../../main/core/doctor/types.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
-import { translator } from '../../main/shared/messages/index.js';
+import { translator } from '../../main/words/messages/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIST = join(ROOT, 'dist', 'main', 'cli');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { incidentsLine, renderIncident, renderIncidents } from '../../main/cli/incidents.js';
 import { renderStatus } from '../../main/cli/status.js';
 import type { IncidentDetail, IncidentSummary, IncidentsStatus } from '../../main/core/incidents/types.js';
-import { translator } from '../../main/shared/messages/index.js';
+import { translator } from '../../main/words/messages/index.js';
 import { apiStatus, MIN, NOW } from '../app/fixtures.js';
 
 const en = translator('en');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../main/cli/command.js';
 import { describeMaintenance, maintenanceCommand } from '../../main/cli/maintenance.js';
-import { translator } from '../../main/shared/messages/index.js';
+import { translator } from '../../main/words/messages/index.js';
 
 const NOW = Date.UTC(2026, 11, 1, 10);
 const io = { out: () => undefined, err: () => undefined, isTTY: false };

@@ -11,7 +11,7 @@ import { main } from '../../main/cli/main.js';
 import { renderSpend } from '../../main/cli/spend.js';
 import type { SpendPeriod, SpendReport } from '../../main/core/spend/types.js';
 import { Store } from '../../main/core/store/db.js';
-import { translator } from '../../main/shared/messages/index.js';
+import { translator } from '../../main/words/messages/index.js';
 import { callEvent, tokenUsage } from '../helpers/calls.js';
 
 const NOW = Date.UTC(2026, 11, 1, 6, 0);

@@ -17,10 +17,10 @@ import { renderStatus } from '../../main/cli/status.js';
 import { configSchema, resolveDirectories } from '../../main/core/config/index.js';
 import { parseWith } from '../../main/core/config/schema.js';
 import { silentLogger } from '../../main/core/log.js';
-import { Monitor } from '../../main/core/monitor.js';
+import { Monitor } from '../../main/api/root/monitor.js';
 import { sessionHeader } from '../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
-import type { ApiStatus } from '../../main/shared/api/types.js';
+import type { ApiStatus } from '../../main/api/types.js';
 import { appendLines, until } from '../helpers/transcripts.js';
 
 interface CapturedRecord {

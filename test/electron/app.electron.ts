@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiStatus } from '../../main/shared/api/types.js';
+import type { ApiStatus } from '../../main/api/types.js';
 import { electronBinary } from '../../main/start.js';
 import type { BreakerBarBridge } from '../../renderer/bridge.js';
 import { until } from '../helpers/transcripts.js';

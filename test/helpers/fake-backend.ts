@@ -24,7 +24,7 @@ import type {
   MaintenanceResponse,
   WatchdogRequest,
   WatchdogResponse,
-} from '../../main/shared/api/types.js';
+} from '../../main/api/types.js';
 
 export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
   const made: BreakerSnapshot = {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../main/core/config/index.js';
 import { describeFields } from '../../main/core/config/schema.js';
-import type { ConfigField } from '../../main/shared/api/types.js';
+import type { ConfigField } from '../../main/api/types.js';
 import {
   controlFor,
   currentValue,

@@ -4,7 +4,7 @@
  * dismissed prompt, and after a few refused codes. A malformed `confirm` off the network is ignored.
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { ConfigConfirmation } from '../../main/shared/api/types.js';
+import type { ConfigConfirmation } from '../../main/api/types.js';
 import { ApiFailure } from '../../renderer/api.js';
 import { type AskCode, confirmationOf, MAX_ASKS, NotConfirmed, saveConfirmed } from '../../renderer/confirmation.js';
 

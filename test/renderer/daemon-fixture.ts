@@ -17,10 +17,10 @@ import { join, resolve } from 'node:path';
 import type { Outcome } from '../../main/core/classify.js';
 import { loadConfig } from '../../main/core/config/index.js';
 import { silentLogger } from '../../main/core/log.js';
-import { Monitor } from '../../main/core/monitor.js';
+import { Monitor } from '../../main/api/root/monitor.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
-import type { ApiStatus } from '../../main/shared/api/types.js';
+import type { ApiStatus } from '../../main/api/types.js';
 import { type AuthStateWriter, profileStore, sharedAuthDatabase } from '../helpers/openclaw-auth-state.js';
 import { appendLines, until } from '../helpers/transcripts.js';
 

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSignInPage } from '../../main/cli/dashboard.js';
-import { translator } from '../../main/shared/messages/index.js';
+import { translator } from '../../main/words/messages/index.js';
 import { toolOrSkip } from '../helpers/tools.js';
 import { until } from '../helpers/transcripts.js';
 import { DOCS_SCREENSHOT_DIR, ensureDir, launchChromium, openPage, SCREENSHOT_DIR, visibleText } from './browser.js';

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { IncidentSummary } from '../../main/core/incidents/types.js';
 import type { SpendReport } from '../../main/core/spend/types.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
-import type { ApiBreaker, ApiStatus } from '../../main/shared/api/types.js';
-import { translator } from '../../main/shared/messages/index.js';
+import type { ApiBreaker, ApiStatus } from '../../main/api/types.js';
+import { translator } from '../../main/words/messages/index.js';
 import {
   breakerWaits,
   byAttention,

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../main/core/config/index.js';
 import { describeFields } from '../../main/core/config/schema.js';
-import type { ConfigField } from '../../main/shared/api/types.js';
-import { LANGUAGES } from '../../main/shared/i18n.js';
-import { CATALOGUES, translator } from '../../main/shared/messages/index.js';
+import type { ConfigField } from '../../main/api/types.js';
+import { LANGUAGES } from '../../main/words/i18n.js';
+import { CATALOGUES, translator } from '../../main/words/messages/index.js';
 import {
   groupFields,
   groupOf,

@@ -7,7 +7,7 @@
  * by the composition root (compose.ts) and handed in.
  */
 import { EventEmitter } from 'node:events';
-import type { ApiBreaker, TokenRate } from '../../shared/api/types.js';
+import type { ApiBreaker, TokenRate } from '../../api/types.js';
 import type { Config } from '../config/index.js';
 import type { CallEvent, GatewaySignal } from '../events.js';
 import type { Logger } from '../log.js';

@@ -12,7 +12,7 @@
  * path and query of a webhook or push URL are its credentials), secrets only whether one is set.
  * Pure.
  */
-import type { DangerousChange } from '../../shared/api/types.js';
+import type { DangerousChange } from '../../api/types.js';
 import { SEVERITIES, type Severity, severityRank } from '../notify/notice.js';
 import { redactUrl } from '../notify/webhook-format.js';
 import { configSchema } from './index.js';

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { serverUrl, tokenRefusal } from '../../shared/api/loopback.js';
+import { serverUrl, tokenRefusal } from '../api-files/loopback.js';
 import { API_URL_FILE, readApiUrl } from '../api-files/address.js';
 import { API_TOKEN_FILE } from '../api-files/token.js';
 import type { DependencyCapStatus } from '../breaker/dependency-cap.js';

@@ -4,7 +4,7 @@
  * the CLI renders them. Nothing here changes anything on disk or the network.
  */
 
-import { type Message, translator } from '../../shared/messages/index.js';
+import { type Message, translator } from '../../words/messages/index.js';
 
 export type Level = 'ok' | 'info' | 'warn' | 'error';
 

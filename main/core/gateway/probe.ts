@@ -18,7 +18,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { formatters } from '../../shared/i18n.js';
+import { formatters } from '../../words/i18n.js';
 import { LoopStallMeter, stallCouldExplain } from './loop-stall.js';
 
 export type ProbeClass =

@@ -5,7 +5,7 @@
  * gives the all-clear once, however many breakers, restarts and probes it took.
  * The words come from the catalogue (area `alerts`) in the daemon's language.
  */
-import type { Message, Translator } from '../../shared/messages/index.js';
+import type { Message, Translator } from '../../words/messages/index.js';
 import type { NoticeInput } from '../notify/notice.js';
 import type { IncidentCause, IncidentSummary } from './types.js';
 

@@ -4,8 +4,8 @@
  * notice of a (kind, dep) goes out at once; the rest of that interval is
  * folded into one summary. Pure: time is only what the caller passes in.
  */
-import type { Formatters } from '../../shared/i18n.js';
-import { type Translator, translator } from '../../shared/messages/index.js';
+import type { Formatters } from '../../words/i18n.js';
+import { type Translator, translator } from '../../words/messages/index.js';
 import { maxSeverity, type Notice } from './notice.js';
 
 interface Slot {

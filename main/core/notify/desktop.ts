@@ -4,7 +4,7 @@
  * rejected promise with a hint the user can act on; nothing throws synchronously.
  */
 import notifier from 'node-notifier';
-import { formatters } from '../../shared/i18n.js';
+import { formatters } from '../../words/i18n.js';
 import type { Notice } from './notice.js';
 import { truncate } from './webhook-format.js';
 

@@ -5,7 +5,7 @@
  * alarm it closes) and what is in the `alerts` group go out at once. Pure: time
  * is what the caller passes in.
  */
-import type { Translator } from '../../shared/messages/index.js';
+import type { Translator } from '../../words/messages/index.js';
 import type { NoticeInput } from './notice.js';
 import { ALERT_KINDS, maxSeverity, type Notice, type NoticeKind, routingSeverity, severityRank } from './notice.js';
 import { localTime } from './quiet.js';

@@ -11,9 +11,9 @@
  * is kept in the store's meta table for `breakerbar doctor`.
  */
 
-import type { ApiStatus } from '../../shared/api/types.js';
-import { type Headline, headline, headlineText } from '../../shared/headline.js';
-import type { Translator } from '../../shared/messages/index.js';
+import type { ApiStatus } from '../../api/types.js';
+import { type Headline, headline, headlineText } from '../../api/headline.js';
+import type { Translator } from '../../words/messages/index.js';
 import type { Logger } from '../log.js';
 import { formatHeartbeat, type HeartbeatConfig, type HeartbeatStatus } from './heartbeat-format.js';
 import { type HeartbeatResult, META_HEARTBEAT } from './heartbeat-result.js';

@@ -10,7 +10,7 @@
  * dropped), then the digest (what needs no action waits for the period's end).
  */
 import { EventEmitter } from 'node:events';
-import { type Translator, translator } from '../../shared/messages/index.js';
+import { type Translator, translator } from '../../words/messages/index.js';
 import type { Logger } from '../log.js';
 import { Coalescer } from './coalesce.js';
 import type { DesktopChannel } from './desktop.js';

@@ -4,7 +4,7 @@
  * token in the path or query, so anything shown to a human goes through redactUrl.
  */
 import { createHmac } from 'node:crypto';
-import { type Translator, translator } from '../../shared/messages/index.js';
+import { type Translator, translator } from '../../words/messages/index.js';
 import { EVENT_GROUPS, isNoticeKind, NOTICE_KINDS, type Notice, SEVERITIES, type Severity } from './notice.js';
 
 export const WEBHOOK_TYPES = ['generic', 'slack', 'discord', 'telegram', 'feishu', 'dingtalk', 'ntfy'] as const;

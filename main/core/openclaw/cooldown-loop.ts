@@ -20,7 +20,7 @@
  *
  * Pure: time is only the `now` the caller passes.
  */
-import { type Translator, translator } from '../../shared/messages/index.js';
+import { type Translator, translator } from '../../words/messages/index.js';
 import type { NoticeInput } from '../notify/notice.js';
 import {
   activeCooldowns,

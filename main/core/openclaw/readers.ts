@@ -3,7 +3,7 @@
  * shown as gauges) and its provider quota (its usage command, run on a timer). Kept for the monitor's whole
  * life, so a dependency once in cooldown keeps its gauge across a restart of the monitor.
  */
-import type { Translator } from '../../shared/messages/index.js';
+import type { Translator } from '../../words/messages/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { NoticeInput } from '../notify/notice.js';

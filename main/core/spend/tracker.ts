@@ -2,8 +2,8 @@
  * The spend report kept at hand for the API, the status and /metrics, and the budget alerts: a crossed
  * alert share of a budget is told once per calendar period, also across restarts (remembered in the store).
  */
-import type { Language } from '../../shared/i18n.js';
-import { translator } from '../../shared/messages/index.js';
+import type { Language } from '../../words/i18n.js';
+import { translator } from '../../words/messages/index.js';
 import type { NoticeInput } from '../notify/notice.js';
 import type { Store } from '../store/db.js';
 import { type BudgetPeriod, periodAt, systemZone, type ZoneOffset } from './period.js';

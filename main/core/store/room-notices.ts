@@ -1,5 +1,5 @@
 /** What a human is told when the store runs out of room, and when it has room again (see room.ts). */
-import type { Translator } from '../../shared/messages/index.js';
+import type { Translator } from '../../words/messages/index.js';
 import type { NoticeInput } from '../notify/notice.js';
 import type { RoomShortage } from './room.js';
 

@@ -3,7 +3,7 @@
  * the watches that notice the file deleted or replaced and the disk out of room, the writer thread the sources
  * store through, and retention. Opened first and closed last, so its opening and closing read in one place.
  */
-import type { Translator } from '../../shared/messages/index.js';
+import type { Translator } from '../../words/messages/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import { IncidentStore } from '../incidents/store.js';
 import { type DataDirLock, lockDataDir } from '../lock.js';

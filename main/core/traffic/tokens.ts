@@ -6,7 +6,7 @@
  * until it has dropped below, including by going quiet for a minute.
  */
 
-import type { TokenRate } from '../../shared/api/types.js';
+import type { TokenRate } from '../../api/types.js';
 import type { Config } from '../config/index.js';
 import type { CallEvent } from '../events.js';
 import { matchesPattern, mostSpecific } from '../patterns.js';

@@ -4,7 +4,7 @@
  * to its recovery. Records are best effort: the watchdog acts all the same when the disk is full.
  */
 import type { EventEmitter } from 'node:events';
-import { type Translator, translator } from '../../shared/messages/index.js';
+import { type Translator, translator } from '../../words/messages/index.js';
 import type { RestartTrigger } from '../gateway/control.js';
 import { reportWriteFailure } from '../store/room.js';
 import {

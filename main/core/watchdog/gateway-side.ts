@@ -5,7 +5,7 @@
  * words breaker transitions and budget crossings as notices, passes the gateway
  * log's restart announcements to the watchdog, and reads the watchdog's gauges.
  */
-import type { Translator } from '../../shared/messages/index.js';
+import type { Translator } from '../../words/messages/index.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
 import type { GatewaySignal } from '../events.js';

@@ -6,7 +6,7 @@
  * The channels only format and deliver.
  */
 
-import type { Translator } from '../../shared/messages/index.js';
+import type { Translator } from '../../words/messages/index.js';
 import type { Transition } from '../breaker/types.js';
 import type { RestartTrigger } from '../gateway/control.js';
 import type { NoticeInput } from '../notify/notice.js';

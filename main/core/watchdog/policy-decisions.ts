@@ -5,7 +5,7 @@
  * `seconds`), because it is what is stored and logged. Every rule answers with a `decision` built here.
  */
 
-import { formatters } from '../../shared/i18n.js';
+import { formatters } from '../../words/i18n.js';
 import type { RestartTrigger } from '../gateway/control.js';
 import type { OwnerBlock } from '../gateway/owner/types.js';
 import type { BreakerInput } from './policy-inputs.js';

@@ -3,7 +3,7 @@
  * breakers and the gateway's stalled sessions) and what it tells its listeners. Its own module, so that the
  * parts the runner is made of take the same options without importing the runner.
  */
-import type { Translator } from '../../shared/messages/index.js';
+import type { Translator } from '../../words/messages/index.js';
 import type { BreakerSnapshot } from '../breaker/types.js';
 import type { Logger } from '../log.js';
 import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';

@@ -13,7 +13,7 @@ import { silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
 import { Store } from '../../../main/core/store/db.js';
-import type { TokenRate } from '../../../main/shared/api/types.js';
+import type { TokenRate } from '../../../main/api/types.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);

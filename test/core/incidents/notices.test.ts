@@ -8,7 +8,7 @@ import {
 } from '../../../main/core/incidents/notices.js';
 import type { IncidentSummary } from '../../../main/core/incidents/types.js';
 import type { NoticeInput } from '../../../main/core/notify/notice.js';
-import { translator } from '../../../main/shared/messages/index.js';
+import { translator } from '../../../main/words/messages/index.js';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 11, 1, 10);

@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Heartbeat, type HeartbeatRecord } from '../../../main/core/notify/heartbeat.js';
 import { formatHeartbeat, type HeartbeatConfig } from '../../../main/core/notify/heartbeat-format.js';
 import { META_HEARTBEAT, parseHeartbeatMeta } from '../../../main/core/notify/heartbeat-result.js';
-import type { ApiStatus } from '../../../main/shared/api/types.js';
-import { headline, headlineText } from '../../../main/shared/headline.js';
-import { translator } from '../../../main/shared/messages/index.js';
+import type { ApiStatus } from '../../../main/api/types.js';
+import { headline, headlineText } from '../../../main/api/headline.js';
+import { translator } from '../../../main/words/messages/index.js';
 import { FakeBackend, recordingLogger } from '../../helpers/fake-backend.js';
 import { type Receiver, type Responder, startReceiver } from './receiver.js';
 

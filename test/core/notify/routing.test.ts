@@ -10,7 +10,7 @@ import { type DeliveryRecord, Notifier, type NotifierOptions } from '../../../ma
 import type { QuietState } from '../../../main/core/notify/quiet.js';
 import type { WebhookConfig } from '../../../main/core/notify/webhook-format.js';
 import { validateWebhook } from '../../../main/core/notify/webhook-format.js';
-import { translator } from '../../../main/shared/messages/index.js';
+import { translator } from '../../../main/words/messages/index.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
 import { type Receiver, startReceiver, waitFor } from './receiver.js';
 

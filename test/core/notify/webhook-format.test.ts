@@ -11,7 +11,7 @@ import {
   type WebhookConfig,
   type WebhookType,
 } from '../../../main/core/notify/webhook-format.js';
-import { translator } from '../../../main/shared/messages/index.js';
+import { translator } from '../../../main/words/messages/index.js';
 
 /** 2026-01-01T10:00:00.123Z */
 const NOW = 1767261600123;

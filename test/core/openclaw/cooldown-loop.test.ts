@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CooldownLoopDetector } from '../../../main/core/openclaw/cooldown-loop.js';
 import { buildSnapshot, type CooldownSnapshot, parseAuthState } from '../../../main/core/openclaw/cooldown-state.js';
-import { translator } from '../../../main/shared/messages/index.js';
+import { translator } from '../../../main/words/messages/index.js';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 const S = 1000;

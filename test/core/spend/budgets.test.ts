@@ -20,7 +20,7 @@ import {
 import { type AlertMemory, budgetCrossings, SpendTracker } from '../../../main/core/spend/tracker.js';
 import type { BudgetStanding } from '../../../main/core/spend/types.js';
 import { Store } from '../../../main/core/store/db.js';
-import { translator } from '../../../main/shared/messages/index.js';
+import { translator } from '../../../main/words/messages/index.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
 const HOUR = 3_600_000;

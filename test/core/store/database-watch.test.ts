@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../main/core/config/index.js';
 import type { Logger } from '../../../main/core/log.js';
 import { silentLogger } from '../../../main/core/log.js';
-import { Monitor } from '../../../main/core/monitor.js';
+import { Monitor } from '../../../main/api/root/monitor.js';
 import { DatabaseWatch, fileIdOf, judgeIdentity } from '../../../main/core/store/database-watch.js';
 import { Store } from '../../../main/core/store/db.js';
-import type { ApiStatus } from '../../../main/shared/api/types.js';
+import type { ApiStatus } from '../../../main/api/types.js';
 import { until } from '../../helpers/transcripts.js';
 
 let root: string;

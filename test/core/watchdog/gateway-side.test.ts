@@ -15,12 +15,12 @@ import type { Outcome } from '../../../main/core/classify.js';
 import { configSchema, resolveDirectories } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
 import { silentLogger } from '../../../main/core/log.js';
-import { Monitor } from '../../../main/core/monitor.js';
+import { Monitor } from '../../../main/api/root/monitor.js';
 import type { DesktopChannel } from '../../../main/core/notify/desktop.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
-import { translator } from '../../../main/shared/messages/index.js';
+import { translator } from '../../../main/words/messages/index.js';
 import { appendLines, until } from '../../helpers/transcripts.js';
 
 let root: string;

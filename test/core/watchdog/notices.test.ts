@@ -16,7 +16,7 @@ import {
 import { WatchdogPolicy } from '../../../main/core/watchdog/policy.js';
 import type { Alert } from '../../../main/core/watchdog/policy-decisions.js';
 import type { WatchdogSettings } from '../../../main/core/watchdog/policy-inputs.js';
-import { translator } from '../../../main/shared/messages/index.js';
+import { translator } from '../../../main/words/messages/index.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;

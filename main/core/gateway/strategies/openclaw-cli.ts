@@ -18,7 +18,7 @@
  *   dead probes gathered while it ran triggered a second restart at once, which
  *   stopped the gateway as it was coming up (seen on the real gateway, 2026.9.6).
  */
-import { formatters } from '../../../shared/i18n.js';
+import { formatters } from '../../../words/i18n.js';
 import type { CommandResult } from '../run-command.js';
 import { failureOf, shorten, succeeded } from './steps.js';
 import type { PendingRestart, RestartFlavour, RestartOutcome, RestartPlan } from './types.js';

@@ -1,0 +1,277 @@
+/**
+ * The JSON BreakerBar's local API speaks. The dashboard (in a browser or in
+ * Electron through the preload) imports these types only, never the core.
+ */
+
+import type { DependencyCapStatus } from '../core/breaker/dependency-cap.js';
+import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../core/breaker/types.js';
+import type { Outcome } from '../core/classify.js';
+import type { DoctorReport } from '../core/doctor/index.js';
+import type { GatewayHealth } from '../core/gateway/health.js';
+import type { IncidentDetail, IncidentList, IncidentsStatus } from '../core/incidents/types.js';
+import type { Notice } from '../core/notify/notice.js';
+import type { DependencyCooldown } from '../core/openclaw/cooldown-state.js';
+import type { OpenClawCooldownsStatus } from '../core/openclaw/cooldowns.js';
+import type { SourceStatus } from '../core/sources/source.js';
+import type { BudgetStanding, QuotaWindow, SpendReport } from '../core/spend/types.js';
+import type { StoreHealth } from '../core/store/database-watch.js';
+import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../core/store/gateway-history.js';
+import type { CallSummary } from '../core/summary.js';
+import type { WatchdogStatus } from '../core/watchdog/watchdog-status.js';
+import type { Language } from '../words/i18n.js';
+
+export interface TokenRate {
+  agentId: string;
+  dep: string;
+  /** Tokens in the last full minute (usage.totalTokens). */
+  tokensPerMinute: number;
+  /** The configured budget that applies, if any, and whether the last minute crossed it. */
+  budget: number | null;
+  overBudget: boolean;
+}
+
+export interface ApiBreaker extends BreakerSnapshot {
+  /** Agents whose calls in the data seen go only to this dependency (no fallback): who is stuck while it is down. */
+  soleDependents: string[];
+  /**
+   * Sessions stalled on this dependency now (reported by the gateway log): how many, the oldest and the newest of
+   * their latest reports, and since when the longest-stuck one has made no progress.
+   */
+  stalled: { sessions: number; since: number; latest: number; stuckSince: number } | null;
+  /** Other hosts of the fleet whose breaker for this dependency is not closed ("open elsewhere"). */
+  elsewhere: Array<{ host: string; state: BreakerState; since: number; reason: string }>;
+  /**
+   * OpenClaw's own cooldown on this dependency: every auth profile of its provider is in a cooldown,
+   * disable or block that covers it, so OpenClaw will not call it before `until` (the soonest of those
+   * windows to end, with its reason and profile). Null when OpenClaw can use it, or nothing is known.
+   */
+  openclawCooldown: DependencyCooldown | null;
+}
+
+export interface ApiStatus {
+  version: string;
+  generatedAt: number;
+  breakers: ApiBreaker[];
+  tokens: TokenRate[];
+  sources: SourceStatus[];
+  /** Gateway health (null when this instance does not probe the gateway). */
+  gateway: GatewayHealth | null;
+  watchdog: WatchdogStatus | null;
+  /** The fleet link (Redis), when configured: connected, since when, why not, transitions dropped. */
+  fleet: { hostId: string; connected: boolean; since: number | null; lastError: string | null; dropped: number } | null;
+  /** Notification channels configured (targets redacted). */
+  notifications: Array<{ name: string; kind: string; target: string }>;
+  /**
+   * The last 24 hours as stored: calls (upstream requests) and turns (run outcomes: transcript
+   * records and turns OpenClaw refused itself), each by outcome and dependency.
+   */
+  lastDay: CallSummary;
+  /**
+   * OpenClaw's cooldowns as read from its state: every window in force (one per profile and window,
+   * keyed `provider/model` or `provider`) and each database read with its error. Null when this
+   * instance does not read them.
+   */
+  openclawCooldowns: OpenClawCooldownsStatus | null;
+  /** Open incidents, the last closed one, recovery by week (null when this instance keeps none). */
+  incidents: IncidentsStatus | null;
+  /** Provider quota windows OpenClaw reports (empty when it reports none). */
+  quota: QuotaWindow[];
+  /** Budgets configured (`budgets.spend`) and where each stands. */
+  budgets: BudgetStanding[];
+  /** Quiet hours or a maintenance window in force: no notifications, no automatic restarts. */
+  quiet: { until: number | null; reason: string; kind: 'maintenance' | 'quiet_hours' } | null;
+  /** The daemon's language (notifications and webhooks are worded in it). */
+  language: Language;
+  /** Dependencies with their own breaker and metrics, the ceiling (`breakers.maxDependencies`), how many were folded past it. */
+  dependencies?: DependencyCapStatus;
+  /** BreakerBar's own database: `ok` false when its file was deleted or replaced while running (see `detail`). */
+  store?: StoreHealth;
+}
+
+export interface HistoryQuery {
+  dep?: string;
+  from: number;
+  to: number;
+  stepMs: number;
+}
+
+export interface ApiHistory {
+  from: number;
+  to: number;
+  stepMs: number;
+  /** One entry per step (oldest first), counts by outcome; `dep` filters when given. */
+  steps: Array<{ t: number; outcomes: Record<Outcome, number> }>;
+  transitions: Array<Transition & { at: number }>;
+  restarts: RestartRow[];
+  /** Health probes in the range (newest 5,000 at most). */
+  probes: ProbeRow[];
+  /** Notifications sent in the range, each with its delivery result (newest 1,000 at most). */
+  notifications: NotificationRow[];
+  /** Watchdog decisions in the range, including each decision not to restart (newest 1,000 at most). */
+  decisions: DecisionRow[];
+}
+
+/** `GET /api/incidents?limit=&since=`: at most `limit` (1..1000, default 50) incidents opened at or after `since`. */
+export interface IncidentQuery {
+  limit: number;
+  /** Epoch ms; null: any time. */
+  since: number | null;
+}
+
+export type WatchdogAction = 'restart' | 'pause' | 'resume';
+
+export type WatchdogRequest =
+  | { action: 'restart'; reason: string; force: boolean }
+  | { action: 'pause'; durationSec: number | null; reason: string }
+  | { action: 'resume' };
+
+/** What the watchdog decided about a request (`restart`: restart, in_flight; `pause`: paused; …). */
+/** A one-time sign-in code (`POST /api/session/code`): the browser trades it for the token within a minute. */
+export interface SignInCode {
+  code: string;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+export interface WatchdogResponse {
+  decision: string;
+  reason: string;
+  status: WatchdogStatus;
+}
+
+/** `POST /api/maintenance`: start (or replace) a maintenance window; `durationSec` null = until stopped. */
+export interface MaintenanceRequest {
+  durationSec: number | null;
+  reason: string;
+}
+
+/** The answer of `GET`, `POST` and `DELETE /api/maintenance`. */
+export interface MaintenanceResponse {
+  /** The window started by hand, if in force: since, until (null = until stopped), why. */
+  manual: { startedAt: number; until: number | null; reason: string } | null;
+  /** What holds notifications now (maintenance by hand or recurring, or quiet hours), as in `status.quiet`. */
+  quiet: ApiStatus['quiet'];
+  /** `DELETE` only: whether a window started by hand was in force. */
+  stopped?: boolean;
+}
+
+export interface ControlRequest {
+  dep: string;
+  action: OperatorAction;
+  reason: string;
+}
+
+/** `POST /api/breakers/<dep>/control` answers with the transitions the control caused. */
+export interface ControlResponse {
+  transitions: Transition[];
+}
+
+/** One config key as the settings view shows it (from the schema: one place per fact). */
+export interface ConfigField {
+  /** Dotted path, e.g. `watchdog.maxRestartsPerHour`. */
+  path: string;
+  default: unknown;
+  doc: string;
+  /** What it accepts, in words ("an integer from 1 to 1000"). */
+  expected: string;
+}
+
+/** `GET /api/config` (token required: the file may hold webhook secrets). */
+export interface ConfigView {
+  /** The file the daemon reads and follows (written by `POST /api/config`). */
+  file: string;
+  exists: boolean;
+  /** The file's JSON as written (only the keys set), `{}` when there is none. */
+  raw: Record<string, unknown>;
+  /** The configuration in force, defaults filled in. */
+  effective: Record<string, unknown>;
+  fields: ConfigField[];
+}
+
+/**
+ * `POST /api/config` with `{"config": {...}}`: validated against the schema first; an invalid one is a 400
+ * whose `param` is the offending key path and nothing is written. A valid one is written atomically; the
+ * daemon (which follows its file) applies it within seconds. From a browser, a change to a dangerous
+ * setting first needs a one-time code (see ConfigConfirmation), sent back as `confirmCode`.
+ */
+export interface ConfigSaveResponse {
+  ok: true;
+  file: string;
+  note: string;
+}
+
+/** A setting that runs a command, opens the API or sends data elsewhere, as a change touches it; values safe to show. */
+export interface DangerousChange {
+  /** The dotted key (`watchdog.restartCommand`, `notifications.webhooks`, `breakers.probes.zhipu/*`). */
+  key: string;
+  change: 'added' | 'changed' | 'removed';
+  /** Before and after, URLs without path or query, secrets only as "set"; null where there is none. */
+  from: string | null;
+  to: string | null;
+}
+
+/**
+ * The `confirm` of a refused `POST /api/config` from a browser that changes dangerous settings: 428 when a
+ * one-time code was just sent out of band (the daemon's log and a desktop notification), 403 when the
+ * code given was wrong, used, expired or for another change, 429 when too many codes were sent lately.
+ * The same body sent again with `confirmCode` saves it.
+ */
+export interface ConfigConfirmation {
+  keys: string[];
+  changes: DangerousChange[];
+  /** When the code just sent stops working (epoch ms); null when none was sent with this answer. */
+  expiresAt: number | null;
+}
+
+/** Every 4xx/5xx answer: what went wrong, and which parameter when one was at fault. */
+export interface ApiError {
+  error: string;
+  param?: string;
+}
+
+/** Every state change pushed on `/api/events` (server-sent events: `event: <type>`, `data: <json>`). */
+export type ApiEvent =
+  | { type: 'transition'; data: Transition }
+  | { type: 'calls'; data: { count: number; deps: string[] } }
+  | { type: 'budget'; data: TokenRate }
+  | { type: 'signal'; data: { kind: string; dep: string | null; sessionId: string | null } }
+  | { type: 'probe'; data: ProbeRow }
+  | { type: 'restart'; data: RestartRow }
+  | { type: 'decision'; data: DecisionRow }
+  | { type: 'notification'; data: NotificationRow }
+  /** A notification as it is sent (after coalescing), for the tray app's native notifications. */
+  | { type: 'notice'; data: Notice };
+
+/** What the HTTP server needs from the core; the monitor implements it, tests fake it. */
+export interface ApiBackend {
+  status(): ApiStatus;
+  history(query: HistoryQuery): ApiHistory;
+  /** Incidents, newest first (empty when this instance keeps none). */
+  incidents(query: IncidentQuery): IncidentList;
+  /** One incident with its timeline; null when there is no such incident (the server answers 404). */
+  incident(id: number): IncidentDetail | null;
+  /** Calls, failures, tokens and cost today, over 7 and 30 days; burn rates, budgets, quota windows. */
+  spend(): SpendReport;
+  /** Prometheus text exposition. */
+  metrics(): Promise<{ contentType: string; body: string }>;
+  /**
+   * Applies an operator control; throws an Error with a message for a user when it
+   * cannot (an unknown dependency for anything but force_open): the server answers 409.
+   */
+  control(request: ControlRequest): Transition[];
+  /** Restart, pause or resume; throws an Error with a message for a user when there is no watchdog (409). */
+  watchdog(request: WatchdogRequest): WatchdogResponse;
+  /**
+   * Starts (a request) or stops (null) a maintenance window, or reads it (undefined); throws an Error with
+   * a message for a user when there is no watchdog side (409).
+   */
+  maintenance(request?: MaintenanceRequest | null): MaintenanceResponse;
+  /** The config file and its schema, for the settings view. */
+  config(): ConfigView;
+  /** Validates and writes the config file; throws ConfigError (→ 400 naming the key) when invalid. */
+  saveConfig(config: unknown): ConfigSaveResponse;
+  /** What `breakerbar doctor` finds (the dashboard's first-run view). */
+  doctor(): Promise<DoctorReport>;
+  /** Subscribes to state changes; returns the unsubscribe function. */
+  subscribe(listener: (event: ApiEvent) => void): () => void;
+}
