@@ -7,11 +7,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Monitor } from '../main/api/root/monitor.js';
 import { OUTCOMES, type Outcome } from '../main/core/classify.js';
 import { loadConfig } from '../main/core/config/index.js';
 import type { CallEvent } from '../main/core/events.js';
 import { silentLogger } from '../main/core/log.js';
-import { Monitor } from '../main/api/root/monitor.js';
 import { Store } from '../main/core/store/db.js';
 import { seededRandom } from '../main/rehearse/records.js';
 import { distribution, machine, recordSection } from './report.js';

@@ -14,9 +14,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Monitor } from '../main/api/root/monitor.js';
 import { loadConfig } from '../main/core/config/index.js';
 import { silentLogger } from '../main/core/log.js';
-import { Monitor } from '../main/api/root/monitor.js';
 import type { SourceStatus } from '../main/core/sources/source.js';
 import { Store } from '../main/core/store/db.js';
 import { distribution, machine, recordSection, summarize } from './report.js';

@@ -4,10 +4,7 @@
  * preload bridge (bridge-api.ts). Views only ever see DashboardApi, so the
  * same code runs in both places.
  */
-import type { OperatorAction } from '../main/core/breaker/types.js';
-import type { DoctorReport } from '../main/core/doctor/index.js';
-import type { IncidentDetail, IncidentList } from '../main/core/incidents/types.js';
-import type { SpendReport } from '../main/core/spend/types.js';
+
 import type { ApiClient } from '../main/api/client.js';
 import type { HistoryRequest, IncidentsRequest } from '../main/api/routes.js';
 import type {
@@ -18,6 +15,11 @@ import type {
   ConfigSaveResponse,
   ConfigView,
   ControlResponse,
+  DoctorReport,
+  IncidentDetail,
+  IncidentList,
+  OperatorAction,
+  SpendReport,
   WatchdogResponse,
 } from '../main/api/types.js';
 
@@ -26,7 +28,7 @@ export type { HistoryRequest, IncidentsRequest } from '../main/api/routes.js';
 export interface DashboardApi {
   /** `browser` (HTTP + token) or `electron` (preload bridge). */
   readonly kind: 'browser' | 'electron';
-  /** Any route of the table (main/shared/api/routes.ts), typed; the methods below are the views' shorthands. */
+  /** Any route of the table (main/api/routes.ts), typed; the methods below are the views' shorthands. */
   call: ApiClient['call'];
   status(): Promise<ApiStatus>;
   history(request: HistoryRequest): Promise<ApiHistory>;

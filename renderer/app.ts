@@ -5,9 +5,8 @@
  * view current from live events while the page is visible, and only then.
  */
 
-import type { DoctorReport } from '../main/core/doctor/index.js';
 import { createClient } from '../main/api/client.js';
-import type { ApiEvent, ApiStatus } from '../main/api/types.js';
+import type { ApiEvent, ApiStatus, DoctorReport } from '../main/api/types.js';
 import { LANGUAGES, type LanguageSetting } from '../main/words/i18n.js';
 import { Cancelled, type ConnectionState, type DashboardApi } from './api.js';
 import { HeadlineBanner } from './banner.js';

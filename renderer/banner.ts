@@ -1,13 +1,13 @@
 /**
  * The headline banner above every view: one sentence that says what is wrong,
  * what BreakerBar is doing about it and until when, coloured by its tone. Its
- * words come from the shared headline (main/shared/headline.ts), the same the
+ * words come from the shared headline (main/api/headline.ts), the same the
  * tray and `breakerbar status` open with; re-worded every second (times in it
  * move) and whenever a newer status arrives.
  */
 
-import type { ApiStatus } from '../main/api/types.js';
 import { headline, headlineText } from '../main/api/headline.js';
+import type { ApiStatus } from '../main/api/types.js';
 import type { Translator } from '../main/words/messages/index.js';
 
 export class HeadlineBanner {

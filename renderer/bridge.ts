@@ -3,7 +3,7 @@
  * preload exposes as `window.breakerbar` (through `contextBridge.exposeInMainWorld`).
  * Two functions, never `ipcRenderer` itself
  * (https://www.electronjs.org/docs/latest/tutorial/context-isolation): `call`
- * carries any route of the table (main/shared/api/routes.ts) with its
+ * carries any route of the table (main/api/routes.ts) with its
  * parameters, which the main process checks against the same table, so a new
  * endpoint needs no change here; `onEvent` carries the event stream.
  *

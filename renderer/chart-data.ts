@@ -4,9 +4,8 @@
  * the same time axis, and the gateway's up/down spans. Pure, so it is tested
  * in Node and the chart module only maps these arrays onto uPlot.
  */
-import type { Outcome } from '../main/core/classify.js';
-import type { ProbeRow } from '../main/core/store/gateway-history.js';
-import type { ApiHistory } from '../main/api/types.js';
+
+import type { ApiHistory, Outcome, ProbeRow } from '../main/api/types.js';
 
 export interface ErrorGroup {
   key: string;

@@ -4,11 +4,15 @@
  * for, how many restarts happened lately.
  */
 
-import type { IncidentSummary } from '../main/core/incidents/types.js';
-import type { SpendReport } from '../main/core/spend/types.js';
-import type { RestartRow } from '../main/core/store/gateway-history.js';
-import type { WatchdogStatus } from '../main/core/watchdog/watchdog-status.js';
-import type { ApiBreaker, ApiStatus, TokenRate } from '../main/api/types.js';
+import type {
+  ApiBreaker,
+  ApiStatus,
+  IncidentSummary,
+  RestartRow,
+  SpendReport,
+  TokenRate,
+  WatchdogStatus,
+} from '../main/api/types.js';
 import type { Translator } from '../main/words/messages/index.js';
 import { OUTCOMES } from '../main/words/outcomes.js';
 

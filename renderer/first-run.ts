@@ -4,9 +4,9 @@
  * the gateway). Once anything was read, the Overview opens even while the gateway is down or a source fails:
  * an outage is exactly when it is needed (its banner and the Doctor's tab say what is wrong).
  */
-import type { DoctorReport, Finding } from '../main/core/doctor/index.js';
+
 import { nothingRead } from '../main/api/nothing-read.js';
-import type { ApiStatus } from '../main/api/types.js';
+import type { ApiStatus, DoctorReport, Finding } from '../main/api/types.js';
 
 /** The areas without which the dashboard has nothing to show. */
 const FIRST_RUN_AREAS: ReadonlySet<Finding['area']> = new Set(['openclaw', 'sources', 'gateway']);

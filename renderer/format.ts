@@ -1,7 +1,7 @@
 /**
  * Numbers and times for humans: "3 min ago", "in 45 s", "3 restarts in the
  * last hour". The words come from the shared formatters and catalogue
- * (main/shared), in the language the dashboard speaks now: the page speaks one
+ * (main/words), in the language the dashboard speaks now: the page speaks one
  * language at a time, so it is kept here once (`useLanguage`, set by the shell's
  * language switch) and every helper reads it, and a switch re-renders every view.
  * Apart from that language they are pure functions of their arguments (the caller

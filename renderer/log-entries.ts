@@ -4,8 +4,7 @@
  * healthy probes in a row are one line, "healthy ×240"; a change of result
  * starts a new one), and the filter by kind and level. Rows are newest first.
  */
-import type { Transition } from '../main/core/breaker/types.js';
-import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../main/core/store/gateway-history.js';
+import type { DecisionRow, NotificationRow, ProbeRow, RestartRow, Transition } from '../main/api/types.js';
 
 export const LOG_KINDS = ['restarts', 'decisions', 'notifications', 'transitions', 'probes'] as const;
 export type LogKind = (typeof LOG_KINDS)[number];

@@ -11,8 +11,9 @@
  * a quota before a storm it explains); then what the watchdog is doing, or why
  * it is not acting; then anything that mutes it (maintenance, quiet hours).
  */
-import type { ApiBreaker, ApiStatus } from './types.js';
+
 import type { Message, Translator } from '../words/messages/index.js';
+import type { ApiBreaker, ApiStatus } from './types.js';
 
 export type HeadlineTone = 'ok' | 'warning' | 'critical';
 

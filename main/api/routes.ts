@@ -4,10 +4,10 @@
  * wire, how the server parses them back (with the same strict rules
  * everywhere), and the type of its answer.
  *
- * The server routes from this table (core/server/router.ts), the typed client
+ * The server routes from this table (server/router.ts), the typed client
  * is built from it (client.ts) and the app's IPC check validates the dashboard's
  * calls against it, so a read-only endpoint is one entry here and one handler in
- * core/server/handlers.ts. Browser-safe: imports only its own directory at run
+ * server/handlers.ts. Browser-safe: imports only its own directory and the words at run
  * time.
  */
 import type { OperatorAction } from '../core/breaker/types.js';

@@ -4,8 +4,10 @@
  */
 
 import type { DependencyCapStatus } from '../core/breaker/dependency-cap.js';
-import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../core/breaker/types.js';
+import type { BreakerView } from '../core/breaker/service.js';
+import type { BreakerState, OperatorAction, Transition } from '../core/breaker/types.js';
 import type { Outcome } from '../core/classify.js';
+import type { DangerousChange } from '../core/config/dangerous-changes.js';
 import type { DoctorReport } from '../core/doctor/index.js';
 import type { GatewayHealth } from '../core/gateway/health.js';
 import type { IncidentDetail, IncidentList, IncidentsStatus } from '../core/incidents/types.js';
@@ -17,29 +19,24 @@ import type { BudgetStanding, QuotaWindow, SpendReport } from '../core/spend/typ
 import type { StoreHealth } from '../core/store/database-watch.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../core/store/gateway-history.js';
 import type { CallSummary } from '../core/summary.js';
+import type { TokenRate } from '../core/traffic/tokens.js';
 import type { WatchdogStatus } from '../core/watchdog/watchdog-status.js';
 import type { Language } from '../words/i18n.js';
 
-export interface TokenRate {
-  agentId: string;
-  dep: string;
-  /** Tokens in the last full minute (usage.totalTokens). */
-  tokensPerMinute: number;
-  /** The configured budget that applies, if any, and whether the last minute crossed it. */
-  budget: number | null;
-  overBudget: boolean;
-}
+/** The core's own types that travel on the wire as they are: the dashboard and the clients name them from here. */
+export type { BreakerView } from '../core/breaker/service.js';
+export type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../core/breaker/types.js';
+export type { Outcome } from '../core/classify.js';
+export type { DangerousChange } from '../core/config/dangerous-changes.js';
+export type { DoctorReport, Finding } from '../core/doctor/index.js';
+export type { IncidentDetail, IncidentEvent, IncidentList, IncidentSummary } from '../core/incidents/types.js';
+export type { BudgetStanding, QuotaWindow, SpendReport, SpendRow } from '../core/spend/types.js';
+export type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../core/store/gateway-history.js';
+export type { TokenRate } from '../core/traffic/tokens.js';
+export type { WatchdogStatus } from '../core/watchdog/watchdog-status.js';
 
-export interface ApiBreaker extends BreakerSnapshot {
-  /** Agents whose calls in the data seen go only to this dependency (no fallback): who is stuck while it is down. */
-  soleDependents: string[];
-  /**
-   * Sessions stalled on this dependency now (reported by the gateway log): how many, the oldest and the newest of
-   * their latest reports, and since when the longest-stuck one has made no progress.
-   */
-  stalled: { sessions: number; since: number; latest: number; stuckSince: number } | null;
-  /** Other hosts of the fleet whose breaker for this dependency is not closed ("open elsewhere"). */
-  elsewhere: Array<{ host: string; state: BreakerState; since: number; reason: string }>;
+/** A breaker as the API shows it: the breakers' own view, and OpenClaw's cooldown, which the backend adds. */
+export interface ApiBreaker extends BreakerView {
   /**
    * OpenClaw's own cooldown on this dependency: every auth profile of its provider is in a cooldown,
    * disable or block that covers it, so OpenClaw will not call it before `until` (the soonest of those
@@ -200,16 +197,6 @@ export interface ConfigSaveResponse {
   note: string;
 }
 
-/** A setting that runs a command, opens the API or sends data elsewhere, as a change touches it; values safe to show. */
-export interface DangerousChange {
-  /** The dotted key (`watchdog.restartCommand`, `notifications.webhooks`, `breakers.probes.zhipu/*`). */
-  key: string;
-  change: 'added' | 'changed' | 'removed';
-  /** Before and after, URLs without path or query, secrets only as "set"; null where there is none. */
-  from: string | null;
-  to: string | null;
-}
-
 /**
  * The `confirm` of a refused `POST /api/config` from a browser that changes dangerous settings: 428 when a
  * one-time code was just sent out of band (the daemon's log and a desktop notification), 403 when the
@@ -241,37 +228,3 @@ export type ApiEvent =
   | { type: 'notification'; data: NotificationRow }
   /** A notification as it is sent (after coalescing), for the tray app's native notifications. */
   | { type: 'notice'; data: Notice };
-
-/** What the HTTP server needs from the core; the monitor implements it, tests fake it. */
-export interface ApiBackend {
-  status(): ApiStatus;
-  history(query: HistoryQuery): ApiHistory;
-  /** Incidents, newest first (empty when this instance keeps none). */
-  incidents(query: IncidentQuery): IncidentList;
-  /** One incident with its timeline; null when there is no such incident (the server answers 404). */
-  incident(id: number): IncidentDetail | null;
-  /** Calls, failures, tokens and cost today, over 7 and 30 days; burn rates, budgets, quota windows. */
-  spend(): SpendReport;
-  /** Prometheus text exposition. */
-  metrics(): Promise<{ contentType: string; body: string }>;
-  /**
-   * Applies an operator control; throws an Error with a message for a user when it
-   * cannot (an unknown dependency for anything but force_open): the server answers 409.
-   */
-  control(request: ControlRequest): Transition[];
-  /** Restart, pause or resume; throws an Error with a message for a user when there is no watchdog (409). */
-  watchdog(request: WatchdogRequest): WatchdogResponse;
-  /**
-   * Starts (a request) or stops (null) a maintenance window, or reads it (undefined); throws an Error with
-   * a message for a user when there is no watchdog side (409).
-   */
-  maintenance(request?: MaintenanceRequest | null): MaintenanceResponse;
-  /** The config file and its schema, for the settings view. */
-  config(): ConfigView;
-  /** Validates and writes the config file; throws ConfigError (→ 400 naming the key) when invalid. */
-  saveConfig(config: unknown): ConfigSaveResponse;
-  /** What `breakerbar doctor` finds (the dashboard's first-run view). */
-  doctor(): Promise<DoctorReport>;
-  /** Subscribes to state changes; returns the unsubscribe function. */
-  subscribe(listener: (event: ApiEvent) => void): () => void;
-}

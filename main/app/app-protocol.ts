@@ -7,7 +7,7 @@
  * is its own origin; here the page's origin is one host, its CSP is a real
  * header, and a request maps to a file only through the rules below: the
  * very rules (and policy) of the daemon's server for the same files
- * (main/core/server/static-files.ts).
+ * (main/api/server/static-files.ts).
  *
  * `dashboardTarget` is pure: URL and method → the file's names or a refusal.
  * `answerDashboard` reads the file; `enableAppProtocol` hands answers to

@@ -34,7 +34,7 @@ export interface CoreApiOptions {
 
 export class CoreApi {
   readonly url: string;
-  /** Every route of the table (shared/api/routes.ts), typed: `call('status')`, `call('incident', {id})`. */
+  /** Every route of the table (main/api/routes.ts), typed: `call('status')`, `call('incident', {id})`. */
   readonly call: ApiClient['call'];
   private readonly fetchImpl: typeof fetch;
   private cachedToken: string | null = null;

@@ -17,7 +17,7 @@ export interface SseMessage {
   data: string;
 }
 
-/** Every ApiEvent type: a Record, so a type added to shared/api/types.ts without being listed here fails to compile. */
+/** Every ApiEvent type: a Record, so a type added to main/api/types.ts without being listed here fails to compile. */
 const EVENT_TYPES = new Set(
   Object.keys({
     transition: true,

@@ -2,7 +2,7 @@
  * The IPC contract between the dashboard's preload and the main process, and
  * the checks every message passes, without Electron (so each rule is tested
  * alone). One channel carries every API call as `{route, params}`, the route a
- * name from the route table (shared/api/routes.ts), so an endpoint added there
+ * name from the route table (main/api/routes.ts), so an endpoint added there
  * needs no IPC or preload change; each answer is the API's JSON or its
  * `{error, param?}`, never a thrown error (an Error crossing IPC keeps only its
  * message).

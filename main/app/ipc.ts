@@ -8,10 +8,10 @@
  * https://www.electronjs.org/docs/latest/tutorial/ipc
  */
 import { type IpcMainInvokeEvent, ipcMain, type WebContents } from 'electron';
-import { dangerousChanges } from '../core/config/dangerous-changes.js';
-import { validateConfigFile } from '../core/config/file.js';
 import type { CallableName } from '../api/routes.js';
 import type { ApiError } from '../api/types.js';
+import { dangerousChanges } from '../core/config/dangerous-changes.js';
+import { validateConfigFile } from '../core/config/file.js';
 import { type Translator, translator } from '../words/messages/index.js';
 import { type ConfirmDangerous, nativeConfirm } from './confirm-dialog.js';
 import { type CoreApi, CoreApiError } from './core-api.js';

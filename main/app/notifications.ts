@@ -6,8 +6,8 @@
  * channel, so the app stays quiet then and nothing shows twice.
  */
 import { Notification } from 'electron';
-import type { Notice } from '../core/notify/notice.js';
 import type { ApiEvent } from '../api/types.js';
+import type { Notice } from '../core/notify/notice.js';
 import { noticeRoute } from './dashboard-route.js';
 
 export interface NotificationOptions {

@@ -4,7 +4,7 @@
  * into a `Menu` and maps each item's action to a click handler, so every rule
  * here is tested in milliseconds with a fixed clock.
  *
- * The tooltip and the menu's first line are the headline (main/shared/headline.ts):
+ * The tooltip and the menu's first line are the headline (main/api/headline.ts):
  * what is wrong, what BreakerBar is doing about it, until when. Every word comes
  * from the catalogue (area `tray`) in the app's language.
  *
@@ -14,8 +14,9 @@
  * A dependency OpenClaw itself holds in cooldown (every auth profile of its
  * provider out) is degraded too: OpenClaw will not call it until then.
  */
-import type { ApiBreaker, ApiStatus } from '../api/types.js';
+
 import { headline, headlineText } from '../api/headline.js';
+import type { ApiBreaker, ApiStatus } from '../api/types.js';
 import { type Translator, translator } from '../words/messages/index.js';
 
 export type HealthState = 'healthy' | 'degraded' | 'down';

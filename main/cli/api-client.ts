@@ -6,12 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type CallRequest, createClient, type ApiClient as RouteClient } from '../api/client.js';
 import { readApiUrl } from '../core/api-files/address.js';
+import { serverUrl, tokenRefusal } from '../core/api-files/loopback.js';
 import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import type { LoadedConfig } from '../core/config/index.js';
 import { isLocked } from '../core/lock.js';
-import { type CallRequest, createClient, type ApiClient as RouteClient } from '../api/client.js';
-import { serverUrl, tokenRefusal } from '../core/api-files/loopback.js';
 
 const TIMEOUT_MS = 10_000;
 /** Slow routes (the doctor probes the gateway): wait longer. */
@@ -43,7 +43,7 @@ export function connect(loaded: LoadedConfig): ApiClient {
 }
 
 /**
- * The token, for a daemon on this machine only (main/shared/api/loopback.ts), and only while a daemon holds
+ * The token, for a daemon on this machine only (main/core/api-files/loopback.ts), and only while a daemon holds
  * this data directory's lock: the address file outlives a daemon killed with `kill -9`, and whatever listens
  * on that port afterwards — any local user's program — would be sent the token.
  */

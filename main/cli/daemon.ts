@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Monitor } from '../api/root/monitor.js';
 import {
   defaultConfigPath,
   type LoadedConfig,
@@ -9,7 +10,6 @@ import {
   resolveDirectories,
 } from '../core/config/index.js';
 import { ConfigError } from '../core/config/schema.js';
-import type { Monitor } from '../api/root/monitor.js';
 import { hangupAction } from '../core/service/run-mode.js';
 import { explainStartupError } from '../core/startup-errors.js';
 import { type Command, type Parsed, stringOption, UsageError } from './command.js';

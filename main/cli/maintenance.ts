@@ -4,9 +4,10 @@
  * as suppressed) and the watchdog restarts nothing by itself; a manual restart
  * still works. It survives a restart of BreakerBar.
  */
+
+import type { MaintenanceResponse } from '../api/types.js';
 import { loadConfig } from '../core/config/index.js';
 import { languageOf } from '../core/language.js';
-import type { MaintenanceResponse } from '../api/types.js';
 import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';

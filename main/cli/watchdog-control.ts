@@ -3,8 +3,9 @@
  * menu, sent to the running instance, which decides through the watchdog's
  * own path (a restart already running is never doubled).
  */
-import { loadConfig } from '../core/config/index.js';
+
 import type { WatchdogResponse } from '../api/types.js';
+import { loadConfig } from '../core/config/index.js';
 import { translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';

@@ -6,7 +6,6 @@
  * service creates another, so every dependency between them is visible here.
  */
 import { hostname } from 'node:os';
-import type { ApiBackend } from '../api/types.js';
 import { type Translator, translator } from '../words/messages/index.js';
 import { DependencyCap } from './breaker/dependency-cap.js';
 import { FleetSharing } from './breaker/fleet-sharing.js';
@@ -28,7 +27,6 @@ import { languageOf } from './language.js';
 import type { Logger } from './log.js';
 import type { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
 import { createNodeNotifierChannel, type DesktopChannel } from './notify/desktop.js';
-import { Heartbeat } from './notify/heartbeat.js';
 import { AlertWindows } from './notify/maintenance.js';
 import { Notifier } from './notify/notifier.js';
 import type { RecurringWindow } from './notify/quiet.js';
@@ -310,35 +308,6 @@ export function composeIncidents(options: IncidentComposition): IncidentService 
     wireIncidentNotices(service, gateway.notifier, options.translator, clock);
   }
   return service;
-}
-
-export interface HeartbeatComposition {
-  config: Config;
-  store: Store;
-  gateway: GatewaySide | null;
-  /** The status the heartbeat words: the local API's backend. */
-  backend: ApiBackend;
-  translator: Translator;
-  clock: () => number;
-  log: Logger;
-  /** Keeps the last push's outcome across restarts. */
-  setMeta: (key: string, value: string) => void;
-}
-
-/** The off-box heartbeat, when `heartbeat.url` is set (null otherwise). */
-export function composeHeartbeat(options: HeartbeatComposition): Heartbeat | null {
-  const { heartbeat } = options.config;
-  if (heartbeat.url === null) return null;
-  const history = options.gateway?.history ?? new GatewayHistory(options.store.db);
-  return new Heartbeat({
-    config: { ...heartbeat, url: heartbeat.url },
-    status: () => options.backend.status(),
-    translator: options.translator,
-    clock: options.clock,
-    log: options.log,
-    record: (row) => history.recordNotification(row),
-    setMeta: options.setMeta,
-  });
 }
 
 /** A stall as the watchdog weighs it: how many sessions, stuck since when, last reported when. */

@@ -14,8 +14,9 @@
  * fault-injection.ts), the core with the recorder listening (timeline-recorder.ts), the scenario's time
  * (phases.ts), and the verdict (rehearsal-verdict.ts); whatever happens, it tears the sandbox down.
  */
-import { silentLogger } from '../core/log.js';
+
 import { Monitor } from '../api/root/monitor.js';
+import { silentLogger } from '../core/log.js';
 import { AgentWorkload } from './agent-workload.js';
 import { GatewayStall } from './fault-injection.js';
 import { driveScenario } from './phases.js';

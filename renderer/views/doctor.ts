@@ -3,7 +3,7 @@
  * to fix it), grouped by area, problems first. The first-run view, and
  * reachable at any time.
  */
-import type { DoctorReport, Finding } from '../../main/core/doctor/index.js';
+import type { DoctorReport, Finding } from '../../main/api/types.js';
 import type { Translator } from '../../main/words/messages/index.js';
 import { button, fill, h } from '../dom.js';
 import { failureBox } from '../errors-ui.js';

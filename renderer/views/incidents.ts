@@ -5,7 +5,7 @@
  * keyboard opens them as a pointer does; the detail's back button returns focus
  * to the row it came from. A core that keeps no incidents is said as such.
  */
-import type { IncidentDetail, IncidentEvent, IncidentSummary } from '../../main/core/incidents/types.js';
+import type { IncidentDetail, IncidentEvent, IncidentSummary } from '../../main/api/types.js';
 import { ApiFailure, Cancelled } from '../api.js';
 import { button, fill as fillPanel, h, keepingFocus } from '../dom.js';
 import { describeFailure } from '../errors-ui.js';

@@ -8,9 +8,15 @@
  * of the same result are one row each ("healthy ×240"), so what changed stands
  * out. A filter by kind and by level narrows the page; it outlives refreshes.
  */
-import type { Transition } from '../../main/core/breaker/types.js';
-import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../../main/core/store/gateway-history.js';
-import type { ApiHistory } from '../../main/api/types.js';
+
+import type {
+  ApiHistory,
+  DecisionRow,
+  NotificationRow,
+  ProbeRow,
+  RestartRow,
+  Transition,
+} from '../../main/api/types.js';
 import type { Translator } from '../../main/words/messages/index.js';
 import { restartsInLastHour } from '../describe.js';
 import { type Child, fill, h, keepingFocus, live, RenderGate } from '../dom.js';

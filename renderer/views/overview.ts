@@ -6,9 +6,14 @@
  * Every word comes from the shared catalogue in the dashboard's language.
  */
 
-import type { SpendReport } from '../../main/core/spend/types.js';
-import type { WatchdogStatus } from '../../main/core/watchdog/watchdog-status.js';
-import type { ApiBreaker, ApiHistory, ApiStatus, WatchdogResponse } from '../../main/api/types.js';
+import type {
+  ApiBreaker,
+  ApiHistory,
+  ApiStatus,
+  SpendReport,
+  WatchdogResponse,
+  WatchdogStatus,
+} from '../../main/api/types.js';
 import { ApiFailure, Cancelled } from '../api.js';
 import { healthSeries, marksOf, type SparkSeries, sparkSeries, sparkWindow } from '../chart-data.js';
 import { type Chart, healthChart, sparkChart } from '../charts.js';

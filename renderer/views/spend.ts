@@ -6,8 +6,7 @@
  * budgets and quota windows the status carries, and says why the rest is missing.
  */
 
-import type { BudgetStanding, QuotaWindow, SpendReport, SpendRow } from '../../main/core/spend/types.js';
-import type { ApiStatus } from '../../main/api/types.js';
+import type { ApiStatus, BudgetStanding, QuotaWindow, SpendReport, SpendRow } from '../../main/api/types.js';
 import type { Translator } from '../../main/words/messages/index.js';
 import { h, live } from '../dom.js';
 import { describeFailure } from '../errors-ui.js';

@@ -4,8 +4,8 @@
  * the headline uses, so no expectation depends on the machine's time zone.
  */
 import { describe, expect, it } from 'vitest';
-import type { IncidentSummary } from '../../main/core/incidents/types.js';
 import { type Headline, headline, headlineText } from '../../main/api/headline.js';
+import type { IncidentSummary } from '../../main/core/incidents/types.js';
 import { translator } from '../../main/words/messages/index.js';
 import { apiStatus, breaker, gateway, MIN, NOW, probe, source, watchdog } from '../app/fixtures.js';
 

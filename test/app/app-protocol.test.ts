@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DASHBOARD_CSP } from '../../main/api/server/static-files.js';
 import {
   answerDashboard,
   DASHBOARD_URL,
@@ -15,7 +16,6 @@ import {
   enableAppProtocol,
   registerAppScheme,
 } from '../../main/app/app-protocol.js';
-import { DASHBOARD_CSP } from '../../main/api/server/static-files.js';
 
 describe('what a request maps to', () => {
   it('maps the page and its assets, whatever the query or fragment', () => {
@@ -25,9 +25,9 @@ describe('what a request maps to', () => {
       ok: true,
       names: ['index.html'],
     });
-    expect(dashboardTarget('app://dashboard/assets/shared/messages/index.js', 'GET')).toEqual({
+    expect(dashboardTarget('app://dashboard/assets/words/messages/index.js', 'GET')).toEqual({
       ok: true,
-      names: ['assets', 'shared', 'messages', 'index.js'],
+      names: ['assets', 'words', 'messages', 'index.js'],
     });
     // Decoded once: a name with a space, and `%252e` stays the harmless name `%2e`.
     expect(dashboardTarget('app://dashboard/assets/a%20b.js', 'GET')).toEqual({

@@ -9,6 +9,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Monitor } from '../../main/api/root/monitor.js';
+import type { ApiEvent } from '../../main/api/types.js';
 import {
   type CoreChild,
   CoreSupervisor,
@@ -19,9 +21,7 @@ import { readApiUrl } from '../../main/core/api-files/address.js';
 import { type LoadedConfig, loadConfig } from '../../main/core/config/index.js';
 import { lockState } from '../../main/core/lock.js';
 import { silentLogger } from '../../main/core/log.js';
-import { Monitor } from '../../main/api/root/monitor.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
-import type { ApiEvent } from '../../main/api/types.js';
 import { until } from '../helpers/transcripts.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
 import { notice } from './fixtures.js';

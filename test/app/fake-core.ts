@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '../../main/core/log.js';
 import { type ApiServer, startApiServer } from '../../main/api/server/http.js';
+import { silentLogger } from '../../main/core/log.js';
 import { FakeBackend } from '../helpers/fake-backend.js';
 
 export interface FakeCore {

@@ -2,6 +2,8 @@
  * Status objects as a core answers them, built from a healthy baseline with
  * the one thing a test is about changed.
  */
+
+import type { ApiBreaker, ApiStatus } from '../../main/api/types.js';
 import type { GatewayHealth } from '../../main/core/gateway/health.js';
 import type { ProbeResult } from '../../main/core/gateway/probe.js';
 import type { Notice } from '../../main/core/notify/notice.js';
@@ -9,7 +11,6 @@ import type { SourceStatus } from '../../main/core/sources/source.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
 import { CallTally } from '../../main/core/summary.js';
 import type { WatchdogStatus } from '../../main/core/watchdog/watchdog-status.js';
-import type { ApiBreaker, ApiStatus } from '../../main/api/types.js';
 
 export const NOW = Date.UTC(2026, 4, 12, 10, 0, 0);
 export const MIN = 60_000;

@@ -5,9 +5,9 @@
  */
 import { EventEmitter } from 'node:events';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ApiEvent } from '../../main/api/types.js';
 import { noticeRoute } from '../../main/app/dashboard-route.js';
 import { enableNotifications } from '../../main/app/notifications.js';
-import type { ApiEvent } from '../../main/api/types.js';
 import { FakeNotification, reset } from './fake-electron.js';
 import { NOW, notice } from './fixtures.js';
 

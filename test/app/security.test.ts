@@ -5,8 +5,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { enableSecurity, guardContents, isAllowedNavigation, isExternalAllowed } from '../../main/app/security.js';
 import { DASHBOARD_CSP } from '../../main/api/server/static-files.js';
+import { enableSecurity, guardContents, isAllowedNavigation, isExternalAllowed } from '../../main/app/security.js';
 
 const RENDERER = 'app://dashboard/index.html';
 const CORE = 'http://127.0.0.1:18820';

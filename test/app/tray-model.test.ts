@@ -3,6 +3,8 @@
  * (icon), the tooltip's line and the menu's items, on a fixed clock.
  */
 import { describe, expect, it } from 'vitest';
+import { headline, headlineText } from '../../main/api/headline.js';
+import type { ApiStatus } from '../../main/api/types.js';
 import {
   assess,
   type CoreView,
@@ -13,8 +15,6 @@ import {
   type TrayInput,
   trayModel,
 } from '../../main/app/tray-model.js';
-import type { ApiStatus } from '../../main/api/types.js';
-import { headline, headlineText } from '../../main/api/headline.js';
 import { translator } from '../../main/words/messages/index.js';
 import { apiStatus, breaker, gateway, MIN, NOW, probe, restartRow, source, watchdog } from './fixtures.js';
 

@@ -140,14 +140,14 @@ describe('electron-builder.yml', () => {
       'package.json',
       pkg.main,
       'dist/main/cli/index.js',
-      'dist/main/core/monitor.js',
+      'dist/main/api/root/monitor.js',
       'dist/preload/index.cjs',
       'dist/renderer/index.html',
       'main/app/assets/tray-healthyTemplate.png',
     ]) {
       expect(packed(file), file).toBe(true);
     }
-    for (const file of ['dist/main/app/index.js.map', 'dist/bench/run.js', 'main/core/monitor.ts', 'README.md']) {
+    for (const file of ['dist/main/app/index.js.map', 'dist/bench/run.js', 'main/api/root/monitor.ts', 'README.md']) {
       expect(packed(file), file).toBe(false);
     }
   });

@@ -13,14 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Monitor } from '../../main/api/root/monitor.js';
+import type { ApiStatus } from '../../main/api/types.js';
 import { renderStatus } from '../../main/cli/status.js';
 import { configSchema, resolveDirectories } from '../../main/core/config/index.js';
 import { parseWith } from '../../main/core/config/schema.js';
 import { silentLogger } from '../../main/core/log.js';
-import { Monitor } from '../../main/api/root/monitor.js';
 import { sessionHeader } from '../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
-import type { ApiStatus } from '../../main/api/types.js';
 import { appendLines, until } from '../helpers/transcripts.js';
 
 interface CapturedRecord {

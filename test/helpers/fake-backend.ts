@@ -4,14 +4,9 @@
  * push events to subscribers. Also a Logger that keeps its lines, so a test can
  * check that a rejection was logged (and that no secret was).
  */
-import type { BreakerSnapshot, Transition } from '../../main/core/breaker/types.js';
-import type { DoctorReport } from '../../main/core/doctor/index.js';
-import type { IncidentDetail, IncidentList } from '../../main/core/incidents/types.js';
-import type { LogFields, Logger, LogLevel } from '../../main/core/log.js';
-import type { SpendPeriod, SpendReport } from '../../main/core/spend/types.js';
-import { CallTally } from '../../main/core/summary.js';
+
+import type { ApiBackend } from '../../main/api/server/api-backend.js';
 import type {
-  ApiBackend,
   ApiEvent,
   ApiHistory,
   ApiStatus,
@@ -25,6 +20,12 @@ import type {
   WatchdogRequest,
   WatchdogResponse,
 } from '../../main/api/types.js';
+import type { BreakerSnapshot, Transition } from '../../main/core/breaker/types.js';
+import type { DoctorReport } from '../../main/core/doctor/index.js';
+import type { IncidentDetail, IncidentList } from '../../main/core/incidents/types.js';
+import type { LogFields, Logger, LogLevel } from '../../main/core/log.js';
+import type { SpendPeriod, SpendReport } from '../../main/core/spend/types.js';
+import { CallTally } from '../../main/core/summary.js';
 
 export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
   const made: BreakerSnapshot = {

@@ -4,9 +4,9 @@
  * bridge adapter against a stand-in preload.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiEvent } from '../../main/api/types.js';
 import { ConfigError } from '../../main/core/config/schema.js';
 import type { IncidentDetail } from '../../main/core/incidents/types.js';
-import type { ApiEvent } from '../../main/api/types.js';
 import { ApiFailure, Cancelled } from '../../renderer/api.js';
 import type { BreakerBarBridge } from '../../renderer/bridge.js';
 import { createBridgeApi } from '../../renderer/bridge-api.js';

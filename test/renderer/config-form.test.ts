@@ -1,8 +1,8 @@
 /** The settings form's logic, on BreakerBar's real config schema. */
 import { describe, expect, it } from 'vitest';
+import type { ConfigField } from '../../main/api/types.js';
 import { configSchema } from '../../main/core/config/index.js';
 import { describeFields } from '../../main/core/config/schema.js';
-import type { ConfigField } from '../../main/api/types.js';
 import {
   controlFor,
   currentValue,

@@ -14,13 +14,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Monitor } from '../../main/api/root/monitor.js';
+import type { ApiStatus } from '../../main/api/types.js';
 import type { Outcome } from '../../main/core/classify.js';
 import { loadConfig } from '../../main/core/config/index.js';
 import { silentLogger } from '../../main/core/log.js';
-import { Monitor } from '../../main/api/root/monitor.js';
 import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
-import type { ApiStatus } from '../../main/api/types.js';
 import { type AuthStateWriter, profileStore, sharedAuthDatabase } from '../helpers/openclaw-auth-state.js';
 import { appendLines, until } from '../helpers/transcripts.js';
 

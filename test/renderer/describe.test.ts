@@ -1,9 +1,9 @@
 /** The words the overview uses for the watchdog, breakers and restarts. */
 import { describe, expect, it } from 'vitest';
+import type { ApiBreaker, ApiStatus } from '../../main/api/types.js';
 import type { IncidentSummary } from '../../main/core/incidents/types.js';
 import type { SpendReport } from '../../main/core/spend/types.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
-import type { ApiBreaker, ApiStatus } from '../../main/api/types.js';
 import { translator } from '../../main/words/messages/index.js';
 import {
   breakerWaits,

@@ -4,9 +4,9 @@
  * listed by path), keys are grouped by concern, numbers carry their unit.
  */
 import { describe, expect, it } from 'vitest';
+import type { ConfigField } from '../../main/api/types.js';
 import { configSchema } from '../../main/core/config/index.js';
 import { describeFields } from '../../main/core/config/schema.js';
-import type { ConfigField } from '../../main/api/types.js';
 import { LANGUAGES } from '../../main/words/i18n.js';
 import { CATALOGUES, translator } from '../../main/words/messages/index.js';
 import {

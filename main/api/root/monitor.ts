@@ -7,21 +7,16 @@
  * Electron app, the rehearsal) create one Monitor and start it.
  */
 import { EventEmitter } from 'node:events';
-import type { Language } from '../../words/i18n.js';
-import { type Translator, translator } from '../../words/messages/index.js';
 import type { BreakerService } from '../../core/breaker/service.js';
-import { composeBreakers, composeGatewaySide, composeHeartbeat, composeIncidents } from '../../core/compose.js';
+import { composeBreakers, composeGatewaySide, composeIncidents } from '../../core/compose.js';
 import { type LoadedConfig, processEnvironment } from '../../core/config/index.js';
 import type { IncidentService } from '../../core/incidents/service.js';
 import { languageOf } from '../../core/language.js';
 import type { Logger } from '../../core/log.js';
 import { BreakerbarMetrics } from '../../core/metrics/breakerbar-metrics.js';
-import type { MonitorEvents, MonitorOptions, MonitorStatus } from './monitor-types.js';
 import type { Heartbeat } from '../../core/notify/heartbeat.js';
 import type { OpenClawCooldowns } from '../../core/openclaw/cooldowns.js';
 import { OpenClawReaders } from '../../core/openclaw/readers.js';
-import { LocalApi } from '../server/local-api.js';
-import { monitorBackend } from '../server/monitor-backend.js';
 import { FollowedSources } from '../../core/sources/followed-sources.js';
 import { checkSpendBudgets, spendBudgetsSafely } from '../../core/spend/budget-alerts.js';
 import { SpendTracker } from '../../core/spend/tracker.js';
@@ -29,6 +24,12 @@ import { steadyClock } from '../../core/steady-clock.js';
 import type { Store } from '../../core/store/db.js';
 import { StoreSide } from '../../core/store/store-side.js';
 import type { GatewaySide } from '../../core/watchdog/gateway-side.js';
+import type { Language } from '../../words/i18n.js';
+import { type Translator, translator } from '../../words/messages/index.js';
+import { LocalApi } from '../server/local-api.js';
+import { monitorBackend } from '../server/monitor-backend.js';
+import { composeHeartbeat } from './heartbeat.js';
+import type { MonitorEvents, MonitorOptions, MonitorStatus } from './monitor-types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;

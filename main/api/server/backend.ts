@@ -4,21 +4,6 @@
  * (http.ts) only speaks this interface.
  */
 
-import type {
-  ApiBackend,
-  ApiEvent,
-  ApiHistory,
-  ApiStatus,
-  ConfigSaveResponse,
-  ConfigView,
-  HistoryQuery,
-  MaintenanceRequest,
-  MaintenanceResponse,
-  TokenRate,
-  WatchdogRequest,
-  WatchdogResponse,
-} from '../types.js';
-import type { Language } from '../../words/i18n.js';
 import type { BreakerService } from '../../core/breaker/service.js';
 import type { Transition } from '../../core/breaker/types.js';
 import { emptyOutcomeCounts } from '../../core/classify.js';
@@ -36,10 +21,30 @@ import type { SourceStatus } from '../../core/sources/source.js';
 import { SpendTracker } from '../../core/spend/tracker.js';
 import type { StoreHealth } from '../../core/store/database-watch.js';
 import type { Store } from '../../core/store/db.js';
-import { type GatewayHistory, type NotificationRow, probeRow, type RestartRow } from '../../core/store/gateway-history.js';
+import {
+  type GatewayHistory,
+  type NotificationRow,
+  probeRow,
+  type RestartRow,
+} from '../../core/store/gateway-history.js';
 import type { CallSummary } from '../../core/summary.js';
 import { version } from '../../core/version.js';
 import type { WatchdogRunner } from '../../core/watchdog/runner.js';
+import type { Language } from '../../words/i18n.js';
+import type {
+  ApiEvent,
+  ApiHistory,
+  ApiStatus,
+  ConfigSaveResponse,
+  ConfigView,
+  HistoryQuery,
+  MaintenanceRequest,
+  MaintenanceResponse,
+  TokenRate,
+  WatchdogRequest,
+  WatchdogResponse,
+} from '../types.js';
+import type { ApiBackend } from './api-backend.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const LAST_DAY_REFRESH_MS = 10_000;

@@ -1,15 +1,17 @@
 /**
  * What each route does, keyed by its name in the route table: the input is
- * already parsed and checked (shared/api/routes.ts), so a handler only asks the
+ * already parsed and checked (main/api/routes.ts), so a handler only asks the
  * backend and says how to answer. A refusal the caller can act on is thrown as
  * a Refusal (404 for what is not there, 409 for what cannot be done now).
  */
-import type { InputOf, RouteName, Routes } from '../routes.js';
-import type { ApiBackend, ConfigConfirmation } from '../types.js';
+
 import { type DangerousChange, dangerousChanges } from '../../core/config/dangerous-changes.js';
 import { keyOfError, validateConfigFile } from '../../core/config/file.js';
 import { ConfigError } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
+import type { InputOf, RouteName, Routes } from '../routes.js';
+import type { ConfigConfirmation } from '../types.js';
+import type { ApiBackend } from './api-backend.js';
 import type { ConfigConfirmations } from './config-confirmation.js';
 import type { Caller, Sessions } from './sessions.js';
 import type { SignInCodes } from './sign-in.js';

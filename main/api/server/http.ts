@@ -15,9 +15,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { clipForLog } from '../text.js';
-import type { ApiBackend } from '../types.js';
 import type { LogFields, Logger } from '../../core/log.js';
+import { clipForLog } from '../text.js';
+import type { ApiBackend } from './api-backend.js';
 import { type ConfigConfirmations, createConfigConfirmations } from './config-confirmation.js';
 import { limitConnections } from './connection-limits.js';
 import { answerRoute, type DispatchOptions } from './dispatch.js';

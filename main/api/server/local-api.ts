@@ -3,8 +3,7 @@
  * port, the address file that lets the CLI and the app find it, and the confirmation codes of dangerous config
  * changes shown on the desktop. A failure to start says its cause (a port taken, a permission, a full disk).
  */
-import type { ApiBackend } from '../types.js';
-import type { Translator } from '../../words/messages/index.js';
+
 import { removeApiUrl, writeApiUrl } from '../../core/api-files/address.js';
 import { loadOrCreateApiToken } from '../../core/api-files/token.js';
 import type { LoadedConfig } from '../../core/config/index.js';
@@ -12,6 +11,8 @@ import type { Logger } from '../../core/log.js';
 import { createDesktopText } from '../../core/notify/desktop.js';
 import { explainStartupError } from '../../core/startup-errors.js';
 import { version } from '../../core/version.js';
+import type { Translator } from '../../words/messages/index.js';
+import type { ApiBackend } from './api-backend.js';
 import type { ConfirmationDelivery } from './handlers.js';
 import { type ApiServer, startApiServer } from './http.js';
 

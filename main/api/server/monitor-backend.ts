@@ -3,8 +3,7 @@
  * monitor's parts: the store, breakers, sources, incidents, cooldowns, spend and gateway side, the config in
  * force, the doctor, and the monitor's own calls and signals as a stream.
  */
-import type { ApiBackend } from '../types.js';
-import type { Language } from '../../words/i18n.js';
+
 import type { BreakerService } from '../../core/breaker/service.js';
 import { defaultConfigPath, type Environment, type LoadedConfig } from '../../core/config/index.js';
 import { runDoctor } from '../../core/doctor/index.js';
@@ -17,6 +16,8 @@ import type { SpendTracker } from '../../core/spend/tracker.js';
 import type { StoreHealth } from '../../core/store/database-watch.js';
 import type { Store } from '../../core/store/db.js';
 import type { GatewaySide } from '../../core/watchdog/gateway-side.js';
+import type { Language } from '../../words/i18n.js';
+import type { ApiBackend } from './api-backend.js';
 import { createBackend } from './backend.js';
 
 /** The monitor's own events, streamed to the API's subscribers. */

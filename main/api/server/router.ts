@@ -1,5 +1,5 @@
 /**
- * The route table (shared/api/routes.ts) as the server matches it: a path
+ * The route table (main/api/routes.ts) as the server matches it: a path
  * names a route and its raw parameters; a path known under other methods is a
  * 405 whose `Allow` lists them; anything else is not an API path.
  */

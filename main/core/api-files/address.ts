@@ -21,7 +21,7 @@ export function writeApiUrl(dataDir: string, url: string): void {
 /**
  * The URL written by a running instance, or null when there is none (or it is not an http origin). It may
  * name a network address (`server.allowNonLoopback`): the clients send the token to loopback only
- * (shared/api/loopback.ts).
+ * (core/api-files/loopback.ts).
  */
 export function readApiUrl(dataDir: string): string | null {
   let text: string;

@@ -7,7 +7,6 @@
  * by the composition root (compose.ts) and handed in.
  */
 import { EventEmitter } from 'node:events';
-import type { ApiBreaker, TokenRate } from '../../api/types.js';
 import type { Config } from '../config/index.js';
 import type { CallEvent, GatewaySignal } from '../events.js';
 import type { Logger } from '../log.js';
@@ -15,12 +14,12 @@ import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
 import type { ReplayCall, Store } from '../store/db.js';
 import type { AgentDependencies } from '../traffic/dependents.js';
 import { isTrackedSession, STALL_FRESH_MS, type Stalled, type StallTracker } from '../traffic/stalls.js';
-import type { TokenRates } from '../traffic/tokens.js';
+import type { TokenRate, TokenRates } from '../traffic/tokens.js';
 import type { DependencyCap, DependencyCapStatus } from './dependency-cap.js';
 import type { FleetSharing } from './fleet-sharing.js';
 import type { Prober } from './prober.js';
 import { type BreakerRunner, breakerKeyOf } from './runner.js';
-import type { BreakerSnapshot, OperatorAction, Transition } from './types.js';
+import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from './types.js';
 
 /** How often breakers are ticked while one waits for time (an open period running out, a probe due). */
 const TICK_MS = 250;
@@ -31,6 +30,19 @@ const DAY_MS = 24 * 3_600_000;
 const MAX_LOOKED_UP = 1000;
 
 /** A transition caused by recent traffic (news), not by history read during a backfill. */
+/** A breaker as its service shows it: its snapshot, who depends on it, what is stalled on it, the fleet's view. */
+export interface BreakerView extends BreakerSnapshot {
+  /** Agents whose calls in the data seen go only to this dependency (no fallback): who is stuck while it is down. */
+  soleDependents: string[];
+  /**
+   * Sessions stalled on this dependency now (reported by the gateway log): how many, the oldest and the newest of
+   * their latest reports, and since when the longest-stuck one has made no progress.
+   */
+  stalled: { sessions: number; since: number; latest: number; stuckSince: number } | null;
+  /** Other hosts of the fleet whose breaker for this dependency is not closed ("open elsewhere"). */
+  elsewhere: Array<{ host: string; state: BreakerState; since: number; reason: string }>;
+}
+
 export function isLiveTransition(transition: Pick<Transition, 'ts'>, now: number): boolean {
   return now - transition.ts < LIVE_MS;
 }
@@ -246,8 +258,8 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     return this.runner.snapshots();
   }
 
-  /** The breakers as the API shows them, but for OpenClaw's cooldown, which the backend adds. */
-  breakers(): Array<Omit<ApiBreaker, 'openclawCooldown'>> {
+  /** The breakers as this service sees them (the API adds OpenClaw's cooldown). */
+  breakers(): BreakerView[] {
     const now = this.options.clock();
     return this.runner.snapshots().map((snapshot) => ({
       ...snapshot,

@@ -12,13 +12,21 @@
  * path and query of a webhook or push URL are its credentials), secrets only whether one is set.
  * Pure.
  */
-import type { DangerousChange } from '../../api/types.js';
 import { SEVERITIES, type Severity, severityRank } from '../notify/notice.js';
 import { redactUrl } from '../notify/webhook-format.js';
 import { configSchema } from './index.js';
 import { defaultsOf } from './schema.js';
 
-export type { DangerousChange };
+/** A setting that runs a command, opens the API or sends data elsewhere, as a change touches it; values safe to show. */
+export interface DangerousChange {
+  /** The dotted key (`watchdog.restartCommand`, `notifications.webhooks`, `breakers.probes.zhipu/*`). */
+  key: string;
+  change: 'added' | 'changed' | 'removed';
+  /** Before and after, URLs without path or query, secrets only as "set"; null where there is none. */
+  from: string | null;
+  to: string | null;
+}
+
 export type ChangeKind = DangerousChange['change'];
 
 export interface DangerousChanges {

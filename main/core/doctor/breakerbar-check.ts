@@ -7,8 +7,8 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { serverUrl, tokenRefusal } from '../api-files/loopback.js';
 import { API_URL_FILE, readApiUrl } from '../api-files/address.js';
+import { serverUrl, tokenRefusal } from '../api-files/loopback.js';
 import { API_TOKEN_FILE } from '../api-files/token.js';
 import type { DependencyCapStatus } from '../breaker/dependency-cap.js';
 import type { LoadedConfig } from '../config/index.js';
@@ -148,7 +148,7 @@ async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
   let dependencies: DependencyCapStatus | undefined;
   let store: StoreHealth;
   try {
-    // The token goes to this machine only (shared/api/loopback.ts); the status is read without it elsewhere.
+    // The token goes to this machine only (core/api-files/loopback.ts); the status is read without it elsewhere.
     const headers: Record<string, string> = {};
     if (tokenRefusal(url) === null) {
       headers.authorization = `Bearer ${readFileSync(join(dataDir, API_TOKEN_FILE), 'utf8').trim()}`;

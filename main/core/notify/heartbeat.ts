@@ -11,9 +11,6 @@
  * is kept in the store's meta table for `breakerbar doctor`.
  */
 
-import type { ApiStatus } from '../../api/types.js';
-import { type Headline, headline, headlineText } from '../../api/headline.js';
-import type { Translator } from '../../words/messages/index.js';
 import type { Logger } from '../log.js';
 import { formatHeartbeat, type HeartbeatConfig, type HeartbeatStatus } from './heartbeat-format.js';
 import { type HeartbeatResult, META_HEARTBEAT } from './heartbeat-result.js';
@@ -31,11 +28,18 @@ export interface HeartbeatRecord {
   dep: null;
 }
 
+/** What one push says: a tone, its words in the daemon's language, and the last probe's latency. */
+export interface HeartbeatSaying {
+  status: HeartbeatStatus;
+  text: string;
+  /** Uptime Kuma charts it; null when there is none. */
+  pingMs: number | null;
+}
+
 export interface HeartbeatOptions {
   config: HeartbeatConfig;
-  /** The status the API would answer now (the headline is made from it). */
-  status(): ApiStatus;
-  translator: Translator;
+  /** What to say now (the composition root words the API's headline; the heartbeat only carries it). */
+  say(now: number): HeartbeatSaying;
   clock: () => number;
   log: Logger;
   /** Stores a change of outcome in the notifications history. */
@@ -108,9 +112,9 @@ export class Heartbeat {
   private async send(): Promise<HeartbeatResult> {
     const { config, clock } = this.options;
     const ts = clock();
-    let said: { status: HeartbeatStatus; text: string; pingMs: number | null };
+    let said: HeartbeatSaying;
     try {
-      said = this.describe(ts);
+      said = this.options.say(ts);
     } catch (error) {
       // A status that cannot be built is itself news: the push says so rather than falling silent.
       said = {
@@ -155,17 +159,6 @@ export class Heartbeat {
     if (this.stopped && controller.signal.aborted) return result;
     this.finish(result, said.text);
     return result;
-  }
-
-  /** The headline's tone and words, and the last probe's latency (Uptime Kuma charts it). */
-  private describe(now: number): { status: HeartbeatStatus; text: string; pingMs: number | null } {
-    const status = this.options.status();
-    const line: Headline = headline(status, now);
-    return {
-      status: line.tone,
-      text: headlineText(line, this.options.translator),
-      pingMs: status.gateway?.last?.latencyMs ?? null,
-    };
   }
 
   private finish(result: HeartbeatResult, text: string): void {

@@ -6,7 +6,6 @@
  * until it has dropped below, including by going quiet for a minute.
  */
 
-import type { TokenRate } from '../../api/types.js';
 import type { Config } from '../config/index.js';
 import type { CallEvent } from '../events.js';
 import { matchesPattern, mostSpecific } from '../patterns.js';
@@ -25,6 +24,17 @@ interface Pair {
   total: number;
   over: boolean;
   lastTs: number;
+}
+
+/** An agent's token use on one dependency in the last full minute, against its budget. */
+export interface TokenRate {
+  agentId: string;
+  dep: string;
+  /** Tokens in the last full minute (usage.totalTokens). */
+  tokensPerMinute: number;
+  /** The configured budget that applies, if any, and whether the last minute crossed it. */
+  budget: number | null;
+  overBudget: boolean;
 }
 
 export class TokenRates {

@@ -2,7 +2,7 @@
  * The message catalogue: every area's messages in every language, and the
  * translator the product's surfaces (dashboard, tray, notifications, webhooks,
  * `status`, `doctor`) take their words from. A key missing in one language is a
- * compile error (see area.ts) and a failing test (test/shared/messages.test.ts).
+ * compile error (see area.ts) and a failing test (test/words/messages.test.ts).
  */
 import { type Formatters, formatters, type Language } from '../i18n.js';
 import { alerts } from './alerts.js';

@@ -9,15 +9,15 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Monitor } from '../../../main/api/root/monitor.js';
+import type { MonitorOptions } from '../../../main/api/root/monitor-types.js';
+import type { ApiHistory, ApiStatus, ConfigView } from '../../../main/api/types.js';
 import { loadConfig } from '../../../main/core/config/index.js';
 import type { DoctorReport } from '../../../main/core/doctor/index.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
-import { Monitor } from '../../../main/api/root/monitor.js';
-import type { MonitorOptions } from '../../../main/api/root/monitor-types.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
-import type { ApiHistory, ApiStatus, ConfigView } from '../../../main/api/types.js';
 import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
 

@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dangerousChanges } from '../../../main/core/config/dangerous-changes.js';
 import {
   CONFIRM_CODE_TTL_MS,
   CONFIRM_ISSUE_LIMIT,
@@ -17,6 +16,7 @@ import {
 import type { ConfirmationDelivery } from '../../../main/api/server/handlers.js';
 import { type ApiServer, startApiServer } from '../../../main/api/server/http.js';
 import type { ConfigView } from '../../../main/api/types.js';
+import { dangerousChanges } from '../../../main/core/config/dangerous-changes.js';
 import { FakeBackend, type RecordingLogger, recordingLogger } from '../../helpers/fake-backend.js';
 
 const TOKEN = randomBytes(32).toString('hex');

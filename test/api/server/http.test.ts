@@ -9,9 +9,9 @@ import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseHistoryQuery } from '../../../main/api/queries.js';
 import { type ApiServer, type ApiServerOptions, startApiServer } from '../../../main/api/server/http.js';
 import { createSseHub, type SseResponse } from '../../../main/api/server/sse.js';
-import { parseHistoryQuery } from '../../../main/api/queries.js';
 import { FakeBackend, type RecordingLogger, recordingLogger } from '../../helpers/fake-backend.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);

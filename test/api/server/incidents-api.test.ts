@@ -7,15 +7,15 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseIncidentQuery } from '../../../main/api/queries.js';
+import { Monitor } from '../../../main/api/root/monitor.js';
+import type { ApiError, ApiStatus } from '../../../main/api/types.js';
 import { loadConfig } from '../../../main/core/config/index.js';
 import type { IncidentDetail, IncidentList } from '../../../main/core/incidents/types.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
-import { Monitor } from '../../../main/api/root/monitor.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
-import { parseIncidentQuery } from '../../../main/api/queries.js';
-import type { ApiError, ApiStatus } from '../../../main/api/types.js';
 import { until } from '../../helpers/transcripts.js';
 
 let root: string;

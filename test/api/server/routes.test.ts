@@ -5,7 +5,6 @@
  * the typed client built from the same table.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IncidentDetail } from '../../../main/core/incidents/types.js';
 import { type ArgsOf, createClient, type Transport } from '../../../main/api/client.js';
 import {
   type CallableName,
@@ -16,6 +15,7 @@ import {
   ROUTES,
   type RouteSpec,
 } from '../../../main/api/routes.js';
+import type { IncidentDetail } from '../../../main/core/incidents/types.js';
 import { type FakeCore, startFakeCore } from '../../app/fake-core.js';
 
 /** Parameters for one call of every JSON route: a route added to the table without one here fails to compile. */

@@ -14,10 +14,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { API_TOKEN_FILE, loadOrCreateApiToken } from '../../../main/core/api-files/token.js';
 import { unsafePath } from '../../../main/api/server/gate.js';
 import { type ApiServer, startApiServer } from '../../../main/api/server/http.js';
 import { checkHost, checkOrigin, checkToken } from '../../../main/api/server/security.js';
+import { API_TOKEN_FILE, loadOrCreateApiToken } from '../../../main/core/api-files/token.js';
 import { FakeBackend, type RecordingLogger, recordingLogger } from '../../helpers/fake-backend.js';
 
 const TOKEN = randomBytes(32).toString('hex');

@@ -9,15 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type ApiServer, startApiServer } from '../../../main/api/server/http.js';
+import { createSessions, SESSION_TTL_MS } from '../../../main/api/server/sessions.js';
+import { createSignInCodes, SIGN_IN_CODE_TTL_MS } from '../../../main/api/server/sign-in.js';
 import type { Io } from '../../../main/cli/command.js';
 import { SIGN_IN_PAGE } from '../../../main/cli/dashboard.js';
 import { main } from '../../../main/cli/main.js';
 import { writeApiUrl } from '../../../main/core/api-files/address.js';
 import { API_TOKEN_FILE } from '../../../main/core/api-files/token.js';
 import { lockDataDir } from '../../../main/core/lock.js';
-import { type ApiServer, startApiServer } from '../../../main/api/server/http.js';
-import { createSessions, SESSION_TTL_MS } from '../../../main/api/server/sessions.js';
-import { createSignInCodes, SIGN_IN_CODE_TTL_MS } from '../../../main/api/server/sign-in.js';
 import { FakeBackend, type RecordingLogger, recordingLogger } from '../../helpers/fake-backend.js';
 
 const TOKEN = randomBytes(32).toString('hex');

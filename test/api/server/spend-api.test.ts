@@ -8,14 +8,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Monitor } from '../../../main/api/root/monitor.js';
+import type { ApiStatus } from '../../../main/api/types.js';
 import { loadConfig } from '../../../main/core/config/index.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
-import { Monitor } from '../../../main/api/root/monitor.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
 import type { SpendReport } from '../../../main/core/spend/types.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
-import type { ApiStatus } from '../../../main/api/types.js';
 import { toolOrSkip } from '../../helpers/tools.js';
 import { until } from '../../helpers/transcripts.js';
 

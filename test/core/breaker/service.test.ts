@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TokenRate } from '../../../main/api/types.js';
 import type { BreakerService } from '../../../main/core/breaker/service.js';
 import type { Transition } from '../../../main/core/breaker/types.js';
 import type { Outcome } from '../../../main/core/classify.js';
@@ -13,7 +14,6 @@ import { silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
 import { Store } from '../../../main/core/store/db.js';
-import type { TokenRate } from '../../../main/api/types.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);

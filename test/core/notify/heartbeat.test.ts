@@ -3,11 +3,12 @@
  * loopback: one push in flight at most, a hung receiver costs one timeout, failures are logged once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { headline, headlineText } from '../../../main/api/headline.js';
+import { headlineSaying } from '../../../main/api/root/heartbeat.js';
+import type { ApiStatus } from '../../../main/api/types.js';
 import { Heartbeat, type HeartbeatRecord } from '../../../main/core/notify/heartbeat.js';
 import { formatHeartbeat, type HeartbeatConfig } from '../../../main/core/notify/heartbeat-format.js';
 import { META_HEARTBEAT, parseHeartbeatMeta } from '../../../main/core/notify/heartbeat-result.js';
-import type { ApiStatus } from '../../../main/api/types.js';
-import { headline, headlineText } from '../../../main/api/headline.js';
 import { translator } from '../../../main/words/messages/index.js';
 import { FakeBackend, recordingLogger } from '../../helpers/fake-backend.js';
 import { type Receiver, type Responder, startReceiver } from './receiver.js';
@@ -83,8 +84,7 @@ function heartbeat(cfg: HeartbeatConfig, status: () => ApiStatus = () => new Fak
   const log = recordingLogger();
   const beat = new Heartbeat({
     config: cfg,
-    status,
-    translator: translator('en'),
+    say: headlineSaying(status, translator('en')),
     clock: () => T0,
     log,
     record: (row) => records.push(row),

@@ -11,16 +11,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Monitor } from '../../../main/api/root/monitor.js';
+import type { ApiStatus } from '../../../main/api/types.js';
 import { configSchema, resolveDirectories } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
 import { silentLogger } from '../../../main/core/log.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
-import { Monitor } from '../../../main/api/root/monitor.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
-import type { ApiStatus } from '../../../main/api/types.js';
 import { type AuthStateWriter, profileStore, sharedAuthDatabase } from '../../helpers/openclaw-auth-state.js';
 import { appendLines, until } from '../../helpers/transcripts.js';
 

@@ -6,13 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Monitor } from '../../../main/api/root/monitor.js';
+import type { ApiStatus } from '../../../main/api/types.js';
 import { loadConfig } from '../../../main/core/config/index.js';
 import type { Logger } from '../../../main/core/log.js';
 import { silentLogger } from '../../../main/core/log.js';
-import { Monitor } from '../../../main/api/root/monitor.js';
 import { DatabaseWatch, fileIdOf, judgeIdentity } from '../../../main/core/store/database-watch.js';
 import { Store } from '../../../main/core/store/db.js';
-import type { ApiStatus } from '../../../main/api/types.js';
 import { until } from '../../helpers/transcripts.js';
 
 let root: string;

@@ -16,16 +16,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Monitor } from '../../../main/api/root/monitor.js';
+import type { ApiStatus } from '../../../main/api/types.js';
 import { renderStatus } from '../../../main/cli/status.js';
 import { configSchema, resolveDirectories } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
 import { checkBreakerbar, checkRoom } from '../../../main/core/doctor/breakerbar-check.js';
-import { Monitor } from '../../../main/api/root/monitor.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
 import type { Store } from '../../../main/core/store/db.js';
 import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
-import type { ApiStatus } from '../../../main/api/types.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
 import { appendLines, until } from '../../helpers/transcripts.js';
 
