@@ -13,7 +13,7 @@ import { loadConfig } from '../main/core/config/index.js';
 import type { CallEvent } from '../main/core/events.js';
 import { silentLogger } from '../main/core/log.js';
 import { Store } from '../main/core/store/db.js';
-import { seededRandom } from '../main/rehearse/records.js';
+import { seededRandom } from '../main/simulator/records.js';
 import { distribution, machine, recordSection } from './report.js';
 
 const DEPS = 100;

@@ -16,8 +16,8 @@ import { Monitor } from '../main/api/root/monitor.js';
 import { configSchema, resolveDirectories } from '../main/core/config/index.js';
 import { parseWith } from '../main/core/config/schema.js';
 import { silentLogger } from '../main/core/log.js';
-import { assistantMessage, sessionHeader } from '../main/rehearse/records.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../main/rehearse/simulated-gateway.js';
+import { assistantMessage, sessionHeader } from '../main/simulator/records.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../main/simulator/simulated-gateway.js';
 import { distribution, machine, recordSection, summarize } from './report.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

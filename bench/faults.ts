@@ -29,8 +29,8 @@ import { parseWith } from '../main/core/config/schema.js';
 import { silentLogger } from '../main/core/log.js';
 import type { SourceStatus } from '../main/core/sources/source.js';
 import { Store } from '../main/core/store/db.js';
-import { assistantMessage, sessionHeader } from '../main/rehearse/records.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../main/rehearse/simulated-gateway.js';
+import { assistantMessage, sessionHeader } from '../main/simulator/records.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../main/simulator/simulated-gateway.js';
 import { appendLines, until } from '../test/helpers/transcripts.js';
 import { machine, recordSection, summarize } from './report.js';
 

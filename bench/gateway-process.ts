@@ -4,7 +4,7 @@
  * late answer there would be the benchmark's fault, not the daemon's. Sends
  * `{ port }` to the parent once listening; exits when the parent goes.
  */
-import { startSimulatedGateway } from '../main/rehearse/simulated-gateway.js';
+import { startSimulatedGateway } from '../main/simulator/simulated-gateway.js';
 
 const gateway = await startSimulatedGateway();
 process.send?.({ port: gateway.port });

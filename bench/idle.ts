@@ -13,9 +13,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentDatabasePath, OpenClawAgentDb } from '../main/rehearse/openclaw-db.js';
-import { seededRandom } from '../main/rehearse/records.js';
-import { SessionScript } from '../main/rehearse/workload.js';
+import { agentDatabasePath, OpenClawAgentDb } from '../main/simulator/openclaw-db.js';
+import { seededRandom } from '../main/simulator/records.js';
+import { SessionScript } from '../main/simulator/workload.js';
 import { machine, recordSection, summarize } from './report.js';
 
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));

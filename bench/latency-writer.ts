@@ -7,9 +7,9 @@
  */
 import { mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentDatabasePath, OpenClawAgentDb } from '../main/rehearse/openclaw-db.js';
-import { seededRandom } from '../main/rehearse/records.js';
-import { SessionScript } from '../main/rehearse/workload.js';
+import { agentDatabasePath, OpenClawAgentDb } from '../main/simulator/openclaw-db.js';
+import { seededRandom } from '../main/simulator/records.js';
+import { SessionScript } from '../main/simulator/workload.js';
 import { TurnTemplates } from './turn-templates.js';
 
 export type TranscriptFormat = 'jsonl' | 'sqlite';

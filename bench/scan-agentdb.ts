@@ -26,7 +26,7 @@ import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { readInput, type ScanInput, scanScratch } from '../main/core/scan-read.js';
 import { findAgentDatabases } from '../main/core/sources/agent-database.js';
-import { agentDatabasePath } from '../main/rehearse/openclaw-db.js';
+import { agentDatabasePath } from '../main/simulator/openclaw-db.js';
 import { machine, recordSection, summarize } from './report.js';
 import { generateCorpus } from './scan-corpus.js';
 

@@ -19,7 +19,7 @@
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { seededRandom } from '../main/rehearse/records.js';
+import { seededRandom } from '../main/simulator/records.js';
 import { CcusageExpectation, type CcusageTotals } from './scan-ccusage.js';
 
 export interface CorpusStats {

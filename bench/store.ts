@@ -14,7 +14,7 @@ import type { CallEvent } from '../main/core/events.js';
 import { openDatabase } from '../main/core/store/database.js';
 import { Store } from '../main/core/store/db.js';
 import { callValues, INSERT_CALL_SQL } from '../main/core/store/rows.js';
-import { seededRandom } from '../main/rehearse/records.js';
+import { seededRandom } from '../main/simulator/records.js';
 import { distribution, machine, recordSection, summarize } from './report.js';
 
 const DEPS = 100;

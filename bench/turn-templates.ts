@@ -6,7 +6,7 @@
  * which is string concatenation instead of building and serialising objects.
  * Every replayed call is a new call (its entry id is new), at its own time.
  */
-import type { SessionScript } from '../main/rehearse/workload.js';
+import type { SessionScript } from '../main/simulator/workload.js';
 
 /** A time no real record carries, so its ISO and epoch forms can be found in the built lines. */
 const PLACEHOLDER_TS = Date.UTC(2100, 0, 1);

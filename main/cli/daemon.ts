@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Monitor } from '../api/root/monitor.js';
+import { ReloadingMonitor } from '../api/root/reloading-monitor.js';
 import {
   defaultConfigPath,
   type LoadedConfig,
@@ -13,7 +14,6 @@ import { ConfigError } from '../core/config/schema.js';
 import { hangupAction } from '../core/service/run-mode.js';
 import { explainStartupError } from '../core/startup-errors.js';
 import { type Command, type Parsed, stringOption, UsageError } from './command.js';
-import { ReloadingMonitor } from './config-reload.js';
 import { type BannerFacts, daemonBanner } from './daemon-banner.js';
 
 export const daemonCommand: Command = {

@@ -5,7 +5,7 @@
  * injected can be read without how records are written.
  */
 
-import { stalledSessionLine } from './gateway-log-lines.js';
+import { stalledSessionLine } from '../simulator/gateway-log-lines.js';
 import type { RehearsalClock } from './rehearsal-clock.js';
 import type { Sandbox } from './sandbox.js';
 import { type DepFault, INJECTED_OUTCOMES, type InjectedOutcome, type Scenario } from './scenario.js';

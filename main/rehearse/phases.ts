@@ -4,10 +4,10 @@
  * scenario's end, recording the gateway's state changes and reporting progress on the way.
  */
 
+import { gatewayRestartLine } from '../simulator/gateway-log-lines.js';
 import type { AgentWorkload } from './agent-workload.js';
 import { setLaunchdJob } from './fake-tools.js';
 import type { GatewayStall } from './fault-injection.js';
-import { gatewayRestartLine } from './gateway-log-lines.js';
 import type { RehearsalClock } from './rehearsal-clock.js';
 import type { ReplayWriter } from './replay.js';
 import { stepWords } from './report-words.js';

@@ -7,7 +7,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { gatewayLogPath } from './gateway-log-lines.js';
+import { gatewayLogPath } from '../simulator/gateway-log-lines.js';
 
 interface ReplayLine {
   /** Original time (epoch ms), or null for a line without one (kept with the line before it). */

@@ -17,10 +17,10 @@
 
 import { Monitor } from '../api/root/monitor.js';
 import { silentLogger } from '../core/log.js';
+import { seededRandom } from '../simulator/records.js';
 import { AgentWorkload } from './agent-workload.js';
 import { GatewayStall } from './fault-injection.js';
 import { driveScenario } from './phases.js';
-import { seededRandom } from './records.js';
 import { RehearsalClock } from './rehearsal-clock.js';
 import { rehearsalConfig } from './rehearsal-config.js';
 import { judgeRehearsal } from './rehearsal-verdict.js';

@@ -10,12 +10,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Environment } from '../core/config/index.js';
+import { gatewayLogPath } from '../simulator/gateway-log-lines.js';
+import { writeOpenClawCooldowns } from '../simulator/openclaw-cooldown-writer.js';
+import {
+  type SimulatedGateway,
+  type SimulatedGatewayOptions,
+  startSimulatedGateway,
+} from '../simulator/simulated-gateway.js';
 import { type FakeTools, writeFakeLaunchctl, writeFakeOpenclaw } from './fake-tools.js';
-import { gatewayLogPath } from './gateway-log-lines.js';
-import { writeOpenClawCooldowns } from './openclaw-cooldown-writer.js';
 import type { RehearsalClock } from './rehearsal-clock.js';
 import type { Scenario } from './scenario.js';
-import { type SimulatedGateway, type SimulatedGatewayOptions, startSimulatedGateway } from './simulated-gateway.js';
 
 /**
  * A control endpoint the restart command (or a faked program) calls: restarts the simulation in every state,

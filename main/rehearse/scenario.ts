@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import JSON5 from 'json5';
 import { NOTICE_KINDS, type NoticeKind } from '../core/notify/notice.js';
 import type { DecisionKind, Evidence } from '../core/watchdog/policy-decisions.js';
-import type { SimulatedGatewayState } from './simulated-gateway.js';
+import type { SimulatedGatewayState } from '../simulator/simulated-gateway.js';
 
 /** Failure kinds a phase can inject per dependency; `aborted_mid_stream` is a call cut after tokens were delivered. */
 export const INJECTED_OUTCOMES = [

@@ -4,8 +4,8 @@
  * (expectations.ts, report-text.ts, report-html.ts) all depend on it instead of on each other.
  */
 import type { RestartRow } from '../core/store/gateway-history.js';
+import type { SimulatedGatewayState } from '../simulator/simulated-gateway.js';
 import type { FakeCall } from './fake-tools.js';
-import type { SimulatedGatewayState } from './simulated-gateway.js';
 
 export const FORMATS = ['jsonl', 'sqlite', 'gatewaylog', 'all'] as const;
 export type Format = (typeof FORMATS)[number];

@@ -21,7 +21,7 @@ import { readApiUrl } from '../../main/core/api-files/address.js';
 import { type LoadedConfig, loadConfig } from '../../main/core/config/index.js';
 import { lockState } from '../../main/core/lock.js';
 import { silentLogger } from '../../main/core/log.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
 import { until } from '../helpers/transcripts.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';
 import { notice } from './fixtures.js';

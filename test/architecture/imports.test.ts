@@ -19,6 +19,7 @@ type LayerName =
   | 'contract'
   | 'server'
   | 'root'
+  | 'simulator'
   | 'host'
   | 'renderer'
   | 'preload'
@@ -52,14 +53,20 @@ const LAYERS: Layer[] = [
   { name: 'server', paths: ['main/api/server/'], imports: [...CORE, 'contract', 'server'] },
   { name: 'root', paths: ['main/api/root/'], imports: API },
   { name: 'contract', paths: ['main/api/'], imports: ['words', 'contract'], typesFrom: ['concern'] },
-  { name: 'host', paths: ['main/cli/', 'main/app/', 'main/rehearse/', 'main/start.ts'], imports: [...API, 'host'] },
+  // What OpenClaw writes and serves, simulated for the rehearsal, the tests and the benchmarks: it reads only the core.
+  { name: 'simulator', paths: ['main/simulator/'], imports: [...CORE, 'simulator'] },
+  {
+    name: 'host',
+    paths: ['main/cli/', 'main/app/', 'main/rehearse/', 'main/start.ts'],
+    imports: [...API, 'simulator', 'host'],
+  },
   { name: 'renderer', paths: ['renderer/'], imports: ['renderer', 'words', 'contract'] },
   { name: 'preload', paths: ['preload/'], imports: ['preload'], typesFrom: ['renderer', 'words', 'contract'] },
   // The real-gateway harness is built with the benchmarks, which share it with the tests (and its polling helper).
   {
     name: 'bench',
     paths: ['bench/', 'test/e2e/openclaw/harness/', 'test/helpers/transcripts.ts'],
-    imports: [...API, 'host', 'bench'],
+    imports: [...API, 'simulator', 'host', 'bench'],
   },
 ];
 

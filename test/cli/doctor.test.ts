@@ -13,7 +13,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { doctorLanguage, MARKS, renderReport, summaryLine } from '../../main/cli/doctor.js';
 import type { DoctorReport } from '../../main/core/doctor/index.js';
 import { saidFinding } from '../../main/core/doctor/types.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
 import { translator } from '../../main/words/messages/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

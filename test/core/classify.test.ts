@@ -15,7 +15,7 @@ import {
   parseRetryAfterText,
 } from '../../main/core/classify.js';
 import { readRecord } from '../../main/core/sources/transcript-record.js';
-import { seededRandom } from '../../main/rehearse/records.js';
+import { seededRandom } from '../../main/simulator/records.js';
 
 /** A failed call (stopReason "error") with nothing but what the test sets. */
 function failed(over: Partial<AssistantFacts> = {}): AssistantFacts {

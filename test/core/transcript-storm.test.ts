@@ -19,8 +19,8 @@ import { renderStatus } from '../../main/cli/status.js';
 import { configSchema, resolveDirectories } from '../../main/core/config/index.js';
 import { parseWith } from '../../main/core/config/schema.js';
 import { silentLogger } from '../../main/core/log.js';
-import { sessionHeader } from '../../main/rehearse/records.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+import { sessionHeader } from '../../main/simulator/records.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
 import { appendLines, until } from '../helpers/transcripts.js';
 
 interface CapturedRecord {

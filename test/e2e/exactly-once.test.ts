@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../main/rehearse/records.js';
-import { SessionScript } from '../../main/rehearse/workload.js';
+import { seededRandom } from '../../main/simulator/records.js';
+import { SessionScript } from '../../main/simulator/workload.js';
 import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
 import { until } from '../helpers/transcripts.js';
 

@@ -16,7 +16,7 @@ import type { ApiStatus } from '../../main/api/types.js';
 import { configSchema, resolveDirectories } from '../../main/core/config/index.js';
 import { parseWith } from '../../main/core/config/schema.js';
 import { silentLogger } from '../../main/core/log.js';
-import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
+import { assistantMessage, sessionHeader } from '../../main/simulator/records.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { toolOrSkip } from '../helpers/tools.js';
 import { until } from '../helpers/transcripts.js';

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncidentList } from '../../main/core/incidents/types.js';
-import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+import { assistantMessage, sessionHeader } from '../../main/simulator/records.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
 import { until } from '../helpers/transcripts.js';
 
 const CLI = fileURLToPath(new URL('../../dist/main/cli/index.js', import.meta.url));

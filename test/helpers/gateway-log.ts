@@ -14,8 +14,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { GatewaySignal, SignalKind } from '../../main/core/events.js';
-import { isoWithOffset, type TslogOptions, tslogLine } from '../../main/rehearse/gateway-log-lines.js';
-import { seededRandom } from '../../main/rehearse/records.js';
+import { isoWithOffset, type TslogOptions, tslogLine } from '../../main/simulator/gateway-log-lines.js';
+import { seededRandom } from '../../main/simulator/records.js';
 
 // The tslog line writer ships with the rehearsal (it writes gateway logs too): one implementation, used here.
 export { isoWithOffset, type TslogOptions, tslogLine };

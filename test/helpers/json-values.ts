@@ -3,7 +3,7 @@
  * and a strict comparison of parse results.
  */
 import { Elided, MALFORMED, type Skimmed } from '../../main/core/sources/json-skim.js';
-import { seededRandom } from '../../main/rehearse/records.js';
+import { seededRandom } from '../../main/simulator/records.js';
 
 export const HUGE = Number.MAX_SAFE_INTEGER;
 

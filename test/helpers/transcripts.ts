@@ -15,7 +15,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyOutcomeCounts, type Outcome } from '../../main/core/classify.js';
 import { type CallSummary, TurnTally } from '../../main/core/summary.js';
-import { seededRandom } from '../../main/rehearse/records.js';
+import { seededRandom } from '../../main/simulator/records.js';
 
 /** One model call written to a transcript, as BreakerBar must store it. */
 export interface WrittenCall {

@@ -17,7 +17,7 @@ import { silentLogger } from '../../main/core/log.js';
 import { OpenClawCooldowns } from '../../main/core/openclaw/cooldowns.js';
 import { readLaunchctlPrint } from '../../main/core/service/launchctl-print.js';
 import { readFakeCalls, setLaunchdJob, writeFakeLaunchctl, writeFakeOpenclaw } from '../../main/rehearse/fake-tools.js';
-import { writeOpenClawCooldowns } from '../../main/rehearse/openclaw-cooldown-writer.js';
+import { writeOpenClawCooldowns } from '../../main/simulator/openclaw-cooldown-writer.js';
 
 let root: string;
 let server: Server;

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Io, parseCommandArgs, UsageError } from '../../main/cli/command.js';
 import { rehearseCommand } from '../../main/cli/rehearse.js';
-import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
 import { loadScenarioFile, ScenarioError, validateScenario } from '../../main/rehearse/scenario.js';
 import { BUILT_IN_SCENARIOS } from '../../main/rehearse/scenarios.js';
+import { assistantMessage, sessionHeader } from '../../main/simulator/records.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bb-rehearse-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -8,12 +8,12 @@
 import { describe, expect, it } from 'vitest';
 import { readGatewayLogLine } from '../../main/core/sources/gateway-log-record.js';
 import { type EvaluateContext, evaluate } from '../../main/rehearse/expectations.js';
-import { gatewayRestartLine, stalledSessionLine } from '../../main/rehearse/gateway-log-lines.js';
 import { describePhase } from '../../main/rehearse/phases.js';
 import { renderText } from '../../main/rehearse/report-text.js';
 import { stepWords } from '../../main/rehearse/report-words.js';
 import { type Expectation, type Scenario, ScenarioError, validateScenario } from '../../main/rehearse/scenario.js';
 import type { RehearsalReport, TimelineEvent } from '../../main/rehearse/types.js';
+import { gatewayRestartLine, stalledSessionLine } from '../../main/simulator/gateway-log-lines.js';
 
 const DEP = 'anthropic/claude-sonnet-4-5';
 const BASE = {

@@ -19,8 +19,8 @@ import type { ApiStatus } from '../../main/api/types.js';
 import type { Outcome } from '../../main/core/classify.js';
 import { loadConfig } from '../../main/core/config/index.js';
 import { silentLogger } from '../../main/core/log.js';
-import { assistantMessage, sessionHeader } from '../../main/rehearse/records.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../main/rehearse/simulated-gateway.js';
+import { assistantMessage, sessionHeader } from '../../main/simulator/records.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
 import { type AuthStateWriter, profileStore, sharedAuthDatabase } from '../helpers/openclaw-auth-state.js';
 import { appendLines, until } from '../helpers/transcripts.js';
 

@@ -201,7 +201,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
     });
     this.incidentService.start();
 
-    this.startSpend(store, environment.env);
+    const spend = this.startSpend(store, environment.env);
 
     storeSide.prune();
     this.every(HOUR_MS, () => this.storeSide?.prune());
@@ -217,7 +217,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
       sources: () => this.sources.statuses(),
       incidents: this.incidentService,
       cooldowns: this.openclaw.cooldowns ?? undefined,
-      spend: this.spendTracker ?? undefined,
+      spend,
       language: this.language(),
       gateway: this.gatewaySide ?? undefined,
       feed: this,
@@ -248,15 +248,16 @@ export class Monitor extends EventEmitter<MonitorEvents> {
    * Spend: the report and budget standings over the store, budget alerts checked every minute (told through
    * the notifier), and the quota reader running OpenClaw's usage command on its own timer.
    */
-  private startSpend(store: Store, env: NodeJS.ProcessEnv): void {
+  private startSpend(store: Store, env: NodeJS.ProcessEnv): SpendTracker {
     this.openclaw.readQuota(this.loaded, env);
-    this.spendTracker = new SpendTracker({
+    const tracker = new SpendTracker({
       store,
       budgets: () => this.loaded.config.budgets.spend,
       quota: () => this.openclaw.quotaWindows(),
       clock: this.clock,
       language: this.language(),
     });
+    this.spendTracker = tracker;
     this.every(this.options.spendCheckMs ?? MINUTE_MS, () =>
       checkSpendBudgets(this.spendTracker, {
         log: this.log,
@@ -264,6 +265,7 @@ export class Monitor extends EventEmitter<MonitorEvents> {
         writes: this.storeSide?.room,
       }),
     );
+    return tracker;
   }
 
   async stop(): Promise<void> {

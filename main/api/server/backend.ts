@@ -18,7 +18,7 @@ import type { Notice } from '../../core/notify/notice.js';
 import type { Notifier } from '../../core/notify/notifier.js';
 import type { OpenClawCooldowns } from '../../core/openclaw/cooldowns.js';
 import type { SourceStatus } from '../../core/sources/source.js';
-import { SpendTracker } from '../../core/spend/tracker.js';
+import type { SpendTracker } from '../../core/spend/tracker.js';
 import type { StoreHealth } from '../../core/store/database-watch.js';
 import type { Store } from '../../core/store/db.js';
 import {
@@ -68,8 +68,8 @@ export interface BackendParts {
   effectiveConfig: () => Record<string, unknown>;
   /** What `breakerbar doctor` finds, for the first-run view. */
   doctor: () => Promise<DoctorReport>;
-  /** Spend, budgets and quota windows (default: the store's figures, no budgets, no quota reader). */
-  spend?: Pick<SpendTracker, 'report' | 'budgets' | 'quota'>;
+  /** Spend, budgets and quota windows: the root's tracker (the backend builds no part of its own). */
+  spend: Pick<SpendTracker, 'report' | 'budgets' | 'quota'>;
   /** OpenClaw's cooldowns, when this instance reads them. */
   cooldowns?: Pick<OpenClawCooldowns, 'forDependency' | 'status'>;
   /** The gateway side, when this instance probes and restarts the gateway. */
@@ -97,15 +97,7 @@ export function createBackend(parts: BackendParts): ApiBackend {
     }
     return lastDay.summary;
   };
-  const spend =
-    parts.spend ??
-    new SpendTracker({
-      store: parts.store,
-      budgets: () => [],
-      quota: () => [],
-      clock: parts.clock,
-      language: parts.language ?? 'en',
-    });
+  const { spend } = parts;
   return {
     status(): ApiStatus {
       const now = parts.clock();

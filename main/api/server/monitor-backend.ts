@@ -38,7 +38,7 @@ export interface MonitorBackendParts {
   sources: () => SourceStatus[];
   incidents?: IncidentService;
   cooldowns?: OpenClawCooldowns;
-  spend?: SpendTracker;
+  spend: SpendTracker;
   language: Language;
   gateway?: GatewaySide;
   feed: MonitorFeed;

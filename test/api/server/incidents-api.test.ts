@@ -15,7 +15,7 @@ import type { IncidentDetail, IncidentList } from '../../../main/core/incidents/
 import { silentLogger } from '../../../main/core/log.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
-import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
+import { assistantMessage, sessionHeader } from '../../../main/simulator/records.js';
 import { until } from '../../helpers/transcripts.js';
 
 let root: string;

@@ -28,8 +28,8 @@ import type { Environment } from '../../../main/core/config/index.js';
 import { type DoctorReport, type Finding, runDoctor } from '../../../main/core/doctor/index.js';
 import { lockDataDir } from '../../../main/core/lock.js';
 import { ZSTD_DECODER } from '../../../main/core/sources/zstd.js';
-import { agentDatabasePath, OpenClawAgentDb } from '../../../main/rehearse/openclaw-db.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
+import { agentDatabasePath, OpenClawAgentDb } from '../../../main/simulator/openclaw-db.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../../main/simulator/simulated-gateway.js';
 
 let tmp: string;
 let stateDir: string;

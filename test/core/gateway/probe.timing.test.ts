@@ -12,7 +12,7 @@ import {
   readyFromAnswer,
   startupFromAnswer,
 } from '../../../main/core/gateway/probe.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../../main/simulator/simulated-gateway.js';
 import { until } from '../../helpers/transcripts.js';
 
 let cleanups: Array<() => Promise<void> | void> = [];

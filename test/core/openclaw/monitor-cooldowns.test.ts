@@ -19,8 +19,8 @@ import { silentLogger } from '../../../main/core/log.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
 import { parsePrometheusText } from '../../../main/core/sources/prometheus-text.js';
-import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
+import { assistantMessage, sessionHeader } from '../../../main/simulator/records.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../../main/simulator/simulated-gateway.js';
 import { type AuthStateWriter, profileStore, sharedAuthDatabase } from '../../helpers/openclaw-auth-state.js';
 import { appendLines, until } from '../../helpers/transcripts.js';
 

@@ -17,7 +17,7 @@ import {
   skimJson,
 } from '../../../main/core/sources/json-skim.js';
 import { QuoteIndexer } from '../../../main/core/sources/quote-bitmap.js';
-import { seededRandom } from '../../../main/rehearse/records.js';
+import { seededRandom } from '../../../main/simulator/records.js';
 import { diff, generator, HUGE, mutateOneByte } from '../../helpers/json-values.js';
 
 const shape = (entries: Array<[string, Shape | null]>) => new Shape(new Map(entries));

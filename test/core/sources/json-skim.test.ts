@@ -8,7 +8,7 @@ import {
   skimJson,
 } from '../../../main/core/sources/json-skim.js';
 import { QuoteIndexer } from '../../../main/core/sources/quote-bitmap.js';
-import { seededRandom } from '../../../main/rehearse/records.js';
+import { seededRandom } from '../../../main/simulator/records.js';
 import { diff, generator, HUGE, mutateOneByte, oracle } from '../../helpers/json-values.js';
 
 /** Large enough for every input here, the 5 MB line included. */

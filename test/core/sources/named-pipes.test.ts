@@ -16,7 +16,7 @@ import { GatewayLogSource } from '../../../main/core/sources/gateway-log.js';
 import { NotRegularFileError } from '../../../main/core/sources/regular-file.js';
 import { JsonlTranscriptSource } from '../../../main/core/sources/transcripts-jsonl.js';
 import { Store } from '../../../main/core/store/db.js';
-import { agentDatabasePath } from '../../../main/rehearse/openclaw-db.js';
+import { agentDatabasePath } from '../../../main/simulator/openclaw-db.js';
 import { appendLog, generateGatewayLog, logName } from '../../helpers/gateway-log.js';
 import { generateSession, sessionsDir, until, writeSession } from '../../helpers/transcripts.js';
 

@@ -12,7 +12,7 @@ import {
   quoteModuleBytes,
   sharedQuoteIndexer,
 } from '../../../main/core/sources/quote-bitmap.js';
-import { seededRandom } from '../../../main/rehearse/records.js';
+import { seededRandom } from '../../../main/simulator/records.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { credentialOf, FAILED_TURN_PLACEHOLDER, readRecord } from '../../../main/core/sources/transcript-record.js';
-import { assistantMessage } from '../../../main/rehearse/records.js';
+import { assistantMessage } from '../../../main/simulator/records.js';
 
 const context = { source: 'jsonl' as const, agentId: 'main', sessionId: 's1' };
 const T = Date.parse('2026-11-30T10:00:00Z');

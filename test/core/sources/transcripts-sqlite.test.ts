@@ -19,13 +19,13 @@ import { SqliteTranscriptSource } from '../../../main/core/sources/transcripts-s
 import type { CommitResult } from '../../../main/core/store/batch.js';
 import { Store } from '../../../main/core/store/db.js';
 import type { CallSummary, TurnSummary } from '../../../main/core/summary.js';
-import { agentDatabasePath, OpenClawAgentDb } from '../../../main/rehearse/openclaw-db.js';
-import type { DbWriterCommand, DbWriterReply } from '../../../main/rehearse/openclaw-db-writer.js';
-import { seededRandom } from '../../../main/rehearse/records.js';
-import { SessionScript } from '../../../main/rehearse/workload.js';
+import { agentDatabasePath, OpenClawAgentDb } from '../../../main/simulator/openclaw-db.js';
+import type { DbWriterCommand, DbWriterReply } from '../../../main/simulator/openclaw-db-writer.js';
+import { seededRandom } from '../../../main/simulator/records.js';
+import { SessionScript } from '../../../main/simulator/workload.js';
 import { until } from '../../helpers/transcripts.js';
 
-const WRITER = fileURLToPath(new URL('../../../dist/main/rehearse/openclaw-db-writer.js', import.meta.url));
+const WRITER = fileURLToPath(new URL('../../../dist/main/simulator/openclaw-db-writer.js', import.meta.url));
 /** Trimmed from a database openclaw@2026.9.6 wrote (see its README): 98 rows, 12 assistant messages, schema 23. */
 const FIXTURE = fileURLToPath(new URL('../../fixtures/openclaw-2026.9.6/openclaw-agent.sqlite', import.meta.url));
 const FIXTURE_CALLS = 12;

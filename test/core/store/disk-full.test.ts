@@ -24,8 +24,8 @@ import { parseWith } from '../../../main/core/config/schema.js';
 import { checkBreakerbar, checkRoom } from '../../../main/core/doctor/breakerbar-check.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
 import type { Store } from '../../../main/core/store/db.js';
-import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
+import { assistantMessage, sessionHeader } from '../../../main/simulator/records.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../../main/simulator/simulated-gateway.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
 import { appendLines, until } from '../../helpers/transcripts.js';
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../main/core/classify.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory, type ProbeRow } from '../../../main/core/store/gateway-history.js';
-import { seededRandom } from '../../../main/rehearse/records.js';
+import { seededRandom } from '../../../main/simulator/records.js';
 import { callEvent } from '../../helpers/calls.js';
 
 let dir: string;

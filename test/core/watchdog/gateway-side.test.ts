@@ -18,8 +18,8 @@ import { parseWith } from '../../../main/core/config/schema.js';
 import { silentLogger } from '../../../main/core/log.js';
 import type { DesktopChannel } from '../../../main/core/notify/desktop.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
-import { assistantMessage, sessionHeader } from '../../../main/rehearse/records.js';
-import { type SimulatedGateway, startSimulatedGateway } from '../../../main/rehearse/simulated-gateway.js';
+import { assistantMessage, sessionHeader } from '../../../main/simulator/records.js';
+import { type SimulatedGateway, startSimulatedGateway } from '../../../main/simulator/simulated-gateway.js';
 import { translator } from '../../../main/words/messages/index.js';
 import { appendLines, until } from '../../helpers/transcripts.js';
 

@@ -6,7 +6,7 @@ import {
   type SimulatedGateway,
   type SimulatedGatewayOptions,
   startSimulatedGateway,
-} from '../../main/rehearse/simulated-gateway.js';
+} from '../../main/simulator/simulated-gateway.js';
 
 let gateways: SimulatedGateway[] = [];
 

@@ -5,9 +5,9 @@
  * one restarts the monitor in place (ingestion resumes exactly where it was).
  */
 import { unwatchFile, watchFile } from 'node:fs';
-import { Monitor } from '../api/root/monitor.js';
-import { ConfigError, type LoadedConfig } from '../core/config/index.js';
-import { createLogger, type Logger } from '../core/log.js';
+import { ConfigError, type LoadedConfig } from '../../core/config/index.js';
+import { createLogger, type Logger } from '../../core/log.js';
+import { Monitor } from './monitor.js';
 
 /** How often the config file's mtime is looked at (a stat: negligible when idle). */
 const WATCH_INTERVAL_MS = 2000;
