@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { readInput, type ScanInput, scanScratch } from '../main/core/scan-read.js';
+import { readInput, type ScanInput, scanScratch } from '../main/core/scan/read.js';
 import { findAgentDatabases } from '../main/core/sources/agent-database.js';
 import { agentDatabasePath } from '../main/simulator/openclaw-db.js';
 import { machine, recordSection, summarize } from './report.js';
@@ -385,7 +385,7 @@ measured on ${machine()}, load average ${load.toFixed(1)} at the start (shared m
 | reader | seconds | MB/s | vs straightforward | counts exact | what it is |
 |---|---:|---:|---:|---|---|
 ${row('better-sqlite3 SELECT + JSON.parse', reference.seconds, exact.reference, '`SELECT event_json, event_zstd` iterated, `zstdDecompressSync` where needed, `JSON.parse`, assistant messages counted by stopReason (node start-up not included)')}
-${row('BreakerBar read path, in-thread', inThread.seconds, exact.inThread, "scan's reader (`readInput`, `main/core/scan-agent-database.ts`) over every database on one thread: rows visited, zstd decoded into one reused buffer, each event's quote bitmap, parsed and classified (node start-up not included)")}
+${row('BreakerBar read path, in-thread', inThread.seconds, exact.inThread, "scan's reader (`readInput`, `main/core/scan/agent-database.ts`) over every database on one thread: rows visited, zstd decoded into one reused buffer, each event's quote bitmap, parsed and classified (node start-up not included)")}
 ${row('breakerbar scan --json --workers 1', cliOne.seconds, exact.cliOne, 'the command on one thread, node start-up included')}
 ${row('**breakerbar scan --json**', cli.seconds, exact.cli, 'the command as shipped: databases spread over worker threads, node start-up included')}
 

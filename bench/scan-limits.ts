@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { configSchema } from '../main/core/config/index.js';
 import type { CallEvent } from '../main/core/events.js';
-import { readTranscriptFile, scanScratch } from '../main/core/scan-read.js';
+import { readTranscriptFile, scanScratch } from '../main/core/scan/read.js';
 import { BacklogMode } from '../main/core/store/backlog-mode.js';
 import type { Db } from '../main/core/store/database.js';
 import { Store } from '../main/core/store/db.js';

@@ -1,5 +1,5 @@
-import type { ScanResult } from '../core/scan.js';
-import { scanThreads, startScanWorkers } from '../core/scan-pool.js';
+import { scanThreads, startScanWorkers } from '../core/scan/pool.js';
+import type { ScanResult } from '../core/scan/scan.js';
 import { type Command, parseTimeOption, positiveInt, stringList, stringOption } from './command.js';
 
 export const scanCommand: Command = {
@@ -46,7 +46,7 @@ Options:
     try {
       const [{ loadConfig }, { scanInParallel }] = await Promise.all([
         import('../core/config/index.js'),
-        import('../core/scan.js'),
+        import('../core/scan/scan.js'),
       ]);
       const loaded = loadConfig(stringOption(args, 'config'));
       const dirs = args.positionals.length > 0 ? args.positionals : [loaded.stateDir];

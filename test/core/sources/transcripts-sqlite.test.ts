@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../main/core/classify.js';
 import type { CallEvent } from '../../../main/core/events.js';
 import { type Logger, silentLogger } from '../../../main/core/log.js';
-import { scan } from '../../../main/core/scan.js';
+import { scan } from '../../../main/core/scan/scan.js';
 import type { IngestSink } from '../../../main/core/sources/source.js';
 import { SqliteTranscriptSource } from '../../../main/core/sources/transcripts-sqlite.js';
 import type { CommitResult } from '../../../main/core/store/batch.js';

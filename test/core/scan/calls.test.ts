@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type FoundCalls, FoundCallsBuilder, foundCallAt, keyHash, SeenKeys } from '../../main/core/scan-calls.js';
+import { type FoundCalls, FoundCallsBuilder, foundCallAt, keyHash, SeenKeys } from '../../../main/core/scan/calls.js';
 
 const call = (key: string, i = 0) => ({
   key,

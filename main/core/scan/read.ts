@@ -4,14 +4,14 @@
  * the main thread or in a worker; it returns plain data either way.
  */
 import { closeSync } from 'node:fs';
-import { type RowidRange, readAgentDatabase } from './scan-agent-database.js';
-import { type FoundCalls, FoundCallsBuilder } from './scan-calls.js';
-import { readIdentity } from './sources/file-identity.js';
-import { readLineBatch } from './sources/line-batch.js';
-import { lendReadBuffer } from './sources/quote-bitmap.js';
-import { openRegularFile } from './sources/regular-file.js';
-import type { TranscriptRecord } from './sources/transcript-record.js';
-import { agentIdOf, forEachRecord, sessionIdOf } from './sources/transcripts-jsonl.js';
+import { readIdentity } from '../sources/file-identity.js';
+import { readLineBatch } from '../sources/line-batch.js';
+import { lendReadBuffer } from '../sources/quote-bitmap.js';
+import { openRegularFile } from '../sources/regular-file.js';
+import type { TranscriptRecord } from '../sources/transcript-record.js';
+import { agentIdOf, forEachRecord, sessionIdOf } from '../sources/transcripts-jsonl.js';
+import { type RowidRange, readAgentDatabase } from './agent-database.js';
+import { type FoundCalls, FoundCallsBuilder } from './calls.js';
 
 export type ScanInput =
   | { kind: 'jsonl'; path: string; bytes: number }

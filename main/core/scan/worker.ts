@@ -5,7 +5,7 @@
  * ended by the main thread once every input has been read.
  */
 import { parentPort } from 'node:worker_threads';
-import { type ReadOptions, readInput, type ScanInput, scanScratch } from './scan-read.js';
+import { type ReadOptions, readInput, type ScanInput, scanScratch } from './read.js';
 
 export interface ScanWorkerRequest {
   inputs: ScanInput[];

@@ -19,11 +19,11 @@ import {
   type RowidRange,
   readAgentDatabase,
   splitAgentDatabase,
-} from '../../main/core/scan-agent-database.js';
-import { AgentDatabase } from '../../main/core/sources/agent-database.js';
-import { readRecord, type TranscriptRecord } from '../../main/core/sources/transcript-record.js';
+} from '../../../main/core/scan/agent-database.js';
+import { AgentDatabase } from '../../../main/core/sources/agent-database.js';
+import { readRecord, type TranscriptRecord } from '../../../main/core/sources/transcript-record.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/openclaw-2026.9.6/openclaw-agent.sqlite', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../fixtures/openclaw-2026.9.6/openclaw-agent.sqlite', import.meta.url));
 /** The fixture: 98 rows, 12 assistant messages, row 47 compressed. */
 const FIXTURE_ROWS = 98;
 const FIXTURE_CALLS = 12;

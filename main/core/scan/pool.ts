@@ -14,10 +14,10 @@ export function scanThreads(workers?: number): number {
   return Math.max(1, Math.min(workers ?? availableParallelism(), 8));
 }
 
-/** Starts `threads` scan workers (scan-worker.ts), or none when the scan runs in this thread. */
+/** Starts `threads` scan workers (worker.ts), or none when the scan runs in this thread. */
 export function startScanWorkers(threads: number): Worker[] {
   if (threads <= 1) return [];
-  return Array.from({ length: threads }, () => new Worker(new URL('./scan-worker.js', import.meta.url)));
+  return Array.from({ length: threads }, () => new Worker(new URL('./worker.js', import.meta.url)));
 }
 
 /** Worker threads need the compiled module; under a TypeScript test runner scan stays in-thread. */

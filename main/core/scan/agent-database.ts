@@ -7,9 +7,9 @@
  * compressed event is decoded into one reused buffer and parsed there, so
  * reading a database allocates almost nothing per event.
  */
-import { AgentDatabase } from './sources/agent-database.js';
-import { sharedQuoteIndexer } from './sources/quote-bitmap.js';
-import { readRecord, type TranscriptRecord } from './sources/transcript-record.js';
+import { AgentDatabase } from '../sources/agent-database.js';
+import { sharedQuoteIndexer } from '../sources/quote-bitmap.js';
+import { readRecord, type TranscriptRecord } from '../sources/transcript-record.js';
 
 /** Rows per page: one short read transaction each. */
 const PAGE_ROWS = 5000;

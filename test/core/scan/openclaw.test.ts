@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scan } from '../../main/core/scan.js';
-import { ANSWER_CLASS, type Answer } from '../e2e/openclaw/harness/mock-provider.js';
+import { scan } from '../../../main/core/scan/scan.js';
+import { ANSWER_CLASS, type Answer } from '../../e2e/openclaw/harness/mock-provider.js';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const roots: string[] = [];
 
 afterAll(() => {
