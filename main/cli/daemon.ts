@@ -107,6 +107,8 @@ Options:
     }
     host.logger.info('stopping', { signal: received });
     await host.stop();
+    // Said once everything is closed: a signal that lands after this line can only cut Node's own exit short.
+    host.logger.info('stopped', { signal: received });
     // A restart command left running (it may drain the gateway for minutes) must not keep the daemon
     // alive: it finishes on its own, and the next start verifies it. Anything else lingering gets 3 s.
     setTimeout(() => process.exit(), 3000).unref();

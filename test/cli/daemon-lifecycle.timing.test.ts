@@ -153,8 +153,11 @@ describe('Ctrl-C', () => {
     started.child.kill('SIGINT');
     await until('the shutdown begun', () => (/stopping/.test(started.stderr()) ? true : undefined), started);
     started.child.kill('SIGINT');
-    expect(await exitOf(started)).toBe(0);
+    const code = await exitOf(started);
     expect(leftBehind()).toEqual([]);
+    // On a busy machine the second signal can arrive after the shutdown finished, while Node itself exits with
+    // its signal handlers already reset: then it ends the process by the signal, with nothing left to cut short.
+    if (code !== 0) expect(started.stderr()).toMatch(/\bstopped\b/);
   });
 
   it("through npm start's launcher, as a terminal sends it: to the whole group, forwarded again by the launcher", async () => {
