@@ -23,7 +23,8 @@ import {
   readLaunchctlPrint,
 } from '../../service/launchctl-print.js';
 import { findExecutable, serviceNameOverride, serviceProfile } from './environment.js';
-import { combineSteps, failureOf, fileExists, pathFor, StepRunner, shorten, succeeded, tildeFor } from './steps.js';
+import { attemptFinisher, settleService } from './service-restart.js';
+import { failureOf, fileExists, pathFor, StepRunner, shorten, succeeded, tildeFor } from './steps.js';
 import { STOPPED_ITSELF_REASON, stoppedItself } from './stopped-itself.js';
 import type {
   ExecutionContext,
@@ -31,7 +32,6 @@ import type {
   RestartPlan,
   ServiceHealth,
   ServiceState,
-  StepRecord,
   StrategyEnvironment,
   StrategyVerification,
 } from './types.js';
@@ -39,8 +39,6 @@ import type {
 export const LAUNCHD_DEFAULT_LABEL = 'ai.openclaw.gateway';
 
 /** Between reads of a job that is coming up after a restart. */
-export const SETTLE_POLL_MS = 500;
-const DEFAULT_SETTLE_MS = 10_000;
 
 export interface LaunchdIdentity {
   launchctl: string;
@@ -250,40 +248,10 @@ function why(state: ServiceState): string {
   }
 }
 
-/** Reads the job until launchd shows it running, or the settle time is up. */
-async function settle(
-  identity: LaunchdIdentity,
-  env: StrategyEnvironment,
-  steps: StepRunner,
-  ctx: ExecutionContext,
-): Promise<ServiceState> {
-  const budget = Math.min(ctx.settleMs ?? DEFAULT_SETTLE_MS, Math.max(0, steps.remainingMs()));
-  const polls = Math.max(1, Math.ceil(budget / SETTLE_POLL_MS));
-  let state = await inspectLaunchd(identity, env, steps);
-  for (let i = 1; i < polls && state.health !== 'running' && state.health !== 'unknown'; i++) {
-    await ctx.sleep(SETTLE_POLL_MS);
-    state = await inspectLaunchd(identity, env, steps);
-  }
-  return state;
-}
-
 export async function restartLaunchd(plan: RestartPlan, ctx: ExecutionContext): Promise<RestartAttempt> {
   const env = ctx.environment;
   const steps = new StepRunner(ctx);
-  const finish = (
-    outcome: RestartAttempt['outcome'],
-    message: string,
-    service: ServiceState | null,
-    deciding?: StepRecord,
-  ): RestartAttempt => ({
-    outcome,
-    message,
-    pending: null,
-    steps: steps.records,
-    result: combineSteps(steps.records, deciding),
-    service,
-    durationMs: steps.elapsedMs(),
-  });
+  const finish = attemptFinisher(steps);
 
   const { identity, problem } = launchdIdentity(env);
   if (!identity) return finish('failed', `${plan.description}: ${problem}`, null);
@@ -329,7 +297,13 @@ export async function restartLaunchd(plan: RestartPlan, ctx: ExecutionContext): 
     return finish('failed', `\`${argv.slice(1).join(' ')}\` ${failureOf(result)}`, before, record);
   }
 
-  const after = await settle(identity, env, steps, ctx);
+  // Read until launchd shows it running (anything else may still change: launchd respawns on its own pace).
+  const after = await settleService(
+    () => inspectLaunchd(identity, env, steps),
+    (state) => state.health !== 'running' && state.health !== 'unknown',
+    steps,
+    ctx,
+  );
   if (after.health === 'running') {
     const pids =
       before.pid !== null && before.pid !== after.pid ? `pid ${before.pid} → ${after.pid}` : `pid ${after.pid}`;

@@ -15,22 +15,18 @@
  */
 import { parseSystemctlShow, SYSTEMD_SHOW_PROPERTIES, type SystemdUnitShow } from '../../service/systemctl-show.js';
 import { findExecutable, serviceNameOverride, serviceProfile } from './environment.js';
-import { SETTLE_POLL_MS } from './launchd.js';
-import { combineSteps, failureOf, fileExists, pathFor, StepRunner, succeeded, tildeFor } from './steps.js';
+import { attemptFinisher, settleService } from './service-restart.js';
+import { failureOf, fileExists, pathFor, StepRunner, succeeded, tildeFor } from './steps.js';
 import { STOPPED_ITSELF_REASON, stoppedItself } from './stopped-itself.js';
 import type {
   ExecutionContext,
   RestartAttempt,
-  RestartOutcome,
   RestartPlan,
   ServiceHealth,
   ServiceState,
-  StepRecord,
   StrategyEnvironment,
   StrategyVerification,
 } from './types.js';
-
-const DEFAULT_SETTLE_MS = 10_000;
 
 export interface SystemdIdentity {
   systemctl: string;
@@ -230,41 +226,10 @@ function why(state: ServiceState): string {
   }
 }
 
-async function settle(
-  identity: SystemdIdentity,
-  env: StrategyEnvironment,
-  steps: StepRunner,
-  ctx: ExecutionContext,
-): Promise<ServiceState> {
-  const budget = Math.min(ctx.settleMs ?? DEFAULT_SETTLE_MS, Math.max(0, steps.remainingMs()));
-  const polls = Math.max(1, Math.ceil(budget / SETTLE_POLL_MS));
-  let state = await inspectSystemd(identity, env, steps);
-  const waiting = (s: ServiceState) =>
-    s.health === 'starting' || s.health === 'respawn_pending' || s.health === 'stopping';
-  for (let i = 1; i < polls && waiting(state); i++) {
-    await ctx.sleep(SETTLE_POLL_MS);
-    state = await inspectSystemd(identity, env, steps);
-  }
-  return state;
-}
-
 export async function restartSystemd(plan: RestartPlan, ctx: ExecutionContext): Promise<RestartAttempt> {
   const env = ctx.environment;
   const steps = new StepRunner(ctx);
-  const finish = (
-    outcome: RestartOutcome,
-    message: string,
-    service: ServiceState | null,
-    deciding?: StepRecord,
-  ): RestartAttempt => ({
-    outcome,
-    message,
-    pending: null,
-    steps: steps.records,
-    result: combineSteps(steps.records, deciding),
-    service,
-    durationMs: steps.elapsedMs(),
-  });
+  const finish = attemptFinisher(steps);
 
   const { identity, problem } = systemdIdentity(env);
   if (!identity) return finish('failed', `${plan.description}: ${problem}`, null);
@@ -296,7 +261,13 @@ export async function restartSystemd(plan: RestartPlan, ctx: ExecutionContext): 
     }
   }
 
-  const after = await settle(identity, env, steps, ctx);
+  // Read while systemd shows the unit on its way (starting, a respawn pending, stopping); any other state is its answer.
+  const after = await settleService(
+    () => inspectSystemd(identity, env, steps),
+    (state) => state.health === 'starting' || state.health === 'respawn_pending' || state.health === 'stopping',
+    steps,
+    ctx,
+  );
   const done = `systemd unit ${identity.unit}: ${why(before)}`;
   if (after.health === 'running') {
     return finish('done', `${done}; active${after.pid !== null ? ` (pid ${after.pid})` : ''}`, after);
