@@ -12,8 +12,8 @@ import {
   serviceStatus,
   shellCommand,
   uninstallService,
-} from '../core/service/manager.js';
-import { programArguments, UnitFileError } from '../core/service/unit-files.js';
+} from '../core/service-managers/manager.js';
+import { programArguments, UnitFileError } from '../core/service-managers/unit-files.js';
 import { type Command, type Io, type Parsed, stringOption, UsageError } from './command.js';
 
 const ACTIONS = ['install', 'uninstall', 'status'] as const;

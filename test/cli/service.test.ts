@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Io, parseCommandArgs, UsageError } from '../../main/cli/command.js';
 import { createServiceCommand, type ServiceDeps, serviceCommand } from '../../main/cli/service.js';
 import { ConfigError } from '../../main/core/config/index.js';
-import type { RunResult } from '../../main/core/service/manager.js';
-import { programArguments } from '../../main/core/service/unit-files.js';
+import type { RunResult } from '../../main/core/service-managers/manager.js';
+import { programArguments } from '../../main/core/service-managers/unit-files.js';
 
 let home: string;
 let cwd: string;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hangupAction, runsAsService, SERVICE_ENV } from '../../main/core/service/run-mode.js';
+import { hangupAction, runsAsService, SERVICE_ENV } from '../../main/core/service-managers/run-mode.js';
 import { explainStartupError } from '../../main/core/startup-errors.js';
 
 let tmp: string;

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseCliJson, pendingFromJson } from '../../main/core/gateway/strategies/openclaw-cli.js';
 import { silentLogger } from '../../main/core/log.js';
 import { OpenClawCooldowns } from '../../main/core/openclaw/cooldowns.js';
-import { readLaunchctlPrint } from '../../main/core/service/launchctl-print.js';
+import { readLaunchctlPrint } from '../../main/core/service-managers/launchctl-print.js';
 import { readFakeCalls, setLaunchdJob, writeFakeLaunchctl, writeFakeOpenclaw } from '../../main/rehearse/fake-tools.js';
 import { writeOpenClawCooldowns } from '../../main/simulator/openclaw-cooldown-writer.js';
 

@@ -7,8 +7,8 @@ import {
   parseLaunchctlDisabled,
   parseLaunchctlPrint,
   readLaunchctlPrint,
-} from '../../../main/core/service/launchctl-print.js';
-import { parseSystemctlShow } from '../../../main/core/service/systemctl-show.js';
+} from '../../../main/core/service-managers/launchctl-print.js';
+import { parseSystemctlShow } from '../../../main/core/service-managers/systemctl-show.js';
 import { fixture } from './service-fixtures.js';
 
 describe('launchctl print', () => {

@@ -21,7 +21,7 @@ import {
   outputLine,
   parseLaunchctlDisabled,
   readLaunchctlPrint,
-} from '../../service/launchctl-print.js';
+} from '../../service-managers/launchctl-print.js';
 import { findExecutable, serviceNameOverride, serviceProfile } from './environment.js';
 import { attemptFinisher, settleService } from './service-restart.js';
 import { failureOf, fileExists, pathFor, StepRunner, shorten, succeeded, tildeFor } from './steps.js';

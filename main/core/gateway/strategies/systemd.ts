@@ -13,7 +13,11 @@
  * what it says, and it is read again afterwards: a restart counts only when
  * systemd shows it active.
  */
-import { parseSystemctlShow, SYSTEMD_SHOW_PROPERTIES, type SystemdUnitShow } from '../../service/systemctl-show.js';
+import {
+  parseSystemctlShow,
+  SYSTEMD_SHOW_PROPERTIES,
+  type SystemdUnitShow,
+} from '../../service-managers/systemctl-show.js';
 import { findExecutable, serviceNameOverride, serviceProfile } from './environment.js';
 import { attemptFinisher, settleService } from './service-restart.js';
 import { failureOf, fileExists, pathFor, StepRunner, succeeded, tildeFor } from './steps.js';

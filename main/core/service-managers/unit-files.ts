@@ -24,8 +24,8 @@ export function programArguments(configFile?: string, moduleUrl: string = import
 
 /**
  * Absolute path of `dist/main/cli/index.js`. Built, this module is
- * dist/main/core/service/unit-files.js, two directories below the CLI; run from
- * source (tests: main/core/service/unit-files.ts) it points at the build output
+ * dist/main/core/service-managers/unit-files.js, two directories below the CLI; run from
+ * source (tests: main/core/service-managers/unit-files.ts) it points at the build output
  * in dist/ instead, since a service must run compiled JavaScript.
  */
 export function cliEntryPath(moduleUrl: string = import.meta.url): string {

@@ -22,7 +22,7 @@ import {
   shellCommand,
   UNSUPPORTED_PLATFORM,
   uninstallService,
-} from '../../../main/core/service/manager.js';
+} from '../../../main/core/service-managers/manager.js';
 
 let home: string;
 let lingerDir: string;

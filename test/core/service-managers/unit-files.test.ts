@@ -20,7 +20,7 @@ import {
   systemdUserUnit,
   UnitFileError,
   xmlEscape,
-} from '../../../main/core/service/unit-files.js';
+} from '../../../main/core/service-managers/unit-files.js';
 import { aboutOurUnit, verifyUnit } from '../../helpers/systemd-verify.js';
 import { toolOrSkip } from '../../helpers/tools.js';
 
@@ -55,10 +55,10 @@ describe('programArguments', () => {
   });
 
   it('resolves the CLI next to the built module, and from source to the build output', () => {
-    expect(cliEntryPath(pathToFileURL('/opt/bb/dist/main/core/service/unit-files.js').href)).toBe(
+    expect(cliEntryPath(pathToFileURL('/opt/bb/dist/main/core/service-managers/unit-files.js').href)).toBe(
       '/opt/bb/dist/main/cli/index.js',
     );
-    expect(cliEntryPath(pathToFileURL('/src/bb/main/core/service/unit-files.ts').href)).toBe(
+    expect(cliEntryPath(pathToFileURL('/src/bb/main/core/service-managers/unit-files.ts').href)).toBe(
       '/src/bb/dist/main/cli/index.js',
     );
     // npm test builds first: the path the service would run exists and is the package's bin.
