@@ -13,8 +13,13 @@ import type {
   TokenRate,
   WatchdogStatus,
 } from '../main/api/types.js';
+import {
+  type BreakerReason,
+  decodeBreakerReason,
+  outcomeWords,
+  wordBreakerReason,
+} from '../main/words/breaker-reasons.js';
 import type { Translator } from '../main/words/messages/index.js';
-import { OUTCOMES } from '../main/words/outcomes.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -35,43 +40,20 @@ export function watchdogMode(status: WatchdogStatus, t: Translator): WatchdogMod
   return { kind: 'active', text: t.t('dashboard.watchdog.active') };
 }
 
-const OUTCOME_WORDS = new Set<string>(OUTCOMES);
-
-/** An outcome as people say it ("rate limited", "限流"); an unknown one as it came. */
-export function outcomeWords(outcome: string, t: Translator): string {
-  return OUTCOME_WORDS.has(outcome)
-    ? t.t(`dashboard.outcome.${outcome}` as 'dashboard.outcome.ok')
-    : outcome.replace(/_/g, ' ');
-}
+export { outcomeWords };
 
 /**
- * Why a breaker is where it is, in the reader's words: the engine states its reason in English for logs
- * and notifications ("6 consecutive failures", "rate limited, Retry-After 90 s", "3 of 4 calls failed (75%)
- * in 60 s"); the known forms are worded again here, anything else (a peer's reason, a future form) is shown
- * as the engine said it.
+ * Why a breaker is where it is, or why it moved, in the reader's words: from its code and facts, or, from an
+ * older core or a row stored before reasons were codes, from its English line (the engine's known forms are
+ * worded again; any other text is shown as it was said).
  */
+export function whyOf(x: { reason: string; why?: BreakerReason }, t: Translator): string {
+  return wordBreakerReason(x.why ?? decodeBreakerReason(x.reason), t);
+}
+
+/** A reason line alone (an older core's, a stored row's): worded as `whyOf` words it. */
 export function whyText(reason: string, t: Translator): string {
-  const ms = (seconds: string | undefined) => Math.round(Number(seconds) * 1000);
-  const forms: Array<[RegExp, (m: RegExpMatchArray) => string]> = [
-    [/^initial state$/, () => t.t('dashboard.why.initial')],
-    [/^cooldown over$/, () => t.t('dashboard.why.waitOver')],
-    [/^Retry-After over$/, () => t.t('dashboard.why.retryAfterOver')],
-    [/^answered while (open|throttled)$/, () => t.t('dashboard.why.answered')],
-    [/^(\d+) consecutive failures$/, (m) => t.t('dashboard.why.consecutive', { n: Number(m[1]) })],
-    [
-      /^(\d+) of (\d+) calls failed \(\d+%\) in ([\d.]+) s$/,
-      (m) => t.t('dashboard.why.rate', { failures: Number(m[1]), calls: Number(m[2]), windowMs: ms(m[3]) }),
-    ],
-    [/^rate limited, Retry-After ([\d.]+) s/, (m) => t.t('dashboard.why.retryAfter', { waitMs: ms(m[1]) })],
-    [/^(\d+) successful trials?$/, (m) => t.t('dashboard.why.recovered', { n: Number(m[1]) })],
-    [/^trial failed: (\w+)/, (m) => t.t('dashboard.why.trialFailed', { outcome: outcomeWords(m[1] ?? '', t) })],
-    [/^operator: (.*)$/, (m) => t.t('dashboard.why.operator', { reason: m[1] ?? '' })],
-  ];
-  for (const [pattern, word] of forms) {
-    const match = reason.match(pattern);
-    if (match) return word(match);
-  }
-  return reason;
+  return whyOf({ reason }, t);
 }
 
 /** A dependency's calls, failures, tokens and cost today (or the last 24 h when spend is not reported). */

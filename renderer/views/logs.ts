@@ -18,7 +18,7 @@ import type {
   Transition,
 } from '../../main/api/types.js';
 import type { Translator } from '../../main/words/messages/index.js';
-import { restartsInLastHour } from '../describe.js';
+import { restartsInLastHour, whyOf } from '../describe.js';
 import { type Child, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import {
@@ -423,7 +423,7 @@ function transitionLog(t: Translator, section: LogSection<Transitioned>, now: nu
         when(t, x.at, now),
         cell(x.dep),
         cell(`${state(x.from)} → ${state(x.to)}`),
-        cell(x.reason),
+        cell(whyOf(x, t)),
       ),
     );
   return block(

@@ -26,7 +26,7 @@ import {
   restartsInLastHour,
   tokensOf,
   watchdogMode,
-  whyText,
+  whyOf,
 } from '../describe.js';
 import { button, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { describeFailure } from '../errors-ui.js';
@@ -365,7 +365,7 @@ export class OverviewView implements View {
       h(
         'p',
         { class: 'reason', title: breaker.reason, 'data-testid': 'why' },
-        whyText(breaker.reason, t),
+        whyOf(breaker, t),
         breaker.since > 0 ? h('span', null, ` · ${t.t('dashboard.card.since')} `, live('ago', breaker.since)) : null,
       ),
       incident === null

@@ -58,6 +58,8 @@ export interface DaemonOptions {
   history?: boolean;
   /** Extra config keys. */
   config?: Record<string, unknown>;
+  /** Writes into the store (its file, at `dbPath`) before the core opens it: a history a user's store holds. */
+  seed?: (dbPath: string, now: number) => void | Promise<void>;
 }
 
 function receiver(status: number): Promise<{ server: Server; url: string }> {
@@ -168,6 +170,7 @@ export async function startDashboardDaemon(options: DaemonOptions): Promise<Dash
   );
   const environment = { env: {}, home: root, platform: process.platform };
   const loaded = loadConfig(configFile, environment);
+  await options.seed?.(loaded.dbPath, now);
   const monitor = new Monitor(loaded, { log: silentLogger, environment, staticDir: options.staticDir });
   await monitor.start();
   const url = monitor.apiUrl;

@@ -60,6 +60,7 @@
  *   `retryAfterSkips` counters: metrics counters never go down.
  */
 
+import { type BreakerReason, breakerReasonLine } from '../../words/breaker-reasons.js';
 import { TimeWindow, type WindowCounts } from './time-window.js';
 import type {
   BreakerPolicy,
@@ -86,15 +87,6 @@ export interface BreakerOptions {
   jitter?: () => number;
 }
 
-/**
- * `120 s`, `1.5 s`: operators read reasons in notifications. Always seconds, not the shared `f.duration`: the
- * dashboard reads these reasons back to word them in the reader's language (renderer/describe.ts), and stored
- * reasons keep this form.
- */
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))} s`;
-}
-
 /** Quota tripped it when rate limits are most of the failures that did. */
 function quotaMajority(quota: number, failures: number): boolean {
   return quota * 2 > failures;
@@ -108,7 +100,7 @@ export class Breaker {
 
   private state: BreakerState = 'closed';
   private forced: 'open' | 'closed' | null = null;
-  private reason = 'initial state';
+  private why: BreakerReason = { code: 'initial' };
   /** -Infinity until the first transition: nothing is history for a new breaker. */
   private since = Number.NEGATIVE_INFINITY;
   private outSince: number | null = null;
@@ -167,7 +159,7 @@ export class Breaker {
 
   control(action: OperatorAction, reason: string, ts: number): Transition[] {
     const out = this.advance(ts);
-    const why = `operator: ${reason}`;
+    const why: BreakerReason = { code: 'operator', note: reason };
     if (action === 'force_open') {
       this.forced = 'open';
       this.clearOpenTimes();
@@ -186,10 +178,10 @@ export class Breaker {
    * too, on that evidence, with its own cooldown, and trials decide as usual from then on. A breaker that is
    * not closed, or is held by an operator, is left alone: local evidence and operators come first.
    */
-  peerTripped(to: 'open' | 'throttled', reason: string, ts: number, retryAfterUntil: number | null): Transition[] {
+  peerTripped(to: 'open' | 'throttled', why: BreakerReason, ts: number, retryAfterUntil: number | null): Transition[] {
     const out = this.advance(ts);
     if (this.state !== 'closed' || this.forced !== null) return out;
-    out.push(this.trip(to, reason, ts, retryAfterUntil !== null && retryAfterUntil > ts ? retryAfterUntil : null));
+    out.push(this.trip(to, why, ts, retryAfterUntil !== null && retryAfterUntil > ts ? retryAfterUntil : null));
     return out;
   }
 
@@ -237,7 +229,8 @@ export class Breaker {
       dep: this.dep,
       state: this.state,
       forced: this.forced,
-      reason: this.reason,
+      reason: breakerReasonLine(this.why),
+      why: this.why,
       since: Number.isFinite(this.since) ? this.since : 0,
       outSince: this.outSince,
       openUntil: this.openUntil,
@@ -277,7 +270,7 @@ export class Breaker {
     const byRetryAfter = this.retryAfterUntil !== null && this.retryAfterUntil > (this.cooldownUntil ?? at);
     this.clearCooldown();
     this.trialSessions = [];
-    return this.move('half_open', byRetryAfter ? 'Retry-After over' : 'cooldown over', at);
+    return this.move('half_open', { code: byRetryAfter ? 'retry-after-over' : 'cooldown-over' }, at);
   }
 
   // ── observations ────────────────────────────────────────────────────────
@@ -309,10 +302,11 @@ export class Breaker {
   private whileClosed(obs: Observation, verdict: Verdict): Transition[] {
     const at = this.latestEventTs;
     const retryAfterUntil = verdict === 'failure' ? this.retryAfterEnd(obs) : null;
-    if (retryAfterUntil !== null) return [this.trip('throttled', this.retryAfterReason(obs), at, retryAfterUntil)];
+    if (retryAfterUntil !== null)
+      return [this.trip('throttled', { code: 'retry-after', ...this.retryAfterAsked(obs) }, at, retryAfterUntil)];
     if (this.consecutive >= this.policy.consecutiveFailures) {
       const quota = quotaMajority(this.consecutiveQuota, this.consecutive);
-      return [this.trip(quota ? 'throttled' : 'open', `${this.consecutive} consecutive failures`, at, null)];
+      return [this.trip(quota ? 'throttled' : 'open', { code: 'consecutive-failures', n: this.consecutive }, at, null)];
     }
     const w = this.window.current();
     if (this.rateTrips(w)) {
@@ -361,7 +355,13 @@ export class Breaker {
     const from = this.state;
     this.clearOpenTimes();
     this.trialSessions = [];
-    const out = [this.move('half_open', `answered while ${from}`, this.latestEventTs)];
+    const out = [
+      this.move(
+        'half_open',
+        { code: 'answered', while: from === 'throttled' ? 'throttled' : 'open' },
+        this.latestEventTs,
+      ),
+    ];
     out.push(...this.trial(obs, 'success'));
     return out;
   }
@@ -374,7 +374,7 @@ export class Breaker {
     const n = this.trialSessions.length;
     if (n < this.policy.trialsToClose) return [];
     this.resetToClosed();
-    return [this.move('closed', `${n} successful trial${n === 1 ? '' : 's'}`, this.latestEventTs)];
+    return [this.move('closed', { code: 'trials-passed', n }, this.latestEventTs)];
   }
 
   /** A repeat session proves little when others exist: then wait for one of them. */
@@ -387,14 +387,19 @@ export class Breaker {
     // Never shrinks, even with a factor below 1 or a cooldown above the cap.
     this.openDurationMs = Math.max(this.openDurationMs, Math.min(this.openDurationMs * backoffFactor, maxOpenMs));
     const retryAfterUntil = this.retryAfterEnd(obs);
-    const hint = retryAfterUntil === null ? '' : `, ${this.retryAfterHint(obs)}`;
+    const asked = retryAfterUntil === null ? { askedMs: null, cappedMs: null } : this.retryAfterAsked(obs);
     const to = isQuota(obs) ? 'throttled' : 'open';
-    return this.trip(to, `trial failed: ${obs.outcome}${hint}`, this.latestEventTs, retryAfterUntil);
+    return this.trip(to, { code: 'trial-failed', outcome: obs.outcome, ...asked }, this.latestEventTs, retryAfterUntil);
   }
 
   // ── transitions ─────────────────────────────────────────────────────────
 
-  private trip(to: 'open' | 'throttled', reason: string, at: number, retryAfterUntil: number | null): Transition {
+  private trip(
+    to: 'open' | 'throttled',
+    reason: BreakerReason,
+    at: number,
+    retryAfterUntil: number | null,
+  ): Transition {
     this.cooldownUntil = at + this.openDurationMs;
     this.retryAfterUntil = retryAfterUntil;
     this.openUntil = Math.max(this.cooldownUntil, retryAfterUntil ?? this.cooldownUntil);
@@ -423,14 +428,14 @@ export class Breaker {
     this.openUntil = null;
   }
 
-  private move(to: BreakerState, reason: string, ts: number): Transition {
+  private move(to: BreakerState, why: BreakerReason, ts: number): Transition {
     const from = this.state;
     this.state = to;
-    this.reason = reason;
+    this.why = why;
     this.since = ts;
     if (to === 'closed') this.outSince = null;
     else if (from === 'closed') this.outSince = ts;
-    return { dep: this.dep, from, to, reason, ts };
+    return { dep: this.dep, from, to, reason: breakerReasonLine(why), why, ts };
   }
 
   // ── helpers ─────────────────────────────────────────────────────────────
@@ -455,20 +460,15 @@ export class Breaker {
     return Math.min(Math.max(0, ms), this.policy.maxRetryAfterMs);
   }
 
-  private retryAfterReason(obs: Observation): string {
-    return `rate limited, ${this.retryAfterHint(obs)}`;
-  }
-
-  private retryAfterHint(obs: Observation): string {
+  /** The wait a rate limit asked for, and the capped one honoured when the cap cut it short. */
+  private retryAfterAsked(obs: Observation): { askedMs: number; cappedMs: number | null } {
     const asked = Math.max(0, obs.retryAfterMs ?? 0);
     const capped = this.cappedRetryAfter(asked);
-    const cap = capped < asked ? ` (capped at ${seconds(capped)})` : '';
-    return `Retry-After ${seconds(asked)}${cap}`;
+    return { askedMs: asked, cappedMs: capped < asked ? capped : null };
   }
 
-  private rateReason(w: Readonly<WindowCounts>): string {
-    const pct = Math.round((w.failures / w.calls) * 100);
-    return `${w.failures} of ${w.calls} calls failed (${pct}%) in ${seconds(this.policy.windowMs)}`;
+  private rateReason(w: Readonly<WindowCounts>): BreakerReason {
+    return { code: 'failure-rate', failures: w.failures, calls: w.calls, windowMs: this.policy.windowMs };
   }
 
   private jitterFraction(): number {

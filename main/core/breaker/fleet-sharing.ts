@@ -81,7 +81,7 @@ export class FleetSharing {
     const transitions = runner.peerTripped(
       peer.dep,
       peer.state,
-      `${peer.state} on ${peer.host}: ${peer.reason}`,
+      { code: 'peer', state: peer.state, host: peer.host, said: peer.reason },
       peer.state === 'throttled' ? peer.openUntil : null,
     );
     if (transitions.length > 0)

@@ -4,6 +4,7 @@
  * history at start (so a restart never closes an open breaker by accident),
  * with every transition stored and announced. All decisions stay in engine.ts.
  */
+import type { BreakerReason } from '../../words/breaker-reasons.js';
 import type { Config } from '../config/index.js';
 import type { CallEvent } from '../events.js';
 import { mostSpecific } from '../patterns.js';
@@ -129,9 +130,9 @@ export class BreakerRunner {
   }
 
   /** A peer host's breaker for `dep` tripped: ours trips too if it is closed (see Breaker.peerTripped). */
-  peerTripped(dep: string, to: 'open' | 'throttled', reason: string, retryAfterUntil: number | null): Transition[] {
+  peerTripped(dep: string, to: 'open' | 'throttled', why: BreakerReason, retryAfterUntil: number | null): Transition[] {
     const breaker = this.breakerFor(dep);
-    const transitions = breaker.peerTripped(to, reason, this.options.clock(), retryAfterUntil);
+    const transitions = breaker.peerTripped(to, why, this.options.clock(), retryAfterUntil);
     this.emit(breaker, transitions);
     return transitions;
   }

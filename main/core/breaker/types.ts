@@ -3,6 +3,7 @@
  * how it is configured. The engine itself (engine.ts) is pure: no I/O, no
  * timers, time only as the arguments it is given.
  */
+import type { BreakerReason } from '../../words/breaker-reasons.js';
 import type { Outcome, Phase } from '../classify.js';
 
 export const BREAKER_STATES = ['closed', 'half_open', 'open', 'throttled'] as const;
@@ -83,8 +84,16 @@ export interface Transition {
   dep: string;
   from: BreakerState;
   to: BreakerState;
-  /** Why, in words an operator reads in a notification (`5 consecutive failures`, `Retry-After 120 s`, …). */
+  /**
+   * Why, as the engine's English line (`5 consecutive failures`, `rate limited, Retry-After 120 s`, …) for the
+   * log and the rehearsal report: always `breakerReasonLine(why)`.
+   */
   reason: string;
+  /**
+   * Why, as a code and its facts: what is stored, and worded in the reader's language when read
+   * (`wordBreakerReason`). Absent only from an older core's answers: readers then read `reason` as a line.
+   */
+  why?: BreakerReason;
   /** Event time that caused it (the observation's time, or the time the cooldown ran out). */
   ts: number;
 }
@@ -94,7 +103,9 @@ export interface BreakerSnapshot {
   state: BreakerState;
   /** Set by an operator: the breaker holds this state until reset. */
   forced: 'open' | 'closed' | null;
+  /** The current state's reason: its English line and its code and facts (see Transition). */
   reason: string;
+  why?: BreakerReason;
   /** When the current state began (event time). */
   since: number;
   /**

@@ -7,6 +7,7 @@ import type { Transition } from '../breaker/types.js';
 import type { Severity } from '../notify/notice.js';
 import { UNKNOWN_AGENT } from '../sources/gateway-attempts.js';
 import type { Db } from '../store/database.js';
+import { storedTransition } from '../store/db.js';
 import { Statements } from '../store/statements.js';
 import { lastWeeks, weekStartOf } from './rules.js';
 import type {
@@ -140,12 +141,13 @@ export class IncidentStore {
 
   /** Breaker transitions stored in [from, to] (to seed the timeline of an incident that opens). */
   transitions(from: number, to: number): Transition[] {
-    return this.statements
+    const rows = this.statements
       .of(
         `SELECT ts, dep, from_state AS "from", to_state AS "to", reason FROM breaker_transitions
          WHERE ts >= ? AND ts <= ? ORDER BY ts, id`,
       )
       .all(from, to) as Transition[];
+    return rows.map(storedTransition);
   }
 
   /** The counters of an incident over [from, to], from the stored calls, turns, restarts and notifications. */

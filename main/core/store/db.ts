@@ -3,6 +3,7 @@
  * needs. Every write that records reading progress goes through `commit`, which stores events and the
  * cursor that produced them in one transaction: that is what makes ingestion exactly-once.
  */
+import { breakerReasonLine, decodeBreakerReason, encodeBreakerReason } from '../../words/breaker-reasons.js';
 import type { OperatorAction, Transition } from '../breaker/types.js';
 import type { Outcome, Phase } from '../classify.js';
 import type { CallEvent, SourceKind, TurnOutcome } from '../events.js';
@@ -70,6 +71,15 @@ export const PAIRING_SQL = {
 } as const;
 
 /** The store's typed operations over an open database. */
+/**
+ * A stored transition read back: its `reason` column holds the code and facts (or, in a row from before
+ * reasons were codes, an English line), read into `why` and worded as the engine's line into `reason`.
+ */
+export function storedTransition<T extends Transition>(row: T): T {
+  const why = decodeBreakerReason(row.reason);
+  return { ...row, why, reason: breakerReasonLine(why) };
+}
+
 export class Store {
   private readonly insertCall;
   private readonly insertTurn;
@@ -358,7 +368,8 @@ export class Store {
         transition.dep,
         transition.from,
         transition.to,
-        transition.reason,
+        // The code and facts, worded when read; a transition from elsewhere without them keeps its line.
+        transition.why === undefined ? transition.reason : encodeBreakerReason(transition.why),
         Math.round(at),
       );
   }
@@ -418,12 +429,13 @@ export class Store {
 
   transitionsBetween(from: number, to: number, dep?: string): Array<Transition & { at: number }> {
     const filter = dep === undefined ? '' : 'AND dep = @dep';
-    return this.db
+    const rows = this.db
       .prepare(
         `SELECT ts, dep, from_state AS "from", to_state AS "to", reason, coalesce(at, ts) AS at FROM breaker_transitions
          WHERE ts >= @from AND ts < @to ${filter} ORDER BY ts, id`,
       )
       .all({ from, to, dep }) as Array<Transition & { at: number }>;
+    return rows.map(storedTransition);
   }
 
   restartsBetween(from: number, to: number): Array<{ ts: number; trigger: string; reason: string; result: string }> {

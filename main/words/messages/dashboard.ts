@@ -109,6 +109,7 @@ export const dashboard = area(
       `Recovered: ${f.plural(p.n, { one: '# trial call', other: '# trial calls' })} succeeded`,
     'dashboard.why.trialFailed': (p: { outcome: string }) => `A trial call failed (${p.outcome})`,
     'dashboard.why.operator': (p: { reason: string }) => `Set by hand: ${p.reason}`,
+    'dashboard.why.peer': (p: { state: string; host: string; why: string }) => `${p.state} on ${p.host}: ${p.why}`,
     'dashboard.outcome.ok': 'ok',
     'dashboard.outcome.rate_limited': 'rate limited',
     'dashboard.outcome.overloaded': 'overloaded',
@@ -325,6 +326,8 @@ export const dashboard = area(
     'dashboard.why.recovered': (p: { n: number }, f: F) => `已恢复：${f.integer(p.n)} 次试探调用成功`,
     'dashboard.why.trialFailed': (p: { outcome: string }) => `试探调用失败（${p.outcome}）`,
     'dashboard.why.operator': (p: { reason: string }) => `手动设置：${p.reason}`,
+    'dashboard.why.peer': (p: { state: string; host: string; why: string }) =>
+      `主机 ${p.host} 上已${p.state}：${p.why}`,
     'dashboard.outcome.ok': '成功',
     'dashboard.outcome.rate_limited': '限流',
     'dashboard.outcome.overloaded': '过载',

@@ -131,7 +131,14 @@ describe('BreakerRunner: observing calls', () => {
   it('stores every transition with its event time and the wall time it was decided, and announces it', () => {
     const h = harness(breakersConfig(), s(60));
     ingest(h, burst(0, 5, 'rate_limited'));
-    const trip = { dep: GLM, from: 'closed', to: 'throttled', reason: '5 consecutive failures', ts: s(4) };
+    const trip = {
+      dep: GLM,
+      from: 'closed',
+      to: 'throttled',
+      reason: '5 consecutive failures',
+      why: { code: 'consecutive-failures', n: 5 },
+      ts: s(4),
+    };
     expect(h.announced).toEqual([trip]);
     expect(stored()).toEqual([{ ...trip, at: s(60) }]);
   });
@@ -161,9 +168,30 @@ describe('BreakerRunner: the dependency answering while open', () => {
     h.wall.now = s(11);
     ingest(h, [call(10, 'ok', { sessionId: 's1' }), call(11, 'ok', { sessionId: 's2' })]);
     const expected = [
-      { dep: GLM, from: 'closed', to: 'open', reason: '5 consecutive failures', ts: s(4) },
-      { dep: GLM, from: 'open', to: 'half_open', reason: 'answered while open', ts: s(10) },
-      { dep: GLM, from: 'half_open', to: 'closed', reason: '2 successful trials', ts: s(11) },
+      {
+        dep: GLM,
+        from: 'closed',
+        to: 'open',
+        reason: '5 consecutive failures',
+        why: { code: 'consecutive-failures', n: 5 },
+        ts: s(4),
+      },
+      {
+        dep: GLM,
+        from: 'open',
+        to: 'half_open',
+        reason: 'answered while open',
+        why: { code: 'answered', while: 'open' },
+        ts: s(10),
+      },
+      {
+        dep: GLM,
+        from: 'half_open',
+        to: 'closed',
+        reason: '2 successful trials',
+        why: { code: 'trials-passed', n: 2 },
+        ts: s(11),
+      },
     ];
     expect(h.announced).toEqual(expected);
     expect(stored().map(({ at: _, ...t }) => t)).toEqual(expected);
@@ -263,8 +291,10 @@ describe('BreakerRunner.control', () => {
     const transitions = h.runner.control('openai/gpt-5', 'force_open', 'maintenance');
     expect(arrows(transitions)).toEqual(['closed→open']);
     expect(h.runner.has('openai/gpt-5')).toBe(true);
-    expect(store.controls()).toEqual([{ ts: s(42), dep: 'openai/gpt-5', action: 'force_open', reason: 'maintenance' }]);
-    expect(stored()).toEqual([
+    expect(store.controls()).toMatchObject([
+      { ts: s(42), dep: 'openai/gpt-5', action: 'force_open', reason: 'maintenance' },
+    ]);
+    expect(stored()).toMatchObject([
       { dep: 'openai/gpt-5', from: 'closed', to: 'open', reason: 'operator: maintenance', ts: s(42), at: s(42) },
     ]);
   });
