@@ -5,17 +5,16 @@
 
 import type { DependencyCapStatus } from '../core/breaker/dependency-cap.js';
 import type { BreakerView } from '../core/breaker/service.js';
-import type { BreakerState, OperatorAction, Transition } from '../core/breaker/types.js';
+import type { OperatorAction, Transition } from '../core/breaker/types.js';
 import type { Outcome } from '../core/classify.js';
 import type { DangerousChange } from '../core/config/dangerous-changes.js';
-import type { DoctorReport } from '../core/doctor/index.js';
 import type { GatewayHealth } from '../core/gateway/health.js';
-import type { IncidentDetail, IncidentList, IncidentsStatus } from '../core/incidents/types.js';
+import type { IncidentsStatus } from '../core/incidents/types.js';
 import type { Notice } from '../core/notify/notice.js';
 import type { DependencyCooldown } from '../core/openclaw/cooldown-state.js';
 import type { OpenClawCooldownsStatus } from '../core/openclaw/cooldowns.js';
 import type { SourceStatus } from '../core/sources/source.js';
-import type { BudgetStanding, QuotaWindow, SpendReport } from '../core/spend/types.js';
+import type { BudgetStanding, QuotaWindow } from '../core/spend/types.js';
 import type { StoreHealth } from '../core/store/database-watch.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../core/store/gateway-history.js';
 import type { CallSummary } from '../core/summary.js';

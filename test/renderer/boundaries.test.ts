@@ -25,7 +25,7 @@ describe('renderer boundaries', () => {
     for (const file of sources) {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^']+)';/gm)) {
-        const [statement, typeOnly, specifier] = match as unknown as [string, string | undefined, string];
+        const [statement, , specifier] = match as unknown as [string, string | undefined, string];
         const where = `${relative(REPO, file)}: ${statement}`;
         expect(specifier.startsWith('.'), where).toBe(true);
         expect(specifier.endsWith('.js'), where).toBe(true);
