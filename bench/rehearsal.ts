@@ -6,7 +6,7 @@
  * compressed, so the wall milliseconds are the figures that mean something.
  */
 
-import { runRehearsal } from '../main/rehearse/runner.js';
+import { runRehearsal } from '../main/rehearse/rehearsal.js';
 import { BUILT_IN_SCENARIOS } from '../main/rehearse/scenarios.js';
 import { machine, recordSection, summarize } from './report.js';
 

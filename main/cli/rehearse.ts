@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
+import { runRehearsal } from '../rehearse/rehearsal.js';
 import { planReplay, ReplayError, replayScenario } from '../rehearse/replay.js';
 import { renderHtml } from '../rehearse/report-html.js';
 import { renderText } from '../rehearse/report-text.js';
-import { runRehearsal } from '../rehearse/runner.js';
 import { loadScenarioFile, type Scenario, ScenarioError } from '../rehearse/scenario.js';
 import { BUILT_IN_SCENARIOS, builtInScenario } from '../rehearse/scenarios.js';
 import { FORMATS, type Format, type Progress, type RehearsalReport } from '../rehearse/types.js';

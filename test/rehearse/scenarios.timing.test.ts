@@ -12,7 +12,7 @@
  * fail exactly as recorded in its plan. Run one after another: they measure timing.
  */
 import { describe, expect, it } from 'vitest';
-import { runRehearsal } from '../../main/rehearse/runner.js';
+import { runRehearsal } from '../../main/rehearse/rehearsal.js';
 import type { Scenario } from '../../main/rehearse/scenario.js';
 import { BUILT_IN_SCENARIOS, builtInScenario } from '../../main/rehearse/scenarios.js';
 import type { Format, RehearsalReport } from '../../main/rehearse/types.js';
