@@ -78,6 +78,11 @@ export interface RouteSpec<Params = unknown, Input = unknown, Response = unknown
   answer: Answer;
   /** Takes long (the doctor probes the gateway): clients wait longer. */
   slow?: boolean;
+  /**
+   * A data route: answered as JSON by the backend's method of the same name, given the parsed input. The server
+   * has no handler of its own for it, and the compiler checks that `ApiBackend` has that method, typed as here.
+   */
+  data?: boolean;
   params: Type<Params>;
   response: Type<Response>;
   /** Client side: parameters → path, query and body. */
@@ -101,9 +106,10 @@ export interface IncidentsRequest {
   since?: number;
 }
 
-/** Keeps each entry's literal `answer` and its own parameter, input and answer types. */
-const route = <Params, Input, Response, A extends Answer>(spec: RouteSpec<Params, Input, Response> & { answer: A }) =>
-  spec;
+/** Keeps each entry's literal `answer`, whether it is a data route, and its own parameter, input and answer types. */
+const route = <Params, Input, Response, A extends Answer, D extends boolean = false>(
+  spec: RouteSpec<Params, Input, Response> & { answer: A; data?: D },
+) => spec as typeof spec & { data: D };
 
 const nothing = (): WireRequest => ({});
 /**
@@ -142,6 +148,7 @@ export const ROUTES = {
   }),
   status: route({
     method: 'GET',
+    data: true,
     path: '/api/status',
     head: true,
     token: false,
@@ -153,6 +160,7 @@ export const ROUTES = {
   }),
   history: route({
     method: 'GET',
+    data: true,
     path: '/api/history',
     head: true,
     token: false,
@@ -172,6 +180,7 @@ export const ROUTES = {
   }),
   incidents: route({
     method: 'GET',
+    data: true,
     path: '/api/incidents',
     head: true,
     token: false,
@@ -203,6 +212,7 @@ export const ROUTES = {
   }),
   spend: route({
     method: 'GET',
+    data: true,
     path: '/api/spend',
     head: true,
     token: false,
@@ -300,6 +310,7 @@ export const ROUTES = {
   // The file may hold webhook secrets and the gateway token: reading it needs the token too.
   config: route({
     method: 'GET',
+    data: true,
     path: '/api/config',
     token: true,
     answer: 'json',
@@ -343,6 +354,7 @@ export const ROUTES = {
   }),
   doctor: route({
     method: 'GET',
+    data: true,
     path: '/api/doctor',
     token: false,
     answer: 'json',
@@ -362,6 +374,8 @@ export type InputOf<N extends RouteName> = Routes[N]['parse'] extends (incoming:
   : never;
 export type ResponseOf<N extends RouteName> = Routes[N]['response'] extends Type<infer R> ? R : never;
 /** The routes a client calls and gets JSON back from (not the metrics text, not the event stream). */
+/** The routes the backend answers directly (`data: true`): one backend method each, of the route's name. */
+export type DataRouteName = { [N in RouteName]: Routes[N]['data'] extends true ? N : never }[RouteName];
 export type CallableName = { [N in RouteName]: Routes[N]['answer'] extends 'json' ? N : never }[RouteName];
 
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];

@@ -4,7 +4,16 @@
  * and the answer written. A refusal comes back for the server to answer and log.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HANDLERS, type HandlerContext, type Handlers, Refusal, type Reply, type RequestFacts } from './handlers.js';
+import type { DataRouteName } from '../routes.js';
+import {
+  answerData,
+  HANDLERS,
+  type HandlerContext,
+  type Handlers,
+  Refusal,
+  type Reply,
+  type RequestFacts,
+} from './handlers.js';
 import { type Credentials, checkTokenHeader, readAuthorizedJson, readJson } from './request-body.js';
 import { type Rejection, send, sendJson } from './respond.js';
 import type { Match } from './router.js';
@@ -43,14 +52,18 @@ export async function answerRoute(
   }
   const input = spec.parse({ path: match.params, query: rawQuery, body, now: options.clock() });
   if (!input.ok) return { status: 400, error: input.error, param: input.param };
-  const handler = HANDLERS[match.name as keyof Handlers] as (
-    input: unknown,
-    context: HandlerContext,
-    request: RequestFacts,
-  ) => Reply | Promise<Reply>;
   let reply: Reply;
   try {
-    reply = await handler(input.value, options.context, { origin: req.headers.origin, caller });
+    if (spec.data) {
+      reply = await answerData(match.name as DataRouteName, input.value, options.context.backend);
+    } else {
+      const handler = HANDLERS[match.name as keyof Handlers] as (
+        input: unknown,
+        context: HandlerContext,
+        request: RequestFacts,
+      ) => Reply | Promise<Reply>;
+      reply = await handler(input.value, options.context, { origin: req.headers.origin, caller });
+    }
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     return {

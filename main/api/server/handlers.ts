@@ -9,7 +9,7 @@ import { type DangerousChange, dangerousChanges } from '../../core/config/danger
 import { keyOfError, validateConfigFile } from '../../core/config/file.js';
 import { ConfigError } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
-import type { InputOf, RouteName, Routes } from '../routes.js';
+import type { DataRouteName, InputOf, ResponseOf, RouteName, Routes } from '../routes.js';
 import type { ConfigConfirmation } from '../types.js';
 import type { ApiBackend } from './api-backend.js';
 import type { ConfigConfirmations } from './config-confirmation.js';
@@ -67,9 +67,24 @@ type Handler<N extends RouteName> = (
   context: HandlerContext,
   request: RequestFacts,
 ) => Reply | Promise<Reply>;
-/** Every route but the event stream (the server attaches that to its hub). */
-type HandledName = { [N in RouteName]: Routes[N]['answer'] extends 'stream' ? never : N }[RouteName];
+/** Every route but the event stream (the server attaches that to its hub) and the data routes (the backend's). */
+type HandledName = {
+  [N in RouteName]: Routes[N]['answer'] extends 'stream' ? never : N extends DataRouteName ? never : N;
+}[RouteName];
 export type Handlers = { [N in HandledName]: Handler<N> };
+
+/** What the backend answers each data route with, typed as the route table says. */
+type DataAnswers = { [N in DataRouteName]: (input: InputOf<N>) => ResponseOf<N> | Promise<ResponseOf<N>> };
+
+/**
+ * A data route's answer: the backend's method of the route's name, given the parsed input, as JSON. A data route
+ * the backend has no method for (or one of another type) fails to compile here.
+ */
+export async function answerData(name: DataRouteName, input: unknown, backend: ApiBackend): Promise<Reply> {
+  const answers: DataAnswers = backend;
+  const answer = answers[name] as (this: ApiBackend, input: unknown) => unknown;
+  return { json: await answer.call(backend, input) };
+}
 
 /** Runs a backend call that throws a user-worded Error when it cannot act; that becomes `status`. */
 function orRefuse<T>(status: number, fallback: string, run: () => T): T {
@@ -87,15 +102,11 @@ export const HANDLERS: Handlers = {
     const metrics = await backend.metrics();
     return { text: metrics.body, contentType: metrics.contentType };
   },
-  status: (_, { backend }) => ({ json: backend.status() }),
-  history: (query, { backend }) => ({ json: backend.history(query) }),
-  incidents: (query, { backend }) => ({ json: backend.incidents(query) }),
   incident: (id, { backend }) => {
     const incident = backend.incident(id);
     if (!incident) throw new Refusal(404, `no incident ${id}`);
     return { json: incident };
   },
-  spend: (_, { backend }) => ({ json: backend.spend() }),
   control: (request, { backend, log }) => {
     const transitions = orRefuse(409, 'control refused', () => backend.control(request));
     log.info('breaker control applied', { dep: request.dep, action: request.action });
@@ -115,7 +126,6 @@ export const HANDLERS: Handlers = {
     log.info('maintenance stopped through the API', { until: answer.manual?.until ?? null });
     return { json: answer };
   },
-  config: (_, { backend }) => ({ json: backend.config() }),
   saveConfig: ({ config, confirmCode }, context, { origin, caller }) => {
     const { backend, log } = context;
     try {
@@ -132,7 +142,6 @@ export const HANDLERS: Handlers = {
       throw new Refusal(400, error.message, keyOfError(error) ?? 'config');
     }
   },
-  doctor: async (_, { backend }) => ({ json: await backend.doctor() }),
   // Only the owner mints sign-in codes: a session cannot pass its access on.
   signInCode: (_, { signIn }, { caller }) => {
     if (caller !== 'owner') throw new Refusal(403, 'sign-in codes are issued to the API token only');
