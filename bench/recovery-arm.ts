@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { storedBreakerReasonLine } from '../main/words/breaker-reasons.js';
 import { keepSending, type TimedTurn } from '../test/e2e/openclaw/harness/agents.js';
 import { type BreakerBar, startBreakerBar } from '../test/e2e/openclaw/harness/breakerbar.js';
 import type { DesktopSession } from '../test/e2e/openclaw/harness/desktop-session.js';
@@ -207,7 +208,7 @@ function firstBreakerOut(breakerbar: BreakerBar): ArmResult['breakerOut'] {
     "SELECT ts, to_state, reason FROM breaker_transitions WHERE dep = ? AND from_state = 'closed' ORDER BY id LIMIT 1",
     DEP,
   )[0];
-  return row ? { at: row.ts, to: row.to_state, reason: row.reason } : null;
+  return row ? { at: row.ts, to: row.to_state, reason: storedBreakerReasonLine(row.reason) } : null;
 }
 
 function storyOf(breakerbar: BreakerBar, t0: number): string[] {
@@ -217,7 +218,7 @@ function storyOf(breakerbar: BreakerBar, t0: number): string[] {
     'SELECT ts, from_state, to_state, reason FROM breaker_transitions WHERE dep = ? ORDER BY id',
     DEP,
   ))
-    lines.push([t.ts, `breaker ${t.from_state} → ${t.to_state}: ${t.reason}`]);
+    lines.push([t.ts, `breaker ${t.from_state} → ${t.to_state}: ${storedBreakerReasonLine(t.reason)}`]);
   for (const d of breakerbar.query<{ ts: number; source: string; decision: string; reason: string }>(
     "SELECT ts, source, decision, reason FROM watchdog_decisions WHERE decision NOT IN ('ok', 'healthy', 'quiet', 'counting', 'deferred') ORDER BY id",
   ))

@@ -73,6 +73,11 @@ export function decodeBreakerReason(stored: string): BreakerReason {
   return { code: 'text', text: stored };
 }
 
+/** A stored `reason` column as the engine's English line (for logs, reports and tools that read the store). */
+export function storedBreakerReasonLine(stored: string): string {
+  return breakerReasonLine(decodeBreakerReason(stored));
+}
+
 /**
  * `120 s`, `1.5 s`: the engine's English line states times in seconds, as it always has, so a log searched
  * for a reason finds the same words before and after reasons became codes.

@@ -21,6 +21,7 @@ import { parseWith } from '../../main/core/config/schema.js';
 import { silentLogger } from '../../main/core/log.js';
 import { sessionHeader } from '../../main/simulator/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
+import { breakerReasonLine, decodeBreakerReason } from '../../main/words/breaker-reasons.js';
 import { appendLines, until } from '../helpers/transcripts.js';
 
 interface CapturedRecord {
@@ -158,7 +159,15 @@ describe('a 429 storm in a transcript, no gateway log', () => {
           "SELECT to_state, reason FROM breaker_transitions WHERE dep = 'zhipu/glm-5.1' AND from_state = 'closed'",
         );
       await until(() => tripped().length > 0, 5000, 'the breaker out of closed');
-      expect(tripped()[0]).toEqual({ to_state: 'throttled', reason: 'rate limited, Retry-After 120 s' });
+      // Stored as its code and facts; read back, it is the engine's line.
+      const [trip] = tripped();
+      expect(trip?.to_state).toBe('throttled');
+      expect(decodeBreakerReason(trip?.reason ?? '')).toEqual({
+        code: 'retry-after',
+        askedMs: 120_000,
+        cappedMs: null,
+      });
+      expect(breakerReasonLine(decodeBreakerReason(trip?.reason ?? ''))).toBe('rate limited, Retry-After 120 s');
 
       await until(async () => ((await status(m)).incidents?.open.length ?? 0) > 0, 5000, 'an incident opened');
       const [incident] = (await status(m)).incidents?.open ?? [];

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { storedBreakerReasonLine } from '../../../../main/words/breaker-reasons.js';
 import { until } from '../../../helpers/transcripts.js';
 import { type BreakerBar, startBreakerBar } from './breakerbar.js';
 import { type DesktopSession, startDesktopSession } from './desktop-session.js';
@@ -269,7 +270,7 @@ export async function storyOf(
   for (const t of breakerbar.query<{ ts: number; dep: string; from_state: string; to_state: string; reason: string }>(
     'SELECT * FROM breaker_transitions ORDER BY id',
   ))
-    lines.push(`${rel(t.ts)} breaker ${t.dep} ${t.from_state} → ${t.to_state}: ${t.reason}`);
+    lines.push(`${rel(t.ts)} breaker ${t.dep} ${t.from_state} → ${t.to_state}: ${storedBreakerReasonLine(t.reason)}`);
   for (const d of breakerbar.query<Decision>(
     "SELECT * FROM watchdog_decisions WHERE decision NOT IN ('ok') ORDER BY id",
   ))
