@@ -40,10 +40,10 @@ import { reportWriteFailure, type WriteFailures } from './store/room.js';
 import { AgentDependencies } from './traffic/dependents.js';
 import { type Stalled, StallTracker } from './traffic/stalls.js';
 import { TokenRates } from './traffic/tokens.js';
+import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from './watchdog/config.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 import { Restarter } from './watchdog/restarter.js';
 import { WatchdogRunner } from './watchdog/runner.js';
-import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from './watchdog/settings.js';
 import { strategyCheck } from './watchdog/strategy-check.js';
 
 export interface BreakerComposition {
@@ -173,7 +173,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
   });
   const restarter = new Restarter(
     // The port finds the process listening on it: who owns the gateway (gateway/owner/).
-    { ...restarterSettings(config), gatewayPort: gatewayPort(endpoint.baseUrl) },
+    { ...restarterSettings(config.watchdog), gatewayPort: gatewayPort(endpoint.baseUrl) },
     strategyEnvironment(environment, config.profile),
   );
   const windows = new AlertWindows({
@@ -211,8 +211,8 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     },
   });
   const watchdog = new WatchdogRunner({
-    settings: watchdogSettings(config),
-    checkIntervalMs: watchdogCheckIntervalMs(config),
+    settings: watchdogSettings(config.watchdog),
+    checkIntervalMs: watchdogCheckIntervalMs(config.watchdog),
     store,
     history,
     restarter,
