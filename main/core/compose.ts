@@ -15,13 +15,13 @@ import { BreakerService } from './breaker/service.js';
 import type { Config, Environment, LoadedConfig } from './config/index.js';
 import { toMs } from './config/schema.js';
 import { FleetLink } from './fleet/link.js';
+import { healthSettings } from './gateway/config.js';
 import { HealthMonitor, resumableStreak } from './gateway/health.js';
 import { gatewayPort } from './gateway/owner/gather.js';
-import { healthSettings } from './gateway/settings.js';
 import { strategyEnvironment } from './gateway/strategy-environment.js';
+import { incidentSettings } from './incidents/config.js';
 import { wireIncidentNotices } from './incidents/notices.js';
 import { IncidentService } from './incidents/service.js';
-import { incidentSettings } from './incidents/settings.js';
 import { IncidentStore } from './incidents/store.js';
 import { languageOf } from './language.js';
 import type { Logger } from './log.js';
@@ -154,7 +154,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
   const words = options.translator ?? translator(languageOf(config, environment.env));
   const history = new GatewayHistory(store.db);
   const endpoint = resolveGatewayEndpoint(loaded, environment);
-  const settings = healthSettings(config);
+  const settings = healthSettings(config.health);
   const health = new HealthMonitor({
     baseUrl: endpoint.baseUrl,
     ...settings,
@@ -280,7 +280,7 @@ export function composeIncidents(options: IncidentComposition): IncidentService 
   const { store, breakers, metrics, gateway: gatewaySide, clock } = options;
   const service = new IncidentService({
     store: new IncidentStore(store.db),
-    settings: incidentSettings(options.config),
+    settings: incidentSettings(options.config.incidents),
     clock,
     log: options.log,
     writes: options.writes,

@@ -7,6 +7,8 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { DEFAULT_POLICY } from '../breaker/types.js';
+import { healthConfig } from '../gateway/config.js';
+import { incidentsConfig } from '../incidents/config.js';
 import { HEARTBEAT_KINDS } from '../notify/heartbeat-format.js';
 import { NOTICE_KINDS, SEVERITIES } from '../notify/notice.js';
 import { WEEKDAYS } from '../notify/quiet.js';
@@ -223,22 +225,7 @@ export const configSchema = group({
       'The command that prints the usage JSON; null runs the openclaw CLI found on PATH (`openclaw status --usage --json`).',
     ),
   }),
-  health: group({
-    intervalSec: seconds(15, 1, DAY_SEC, "How often the gateway's /healthz, /startupz and /readyz are probed."),
-    connectTimeoutSec: seconds(3, 1, 600, 'A probe that cannot connect within this is a connect timeout.'),
-    readTimeoutMinSec: seconds(
-      2,
-      1,
-      3600,
-      "Floor of the probe's read timeout, which follows the gateway's own recent p99 latency plus 40 %.",
-    ),
-    readTimeoutMaxSec: seconds(
-      30,
-      1,
-      3600,
-      'Ceiling of the read timeout (and the timeout used until enough probes have been measured).',
-    ),
-  }),
+  health: healthConfig,
   watchdog: watchdogConfig,
   notifications: group({
     desktop: bool(true, 'Desktop notifications (node-notifier headless; the tray app uses native ones).'),
@@ -327,20 +314,7 @@ export const configSchema = group({
     port: int(18820, 0, 65535, "Port of the local API and /metrics (outside OpenClaw's 18789–18800)."),
     allowNonLoopback: bool(false, 'Allow a non-loopback host (exposes /metrics and the API on the network).'),
   }),
-  incidents: group({
-    graceSec: seconds(
-      60,
-      0,
-      DAY_SEC,
-      'A trouble (a breaker out of closed, the gateway dead or hung, a source that cannot read) opens an incident only after lasting this long.',
-    ),
-    settleSec: seconds(
-      30,
-      0,
-      DAY_SEC,
-      'An open incident closes once no cause has held for this long (a trouble that comes back sooner joins it).',
-    ),
-  }),
+  incidents: incidentsConfig,
   retention: group({
     days: int(30, 1, 36500, 'Stored history older than this is pruned (checked hourly).'),
   }),

@@ -6,8 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
-import { healthSettings } from '../../../main/core/gateway/settings.js';
-import { incidentSettings } from '../../../main/core/incidents/settings.js';
 import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from '../../../main/core/watchdog/config.js';
 
 const config = parseWith(configSchema, {
@@ -26,8 +24,6 @@ const config = parseWith(configSchema, {
     stormRestart: 'wait',
     restartCommand: ['systemctl', '--user', 'restart', 'openclaw-gateway'],
   },
-  health: { intervalSec: 10, connectTimeoutSec: 4, readTimeoutMinSec: 5, readTimeoutMaxSec: 3 },
-  incidents: { graceSec: 40, settleSec: 20 },
 });
 
 describe('settings derived from the config', () => {
@@ -68,25 +64,8 @@ describe('settings derived from the config', () => {
     expect(restarterSettings(defaults.watchdog).stormRestart).toBe('off');
   });
 
-  it('the health probe: a read-timeout ceiling below its floor is the floor', () => {
-    expect(healthSettings(config)).toEqual({
-      intervalMs: 10_000,
-      connectTimeoutMs: 4000,
-      readTimeoutMinMs: 5000,
-      readTimeoutMaxMs: 5000,
-    });
-  });
-
-  it('incidents', () => {
-    expect(incidentSettings(config)).toEqual({ graceMs: 40_000, settleMs: 20_000 });
-  });
-
   it('follows the defaults when the file says nothing', () => {
     const defaults = parseWith(configSchema, {});
     expect(watchdogSettings(defaults.watchdog).maxRestartsPerHour).toBe(defaults.watchdog.maxRestartsPerHour);
-    expect(incidentSettings(defaults)).toEqual({
-      graceMs: defaults.incidents.graceSec * 1000,
-      settleMs: defaults.incidents.settleSec * 1000,
-    });
   });
 });
