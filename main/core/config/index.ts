@@ -9,7 +9,7 @@ import JSON5 from 'json5';
 import { DEFAULT_POLICY } from '../breaker/types.js';
 import { healthConfig } from '../gateway/config.js';
 import { incidentsConfig } from '../incidents/config.js';
-import { HEARTBEAT_KINDS } from '../notify/heartbeat-format.js';
+import { heartbeatConfig } from '../notify/config.js';
 import { NOTICE_KINDS, SEVERITIES } from '../notify/notice.js';
 import { WEEKDAYS } from '../notify/quiet.js';
 import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
@@ -34,7 +34,6 @@ import {
   optionalPath,
   optionalRedisUrl,
   optionalSecret,
-  optionalSecretUrl,
   optionalString,
   optionalTimeOfDay,
   optionalTimeZone,
@@ -285,19 +284,7 @@ export const configSchema = group({
       ['from', 'to'],
     ),
   }),
-  heartbeat: group({
-    url: optionalSecretUrl(
-      'Push monitor URL pinged every intervalSec (healthchecks.io, Uptime Kuma, any HTTP endpoint); null: off.',
-    ),
-    intervalSec: seconds(60, 1, DAY_SEC, 'Seconds between pushes.'),
-    method: oneOf('POST', ['GET', 'POST'] as const, 'GET, or POST with a JSON body {status, headline, ts}.'),
-    kind: oneOf(
-      'generic',
-      HEARTBEAT_KINDS,
-      'URL format: generic, healthchecks (/fail when critical), uptime-kuma (status, msg, ping).',
-    ),
-    timeoutSec: seconds(10, 1, 600, 'Per-push timeout.'),
-  }),
+  heartbeat: heartbeatConfig,
   fleet: group({
     redisUrl: optionalRedisUrl(
       'Redis shared by hosts calling the same providers: breaker transitions are published and half-open probes serialized; null (default) keeps breakers local.',
