@@ -13,7 +13,6 @@ import { Prober } from './breaker/prober.js';
 import { BreakerRunner, breakerKeyOf } from './breaker/runner.js';
 import { BreakerService } from './breaker/service.js';
 import type { Config, Environment, LoadedConfig } from './config/index.js';
-import { toMs } from './config/schema.js';
 import { FleetLink } from './fleet/link.js';
 import { healthSettings } from './gateway/config.js';
 import { HealthMonitor, resumableStreak } from './gateway/health.js';
@@ -26,11 +25,11 @@ import { IncidentStore } from './incidents/store.js';
 import { languageOf } from './language.js';
 import type { Logger } from './log.js';
 import type { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
+import { notificationSettings } from './notify/config.js';
 import { createNodeNotifierChannel, type DesktopChannel } from './notify/desktop.js';
 import { AlertWindows } from './notify/maintenance.js';
 import { Notifier } from './notify/notifier.js';
 import type { RecurringWindow } from './notify/quiet.js';
-import type { WebhookConfig } from './notify/webhook-format.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import type { SourceStatus } from './sources/source.js';
 import type { QuotaWindow } from './spend/types.js';
@@ -184,17 +183,14 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     quietHours: config.alerts.quietHours as RecurringWindow[],
     maintenance: config.alerts.maintenance as RecurringWindow[],
   });
+  const notifications = notificationSettings(config.notifications);
   const notifier = new Notifier({
     desktop:
-      options.desktop !== undefined
-        ? options.desktop
-        : config.notifications.desktop
-          ? createNodeNotifierChannel()
-          : null,
-    webhooks: config.notifications.webhooks as WebhookConfig[],
-    coalesceMs: toMs(config.notifications.coalesceSec, 'sec'),
-    desktopMinSeverity: config.notifications.desktopMinSeverity,
-    digest: config.notifications.digest,
+      options.desktop !== undefined ? options.desktop : notifications.desktop ? createNodeNotifierChannel() : null,
+    webhooks: notifications.webhooks,
+    coalesceMs: notifications.coalesceMs,
+    desktopMinSeverity: notifications.desktopMinSeverity,
+    digest: notifications.digest,
     quiet: (now) => windows.state(now),
     quietHoursAllowCritical: config.alerts.quietHoursAllowCritical,
     clock,

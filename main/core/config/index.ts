@@ -9,10 +9,7 @@ import JSON5 from 'json5';
 import { DEFAULT_POLICY } from '../breaker/types.js';
 import { healthConfig } from '../gateway/config.js';
 import { incidentsConfig } from '../incidents/config.js';
-import { heartbeatConfig } from '../notify/config.js';
-import { NOTICE_KINDS, SEVERITIES } from '../notify/notice.js';
-import { WEEKDAYS } from '../notify/quiet.js';
-import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
+import { alertsConfig, heartbeatConfig, notificationsConfig } from '../notify/config.js';
 import { watchdogConfig } from '../watchdog/config.js';
 import { findDuplicateKey } from './duplicate-keys.js';
 import {
@@ -23,7 +20,6 @@ import {
   type Infer,
   int,
   list,
-  listOf,
   millis,
   num,
   numList,
@@ -34,16 +30,11 @@ import {
   optionalPath,
   optionalRedisUrl,
   optionalSecret,
-  optionalString,
-  optionalTimeOfDay,
-  optionalTimeZone,
   optionalUrl,
   parseWith,
   record,
   seconds,
-  secretUrl,
   str,
-  timeOfDay,
 } from './schema.js';
 
 const DAY = 86_400_000;
@@ -63,14 +54,6 @@ const policyShape = {
 };
 
 const DEP_PATTERN = /^[^\s]+$/;
-
-/** A window that comes back every week: quiet hours, a maintenance slot. */
-const recurringWindow = {
-  days: listOf([...WEEKDAYS], WEEKDAYS, 'Days the window starts on (default every day).'),
-  from: timeOfDay('00:00', 'Start, HH:MM.'),
-  to: timeOfDay('00:00', 'End, HH:MM; earlier than from means the next day (from = to: 24 hours).'),
-  timeZone: optionalTimeZone("IANA time zone of from/to; null means the system's."),
-};
 
 export { ConfigError } from './schema.js';
 
@@ -226,64 +209,8 @@ export const configSchema = group({
   }),
   health: healthConfig,
   watchdog: watchdogConfig,
-  notifications: group({
-    desktop: bool(true, 'Desktop notifications (node-notifier headless; the tray app uses native ones).'),
-    coalesceSec: seconds(
-      300,
-      1,
-      DAY_SEC,
-      'At most one notification per kind and dependency in this interval; the rest are folded into a count.',
-    ),
-    webhooks: list(
-      {
-        type: oneOf('generic', WEBHOOK_TYPES, 'Payload format.'),
-        url: secretUrl('Webhook URL (Telegram: https://api.telegram.org/bot<token>/sendMessage; ntfy: the topic URL).'),
-        events: listOf(
-          ['alerts'],
-          [...NOTICE_KINDS, 'alerts'],
-          'Event kinds sent to this webhook: kinds, "alerts" (incidents and what needs a human) or "*" (everything).',
-          true,
-        ),
-        minSeverity: oneOf('warning', SEVERITIES, 'Least severe notice sent (recoveries go where their alarm went).'),
-        timeoutSec: seconds(10, 1, 600, 'Per-attempt timeout.'),
-        retries: int(3, 0, 20, 'Extra attempts after a failure (backoff doubles).'),
-        chatId: optionalString('Telegram chat id (required for telegram).'),
-        secret: optionalSecret('Feishu/DingTalk signing secret; for generic and ntfy a Bearer token. Never logged.'),
-      },
-      'Webhooks: generic JSON, slack, discord, telegram, feishu, dingtalk, ntfy.',
-      'webhooks {type, url, events?, minSeverity?, timeoutSec?, retries?, chatId?, secret?}',
-      ['type', 'url'],
-    ),
-    desktopMinSeverity: oneOf('info', SEVERITIES, 'Least severe notice shown on the desktop.'),
-    digest: group({
-      enabled: bool(
-        false,
-        'Hold info and warning notices that are not alerts and send one digest per period and channel.',
-      ),
-      everySec: seconds(
-        3600,
-        60,
-        7 * DAY_SEC,
-        'Digest period (aligned to the clock: 3600 sends on the hour) unless at is set.',
-      ),
-      at: optionalTimeOfDay('Send the digest once a day at this local time (HH:MM) instead of every everySec.'),
-    }),
-  }),
-  alerts: group({
-    quietHours: list(
-      recurringWindow,
-      'Quiet hours: no notification below critical (see quietHoursAllowCritical).',
-      'windows {days?, from, to, timeZone?}',
-      ['from', 'to'],
-    ),
-    quietHoursAllowCritical: bool(true, 'Critical notices still go out during quiet hours (never during maintenance).'),
-    maintenance: list(
-      recurringWindow,
-      'Recurring maintenance windows: no notification at all and no automatic restart.',
-      'windows {days?, from, to, timeZone?}',
-      ['from', 'to'],
-    ),
-  }),
+  notifications: notificationsConfig,
+  alerts: alertsConfig,
   heartbeat: heartbeatConfig,
   fleet: group({
     redisUrl: optionalRedisUrl(
