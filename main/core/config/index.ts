@@ -10,6 +10,7 @@ import { DEFAULT_POLICY } from '../breaker/types.js';
 import { healthConfig } from '../gateway/config.js';
 import { incidentsConfig } from '../incidents/config.js';
 import { alertsConfig, heartbeatConfig, notificationsConfig } from '../notify/config.js';
+import { quotaConfig } from '../openclaw/config.js';
 import { watchdogConfig } from '../watchdog/config.js';
 import { findDuplicateKey } from './duplicate-keys.js';
 import {
@@ -24,7 +25,6 @@ import {
   num,
   numList,
   oneOf,
-  optionalArgv,
   optionalName,
   optionalNum,
   optionalPath,
@@ -33,12 +33,11 @@ import {
   optionalUrl,
   parseWith,
   record,
-  seconds,
   str,
 } from './schema.js';
 
 const DAY = 86_400_000;
-const DAY_SEC = 86_400;
+const _DAY_SEC = 86_400;
 
 /** One breaker policy: the defaults for all dependencies, or an override for some. */
 const policyShape = {
@@ -199,14 +198,7 @@ export const configSchema = group({
     // Before spend budgets, `budgets` was the list of rate budgets alone: such a file still loads.
     (value) => (Array.isArray(value) ? { rates: value } : value),
   ),
-  quota: group({
-    enabled: bool(true, "Read providers' quota windows with `openclaw status --usage --json` (read-only)."),
-    intervalSec: seconds(300, 30, DAY_SEC, 'How often the quota windows are read.'),
-    timeoutSec: seconds(30, 1, 600, 'A read that takes longer than this is stopped and counts as failed.'),
-    command: optionalArgv(
-      'The command that prints the usage JSON; null runs the openclaw CLI found on PATH (`openclaw status --usage --json`).',
-    ),
-  }),
+  quota: quotaConfig,
   health: healthConfig,
   watchdog: watchdogConfig,
   notifications: notificationsConfig,
