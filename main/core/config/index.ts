@@ -1,58 +1,38 @@
 /**
- * BreakerBar's configuration: the schema (keys, defaults, docs), loading from
- * `config.json`, and resolution of the directories BreakerBar reads and writes.
+ * BreakerBar's configuration: the schema tree, loading from `config.json`, and resolution of the directories
+ * BreakerBar reads and writes. Each part declares its own group in its `config.ts` (keys, defaults, docs, units,
+ * and the settings it derives from them); the tree assembles those groups in the order the file, the docs and the
+ * settings view show them. The keys held here belong to no single part: where things are, the local API's
+ * address (the API sits above the core), history retention, the language and the log level.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import JSON5 from 'json5';
-import { DEFAULT_POLICY } from '../breaker/types.js';
+import { breakersConfig } from '../breaker/config.js';
+import { fleetConfig } from '../fleet/config.js';
 import { healthConfig } from '../gateway/config.js';
 import { incidentsConfig } from '../incidents/config.js';
 import { alertsConfig, heartbeatConfig, notificationsConfig } from '../notify/config.js';
 import { quotaConfig } from '../openclaw/config.js';
+import { gatewayMetricsConfig, ingestConfig } from '../sources/config.js';
+import { budgetsConfig } from '../spend/config.js';
 import { watchdogConfig } from '../watchdog/config.js';
 import { findDuplicateKey } from './duplicate-keys.js';
 import {
   bool,
   ConfigError,
-  checked,
   group,
   type Infer,
   int,
-  list,
-  millis,
-  num,
-  numList,
   oneOf,
   optionalName,
-  optionalNum,
   optionalPath,
-  optionalRedisUrl,
   optionalSecret,
   optionalUrl,
   parseWith,
-  record,
   str,
 } from './schema.js';
-
-const DAY = 86_400_000;
-const _DAY_SEC = 86_400;
-
-/** One breaker policy: the defaults for all dependencies, or an override for some. */
-const policyShape = {
-  windowMs: millis(DEFAULT_POLICY.windowMs, 1000, DAY, 'Sliding window over event time for the failure rate.'),
-  minCalls: int(DEFAULT_POLICY.minCalls, 1, 1_000_000, 'Calls in the window before the failure rate counts.'),
-  failureRate: num(DEFAULT_POLICY.failureRate, 0.01, 1, 'Trip when more than this share of the window failed.'),
-  consecutiveFailures: int(DEFAULT_POLICY.consecutiveFailures, 1, 10_000, 'Trip on this many failures in a row.'),
-  cooldownMs: millis(DEFAULT_POLICY.cooldownMs, 100, DAY, 'First open duration before trials.'),
-  backoffFactor: num(DEFAULT_POLICY.backoffFactor, 1, 100, 'Open duration grows by this after each failed trial.'),
-  maxOpenMs: millis(DEFAULT_POLICY.maxOpenMs, 1000, 7 * DAY, 'Cap on the open duration.'),
-  trialsToClose: int(DEFAULT_POLICY.trialsToClose, 1, 100, 'Consecutive successful trials that close the breaker.'),
-  maxRetryAfterMs: millis(DEFAULT_POLICY.maxRetryAfterMs, 0, 7 * DAY, "Cap on a provider's Retry-After."),
-};
-
-const DEP_PATTERN = /^[^\s]+$/;
 
 export { ConfigError } from './schema.js';
 
@@ -73,148 +53,17 @@ export const configSchema = group({
   gatewayToken: optionalSecret(
     "Gateway operator token, for OpenClaw's own metrics endpoint; null resolves OPENCLAW_GATEWAY_TOKEN, then gateway.auth.token in openclaw.json.",
   ),
-  gatewayMetrics: group({
-    enabled: bool(
-      true,
-      "Scrape the gateway's own metrics (diagnostics-prometheus plugin) when it answers; transcripts stay the source of truth where they have the calls.",
-    ),
-    intervalMs: millis(5000, 1000, 600000, 'How often the gateway metrics endpoint is scraped.'),
-  }),
-  ingest: group({
-    backfillDays: int(
-      7,
-      0,
-      3650,
-      'On first start, store records up to this many days old (by their own time); 0 stores only what is written from now on.',
-    ),
-    includeArchives: bool(
-      false,
-      'Also read archived transcripts (*.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak).',
-    ),
-    reconcileIntervalMs: millis(
-      5000,
-      100,
-      600000,
-      'How often every followed file and directory is re-checked (stat, list) in case the file watcher missed a change; the watcher and quick re-checks after each read keep latency low in between. While the watcher reports every change, full re-checks thin out to about once a minute (roots not there yet are still looked for at this interval); the first change it missed brings them back to this interval.',
-    ),
-    sqliteMaxSchemaVersion: int(
-      19,
-      1,
-      1000,
-      'Deprecated and ignored (still accepted so that existing configs load): agent databases are read by the shape of transcript_events, whatever their user_version; a layout BreakerBar cannot read is refused and reported as an error.',
-    ),
-    maxLineBytes: int(
-      64 * 1024 * 1024,
-      1024,
-      1024 * 1024 * 1024,
-      'Longest line accepted; longer lines are skipped and counted as malformed.',
-    ),
-  }),
-  breakers: group({
-    key: oneOf(
-      'model',
-      ['model', 'provider', 'credential'] as const,
-      'Breaker per `provider/model` (model), per provider, or per `provider/model/<credential fingerprint>` where a record names its auth profile (credential).',
-    ),
-    maxDependencies: int(
-      200,
-      1,
-      100_000,
-      'Most distinct dependencies given their own breaker and metrics; calls to further ones count under `<provider>/other`.',
-    ),
-    ...policyShape,
-    overrides: record(
-      policyShape,
-      'Per-dependency policy: keys are dependency patterns (`zhipu/*`, `deepseek/deepseek-v4-pro`), values any of the keys above.',
-      DEP_PATTERN,
-      'dependency patterns like "zhipu/*"',
-    ),
-    probes: record(
-      {
-        url: str(
-          '',
-          "URL probed with GET while half-open (e.g. the provider's model list).",
-          'an http(s) URL',
-          /^https?:\/\/\S+$/,
-        ),
-        tokenEnv: optionalName('Environment variable holding the API key sent as a Bearer token; null sends none.'),
-        timeoutMs: millis(2000, 100, 60_000, 'Probe read timeout.'),
-      },
-      'Active half-open probes per dependency pattern (off unless configured).',
-      DEP_PATTERN,
-      'dependency patterns like "zhipu/*"',
-    ),
-    stallAfterMs: millis(
-      180_000,
-      0,
-      DAY,
-      "Deprecated and ignored (still accepted so that existing configs load): stalled sessions come only from the gateway log's own stall reports; a session whose last turn failed and that went quiet is idle, not stalled.",
-    ),
-  }),
-  budgets: group(
-    {
-      rates: list(
-        {
-          agent: str('*', 'Agent id, or * for every agent.'),
-          dep: str('*', 'Dependency pattern, e.g. anthropic/*.'),
-          tokensPerMinute: int(1, 1, 1e12, 'Tokens per minute (usage.totalTokens) allowed before it is an event.'),
-        },
-        'Token-rate budgets per agent and dependency: crossing one is an event (notification, metric).',
-        'budgets {agent, dep, tokensPerMinute}',
-        ['tokensPerMinute'],
-      ),
-      spend: checked(
-        list(
-          {
-            provider: str('*', 'Provider (as in provider/model), or * for all providers together.'),
-            period: oneOf(
-              'day',
-              ['day', 'week', 'month'] as const,
-              'Calendar period in local time (weeks begin on Monday).',
-            ),
-            tokens: optionalNum(1, 1e15, 'Tokens allowed in the period (usage.totalTokens); null: no token limit.'),
-            usd: optionalNum(
-              0.000001,
-              1e9,
-              'USD allowed in the period (the cost transcripts report); null: no cost limit.',
-            ),
-            alertAt: numList(
-              [0.8, 1],
-              0.01,
-              10,
-              'Shares of the limit that raise a notice when crossed, once per period.',
-            ),
-          },
-          'Spend budgets per provider and calendar period: crossing an alert share is a notice (once per period), and the standing is in the status, `breakerbar spend` and /metrics.',
-          'budgets {provider, period, tokens?, usd?, alertAt?}',
-          ['provider', 'period'],
-        ),
-        (budgets, path) => {
-          const i = budgets.findIndex((b) => b.tokens === null && b.usd === null);
-          return i < 0 ? null : `config key "${path}[${i}]" sets neither "tokens" nor "usd" (a budget needs a limit)`;
-        },
-      ),
-    },
-    // Before spend budgets, `budgets` was the list of rate budgets alone: such a file still loads.
-    (value) => (Array.isArray(value) ? { rates: value } : value),
-  ),
+  gatewayMetrics: gatewayMetricsConfig,
+  ingest: ingestConfig,
+  breakers: breakersConfig,
+  budgets: budgetsConfig,
   quota: quotaConfig,
   health: healthConfig,
   watchdog: watchdogConfig,
   notifications: notificationsConfig,
   alerts: alertsConfig,
   heartbeat: heartbeatConfig,
-  fleet: group({
-    redisUrl: optionalRedisUrl(
-      'Redis shared by hosts calling the same providers: breaker transitions are published and half-open probes serialized; null (default) keeps breakers local.',
-    ),
-    hostId: optionalName("This host's name in the fleet; null means the machine's hostname."),
-    openOnPeerEvidence: bool(
-      false,
-      "Trip a closed breaker when another host's breaker for the same dependency trips (else it is only shown as open elsewhere).",
-    ),
-    probeLeaseMs: millis(5000, 100, 600_000, 'How long one host holds the half-open probe lease of a dependency.'),
-  }),
+  fleet: fleetConfig,
   server: group({
     host: str('127.0.0.1', 'Address of the local API and /metrics; loopback unless allowNonLoopback.'),
     port: int(18820, 0, 65535, "Port of the local API and /metrics (outside OpenClaw's 18789–18800)."),
