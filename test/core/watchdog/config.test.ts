@@ -1,7 +1,6 @@
 /**
  * The watchdog's config (main/core/watchdog/config.ts): each of its parts' settings is derived from the parsed
- * `watchdog` group by one function, every duration in milliseconds as the schema's declared unit converts it,
- * and every key reaches a part.
+ * `watchdog` group by one function, every duration in milliseconds as the schema's declared unit converts it.
  */
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../main/core/config/index.js';
@@ -62,6 +61,14 @@ describe('settings derived from the config', () => {
     const defaults = parseWith(configSchema, {});
     expect(watchdogSettings(defaults.watchdog).restartOnStorm).toBe(false);
     expect(restarterSettings(defaults.watchdog).stormRestart).toBe('off');
+  });
+
+  it('gives the policy no duration in seconds and none of the restarter keys', () => {
+    const keys = Object.keys(watchdogSettings(config.watchdog));
+    expect(keys.filter((key) => key.endsWith('Sec'))).toEqual([]);
+    expect(keys).not.toContain('restartCommand');
+    expect(keys).not.toContain('stormRestart');
+    expect(keys).not.toContain('checkIntervalMs');
   });
 
   it('follows the defaults when the file says nothing', () => {
