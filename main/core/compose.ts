@@ -13,24 +13,23 @@ import { Prober } from './breaker/prober.js';
 import { BreakerRunner, breakerKeyOf } from './breaker/runner.js';
 import { BreakerService } from './breaker/service.js';
 import type { Config, Environment, LoadedConfig } from './config/index.js';
-import { toMs } from './config/schema.js';
 import { FleetLink } from './fleet/link.js';
+import { healthSettings } from './gateway/config.js';
 import { HealthMonitor, resumableStreak } from './gateway/health.js';
 import { gatewayPort } from './gateway/owner/gather.js';
-import { healthSettings } from './gateway/settings.js';
 import { strategyEnvironment } from './gateway/strategy-environment.js';
+import { incidentSettings } from './incidents/config.js';
 import { wireIncidentNotices } from './incidents/notices.js';
 import { IncidentService } from './incidents/service.js';
-import { incidentSettings } from './incidents/settings.js';
 import { IncidentStore } from './incidents/store.js';
 import { languageOf } from './language.js';
 import type { Logger } from './log.js';
 import type { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
+import { notificationSettings } from './notify/config.js';
 import { createNodeNotifierChannel, type DesktopChannel } from './notify/desktop.js';
 import { AlertWindows } from './notify/maintenance.js';
 import { Notifier } from './notify/notifier.js';
 import type { RecurringWindow } from './notify/quiet.js';
-import type { WebhookConfig } from './notify/webhook-format.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
 import type { SourceStatus } from './sources/source.js';
 import type { QuotaWindow } from './spend/types.js';
@@ -40,10 +39,10 @@ import { reportWriteFailure, type WriteFailures } from './store/room.js';
 import { AgentDependencies } from './traffic/dependents.js';
 import { type Stalled, StallTracker } from './traffic/stalls.js';
 import { TokenRates } from './traffic/tokens.js';
+import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from './watchdog/config.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 import { Restarter } from './watchdog/restarter.js';
 import { WatchdogRunner } from './watchdog/runner.js';
-import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from './watchdog/settings.js';
 import { strategyCheck } from './watchdog/strategy-check.js';
 
 export interface BreakerComposition {
@@ -154,7 +153,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
   const words = options.translator ?? translator(languageOf(config, environment.env));
   const history = new GatewayHistory(store.db);
   const endpoint = resolveGatewayEndpoint(loaded, environment);
-  const settings = healthSettings(config);
+  const settings = healthSettings(config.health);
   const health = new HealthMonitor({
     baseUrl: endpoint.baseUrl,
     ...settings,
@@ -173,7 +172,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
   });
   const restarter = new Restarter(
     // The port finds the process listening on it: who owns the gateway (gateway/owner/).
-    { ...restarterSettings(config), gatewayPort: gatewayPort(endpoint.baseUrl) },
+    { ...restarterSettings(config.watchdog), gatewayPort: gatewayPort(endpoint.baseUrl) },
     strategyEnvironment(environment, config.profile),
   );
   const windows = new AlertWindows({
@@ -184,17 +183,14 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     quietHours: config.alerts.quietHours as RecurringWindow[],
     maintenance: config.alerts.maintenance as RecurringWindow[],
   });
+  const notifications = notificationSettings(config.notifications);
   const notifier = new Notifier({
     desktop:
-      options.desktop !== undefined
-        ? options.desktop
-        : config.notifications.desktop
-          ? createNodeNotifierChannel()
-          : null,
-    webhooks: config.notifications.webhooks as WebhookConfig[],
-    coalesceMs: toMs(config.notifications.coalesceSec, 'sec'),
-    desktopMinSeverity: config.notifications.desktopMinSeverity,
-    digest: config.notifications.digest,
+      options.desktop !== undefined ? options.desktop : notifications.desktop ? createNodeNotifierChannel() : null,
+    webhooks: notifications.webhooks,
+    coalesceMs: notifications.coalesceMs,
+    desktopMinSeverity: notifications.desktopMinSeverity,
+    digest: notifications.digest,
     quiet: (now) => windows.state(now),
     quietHoursAllowCritical: config.alerts.quietHoursAllowCritical,
     clock,
@@ -211,8 +207,8 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
     },
   });
   const watchdog = new WatchdogRunner({
-    settings: watchdogSettings(config),
-    checkIntervalMs: watchdogCheckIntervalMs(config),
+    settings: watchdogSettings(config.watchdog),
+    checkIntervalMs: watchdogCheckIntervalMs(config.watchdog),
     store,
     history,
     restarter,
@@ -280,7 +276,7 @@ export function composeIncidents(options: IncidentComposition): IncidentService 
   const { store, breakers, metrics, gateway: gatewaySide, clock } = options;
   const service = new IncidentService({
     store: new IncidentStore(store.db),
-    settings: incidentSettings(options.config),
+    settings: incidentSettings(options.config.incidents),
     clock,
     log: options.log,
     writes: options.writes,

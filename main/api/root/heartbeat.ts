@@ -5,6 +5,7 @@
  */
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
+import { heartbeatSettings } from '../../core/notify/config.js';
 import { Heartbeat, type HeartbeatSaying } from '../../core/notify/heartbeat.js';
 import type { Store } from '../../core/store/db.js';
 import { GatewayHistory } from '../../core/store/gateway-history.js';
@@ -42,11 +43,11 @@ export interface HeartbeatComposition {
 
 /** The off-box heartbeat, when `heartbeat.url` is set (null otherwise). */
 export function composeHeartbeat(options: HeartbeatComposition): Heartbeat | null {
-  const { heartbeat } = options.config;
-  if (heartbeat.url === null) return null;
+  const settings = heartbeatSettings(options.config.heartbeat);
+  if (settings === null) return null;
   const history = options.gateway?.history ?? new GatewayHistory(options.store.db);
   return new Heartbeat({
-    config: { ...heartbeat, url: heartbeat.url },
+    config: settings,
     say: headlineSaying(() => options.backend.status(), options.translator),
     clock: options.clock,
     log: options.log,

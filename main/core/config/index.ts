@@ -1,78 +1,38 @@
 /**
- * BreakerBar's configuration: the schema (keys, defaults, docs), loading from
- * `config.json`, and resolution of the directories BreakerBar reads and writes.
+ * BreakerBar's configuration: the schema tree, loading from `config.json`, and resolution of the directories
+ * BreakerBar reads and writes. Each part declares its own group in its `config.ts` (keys, defaults, docs, units,
+ * and the settings it derives from them); the tree assembles those groups in the order the file, the docs and the
+ * settings view show them. The keys held here belong to no single part: where things are, the local API's
+ * address (the API sits above the core), history retention, the language and the log level.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import JSON5 from 'json5';
-import { DEFAULT_POLICY } from '../breaker/types.js';
-import { HEARTBEAT_KINDS } from '../notify/heartbeat-format.js';
-import { NOTICE_KINDS, SEVERITIES } from '../notify/notice.js';
-import { WEEKDAYS } from '../notify/quiet.js';
-import { WEBHOOK_TYPES } from '../notify/webhook-format.js';
+import { breakersConfig } from '../breaker/config.js';
+import { fleetConfig } from '../fleet/config.js';
+import { healthConfig } from '../gateway/config.js';
+import { incidentsConfig } from '../incidents/config.js';
+import { alertsConfig, heartbeatConfig, notificationsConfig } from '../notify/config.js';
+import { quotaConfig } from '../openclaw/config.js';
+import { gatewayMetricsConfig, ingestConfig } from '../sources/config.js';
+import { budgetsConfig } from '../spend/config.js';
+import { watchdogConfig } from '../watchdog/config.js';
 import { findDuplicateKey } from './duplicate-keys.js';
 import {
   bool,
   ConfigError,
-  checked,
   group,
   type Infer,
   int,
-  list,
-  listOf,
-  millis,
-  num,
-  numList,
   oneOf,
-  optionalArgv,
   optionalName,
-  optionalNum,
   optionalPath,
-  optionalRedisUrl,
   optionalSecret,
-  optionalSecretUrl,
-  optionalString,
-  optionalTimeOfDay,
-  optionalTimeZone,
   optionalUrl,
   parseWith,
-  record,
-  seconds,
-  secretUrl,
   str,
-  timeOfDay,
 } from './schema.js';
-
-const DAY = 86_400_000;
-const DAY_SEC = 86_400;
-/** The openclaw CLI's restart flavours (`--safe`, `--force`, `--wait`, none). */
-export const RESTART_FLAVOURS = ['safe', 'force', 'wait', 'plain'] as const;
-/** What a 429 storm makes the watchdog do: nothing but alert (`off`), or restart with a flavour. */
-export const STORM_RESTARTS = ['off', ...RESTART_FLAVOURS] as const;
-
-/** One breaker policy: the defaults for all dependencies, or an override for some. */
-const policyShape = {
-  windowMs: millis(DEFAULT_POLICY.windowMs, 1000, DAY, 'Sliding window over event time for the failure rate.'),
-  minCalls: int(DEFAULT_POLICY.minCalls, 1, 1_000_000, 'Calls in the window before the failure rate counts.'),
-  failureRate: num(DEFAULT_POLICY.failureRate, 0.01, 1, 'Trip when more than this share of the window failed.'),
-  consecutiveFailures: int(DEFAULT_POLICY.consecutiveFailures, 1, 10_000, 'Trip on this many failures in a row.'),
-  cooldownMs: millis(DEFAULT_POLICY.cooldownMs, 100, DAY, 'First open duration before trials.'),
-  backoffFactor: num(DEFAULT_POLICY.backoffFactor, 1, 100, 'Open duration grows by this after each failed trial.'),
-  maxOpenMs: millis(DEFAULT_POLICY.maxOpenMs, 1000, 7 * DAY, 'Cap on the open duration.'),
-  trialsToClose: int(DEFAULT_POLICY.trialsToClose, 1, 100, 'Consecutive successful trials that close the breaker.'),
-  maxRetryAfterMs: millis(DEFAULT_POLICY.maxRetryAfterMs, 0, 7 * DAY, "Cap on a provider's Retry-After."),
-};
-
-const DEP_PATTERN = /^[^\s]+$/;
-
-/** A window that comes back every week: quiet hours, a maintenance slot. */
-const recurringWindow = {
-  days: listOf([...WEEKDAYS], WEEKDAYS, 'Days the window starts on (default every day).'),
-  from: timeOfDay('00:00', 'Start, HH:MM.'),
-  to: timeOfDay('00:00', 'End, HH:MM; earlier than from means the next day (from = to: 24 hours).'),
-  timeZone: optionalTimeZone("IANA time zone of from/to; null means the system's."),
-};
 
 export { ConfigError } from './schema.js';
 
@@ -93,331 +53,23 @@ export const configSchema = group({
   gatewayToken: optionalSecret(
     "Gateway operator token, for OpenClaw's own metrics endpoint; null resolves OPENCLAW_GATEWAY_TOKEN, then gateway.auth.token in openclaw.json.",
   ),
-  gatewayMetrics: group({
-    enabled: bool(
-      true,
-      "Scrape the gateway's own metrics (diagnostics-prometheus plugin) when it answers; transcripts stay the source of truth where they have the calls.",
-    ),
-    intervalMs: millis(5000, 1000, 600000, 'How often the gateway metrics endpoint is scraped.'),
-  }),
-  ingest: group({
-    backfillDays: int(
-      7,
-      0,
-      3650,
-      'On first start, store records up to this many days old (by their own time); 0 stores only what is written from now on.',
-    ),
-    includeArchives: bool(
-      false,
-      'Also read archived transcripts (*.jsonl.reset.*, *.jsonl.deleted.*, .corrupt-, .bak).',
-    ),
-    reconcileIntervalMs: millis(
-      5000,
-      100,
-      600000,
-      'How often every followed file and directory is re-checked (stat, list) in case the file watcher missed a change; the watcher and quick re-checks after each read keep latency low in between. While the watcher reports every change, full re-checks thin out to about once a minute (roots not there yet are still looked for at this interval); the first change it missed brings them back to this interval.',
-    ),
-    sqliteMaxSchemaVersion: int(
-      19,
-      1,
-      1000,
-      'Deprecated and ignored (still accepted so that existing configs load): agent databases are read by the shape of transcript_events, whatever their user_version; a layout BreakerBar cannot read is refused and reported as an error.',
-    ),
-    maxLineBytes: int(
-      64 * 1024 * 1024,
-      1024,
-      1024 * 1024 * 1024,
-      'Longest line accepted; longer lines are skipped and counted as malformed.',
-    ),
-  }),
-  breakers: group({
-    key: oneOf(
-      'model',
-      ['model', 'provider', 'credential'] as const,
-      'Breaker per `provider/model` (model), per provider, or per `provider/model/<credential fingerprint>` where a record names its auth profile (credential).',
-    ),
-    maxDependencies: int(
-      200,
-      1,
-      100_000,
-      'Most distinct dependencies given their own breaker and metrics; calls to further ones count under `<provider>/other`.',
-    ),
-    ...policyShape,
-    overrides: record(
-      policyShape,
-      'Per-dependency policy: keys are dependency patterns (`zhipu/*`, `deepseek/deepseek-v4-pro`), values any of the keys above.',
-      DEP_PATTERN,
-      'dependency patterns like "zhipu/*"',
-    ),
-    probes: record(
-      {
-        url: str(
-          '',
-          "URL probed with GET while half-open (e.g. the provider's model list).",
-          'an http(s) URL',
-          /^https?:\/\/\S+$/,
-        ),
-        tokenEnv: optionalName('Environment variable holding the API key sent as a Bearer token; null sends none.'),
-        timeoutMs: millis(2000, 100, 60_000, 'Probe read timeout.'),
-      },
-      'Active half-open probes per dependency pattern (off unless configured).',
-      DEP_PATTERN,
-      'dependency patterns like "zhipu/*"',
-    ),
-    stallAfterMs: millis(
-      180_000,
-      0,
-      DAY,
-      "Deprecated and ignored (still accepted so that existing configs load): stalled sessions come only from the gateway log's own stall reports; a session whose last turn failed and that went quiet is idle, not stalled.",
-    ),
-  }),
-  budgets: group(
-    {
-      rates: list(
-        {
-          agent: str('*', 'Agent id, or * for every agent.'),
-          dep: str('*', 'Dependency pattern, e.g. anthropic/*.'),
-          tokensPerMinute: int(1, 1, 1e12, 'Tokens per minute (usage.totalTokens) allowed before it is an event.'),
-        },
-        'Token-rate budgets per agent and dependency: crossing one is an event (notification, metric).',
-        'budgets {agent, dep, tokensPerMinute}',
-        ['tokensPerMinute'],
-      ),
-      spend: checked(
-        list(
-          {
-            provider: str('*', 'Provider (as in provider/model), or * for all providers together.'),
-            period: oneOf(
-              'day',
-              ['day', 'week', 'month'] as const,
-              'Calendar period in local time (weeks begin on Monday).',
-            ),
-            tokens: optionalNum(1, 1e15, 'Tokens allowed in the period (usage.totalTokens); null: no token limit.'),
-            usd: optionalNum(
-              0.000001,
-              1e9,
-              'USD allowed in the period (the cost transcripts report); null: no cost limit.',
-            ),
-            alertAt: numList(
-              [0.8, 1],
-              0.01,
-              10,
-              'Shares of the limit that raise a notice when crossed, once per period.',
-            ),
-          },
-          'Spend budgets per provider and calendar period: crossing an alert share is a notice (once per period), and the standing is in the status, `breakerbar spend` and /metrics.',
-          'budgets {provider, period, tokens?, usd?, alertAt?}',
-          ['provider', 'period'],
-        ),
-        (budgets, path) => {
-          const i = budgets.findIndex((b) => b.tokens === null && b.usd === null);
-          return i < 0 ? null : `config key "${path}[${i}]" sets neither "tokens" nor "usd" (a budget needs a limit)`;
-        },
-      ),
-    },
-    // Before spend budgets, `budgets` was the list of rate budgets alone: such a file still loads.
-    (value) => (Array.isArray(value) ? { rates: value } : value),
-  ),
-  quota: group({
-    enabled: bool(true, "Read providers' quota windows with `openclaw status --usage --json` (read-only)."),
-    intervalSec: seconds(300, 30, DAY_SEC, 'How often the quota windows are read.'),
-    timeoutSec: seconds(30, 1, 600, 'A read that takes longer than this is stopped and counts as failed.'),
-    command: optionalArgv(
-      'The command that prints the usage JSON; null runs the openclaw CLI found on PATH (`openclaw status --usage --json`).',
-    ),
-  }),
-  health: group({
-    intervalSec: seconds(15, 1, DAY_SEC, "How often the gateway's /healthz, /startupz and /readyz are probed."),
-    connectTimeoutSec: seconds(3, 1, 600, 'A probe that cannot connect within this is a connect timeout.'),
-    readTimeoutMinSec: seconds(
-      2,
-      1,
-      3600,
-      "Floor of the probe's read timeout, which follows the gateway's own recent p99 latency plus 40 %.",
-    ),
-    readTimeoutMaxSec: seconds(
-      30,
-      1,
-      3600,
-      'Ceiling of the read timeout (and the timeout used until enough probes have been measured).',
-    ),
-  }),
-  watchdog: group({
-    enabled: bool(true, 'Restart the gateway when a 429 storm or dead health probes stall it (false: watch only).'),
-    checkIntervalSec: seconds(60, 1, DAY_SEC, 'How often the rate-limit check runs.'),
-    windowSec: seconds(120, 1, DAY_SEC, 'Each check counts rate_limited calls (by their own time) in this window.'),
-    threshold: int(3, 1, 1000, 'Consecutive checks with new rate_limited calls that restart the gateway.'),
-    healthFailuresBeforeRestart: int(
-      2,
-      1,
-      1000,
-      'Consecutive dead probes (refused, timeouts, reset, 5xx) that restart the gateway; starting and draining never count.',
-    ),
-    deadAfterSec: seconds(
-      30,
-      0,
-      DAY_SEC,
-      "Least time the dead probes must span before the gateway counts as dead (OpenClaw's own in-process restart refuses connections for 5–10 s).",
-    ),
-    hungAfterSec: seconds(
-      300,
-      1,
-      DAY_SEC,
-      'The gateway answers its probes, but its log reports stalled sessions and no upstream attempt has been made for this long: it is hung.',
-    ),
-    startupGraceSec: seconds(
-      300,
-      1,
-      DAY_SEC,
-      'After a restart nothing triggers another until /startupz says started or this has passed (OpenClaw can take minutes to start).',
-    ),
-    maxRestartsPerHour: int(4, 1, 1000, 'Restart budget per rolling hour; when spent, the watchdog alerts and waits.'),
-    restartSpacingSec: seconds(
-      60,
-      1,
-      DAY_SEC,
-      'Least time between two automatic restarts; doubles with each further restart in the hour.',
-    ),
-    restartCommand: optionalArgv(
-      'Command that restarts the gateway (argv, no shell; exit 0 = done); null picks the openclaw CLI, then launchd (macOS) or systemd (Linux).',
-    ),
-    restartTimeoutSec: seconds(
-      360,
-      1,
-      DAY_SEC,
-      'A restart command still running after this is killed and the restart counts as failed (safe restarts drain up to 5 min).',
-    ),
-    dryRun: bool(false, 'Decide and notify, never restart.'),
-    maxDeferralSec: seconds(
-      600,
-      1,
-      DAY_SEC,
-      "With stormRestart on: the longest one upstream Retry-After holds a 429-triggered restart (a restart cannot clear a provider's limit); a new Retry-After holds it again, so no storm restart runs while the provider keeps asking for a wait. OpenClaw's own cooldown holds it as long as it lasts.",
-    ),
-    divergenceSec: seconds(
-      180,
-      1,
-      DAY_SEC,
-      'Alarm when health probes are green while a breaker has been open or throttled this long.',
-    ),
-    manualRestart: oneOf(
-      'safe',
-      RESTART_FLAVOURS,
-      'openclaw CLI restart flavour for a manual restart (drains work first).',
-    ),
-    healthRestart: oneOf(
-      'wait',
-      RESTART_FLAVOURS,
-      'openclaw CLI restart flavour when the gateway is dead or hung (wait: stuck runs are cut short after stormWaitSec, and OpenClaw resumes them after the restart; force drains them for up to 5 min first).',
-    ),
-    stormRestart: oneOf(
-      'off',
-      STORM_RESTARTS,
-      'Whether a 429 storm restarts the gateway, and with which openclaw CLI flavour. off: the storm is alerted and waited out, never restarted: OpenClaw retries its runs through a storm by itself and keeps its cooldowns across restarts, so a restart cannot end one (measured on OpenClaw 2026.9.6), and a gateway a storm leaves stalled is restarted as hung. safe (drains work first), wait, force, plain: restart once no Retry-After or cooldown holds, as cron watchdogs do.',
-    ),
-    stormWaitSec: seconds(30, 1, 3600, 'Drain bound of the wait flavour (openclaw gateway restart --wait).'),
-  }),
-  notifications: group({
-    desktop: bool(true, 'Desktop notifications (node-notifier headless; the tray app uses native ones).'),
-    coalesceSec: seconds(
-      300,
-      1,
-      DAY_SEC,
-      'At most one notification per kind and dependency in this interval; the rest are folded into a count.',
-    ),
-    webhooks: list(
-      {
-        type: oneOf('generic', WEBHOOK_TYPES, 'Payload format.'),
-        url: secretUrl('Webhook URL (Telegram: https://api.telegram.org/bot<token>/sendMessage; ntfy: the topic URL).'),
-        events: listOf(
-          ['alerts'],
-          [...NOTICE_KINDS, 'alerts'],
-          'Event kinds sent to this webhook: kinds, "alerts" (incidents and what needs a human) or "*" (everything).',
-          true,
-        ),
-        minSeverity: oneOf('warning', SEVERITIES, 'Least severe notice sent (recoveries go where their alarm went).'),
-        timeoutSec: seconds(10, 1, 600, 'Per-attempt timeout.'),
-        retries: int(3, 0, 20, 'Extra attempts after a failure (backoff doubles).'),
-        chatId: optionalString('Telegram chat id (required for telegram).'),
-        secret: optionalSecret('Feishu/DingTalk signing secret; for generic and ntfy a Bearer token. Never logged.'),
-      },
-      'Webhooks: generic JSON, slack, discord, telegram, feishu, dingtalk, ntfy.',
-      'webhooks {type, url, events?, minSeverity?, timeoutSec?, retries?, chatId?, secret?}',
-      ['type', 'url'],
-    ),
-    desktopMinSeverity: oneOf('info', SEVERITIES, 'Least severe notice shown on the desktop.'),
-    digest: group({
-      enabled: bool(
-        false,
-        'Hold info and warning notices that are not alerts and send one digest per period and channel.',
-      ),
-      everySec: seconds(
-        3600,
-        60,
-        7 * DAY_SEC,
-        'Digest period (aligned to the clock: 3600 sends on the hour) unless at is set.',
-      ),
-      at: optionalTimeOfDay('Send the digest once a day at this local time (HH:MM) instead of every everySec.'),
-    }),
-  }),
-  alerts: group({
-    quietHours: list(
-      recurringWindow,
-      'Quiet hours: no notification below critical (see quietHoursAllowCritical).',
-      'windows {days?, from, to, timeZone?}',
-      ['from', 'to'],
-    ),
-    quietHoursAllowCritical: bool(true, 'Critical notices still go out during quiet hours (never during maintenance).'),
-    maintenance: list(
-      recurringWindow,
-      'Recurring maintenance windows: no notification at all and no automatic restart.',
-      'windows {days?, from, to, timeZone?}',
-      ['from', 'to'],
-    ),
-  }),
-  heartbeat: group({
-    url: optionalSecretUrl(
-      'Push monitor URL pinged every intervalSec (healthchecks.io, Uptime Kuma, any HTTP endpoint); null: off.',
-    ),
-    intervalSec: seconds(60, 1, DAY_SEC, 'Seconds between pushes.'),
-    method: oneOf('POST', ['GET', 'POST'] as const, 'GET, or POST with a JSON body {status, headline, ts}.'),
-    kind: oneOf(
-      'generic',
-      HEARTBEAT_KINDS,
-      'URL format: generic, healthchecks (/fail when critical), uptime-kuma (status, msg, ping).',
-    ),
-    timeoutSec: seconds(10, 1, 600, 'Per-push timeout.'),
-  }),
-  fleet: group({
-    redisUrl: optionalRedisUrl(
-      'Redis shared by hosts calling the same providers: breaker transitions are published and half-open probes serialized; null (default) keeps breakers local.',
-    ),
-    hostId: optionalName("This host's name in the fleet; null means the machine's hostname."),
-    openOnPeerEvidence: bool(
-      false,
-      "Trip a closed breaker when another host's breaker for the same dependency trips (else it is only shown as open elsewhere).",
-    ),
-    probeLeaseMs: millis(5000, 100, 600_000, 'How long one host holds the half-open probe lease of a dependency.'),
-  }),
+  gatewayMetrics: gatewayMetricsConfig,
+  ingest: ingestConfig,
+  breakers: breakersConfig,
+  budgets: budgetsConfig,
+  quota: quotaConfig,
+  health: healthConfig,
+  watchdog: watchdogConfig,
+  notifications: notificationsConfig,
+  alerts: alertsConfig,
+  heartbeat: heartbeatConfig,
+  fleet: fleetConfig,
   server: group({
     host: str('127.0.0.1', 'Address of the local API and /metrics; loopback unless allowNonLoopback.'),
     port: int(18820, 0, 65535, "Port of the local API and /metrics (outside OpenClaw's 18789–18800)."),
     allowNonLoopback: bool(false, 'Allow a non-loopback host (exposes /metrics and the API on the network).'),
   }),
-  incidents: group({
-    graceSec: seconds(
-      60,
-      0,
-      DAY_SEC,
-      'A trouble (a breaker out of closed, the gateway dead or hung, a source that cannot read) opens an incident only after lasting this long.',
-    ),
-    settleSec: seconds(
-      30,
-      0,
-      DAY_SEC,
-      'An open incident closes once no cause has held for this long (a trouble that comes back sooner joins it).',
-    ),
-  }),
+  incidents: incidentsConfig,
   retention: group({
     days: int(30, 1, 36500, 'Stored history older than this is pruned (checked hourly).'),
   }),

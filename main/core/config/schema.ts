@@ -68,6 +68,10 @@ export function int(def: number, min: number, max: number, doc: string): Field<n
   );
 }
 
+/** A day, in each unit durations are written in: the usual upper bound of a duration key. */
+export const DAY_SEC = 86_400;
+export const DAY_MS = DAY_SEC * 1000;
+
 /** The unit of a duration field. A key's suffix names it: `…Sec` holds seconds, `…Ms` milliseconds. */
 export type DurationUnit = 'sec' | 'ms';
 
@@ -560,6 +564,49 @@ export function mapDurations<T>(
     }
   }
   return out as T;
+}
+
+/** A key as settings name it once its duration is in milliseconds: `…Sec` becomes `…Ms` (`…Ms` stays). */
+type MsKey<K> = K extends `${infer Stem}Sec` ? `${Stem}Ms` : K extends 'sec' ? 'ms' : K;
+
+/**
+ * A group's value with every duration in milliseconds under a `…Ms` key, in nested groups, records and lists
+ * too: the shape the parts of BreakerBar take their timings in (timers and clocks count milliseconds).
+ */
+export type InMs<T> = T extends readonly (infer E)[]
+  ? InMs<E>[]
+  : T extends object
+    ? { [K in keyof T as MsKey<K>]: InMs<T[K]> }
+    : T;
+
+const msKey = (key: string, unit: DurationUnit): string =>
+  unit === 'sec' ? (key === 'sec' ? 'ms' : key.replace(/Sec$/, 'Ms')) : key;
+
+/**
+ * `value` (parsed with `node`) with each duration converted to milliseconds by the unit its field declares and
+ * its key renamed to match (`checkIntervalSec: 60` becomes `checkIntervalMs: 60000`), so that no part converts
+ * by hand: the schema, which states every unit, is the one place that knows it.
+ */
+export function inMs<S extends Shape>(node: Group<S>, value: Infer<Group<S>>): InMs<Infer<Group<S>>> {
+  return convertedToMs(node, value) as InMs<Infer<Group<S>>>;
+}
+
+function convertedToMs(node: Group<Shape>, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, current] of Object.entries(value)) {
+    const child = node.shape[key];
+    if (child?.kind === 'group') out[key] = convertedToMs(child, current);
+    else if (child?.unit && typeof current === 'number') out[msKey(key, child.unit)] = toMs(current, child.unit);
+    else if (child?.items?.each === 'record' && typeof current === 'object' && current !== null) {
+      const items = child.items;
+      out[key] = Object.fromEntries(Object.entries(current).map(([k, v]) => [k, convertedToMs(items.node, v)]));
+    } else if (child?.items?.each === 'list' && Array.isArray(current)) {
+      const items = child.items;
+      out[key] = current.map((v) => convertedToMs(items.node, v));
+    } else out[key] = current;
+  }
+  return out;
 }
 
 function closest(word: string, candidates: string[]): string | undefined {

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Environment, LoadedConfig } from '../config/index.js';
 import { type HeartbeatResult, META_HEARTBEAT, parseHeartbeatMeta } from '../notify/heartbeat-result.js';
-import { redactUrl, validateWebhook, type WebhookConfig } from '../notify/webhook-format.js';
+import { redactUrl, validateWebhook } from '../notify/webhook-format.js';
 import { envValue, findOnPath } from './fs-util.js';
 import { type Finding, finding } from './types.js';
 
@@ -111,7 +111,7 @@ export function checkDesktop(loaded: LoadedConfig, environment: Environment): Fi
 }
 
 export function checkWebhooks(loaded: LoadedConfig): Finding[] {
-  const webhooks = loaded.config.notifications.webhooks as WebhookConfig[];
+  const { webhooks } = loaded.config.notifications;
   const where = loaded.file ? ` in ${loaded.file}` : '';
   const findings = webhooks.map((webhook, i) => {
     const title = `webhook ${i + 1}: ${webhook.type} → ${redactUrl(webhook.url)}`;

@@ -12,8 +12,8 @@ import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 import { runCommand } from '../gateway/run-command.js';
 import { strategyEnvironment } from '../gateway/strategy-environment.js';
 import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
+import { restarterSettings } from '../watchdog/config.js';
 import { Restarter } from '../watchdog/restarter.js';
-import { restarterSettings } from '../watchdog/settings.js';
 import { type Finding, finding, type Level, saidFinding } from './types.js';
 
 const TRIGGERS: readonly RestartTrigger[] = ['manual', 'health', 'storm'];
@@ -165,7 +165,7 @@ export async function checkRestart(
   const restarter = new Restarter(
     // The gateway's port finds the process listening on it: who owns the gateway.
     {
-      ...restarterSettings(loaded.config),
+      ...restarterSettings(loaded.config.watchdog),
       gatewayPort: gatewayPort(resolveGatewayEndpoint(loaded, environment).baseUrl),
     },
     strategyEnvironment(environment, loaded.config.profile),

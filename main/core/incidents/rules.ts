@@ -23,14 +23,8 @@
 import type { BreakerState } from '../breaker/types.js';
 import type { Severity } from '../notify/notice.js';
 import type { QuotaWindow } from '../spend/types.js';
+import type { IncidentSettings } from './config.js';
 import { INCIDENT_CAUSES, type IncidentCause } from './types.js';
-
-export interface IncidentSettings {
-  /** How long a trouble that can be a blip must hold before it opens an incident. */
-  graceMs: number;
-  /** How long no condition may hold before an open incident closes. */
-  settleMs: number;
-}
 
 /** Sessions the gateway reports stalled; `since`: the report's time (the watchdog may act on it at once). */
 export interface Stall {

@@ -20,11 +20,11 @@ import type { NotificationRow, RestartRow } from '../store/gateway-history.js';
 import { reportWriteFailure, type WriteFailures } from '../store/room.js';
 import type { Decision } from '../watchdog/policy-decisions.js';
 import type { WatchdogStatus } from '../watchdog/watchdog-status.js';
+import type { IncidentSettings } from './config.js';
 import {
   conditionsOf,
   EMPTY_TRACKER,
   type IncidentChange,
-  type IncidentSettings,
   type IncidentWorld,
   type Stall,
   step,

@@ -6,19 +6,16 @@
  * is what the caller passes in.
  */
 import type { Translator } from '../../words/messages/index.js';
+import type { NotificationSettings } from './config.js';
 import type { NoticeInput } from './notice.js';
 import { ALERT_KINDS, maxSeverity, type Notice, type NoticeKind, routingSeverity, severityRank } from './notice.js';
 import { localTime } from './quiet.js';
 
-export interface DigestSettings {
-  enabled: boolean;
-  /** Period in seconds, aligned to the clock (3600: on the hour), unless `at` is set. */
-  everySec: number;
-  /** `HH:MM`: once a day at this local time instead. */
-  at: string | null;
-  /** Time zone of `at`; null = the system's. */
-  timeZone?: string | null;
-}
+/**
+ * The `notifications.digest` keys (config.ts): `everyMs`, the period aligned to the clock (an hour: on the
+ * hour) unless `at` (`HH:MM`) sends once a day instead; `timeZone` of `at` (null or absent: the system's).
+ */
+export type DigestSettings = NotificationSettings['digest'] & { timeZone?: string | null };
 
 /** Whether a notice goes out at once even when a digest gathers the rest. */
 export function isImmediate(notice: Pick<Notice, 'kind' | 'severity' | 'closes'>): boolean {
@@ -37,7 +34,7 @@ export function nextDigestAt(settings: DigestSettings, now: number): number {
     if (ahead <= 0) ahead += 1440;
     return now - (now % MINUTE_MS) + ahead * MINUTE_MS;
   }
-  const period = Math.max(1, settings.everySec) * 1000;
+  const period = Math.max(1000, settings.everyMs);
   return (Math.floor(now / period) + 1) * period;
 }
 

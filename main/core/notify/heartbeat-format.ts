@@ -5,18 +5,9 @@
  * push says critical. Push URLs carry their token, so anything shown to a human
  * goes through redactUrl.
  */
-export const HEARTBEAT_KINDS = ['generic', 'healthchecks', 'uptime-kuma'] as const;
-export type HeartbeatKind = (typeof HEARTBEAT_KINDS)[number];
+import type { HeartbeatSettings } from './config.js';
 
 export type HeartbeatStatus = 'ok' | 'warning' | 'critical';
-
-export interface HeartbeatConfig {
-  url: string;
-  intervalSec: number;
-  method: 'GET' | 'POST';
-  kind: HeartbeatKind;
-  timeoutSec: number;
-}
 
 export interface HeartbeatPush {
   status: HeartbeatStatus;
@@ -37,7 +28,10 @@ export interface HeartbeatRequest {
 /** Uptime Kuma stores a push message of up to 255 characters; longer ones are cut. */
 const KUMA_MSG_MAX = 250;
 
-export function formatHeartbeat(config: HeartbeatConfig, push: HeartbeatPush): HeartbeatRequest {
+export function formatHeartbeat(
+  config: Pick<HeartbeatSettings, 'url' | 'method' | 'kind'>,
+  push: HeartbeatPush,
+): HeartbeatRequest {
   const body =
     config.method === 'POST'
       ? JSON.stringify({ status: push.status, headline: push.headline, ts: new Date(push.ts).toISOString() })

@@ -12,7 +12,8 @@
  */
 
 import type { Logger } from '../log.js';
-import { formatHeartbeat, type HeartbeatConfig, type HeartbeatStatus } from './heartbeat-format.js';
+import type { HeartbeatSettings } from './config.js';
+import { formatHeartbeat, type HeartbeatStatus } from './heartbeat-format.js';
 import { type HeartbeatResult, META_HEARTBEAT } from './heartbeat-result.js';
 import { fetchSameHost, redirectRefusal } from './same-host-fetch.js';
 import { scrub } from './webhook.js';
@@ -37,7 +38,7 @@ export interface HeartbeatSaying {
 }
 
 export interface HeartbeatOptions {
-  config: HeartbeatConfig;
+  config: HeartbeatSettings;
   /** What to say now (the composition root words the API's headline; the heartbeat only carries it). */
   say(now: number): HeartbeatSaying;
   clock: () => number;
@@ -65,7 +66,7 @@ export class Heartbeat {
     this.stopped = false;
     if (this.timer !== null) return;
     void this.push();
-    this.timer = setInterval(() => void this.push(), this.options.config.intervalSec * 1000);
+    this.timer = setInterval(() => void this.push(), this.options.config.intervalMs);
     // The heartbeat says the daemon is alive; it must not be what keeps it alive.
     this.timer.unref();
   }
@@ -125,7 +126,7 @@ export class Heartbeat {
     }
     const controller = new AbortController();
     this.controller = controller;
-    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(config.timeoutSec * 1000)]);
+    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(config.timeoutMs)]);
     let result: HeartbeatResult;
     try {
       const request = formatHeartbeat(config, { status: said.status, headline: said.text, ts, pingMs: said.pingMs });
@@ -147,7 +148,7 @@ export class Heartbeat {
       };
     } catch (error) {
       const why =
-        signal.aborted && !controller.signal.aborted ? `timed out after ${config.timeoutSec} s` : describe(error);
+        signal.aborted && !controller.signal.aborted ? `timed out after ${config.timeoutMs / 1000} s` : describe(error);
       result = {
         ts,
         status: said.status,

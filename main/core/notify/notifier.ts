@@ -13,6 +13,7 @@ import { EventEmitter } from 'node:events';
 import { type Translator, translator } from '../../words/messages/index.js';
 import type { Logger } from '../log.js';
 import { Coalescer } from './coalesce.js';
+import type { WebhookSettings, WebhookType } from './config.js';
 import type { DesktopChannel } from './desktop.js';
 import { Digest, type DigestSettings, digestNotice, isImmediate } from './digest.js';
 import {
@@ -27,7 +28,7 @@ import {
 } from './notice.js';
 import { type QuietState, suppressionReason } from './quiet.js';
 import { sendWebhook } from './webhook.js';
-import { formatWebhook, redactUrl, type WebhookConfig, type WebhookType } from './webhook-format.js';
+import { formatWebhook, redactUrl } from './webhook-format.js';
 
 export interface DeliveryRecord {
   ts: number;
@@ -44,7 +45,7 @@ export interface DeliveryRecord {
 
 export interface NotifierOptions {
   desktop: DesktopChannel | null;
-  webhooks: WebhookConfig[];
+  webhooks: WebhookSettings[];
   coalesceMs: number;
   clock: () => number;
   log: Logger;

@@ -5,27 +5,11 @@
  */
 import { createHmac } from 'node:crypto';
 import { type Translator, translator } from '../../words/messages/index.js';
+import { WEBHOOK_TYPES, type WebhookConfig, type WebhookSettings } from './config.js';
 import { EVENT_GROUPS, isNoticeKind, NOTICE_KINDS, type Notice, SEVERITIES, type Severity } from './notice.js';
 
-export const WEBHOOK_TYPES = ['generic', 'slack', 'discord', 'telegram', 'feishu', 'dingtalk', 'ntfy'] as const;
-export type WebhookType = (typeof WEBHOOK_TYPES)[number];
-
-export interface WebhookConfig {
-  type: WebhookType;
-  /** Full URL; for telegram https://api.telegram.org/bot<token>/sendMessage, for ntfy https://ntfy.sh/<topic>. */
-  url: string;
-  /** NoticeKind values and groups: 'alerts' (what needs a human, the default), '*' (everything). */
-  events: string[];
-  /** Least severe notice sent (default 'warning'); a recovery counts at the severity of the alarm it closes. */
-  minSeverity?: Severity;
-  timeoutSec: number;
-  /** Extra attempts after the first. */
-  retries: number;
-  /** Telegram only (required there). */
-  chatId: string | null;
-  /** DingTalk / Feishu signing secret; for ntfy and generic a Bearer token. */
-  secret: string | null;
-}
+/** What a request is shaped from: the same keys in the config and in the settings deliveries take. */
+export type WebhookTarget = Pick<WebhookSettings, 'type' | 'url' | 'chatId' | 'secret'>;
 
 export interface WebhookRequest {
   url: string;
@@ -61,7 +45,7 @@ const NTFY_TAG: Record<Severity, string> = { critical: 'rotating_light', warning
  * as codes) and says which language its texts are in.
  */
 export function formatWebhook(
-  config: WebhookConfig,
+  config: WebhookTarget,
   notice: Notice,
   now: number,
   t: Translator = translator('en'),
@@ -185,7 +169,7 @@ export function redactUrl(url: string): string {
   return `${parsed.protocol}//${parsed.host}/…`;
 }
 
-/** Problems that make a webhook unusable, worded for the person editing the config. Empty = fine. */
+/** Problems that make a webhook unusable, worded for the person editing the config (its keys as written). Empty = fine. */
 export function validateWebhook(config: WebhookConfig): string[] {
   const problems: string[] = [];
   if (!(WEBHOOK_TYPES as readonly string[]).includes(config.type)) {

@@ -6,8 +6,9 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { backoffStep } from '../backoff.js';
+import type { WebhookSettings, WebhookType } from './config.js';
 import { fetchSameHost, redirectRefusal } from './same-host-fetch.js';
-import { redactUrl, type WebhookConfig, type WebhookRequest } from './webhook-format.js';
+import { redactUrl, type WebhookRequest } from './webhook-format.js';
 
 export interface SendOptions {
   /** Aborts the delivery, including a backoff sleep in progress. */
@@ -43,7 +44,7 @@ type Attempt =
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> => delay(ms, undefined, { signal });
 
 export async function sendWebhook(
-  config: WebhookConfig,
+  config: WebhookSettings,
   request: WebhookRequest,
   options: SendOptions = {},
 ): Promise<SendResult> {
@@ -77,8 +78,8 @@ export async function sendWebhook(
   return { ok: false, attempts, status: last.status, error: `${target}: ${last.error}${tries}` };
 }
 
-async function attempt(config: WebhookConfig, request: WebhookRequest, options: SendOptions): Promise<Attempt> {
-  const timeout = AbortSignal.timeout(Math.max(1, config.timeoutSec * 1000));
+async function attempt(config: WebhookSettings, request: WebhookRequest, options: SendOptions): Promise<Attempt> {
+  const timeout = AbortSignal.timeout(Math.max(1, config.timeoutMs));
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const secrets = [config.secret, config.chatId];
   let status: number | null = null;
@@ -115,7 +116,7 @@ async function attempt(config: WebhookConfig, request: WebhookRequest, options: 
   } catch (err) {
     if (options.signal?.aborted) return { result: 'fail', status, error: 'aborted' };
     if (timeout.aborted) {
-      return { result: 'retry', status, error: `timed out after ${config.timeoutSec} s`, retryAfterMs: null };
+      return { result: 'retry', status, error: `timed out after ${config.timeoutMs / 1000} s`, retryAfterMs: null };
     }
     return { result: 'retry', status, error: scrub(describeError(err), request.url, secrets), retryAfterMs: null };
   }
@@ -125,7 +126,7 @@ async function attempt(config: WebhookConfig, request: WebhookRequest, options: 
  * Slack, Telegram, DingTalk and Feishu answer HTTP 200 when they refuse a
  * message and put the reason in the body; those are failures too.
  */
-export function serviceError(type: WebhookConfig['type'], answer: string): string | null {
+export function serviceError(type: WebhookType, answer: string): string | null {
   const json = parseObject(answer);
   switch (type) {
     case 'slack': {

@@ -8,9 +8,10 @@ import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { NoticeInput } from '../notify/notice.js';
 import type { QuotaWindow } from '../spend/types.js';
+import { quotaSettings } from './config.js';
 import { CooldownLoopDetector } from './cooldown-loop.js';
 import { OpenClawCooldowns } from './cooldowns.js';
-import { DEFAULT_QUOTA_COMMAND, QuotaReader } from './quota.js';
+import { QuotaReader } from './quota.js';
 
 export interface OpenClawReadersOptions {
   log: Logger;
@@ -83,12 +84,10 @@ export class OpenClawReaders {
 
   /** Starts running OpenClaw's usage command on its timer, when `quota.enabled`. */
   readQuota(loaded: LoadedConfig, env: NodeJS.ProcessEnv): void {
-    const { quota } = loaded.config;
-    if (!quota.enabled) return;
+    const settings = quotaSettings(loaded.config.quota);
+    if (settings === null) return;
     this.quotaReader = new QuotaReader({
-      command: quota.command ?? DEFAULT_QUOTA_COMMAND,
-      intervalMs: quota.intervalSec * 1000,
-      timeoutMs: quota.timeoutSec * 1000,
+      ...settings,
       // The CLI reads the same OpenClaw state (profile) this instance follows.
       env: { ...env, OPENCLAW_STATE_DIR: loaded.stateDir },
       clock: this.options.clock,

@@ -2,30 +2,10 @@
  * What the watchdog policy is given: its settings, and what each call hands it (a check's rate-limited
  * calls and stalled sessions, a health probe, the breakers' states, the restart strategy's check). Kept
  * apart from the rules so that the runner, the settings and the strategy check can speak of them without
- * the policy itself.
+ * the policy itself. The settings are declared with the watchdog's config (config.ts).
  */
 
 import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
-
-export interface WatchdogSettings {
-  /** false: decide nothing automatically (manual restarts still work). */
-  enabled: boolean;
-  windowMs: number;
-  threshold: number;
-  healthFailuresBeforeRestart: number;
-  /** Least time from the first dead probe of a streak before the gateway counts as dead. */
-  deadAfterMs: number;
-  /** Stalled sessions and no upstream attempt for this long: the gateway is hung. */
-  hungAfterMs: number;
-  startupGraceMs: number;
-  /** A 429 storm restarts the gateway (watchdog.stormRestart not `off`); false: it is waited out. */
-  restartOnStorm: boolean;
-  maxRestartsPerHour: number;
-  restartSpacingMs: number;
-  maxDeferralMs: number;
-  divergenceMs: number;
-  dryRun: boolean;
-}
 
 /** What a check found. Times are on the policy's (monotonic) clock. */
 export interface CheckInput {

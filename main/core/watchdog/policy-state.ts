@@ -4,8 +4,9 @@
  */
 
 import type { RestartTrigger } from '../gateway/control.js';
+import type { WatchdogSettings } from './config.js';
 import type { Alert } from './policy-decisions.js';
-import type { StrategyCheck, WatchdogSettings } from './policy-inputs.js';
+import type { StrategyCheck } from './policy-inputs.js';
 
 export interface Recovery {
   /** When the restart began. */

@@ -13,9 +13,10 @@
  */
 
 import type { RestartOutcome, RestartTrigger } from '../gateway/control.js';
+import type { WatchdogSettings } from './config.js';
 import { divergenceAlarm, judgeHung, judgeProbe, resetDead } from './health-rules.js';
 import { type Decision, decision, seconds } from './policy-decisions.js';
-import type { BreakerInput, CheckInput, ProbeInput, StrategyCheck, WatchdogSettings } from './policy-inputs.js';
+import type { BreakerInput, CheckInput, ProbeInput, StrategyCheck } from './policy-inputs.js';
 import { initialState, type PolicyContext, type WatchdogState } from './policy-state.js';
 import { rememberRecovery, restartFinished, settleRecovery } from './recovery-tracking.js';
 import { budgetRemaining, liftedHolds, paused } from './restart-gate.js';

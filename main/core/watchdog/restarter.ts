@@ -6,7 +6,6 @@
  */
 import { delimiter, dirname, isAbsolute } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { RESTART_FLAVOURS, STORM_RESTARTS } from '../config/index.js';
 import {
   chooseRestart,
   executeRestart,
@@ -24,18 +23,16 @@ import { gatherOwnerFacts } from '../gateway/owner/gather.js';
 import { ownerRestartBlock } from '../gateway/owner/restart-rule.js';
 import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 import { type CommandResult, runCommand } from '../gateway/run-command.js';
+import type { RESTART_FLAVOURS, RestartSettings } from './config.js';
 import type { RestartOrder } from './policy-decisions.js';
 
 type Flavour = (typeof RESTART_FLAVOURS)[number];
 
-export interface RestarterSettings {
-  restartCommand: string[] | null;
-  restartTimeoutMs: number;
-  manualRestart: Flavour;
-  healthRestart: Flavour;
-  /** `off`: a storm never restarts the gateway (the policy orders none; a plan for one is refused). */
-  stormRestart: (typeof STORM_RESTARTS)[number];
-  stormWaitSec: number;
+/**
+ * The watchdog's restart keys (config.ts; `stormRestart` off: a storm never restarts the gateway, the policy
+ * orders none and a plan for one is refused), and where the gateway listens.
+ */
+export interface RestarterSettings extends RestartSettings {
   /** The gateway's port, to find the process listening on it (who owns the gateway); null or absent: not looked for. */
   gatewayPort?: number | null;
 }

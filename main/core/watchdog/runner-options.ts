@@ -11,8 +11,9 @@ import type { NoticeInput } from '../notify/notice.js';
 import type { Store } from '../store/db.js';
 import type { GatewayHistory, RestartRow } from '../store/gateway-history.js';
 import type { WriteFailures } from '../store/room.js';
+import type { WatchdogSettings } from './config.js';
 import type { Decision } from './policy-decisions.js';
-import type { StrategyCheck, WatchdogSettings } from './policy-inputs.js';
+import type { StrategyCheck } from './policy-inputs.js';
 import type { Restarter } from './restarter.js';
 
 export interface WatchdogRunnerOptions {

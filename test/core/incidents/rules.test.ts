@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { defaultsOf } from '../../../main/core/config/schema.js';
+import { incidentSettings, incidentsConfig } from '../../../main/core/incidents/config.js';
 import {
   type Condition,
   conditionsOf,
@@ -12,7 +14,8 @@ import {
 } from '../../../main/core/incidents/rules.js';
 
 const T0 = 1_780_000_000_000;
-const SETTINGS = { graceMs: 60_000, settleMs: 30_000 };
+/** The defaults (a minute's grace, half a minute to settle), as a config file without an `incidents` group gives them. */
+const SETTINGS = incidentSettings(defaultsOf(incidentsConfig));
 
 function world(over: Partial<IncidentWorld> = {}): IncidentWorld {
   return {

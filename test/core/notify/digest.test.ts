@@ -18,16 +18,16 @@ const notice = (kind: Notice['kind'], severity: Notice['severity'], ts = T): Not
 
 describe('nextDigestAt', () => {
   it('every period, aligned to the clock', () => {
-    expect(nextDigestAt({ enabled: true, everySec: 3600, at: null }, T)).toBe(Date.UTC(2026, 11, 1, 11));
-    expect(nextDigestAt({ enabled: true, everySec: 900, at: null }, T)).toBe(Date.UTC(2026, 11, 1, 10, 30));
+    expect(nextDigestAt({ enabled: true, everyMs: 3_600_000, at: null }, T)).toBe(Date.UTC(2026, 11, 1, 11));
+    expect(nextDigestAt({ enabled: true, everyMs: 900_000, at: null }, T)).toBe(Date.UTC(2026, 11, 1, 10, 30));
     // Exactly on a boundary: the next one, never now.
-    expect(nextDigestAt({ enabled: true, everySec: 3600, at: null }, Date.UTC(2026, 11, 1, 11))).toBe(
+    expect(nextDigestAt({ enabled: true, everyMs: 3_600_000, at: null }, Date.UTC(2026, 11, 1, 11))).toBe(
       Date.UTC(2026, 11, 1, 12),
     );
   });
 
   it('once a day at a local time, in the given time zone', () => {
-    const daily = { enabled: true, everySec: 3600, at: '08:30', timeZone: 'UTC' };
+    const daily = { enabled: true, everyMs: 3_600_000, at: '08:30', timeZone: 'UTC' };
     expect(nextDigestAt(daily, T)).toBe(Date.UTC(2026, 11, 2, 8, 30));
     expect(nextDigestAt(daily, Date.UTC(2026, 11, 1, 8, 0))).toBe(Date.UTC(2026, 11, 1, 8, 30));
     // 08:30 in Shanghai is 00:30 UTC.
@@ -37,7 +37,7 @@ describe('nextDigestAt', () => {
 
 describe('Digest', () => {
   it('keeps one batch per channel, due when its period ends', () => {
-    const d = new Digest({ enabled: true, everySec: 3600, at: null });
+    const d = new Digest({ enabled: true, everyMs: 3_600_000, at: null });
     d.hold('desktop', notice('breaker_opened', 'warning'), T);
     d.hold('webhook:slack#0', notice('token_budget', 'warning'), T + 30 * MIN);
     d.hold('desktop', notice('breaker_closed', 'info'), T + 10 * MIN);

@@ -6,8 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { headline, headlineText } from '../../../main/api/headline.js';
 import { headlineSaying } from '../../../main/api/root/heartbeat.js';
 import type { ApiStatus } from '../../../main/api/types.js';
+import { defaultsOf } from '../../../main/core/config/schema.js';
+import {
+  type HeartbeatConfig,
+  type HeartbeatSettings,
+  heartbeatConfig,
+  heartbeatSettings,
+} from '../../../main/core/notify/config.js';
 import { Heartbeat, type HeartbeatRecord } from '../../../main/core/notify/heartbeat.js';
-import { formatHeartbeat, type HeartbeatConfig } from '../../../main/core/notify/heartbeat-format.js';
+import { formatHeartbeat } from '../../../main/core/notify/heartbeat-format.js';
 import { META_HEARTBEAT, parseHeartbeatMeta } from '../../../main/core/notify/heartbeat-result.js';
 import { translator } from '../../../main/words/messages/index.js';
 import { FakeBackend, recordingLogger } from '../../helpers/fake-backend.js';
@@ -28,14 +35,12 @@ async function receiver(respond?: Responder): Promise<Receiver> {
   return r;
 }
 
-const config = (url: string, extra: Partial<HeartbeatConfig> = {}): HeartbeatConfig => ({
-  url,
-  intervalSec: 60,
-  method: 'POST',
-  kind: 'generic',
-  timeoutSec: 10,
-  ...extra,
-});
+/** The heartbeat's settings as a config file with `heartbeat.url` set (and `extra`) gives them. */
+function config(url: string, extra: Partial<HeartbeatConfig> = {}): HeartbeatSettings {
+  const settings = heartbeatSettings({ ...defaultsOf(heartbeatConfig), ...extra, url });
+  if (settings === null) throw new Error('a heartbeat with a URL is on');
+  return settings;
+}
 
 describe('formatHeartbeat', () => {
   const push = { status: 'ok' as const, headline: 'All well · 3 dependencies answering', ts: T0 };
@@ -78,7 +83,7 @@ describe('formatHeartbeat', () => {
   });
 });
 
-function heartbeat(cfg: HeartbeatConfig, status: () => ApiStatus = () => new FakeBackend().status()) {
+function heartbeat(cfg: HeartbeatSettings, status: () => ApiStatus = () => new FakeBackend().status()) {
   const records: HeartbeatRecord[] = [];
   const meta = new Map<string, string>();
   const log = recordingLogger();

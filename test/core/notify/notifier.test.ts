@@ -4,11 +4,17 @@
  * channel must never hold up another.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultsOf, inMs } from '../../../main/core/config/schema.js';
+import {
+  type WebhookConfig,
+  type WebhookSettings,
+  type WebhookType,
+  webhookConfig,
+} from '../../../main/core/notify/config.js';
 import type { DesktopChannel } from '../../../main/core/notify/desktop.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
 import { type DeliveryRecord, Notifier, type NotifierOptions } from '../../../main/core/notify/notifier.js';
 import type { sendWebhook } from '../../../main/core/notify/webhook.js';
-import type { WebhookConfig, WebhookType } from '../../../main/core/notify/webhook-format.js';
 import { type RecordingLogger, recordingLogger } from '../../helpers/fake-backend.js';
 import { type Receiver, type Responder, startReceiver, waitFor } from './receiver.js';
 
@@ -27,8 +33,10 @@ async function receiver(respond?: Responder): Promise<Receiver> {
   return r;
 }
 
-function webhook(type: WebhookType, url: string, extra: Partial<WebhookConfig> = {}): WebhookConfig {
-  return { type, url, events: ['*'], timeoutSec: 5, retries: 0, chatId: null, secret: null, ...extra };
+/** A webhook as the notifier takes it from a config file: the schema's defaults, then these. */
+function webhook(type: WebhookType, url: string, extra: Partial<WebhookConfig> = {}): WebhookSettings {
+  const written: WebhookConfig = { ...defaultsOf(webhookConfig), type, url, events: ['*'], timeoutSec: 5, retries: 0 };
+  return inMs(webhookConfig, { ...written, ...extra });
 }
 
 interface Harness {

@@ -4,11 +4,12 @@
  * an injected clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultsOf, inMs } from '../../../main/core/config/schema.js';
+import { type WebhookConfig, type WebhookSettings, webhookConfig } from '../../../main/core/notify/config.js';
 import type { DesktopChannel } from '../../../main/core/notify/desktop.js';
 import { ALERT_KINDS, eventsWant, type Notice, routingSeverity } from '../../../main/core/notify/notice.js';
 import { type DeliveryRecord, Notifier, type NotifierOptions } from '../../../main/core/notify/notifier.js';
 import type { QuietState } from '../../../main/core/notify/quiet.js';
-import type { WebhookConfig } from '../../../main/core/notify/webhook-format.js';
 import { validateWebhook } from '../../../main/core/notify/webhook-format.js';
 import { translator } from '../../../main/words/messages/index.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
@@ -30,8 +31,9 @@ async function receiver(): Promise<Receiver> {
   return r;
 }
 
-function webhook(url: string, extra: Partial<WebhookConfig> = {}): WebhookConfig {
-  return { type: 'generic', url, events: ['alerts'], timeoutSec: 5, retries: 0, chatId: null, secret: null, ...extra };
+/** A webhook as the notifier takes it from a config file: the schema's defaults, then these. */
+function webhook(url: string, extra: Partial<WebhookConfig> = {}): WebhookSettings {
+  return inMs(webhookConfig, { ...defaultsOf(webhookConfig), url, timeoutSec: 5, retries: 0, ...extra });
 }
 
 function fakeDesktop(): DesktopChannel & { sent: Notice[] } {
@@ -90,9 +92,10 @@ describe('routing rules', () => {
   });
 
   it('validates events and minSeverity', () => {
-    const base = webhook('https://example.com/h');
+    // As written in the config file (the schema would refuse both mistakes; the check words them for a person).
+    const base = { ...defaultsOf(webhookConfig), url: 'https://example.com/h' };
     expect(validateWebhook({ ...base, events: ['alerts', 'gateway_down'] })).toEqual([]);
-    expect(validateWebhook({ ...base, events: ['alert'] })[0]).toContain('unknown event "alert"');
+    expect(validateWebhook({ ...base, events: ['alert' as never] })[0]).toContain('unknown event "alert"');
     expect(validateWebhook({ ...base, minSeverity: 'loud' as never })[0]).toContain('minSeverity');
   });
 });
@@ -188,7 +191,7 @@ describe('digest', () => {
     const hook = await receiver();
     const h = harness({
       webhooks: [webhook(`${hook.base}/h`, { events: ['*'], minSeverity: 'info' })],
-      digest: { enabled: true, everySec: 3600, at: null },
+      digest: { enabled: true, everyMs: 3_600_000, at: null },
       translator: translator('en'),
     });
     h.notifier.notify(notice('breaker_opened', { title: 'Breaker opened for zhipu/glm-5.1' }));
@@ -228,7 +231,7 @@ describe('digest', () => {
     let state: QuietState | null = null;
     const h = harness({
       webhooks: [webhook(`${hook.base}/h`, { events: ['*'], minSeverity: 'info' })],
-      digest: { enabled: true, everySec: 600, at: null },
+      digest: { enabled: true, everyMs: 600_000, at: null },
       quiet: () => state,
     });
     h.notifier.notify(notice('breaker_opened'));

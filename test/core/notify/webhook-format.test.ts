@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { defaultsOf } from '../../../main/core/config/schema.js';
+import { type WebhookConfig, type WebhookType, webhookConfig } from '../../../main/core/notify/config.js';
 import type { Notice } from '../../../main/core/notify/notice.js';
 import {
   encodeHeaderValue,
@@ -8,8 +10,6 @@ import {
   truncate,
   truncateBytes,
   validateWebhook,
-  type WebhookConfig,
-  type WebhookType,
 } from '../../../main/core/notify/webhook-format.js';
 import { translator } from '../../../main/words/messages/index.js';
 
@@ -30,15 +30,15 @@ const NOTICE: Notice = {
   count: 3,
 };
 
+/** A webhook as written in a config file: the schema's defaults, then these. */
 function config(type: WebhookType, extra: Partial<WebhookConfig> = {}): WebhookConfig {
   return {
+    ...defaultsOf(webhookConfig),
     type,
     url: 'https://hooks.example.com/services/T000/B000/XXXXSECRETXXXX',
     events: ['*'],
     timeoutSec: 5,
     retries: 2,
-    chatId: null,
-    secret: null,
     ...extra,
   };
 }
@@ -267,7 +267,7 @@ describe('validateWebhook', () => {
   });
 
   it('names unknown events', () => {
-    const problems = validateWebhook(config('slack', { events: ['gateway_down', 'gateway_exploded', '*'] }));
+    const problems = validateWebhook(config('slack', { events: ['gateway_down', 'gateway_exploded' as never, '*'] }));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain('"gateway_exploded"');
   });

@@ -3,8 +3,15 @@
  * Retry-After, services that refuse with HTTP 200, and no secrets in errors.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultsOf, inMs } from '../../../main/core/config/schema.js';
+import {
+  type WebhookConfig,
+  type WebhookSettings,
+  type WebhookType,
+  webhookConfig,
+} from '../../../main/core/notify/config.js';
 import { parseRetryAfter, scrub, sendWebhook } from '../../../main/core/notify/webhook.js';
-import type { WebhookConfig, WebhookRequest, WebhookType } from '../../../main/core/notify/webhook-format.js';
+import type { WebhookRequest } from '../../../main/core/notify/webhook-format.js';
 import { type Answer, type Receiver, type Responder, startReceiver } from './receiver.js';
 
 const SECRET_PATH = '/hook/T0123/SUPERSECRETTOKEN';
@@ -20,8 +27,10 @@ async function receiver(respond?: Responder): Promise<Receiver> {
   return r;
 }
 
-function config(type: WebhookType, url: string, extra: Partial<WebhookConfig> = {}): WebhookConfig {
-  return { type, url, events: ['*'], timeoutSec: 5, retries: 2, chatId: null, secret: null, ...extra };
+/** A webhook as deliveries take it from a config file: the schema's defaults, then these. */
+function config(type: WebhookType, url: string, extra: Partial<WebhookConfig> = {}): WebhookSettings {
+  const written: WebhookConfig = { ...defaultsOf(webhookConfig), type, url, events: ['*'], timeoutSec: 5, retries: 2 };
+  return inMs(webhookConfig, { ...written, ...extra });
 }
 
 function request(url: string): WebhookRequest {

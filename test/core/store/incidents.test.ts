@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakerState } from '../../../main/core/breaker/types.js';
+import { defaultsOf } from '../../../main/core/config/schema.js';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
+import { incidentSettings, incidentsConfig } from '../../../main/core/incidents/config.js';
 import { IncidentService } from '../../../main/core/incidents/service.js';
 import { IncidentStore } from '../../../main/core/incidents/store.js';
 import type { IncidentSummary } from '../../../main/core/incidents/types.js';
@@ -51,7 +53,7 @@ function harness(path = dbPath, incidentStore = (db: Store['db']) => new Inciden
   const closedDurations: number[] = [];
   const service = new IncidentService({
     store: incidentStore(store.db),
-    settings: { graceMs: 60_000, settleMs: 30_000 },
+    settings: incidentSettings(defaultsOf(incidentsConfig)),
     clock: () => now,
     log: recordingLogger(),
     onClosed: (incident) => closedDurations.push((incident.closedAt ?? 0) - incident.openedAt),

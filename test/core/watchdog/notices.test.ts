@@ -3,6 +3,8 @@
  * words them. English stays the default wording; Chinese says the same facts.
  */
 import { describe, expect, it } from 'vitest';
+import { defaultsOf } from '../../../main/core/config/schema.js';
+import { type WatchdogSettings, watchdogConfig, watchdogSettings } from '../../../main/core/watchdog/config.js';
 import {
   alertNotice,
   budgetNotice,
@@ -15,7 +17,6 @@ import {
 } from '../../../main/core/watchdog/notices.js';
 import { WatchdogPolicy } from '../../../main/core/watchdog/policy.js';
 import type { Alert } from '../../../main/core/watchdog/policy-decisions.js';
-import type { WatchdogSettings } from '../../../main/core/watchdog/policy-inputs.js';
 import { translator } from '../../../main/words/messages/index.js';
 
 const SEC = 1000;
@@ -23,22 +24,14 @@ const MIN = 60 * SEC;
 const en = translator('en');
 const zh = translator('zh-CN');
 
-const SETTINGS: WatchdogSettings = {
-  enabled: true,
-  windowMs: 2 * MIN,
-  threshold: 2,
-  healthFailuresBeforeRestart: 2,
-  deadAfterMs: 15 * SEC,
-  hungAfterMs: 5 * MIN,
-  startupGraceMs: 5 * MIN,
+/** The watchdog's defaults, as a config file without a `watchdog` group gives them, with what these tests need. */
+const SETTINGS: WatchdogSettings = watchdogSettings({
+  ...defaultsOf(watchdogConfig),
   // Storm restarts on (as a user may set them): the rules that hold or allow them are tested here.
-  restartOnStorm: true,
-  maxRestartsPerHour: 4,
-  restartSpacingMs: MIN,
-  maxDeferralMs: 10 * MIN,
-  divergenceMs: 3 * MIN,
-  dryRun: false,
-};
+  stormRestart: 'safe',
+  threshold: 2,
+  deadAfterSec: 15,
+});
 
 /** A policy that has seen the gateway healthy and knows how to restart it. */
 function policy(overrides: Partial<WatchdogSettings> = {}): WatchdogPolicy {

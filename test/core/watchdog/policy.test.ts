@@ -1,33 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { defaultsOf } from '../../../main/core/config/schema.js';
+import { type WatchdogSettings, watchdogConfig, watchdogSettings } from '../../../main/core/watchdog/config.js';
 import { WatchdogPolicy } from '../../../main/core/watchdog/policy.js';
 import type { Decision } from '../../../main/core/watchdog/policy-decisions.js';
-import type {
-  CheckInput,
-  ProbeInput,
-  StrategyCheck,
-  WatchdogSettings,
-} from '../../../main/core/watchdog/policy-inputs.js';
+import type { CheckInput, ProbeInput, StrategyCheck } from '../../../main/core/watchdog/policy-inputs.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
 const HOUR = 60 * MIN;
 
-const DEFAULTS: WatchdogSettings = {
-  enabled: true,
-  windowMs: 2 * MIN,
-  threshold: 3,
-  healthFailuresBeforeRestart: 2,
-  deadAfterMs: 15 * SEC,
-  hungAfterMs: 5 * MIN,
-  startupGraceMs: 5 * MIN,
+/** The watchdog's defaults, as a config file without a `watchdog` group gives them, with what these tests need. */
+const DEFAULTS: WatchdogSettings = watchdogSettings({
+  ...defaultsOf(watchdogConfig),
   // Storm restarts on (as a user may set them): the rules that hold or allow them are tested here.
-  restartOnStorm: true,
-  maxRestartsPerHour: 4,
-  restartSpacingMs: MIN,
-  maxDeferralMs: 10 * MIN,
-  divergenceMs: 3 * MIN,
-  dryRun: false,
-};
+  stormRestart: 'safe',
+  deadAfterSec: 15,
+});
 
 const RUNNABLE: StrategyCheck = { runnable: true, problem: null, service: 'running' };
 

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { defaultsOf } from '../../../main/core/config/schema.js';
 import { interpretRestart } from '../../../main/core/gateway/control.js';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
 import { openclawPlan } from '../../../main/core/gateway/strategies/openclaw-cli.js';
@@ -17,8 +18,9 @@ import type { NoticeInput } from '../../../main/core/notify/notice.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
 import { META_LAST_CALL } from '../../../main/core/watchdog/check-evidence.js';
+import { type WatchdogSettings, watchdogConfig, watchdogSettings } from '../../../main/core/watchdog/config.js';
 import type { RestartOrder, RestartOutcome } from '../../../main/core/watchdog/policy-decisions.js';
-import type { StrategyCheck, WatchdogSettings } from '../../../main/core/watchdog/policy-inputs.js';
+import type { StrategyCheck } from '../../../main/core/watchdog/policy-inputs.js';
 import type { RestartExecution, Restarter } from '../../../main/core/watchdog/restarter.js';
 import { WatchdogRunner } from '../../../main/core/watchdog/runner.js';
 import { callEvent } from '../../helpers/calls.js';
@@ -30,22 +32,13 @@ const MIN = 60 * SEC;
 const HOUR = 60 * MIN;
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 
-const SETTINGS: WatchdogSettings = {
-  enabled: true,
-  windowMs: 2 * MIN,
-  threshold: 3,
-  healthFailuresBeforeRestart: 2,
-  deadAfterMs: 20 * SEC,
-  hungAfterMs: 5 * MIN,
-  startupGraceMs: 5 * MIN,
+/** The watchdog's defaults, as a config file without a `watchdog` group gives them, with what these tests need. */
+const SETTINGS: WatchdogSettings = watchdogSettings({
+  ...defaultsOf(watchdogConfig),
   // Storm restarts on (as a user may set them): the rules that hold or allow them are tested here.
-  restartOnStorm: true,
-  maxRestartsPerHour: 4,
-  restartSpacingMs: MIN,
-  maxDeferralMs: 10 * MIN,
-  divergenceMs: 3 * MIN,
-  dryRun: false,
-};
+  stormRestart: 'safe',
+  deadAfterSec: 20,
+});
 
 let dir: string;
 let store: Store;

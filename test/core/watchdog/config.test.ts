@@ -1,13 +1,11 @@
 /**
- * Each part's settings are derived from the parsed config by one function: every duration arrives in
- * milliseconds, converted from the unit its key names, and nothing is copied by hand elsewhere.
+ * The watchdog's config (main/core/watchdog/config.ts): each of its parts' settings is derived from the parsed
+ * `watchdog` group by one function, every duration in milliseconds as the schema's declared unit converts it.
  */
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
-import { healthSettings } from '../../../main/core/gateway/settings.js';
-import { incidentSettings } from '../../../main/core/incidents/settings.js';
-import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from '../../../main/core/watchdog/settings.js';
+import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from '../../../main/core/watchdog/config.js';
 
 const config = parseWith(configSchema, {
   watchdog: {
@@ -25,13 +23,12 @@ const config = parseWith(configSchema, {
     stormRestart: 'wait',
     restartCommand: ['systemctl', '--user', 'restart', 'openclaw-gateway'],
   },
-  health: { intervalSec: 10, connectTimeoutSec: 4, readTimeoutMinSec: 5, readTimeoutMaxSec: 3 },
-  incidents: { graceSec: 40, settleSec: 20 },
 });
 
 describe('settings derived from the config', () => {
   it('the watchdog policy: durations in milliseconds, counts as written', () => {
-    expect(watchdogSettings(config)).toEqual({
+    // toMatchObject: a key added to the group reaches the policy without this list naming it.
+    expect(watchdogSettings(config.watchdog)).toMatchObject({
       enabled: true,
       windowMs: 90_000,
       threshold: 3,
@@ -46,11 +43,11 @@ describe('settings derived from the config', () => {
       divergenceMs: 150_000,
       dryRun: false,
     });
-    expect(watchdogCheckIntervalMs(config)).toBe(30_000);
+    expect(watchdogCheckIntervalMs(config.watchdog)).toBe(30_000);
   });
 
   it('the restarter keeps the drain bound in seconds, as the openclaw CLI takes it', () => {
-    expect(restarterSettings(config)).toEqual({
+    expect(restarterSettings(config.watchdog)).toEqual({
       restartCommand: ['systemctl', '--user', 'restart', 'openclaw-gateway'],
       restartTimeoutMs: 120_000,
       manualRestart: 'safe',
@@ -62,29 +59,20 @@ describe('settings derived from the config', () => {
 
   it('storm restarts are off unless configured: the policy waits storms out, the restarter plans none', () => {
     const defaults = parseWith(configSchema, {});
-    expect(watchdogSettings(defaults).restartOnStorm).toBe(false);
-    expect(restarterSettings(defaults).stormRestart).toBe('off');
+    expect(watchdogSettings(defaults.watchdog).restartOnStorm).toBe(false);
+    expect(restarterSettings(defaults.watchdog).stormRestart).toBe('off');
   });
 
-  it('the health probe: a read-timeout ceiling below its floor is the floor', () => {
-    expect(healthSettings(config)).toEqual({
-      intervalMs: 10_000,
-      connectTimeoutMs: 4000,
-      readTimeoutMinMs: 5000,
-      readTimeoutMaxMs: 5000,
-    });
-  });
-
-  it('incidents', () => {
-    expect(incidentSettings(config)).toEqual({ graceMs: 40_000, settleMs: 20_000 });
+  it('gives the policy no duration in seconds and none of the restarter keys', () => {
+    const keys = Object.keys(watchdogSettings(config.watchdog));
+    expect(keys.filter((key) => key.endsWith('Sec'))).toEqual([]);
+    expect(keys).not.toContain('restartCommand');
+    expect(keys).not.toContain('stormRestart');
+    expect(keys).not.toContain('checkIntervalMs');
   });
 
   it('follows the defaults when the file says nothing', () => {
     const defaults = parseWith(configSchema, {});
-    expect(watchdogSettings(defaults).maxRestartsPerHour).toBe(defaults.watchdog.maxRestartsPerHour);
-    expect(incidentSettings(defaults)).toEqual({
-      graceMs: defaults.incidents.graceSec * 1000,
-      settleMs: defaults.incidents.settleSec * 1000,
-    });
+    expect(watchdogSettings(defaults.watchdog).maxRestartsPerHour).toBe(defaults.watchdog.maxRestartsPerHour);
   });
 });
