@@ -14,13 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Breaker } from '../../main/core/breaker/engine.js';
 import { DEFAULT_POLICY, type Observation, type Transition } from '../../main/core/breaker/types.js';
 import type { Outcome } from '../../main/core/classify.js';
+import { defaultsOf } from '../../main/core/config/schema.js';
 import { probeGateway } from '../../main/core/gateway/probe.js';
 import { openDatabase } from '../../main/core/store/database.js';
 import { Store } from '../../main/core/store/db.js';
 import { GatewayHistory, probeRow } from '../../main/core/store/gateway-history.js';
+import { type WatchdogSettings, watchdogConfig, watchdogSettings } from '../../main/core/watchdog/config.js';
 import { WatchdogPolicy } from '../../main/core/watchdog/policy.js';
 import type { Decision } from '../../main/core/watchdog/policy-decisions.js';
-import type { ProbeInput, WatchdogSettings } from '../../main/core/watchdog/policy-inputs.js';
+import type { ProbeInput } from '../../main/core/watchdog/policy-inputs.js';
 import { toolOrSkip } from '../helpers/tools.js';
 import { launchChromium, openPage, visibleText, zoneAtNoon } from './browser.js';
 import { buildDashboard, type DashboardDaemon, startDashboardDaemon } from './daemon-fixture.js';
@@ -88,21 +90,22 @@ export function breakerStory(t0: number): Transition[] {
   return out;
 }
 
-const SETTINGS: WatchdogSettings = {
-  enabled: true,
-  windowMs: 2 * MIN,
+/** The watchdog's defaults with storm restarts on and short windows, so that one story meets every rule. */
+const SETTINGS: WatchdogSettings = watchdogSettings({
+  ...defaultsOf(watchdogConfig),
+  stormRestart: 'safe',
+  windowSec: 120,
   threshold: 3,
   healthFailuresBeforeRestart: 2,
-  deadAfterMs: 15 * SEC,
-  hungAfterMs: 5 * MIN,
-  startupGraceMs: 5 * MIN,
-  restartOnStorm: true,
+  deadAfterSec: 15,
+  hungAfterSec: 300,
+  startupGraceSec: 300,
   maxRestartsPerHour: 2,
-  restartSpacingMs: MIN,
-  maxDeferralMs: 10 * MIN,
-  divergenceMs: 3 * MIN,
+  restartSpacingSec: 60,
+  maxDeferralSec: 600,
+  divergenceSec: 180,
   dryRun: false,
-};
+});
 
 const probed = (cls: string, detail: string, uptimeMs: number | null = null): ProbeInput => ({
   class: cls,
