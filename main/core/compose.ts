@@ -1,6 +1,6 @@
 /**
  * Where the core's services are made and wired to each other, from config: the
- * breakers (runner, prober, token rates, stalls, the fleet link), the gateway
+ * breakers (engines, prober, token rates, stalls, the fleet link), the gateway
  * side (health probe, restarter, alert windows, notifier, watchdog), incidents
  * and the heartbeat. The monitor calls these and owns what they return; no
  * service creates another, so every dependency between them is visible here.
@@ -8,9 +8,9 @@
 import { hostname } from 'node:os';
 import { type Translator, translator } from '../words/messages/index.js';
 import { DependencyCap } from './breaker/dependency-cap.js';
+import { BreakerEngines, breakerKeyOf } from './breaker/engines.js';
 import { FleetSharing } from './breaker/fleet-sharing.js';
 import { Prober } from './breaker/prober.js';
-import { BreakerRunner, breakerKeyOf } from './breaker/runner.js';
 import { BreakerService } from './breaker/service.js';
 import type { Config, Environment, LoadedConfig } from './config/index.js';
 import { FleetLink } from './fleet/link.js';
@@ -62,8 +62,8 @@ export interface BreakerComposition {
 /** The breaker service and its parts; the fleet link only when `fleet.redisUrl` is set. */
 export function composeBreakers(options: BreakerComposition): BreakerService {
   const { config, store, metrics, log, clock } = options;
-  // The runner announces through the service, which holds the runner: the service is bound once made,
-  // before anything can feed the runner (it only transitions on observe, tick and replay).
+  // The engines announce through the service, which holds them: the service is bound once made,
+  // before anything can feed the engines (they only transition on observe, tick and replay).
   let service: BreakerService | null = null;
   const cap = new DependencyCap(config.breakers.maxDependencies, (dep, bucket, max) =>
     log.warn('too many distinct dependencies: calls to further ones count under <provider>/other', {
@@ -73,7 +73,7 @@ export function composeBreakers(options: BreakerComposition): BreakerService {
       fix: 'see `folded` under dependencies in `breakerbar status`; raise breakers.maxDependencies if they are real',
     }),
   );
-  const runner = new BreakerRunner({
+  const engines = new BreakerEngines({
     config: config.breakers,
     store,
     clock,
@@ -90,7 +90,7 @@ export function composeBreakers(options: BreakerComposition): BreakerService {
     fleet = new FleetSharing({
       link: new FleetLink({ url: redisUrl, hostId, log, clock }),
       hostId,
-      runner,
+      engines,
       openOnPeerEvidence: config.fleet.openOnPeerEvidence,
       leaseMs: config.fleet.probeLeaseMs,
       metrics,
@@ -101,7 +101,7 @@ export function composeBreakers(options: BreakerComposition): BreakerService {
   const sharing = fleet;
   const prober = new Prober({
     probes: config.breakers.probes,
-    runner,
+    engines,
     env: options.env,
     log,
     clock,
@@ -115,7 +115,7 @@ export function composeBreakers(options: BreakerComposition): BreakerService {
     metrics,
     log,
     clock,
-    runner,
+    engines,
     prober,
     tokens: new TokenRates(config.budgets.rates),
     stalls: new StallTracker(),

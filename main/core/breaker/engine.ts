@@ -51,7 +51,7 @@
  *   sessions of the trials counted so far, or if no other session has been
  *   seen in the window (the data allow no better). A success that does not
  *   count is not a failure: the run of trials goes on. Active probes are judged
- *   by the session id the runner gives them.
+ *   by the session id the engines give them.
  * - Probes are not gateway traffic: they only ever act as half-open trials
  *   (never window entries, consecutive failures or rejections).
  * - Operator actions always yield a transition, even `open → open`, so each
@@ -152,7 +152,7 @@ export class Breaker {
     return out;
   }
 
-  /** Time passing without events (the runner calls it with the wall clock). */
+  /** Time passing without events (the engines call it with the wall clock). */
   tick(now: number): Transition[] {
     return this.advance(now);
   }

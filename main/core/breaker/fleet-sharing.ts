@@ -9,7 +9,7 @@
 import type { FleetLink, FleetStatus, PeerState } from '../fleet/link.js';
 import type { Logger } from '../log.js';
 import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
-import type { BreakerRunner } from './runner.js';
+import type { BreakerEngines } from './engines.js';
 import type { Transition } from './types.js';
 
 /** A peer's report older than this is not evidence any more (it still shows until the link forgets it). */
@@ -18,7 +18,7 @@ const EVIDENCE_MS = 10 * 60_000;
 export interface FleetSharingOptions {
   link: FleetLink;
   hostId: string;
-  runner: BreakerRunner;
+  engines: BreakerEngines;
   openOnPeerEvidence: boolean;
   leaseMs: number;
   metrics: BreakerbarMetrics;
@@ -49,7 +49,7 @@ export class FleetSharing {
 
   /** A live transition of this host's breaker. */
   publish(transition: Transition): void {
-    const snapshot = this.options.runner.snapshots().find((s) => s.dep === transition.dep);
+    const snapshot = this.options.engines.snapshots().find((s) => s.dep === transition.dep);
     this.options.link.publishTransition({ ...transition, openUntil: snapshot?.openUntil ?? null });
   }
 
@@ -74,11 +74,11 @@ export class FleetSharing {
   }
 
   private fromPeer(peer: PeerState): void {
-    const { runner, openOnPeerEvidence, clock, metrics, log } = this.options;
+    const { engines, openOnPeerEvidence, clock, metrics, log } = this.options;
     metrics.recordPeerTransition(peer.dep, peer.state);
     if (!openOnPeerEvidence || (peer.state !== 'open' && peer.state !== 'throttled')) return;
     if (clock() - peer.since > EVIDENCE_MS) return;
-    const transitions = runner.peerTripped(
+    const transitions = engines.peerTripped(
       peer.dep,
       peer.state,
       { code: 'peer', state: peer.state, host: peer.host, said: peer.reason },

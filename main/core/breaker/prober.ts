@@ -11,13 +11,13 @@ import { parseRetryAfterText } from '../classify.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { mostSpecific } from '../patterns.js';
-import type { BreakerRunner } from './runner.js';
+import type { BreakerEngines } from './engines.js';
 
 type ProbeConfig = Config['breakers']['probes'][string];
 
 export interface ProberOptions {
   probes: Config['breakers']['probes'];
-  runner: BreakerRunner;
+  engines: BreakerEngines;
   env: NodeJS.ProcessEnv;
   log: Logger;
   clock: () => number;
@@ -54,13 +54,13 @@ export class Prober {
 
   /** Starts the probes that are due; called on every breaker tick. */
   run(): void {
-    const { runner, clock } = this.options;
+    const { engines, clock } = this.options;
     const now = clock();
-    for (const dep of runner.probesWanted(now)) {
+    for (const dep of engines.probesWanted(now)) {
       const config = this.configFor(dep);
       if (!config?.url) continue;
       if (!this.options.lease) {
-        if (runner.probeStarted(dep, now)) void this.probe(dep, config, now);
+        if (engines.probeStarted(dep, now)) void this.probe(dep, config, now);
         continue;
       }
       if (this.leasing.has(dep)) continue;
@@ -80,7 +80,7 @@ export class Prober {
       if (!answer.granted) return;
       try {
         const now = this.options.clock();
-        if (this.options.runner.probeStarted(dep, now)) await this.probe(dep, config, now);
+        if (this.options.engines.probeStarted(dep, now)) await this.probe(dep, config, now);
       } finally {
         answer.release();
       }
@@ -96,7 +96,7 @@ export class Prober {
   }
 
   private async probe(dep: string, config: ProbeConfig, started: number): Promise<void> {
-    const { runner, clock, env, log } = this.options;
+    const { engines, clock, env, log } = this.options;
     const headers: Record<string, string> = { 'user-agent': 'BreakerBar half-open probe', 'x-breakerbar-probe': '1' };
     const key = config.tokenEnv ? env[config.tokenEnv] : undefined;
     if (key) headers.authorization = `Bearer ${key}`;
@@ -120,7 +120,7 @@ export class Prober {
     if (this.stopped) return;
     this.options.onLatency(dep, performance.now() - t0);
     try {
-      runner.probeFinished(dep, { ts: Math.max(clock(), started), outcome, retryAfterMs });
+      engines.probeFinished(dep, { ts: Math.max(clock(), started), outcome, retryAfterMs });
     } catch (error) {
       log.error('breaker probe result could not be recorded', { dep, error: (error as Error).message });
     }

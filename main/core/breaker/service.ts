@@ -1,5 +1,5 @@
 /**
- * The breaker concern as the monitor runs it: the runner (engine per
+ * The breaker concern as the monitor runs it: the engines (one engine per
  * dependency), active probes, and what traffic says beside the breakers (token
  * rates and budgets, who depends on what alone, stalled sessions). Fed with the
  * calls and signals the sources store; announces transitions and budget
@@ -16,9 +16,9 @@ import type { AgentDependencies } from '../traffic/dependents.js';
 import { isTrackedSession, STALL_FRESH_MS, type Stalled, type StallTracker } from '../traffic/stalls.js';
 import type { TokenRate, TokenRates } from '../traffic/tokens.js';
 import type { DependencyCap, DependencyCapStatus } from './dependency-cap.js';
+import { type BreakerEngines, breakerKeyOf } from './engines.js';
 import type { FleetSharing } from './fleet-sharing.js';
 import type { Prober } from './prober.js';
-import { type BreakerRunner, breakerKeyOf } from './runner.js';
 import type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from './types.js';
 
 /** How often breakers are ticked while one waits for time (an open period running out, a probe due). */
@@ -59,8 +59,8 @@ export interface BreakerServiceOptions {
   log: Logger;
   clock: () => number;
   /** The engines per dependency; its `onTransition` must call `announce` (the composition root wires it). */
-  runner: BreakerRunner;
-  /** Active half-open probes over the same runner. */
+  engines: BreakerEngines;
+  /** Active half-open probes over the same engines. */
   prober: Prober;
   /** Token rates and budgets per agent and dependency. */
   tokens: TokenRates;
@@ -70,12 +70,12 @@ export interface BreakerServiceOptions {
   dependents: AgentDependencies;
   /** Breakers shared with other hosts through Redis (null: local only, the default). */
   fleet: FleetSharing | null;
-  /** The ceiling on dependencies with their own breaker and metrics; the runner folds by the same one. */
+  /** The ceiling on dependencies with their own breaker and metrics; the engines fold by the same one. */
   cap: DependencyCap;
 }
 
 export class BreakerService extends EventEmitter<BreakerServiceEvents> {
-  readonly runner: BreakerRunner;
+  readonly engines: BreakerEngines;
   private readonly prober: Prober;
   private readonly tokens: TokenRates;
   private readonly dependents: AgentDependencies;
@@ -91,7 +91,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
 
   constructor(private readonly options: BreakerServiceOptions) {
     super();
-    this.runner = options.runner;
+    this.engines = options.engines;
     this.prober = options.prober;
     this.tokens = options.tokens;
     this.stalls = options.stalls;
@@ -100,7 +100,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
     this.cap = options.cap;
   }
 
-  /** A transition the runner just stored: counted, logged, shared with the fleet when live, and announced. */
+  /** A transition the engines just stored: counted, logged, shared with the fleet when live, and announced. */
   announce(transition: Transition): void {
     const { metrics, log, clock } = this.options;
     metrics.recordTransition(transition);
@@ -125,8 +125,8 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
       this.dependents.record(agentId, breakerKeyOf({ dep: tracked, provider }, this.options.config.breakers.key), ts);
     }
     this.rebuildStalls();
-    this.runner.replay();
-    metrics.baseline(this.runner.snapshots());
+    this.engines.replay();
+    metrics.baseline(this.engines.snapshots());
     this.fleet?.start();
     this.started = true;
     this.keepTime();
@@ -138,17 +138,17 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
    * of `closed` wakes it; a closed breaker's window is aged when it is read.
    */
   private keepTime(): void {
-    if (this.timer || !this.started || this.runner.waitsForNothing()) return;
+    if (this.timer || !this.started || this.engines.waitsForNothing()) return;
     const { clock, log } = this.options;
     this.timer = setInterval(() => {
       // A failure here (a store error, say) is reported and retried on the next tick, never fatal.
       try {
-        this.runner.tick(clock());
+        this.engines.tick(clock());
         this.prober.run();
       } catch (error) {
         log.error('breaker tick failed', { error: (error as Error).message });
       }
-      if (this.runner.waitsForNothing()) this.sleep();
+      if (this.engines.waitsForNothing()) this.sleep();
     }, TICK_MS);
     this.timer.unref?.();
   }
@@ -176,7 +176,7 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
       this.options.metrics.declareDependency(call.dep);
     }
     this.options.metrics.recordCalls(calls, this.options.clock());
-    this.runner.observe(calls);
+    this.engines.observe(calls);
     for (const crossed of this.tokens.record(calls)) {
       this.options.metrics.recordBudgetExceeded(crossed.dep, crossed.agentId);
       this.options.log.warn('token budget crossed', {
@@ -251,17 +251,17 @@ export class BreakerService extends EventEmitter<BreakerServiceEvents> {
   }
 
   control(dep: string, action: OperatorAction, reason: string): Transition[] {
-    return this.runner.control(dep, action, reason);
+    return this.engines.control(dep, action, reason);
   }
 
   snapshots(): BreakerSnapshot[] {
-    return this.runner.snapshots();
+    return this.engines.snapshots();
   }
 
   /** The breakers as this service sees them (the API adds OpenClaw's cooldown). */
   breakers(): BreakerView[] {
     const now = this.options.clock();
-    return this.runner.snapshots().map((snapshot) => ({
+    return this.engines.snapshots().map((snapshot) => ({
       ...snapshot,
       soleDependents: snapshot.state === 'closed' ? [] : this.dependents.soleDependents(snapshot.dep, now),
       stalled: this.stalls.stalled(snapshot.dep, now),

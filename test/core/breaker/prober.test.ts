@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BreakerEngines } from '../../../main/core/breaker/engines.js';
 import { Prober, probeOutcome } from '../../../main/core/breaker/prober.js';
-import { BreakerRunner } from '../../../main/core/breaker/runner.js';
 import type { Outcome } from '../../../main/core/classify.js';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
@@ -77,36 +77,36 @@ function serverError(seconds: number): CallEvent {
 }
 
 interface Harness {
-  runner: BreakerRunner;
+  engines: BreakerEngines;
   prober: Prober;
   wall: { now: number };
   latencies: Array<{ dep: string; ms: number }>;
-  /** Starts due probes and resolves once the next one has been reported to the runner. */
+  /** Starts due probes and resolves once the next one has been reported to the engines. */
   runAndWait(): Promise<void>;
 }
 
 /**
- * A prober over a runner whose GLM breaker tripped open on 5 server errors
+ * A prober over engines whose GLM breaker tripped open on 5 server errors
  * (session s1, 0–4 s) and is half-open at 34 s, the wall clock at 35 s.
  */
 function harness(probes: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Harness {
   const config = parseWith(configSchema, { breakers: { probes } }).breakers;
   const wall = { now: s(34) };
-  const runner = new BreakerRunner({ config, store, clock: () => wall.now, onTransition: () => {} });
-  runner.observe([0, 1, 2, 3, 4].map(serverError));
-  runner.tick();
-  expect(runner.snapshots()).toMatchObject([{ state: 'half_open' }]);
+  const engines = new BreakerEngines({ config, store, clock: () => wall.now, onTransition: () => {} });
+  engines.observe([0, 1, 2, 3, 4].map(serverError));
+  engines.tick();
+  expect(engines.snapshots()).toMatchObject([{ state: 'half_open' }]);
   wall.now = s(35);
 
   const latencies: Harness['latencies'] = [];
   let reported = () => {};
   const prober = new Prober({
     probes: config.probes,
-    runner,
+    engines,
     env,
     log: silentLogger,
     clock: () => wall.now,
-    // Called right before the outcome goes to the runner, in the same turn: awaiting it sees the result.
+    // Called right before the outcome goes to the engines, in the same turn: awaiting it sees the result.
     onLatency: (dep, ms) => {
       latencies.push({ dep, ms });
       reported();
@@ -120,10 +120,10 @@ function harness(probes: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): 
     prober.run();
     return done;
   };
-  return { runner, prober, wall, latencies, runAndWait };
+  return { engines, prober, wall, latencies, runAndWait };
 }
 
-const snapshot = (h: Harness) => h.runner.snapshots()[0];
+const snapshot = (h: Harness) => h.engines.snapshots()[0];
 
 describe('probeOutcome', () => {
   it.each<[number, Outcome]>([
@@ -241,14 +241,14 @@ describe('Prober: when it probes', () => {
     const h = harness(probes);
     h.prober.run();
     expect(fetchSpy).not.toHaveBeenCalled();
-    expect(h.runner.probesWanted(h.wall.now)).toEqual([GLM]);
+    expect(h.engines.probesWanted(h.wall.now)).toEqual([GLM]);
   });
 
   it('sends nothing while the breaker is closed', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch');
     const server = await answering(200);
     const h = harness({ [GLM]: { url: server.url } });
-    h.runner.control(GLM, 'reset', 'test');
+    h.engines.control(GLM, 'reset', 'test');
     h.prober.run();
     expect(fetchSpy).not.toHaveBeenCalled();
   });

@@ -139,7 +139,7 @@ describe('breaker bookkeeping cost', () => {
 
   it('stays O(1) amortised per call when ticks move the clock past the newest call', () => {
     // A call every 1 ms, so the 30 s window holds 30,000 of them; every call is followed by a tick
-    // a second ahead of it (the wall clock ahead of event time, as live) and a snapshot (as the runner does).
+    // a second ahead of it (the wall clock ahead of event time, as live) and a snapshot (as the engines do).
     const breaker = new Breaker('p/m', DEFAULT_POLICY);
     for (let i = 0; i < N; i++) {
       const ts = 1_000_000 + i;

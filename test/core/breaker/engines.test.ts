@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BreakerRunner, breakerKeyOf, policyFor, replayWindowMs } from '../../../main/core/breaker/runner.js';
+import { BreakerEngines, breakerKeyOf, policyFor, replayWindowMs } from '../../../main/core/breaker/engines.js';
 import { type BreakerSnapshot, DEFAULT_POLICY, type Transition } from '../../../main/core/breaker/types.js';
 import type { Outcome } from '../../../main/core/classify.js';
 import { type Config, configSchema } from '../../../main/core/config/index.js';
@@ -23,7 +23,7 @@ let tmp: string;
 let store: Store;
 
 beforeEach(() => {
-  tmp = mkdtempSync(join(tmpdir(), 'breakerbar-runner-'));
+  tmp = mkdtempSync(join(tmpdir(), 'breakerbar-engines-'));
   store = Store.open(join(tmp, 'breakerbar.sqlite'));
 });
 
@@ -56,7 +56,7 @@ const burst = (start: number, n: number, outcome: Outcome, over: Partial<CallEve
   Array.from({ length: n }, (_, i) => call(start + i, outcome, over));
 
 interface Harness {
-  runner: BreakerRunner;
+  engines: BreakerEngines;
   /** Transitions announced through onTransition. */
   announced: Transition[];
   snapshots: BreakerSnapshot[];
@@ -68,27 +68,27 @@ function harness(config: BreakersConfig = breakersConfig(), now = s(0)): Harness
   const wall = { now };
   const announced: Transition[] = [];
   const snapshots: BreakerSnapshot[] = [];
-  const runner = new BreakerRunner({
+  const engines = new BreakerEngines({
     config,
     store,
     clock: () => wall.now,
     onTransition: (t) => announced.push(t),
     onSnapshot: (snapshot) => snapshots.push(snapshot),
   });
-  return { runner, announced, snapshots, wall };
+  return { engines, announced, snapshots, wall };
 }
 
 /** What the monitor does with new calls: store them, then hand them to the breakers. */
 function ingest(h: Harness, calls: readonly CallEvent[]): void {
   store.commit({ events: calls });
-  h.runner.observe(calls);
+  h.engines.observe(calls);
 }
 
 const stored = () => store.transitionsBetween(0, Number.MAX_SAFE_INTEGER);
-const stateOf = (h: Harness, dep = GLM) => h.runner.snapshots().find((b) => b.dep === dep)?.state;
+const stateOf = (h: Harness, dep = GLM) => h.engines.snapshots().find((b) => b.dep === dep)?.state;
 const arrows = (transitions: readonly Pick<Transition, 'from' | 'to'>[]) => transitions.map((t) => `${t.from}→${t.to}`);
 
-/** A runner whose GLM breaker tripped open on 5 server errors at 0–4 s (cooldown over at 34 s). */
+/** Engines whose GLM breaker tripped open on 5 server errors at 0–4 s (cooldown over at 34 s). */
 function tripped(config?: BreakersConfig): Harness {
   const h = harness(config, s(5));
   ingest(h, burst(0, 5, 'server_error'));
@@ -101,23 +101,23 @@ function halfOpen(): Harness {
   const h = tripped();
   ingest(h, [call(20, 'server_error', { sessionId: 's2' })]);
   h.wall.now = s(34);
-  h.runner.tick();
+  h.engines.tick();
   expect(stateOf(h)).toBe('half_open');
   return h;
 }
 
-/** A fresh runner over the same store, replayed at the wall time `now`. */
+/** Fresh engines over the same store, replayed at the wall time `now`. */
 function replayed(config: BreakersConfig, now: number): Harness {
   const h = harness(config, now);
-  h.runner.replay();
+  h.engines.replay();
   return h;
 }
 
-describe('BreakerRunner: observing calls', () => {
+describe('BreakerEngines: observing calls', () => {
   it('throttles the breaker on a storm of rate-limited calls', () => {
     const h = harness(breakersConfig(), s(10));
     ingest(h, burst(0, 5, 'rate_limited'));
-    expect(h.runner.snapshots()).toMatchObject([
+    expect(h.engines.snapshots()).toMatchObject([
       { dep: GLM, state: 'throttled', reason: '5 consecutive failures', openUntil: s(4 + 30) },
     ]);
   });
@@ -125,7 +125,7 @@ describe('BreakerRunner: observing calls', () => {
   it('throttles at once until the Retry-After of a rate-limited call', () => {
     const h = harness(breakersConfig(), s(1));
     ingest(h, [call(0, 'rate_limited', { retryAfterMs: 120_000 })]);
-    expect(h.runner.snapshots()).toMatchObject([{ state: 'throttled', retryAfterUntil: s(120), openUntil: s(120) }]);
+    expect(h.engines.snapshots()).toMatchObject([{ state: 'throttled', retryAfterUntil: s(120), openUntil: s(120) }]);
   });
 
   it('stores every transition with its event time and the wall time it was decided, and announces it', () => {
@@ -153,16 +153,16 @@ describe('BreakerRunner: observing calls', () => {
   it('moves an expired open breaker to half-open on a tick of the wall clock', () => {
     const h = tripped();
     h.wall.now = s(33);
-    h.runner.tick();
+    h.engines.tick();
     expect(stateOf(h)).toBe('open');
     h.wall.now = s(34);
-    h.runner.tick();
+    h.engines.tick();
     expect(arrows(h.announced)).toEqual(['closed→open', 'open→half_open']);
     expect(stored().at(-1)).toMatchObject({ to: 'half_open', ts: s(34), at: s(34) });
   });
 });
 
-describe('BreakerRunner: the dependency answering while open', () => {
+describe('BreakerEngines: the dependency answering while open', () => {
   it('stores and announces the half-open and the close a success causes, at their event times', () => {
     const h = tripped(); // open at 4 s until 34 s
     h.wall.now = s(11);
@@ -197,23 +197,23 @@ describe('BreakerRunner: the dependency answering while open', () => {
     expect(stored().map(({ at: _, ...t }) => t)).toEqual(expected);
     // A restart replays the same history to the same state, announcing nothing.
     const restarted = replayed(breakersConfig(), s(12));
-    expect(restarted.runner.snapshots()).toEqual(h.runner.snapshots());
+    expect(restarted.engines.snapshots()).toEqual(h.engines.snapshots());
     expect(restarted.announced).toEqual([]);
   });
 });
 
-describe('BreakerRunner.replay', () => {
+describe('BreakerEngines.replay', () => {
   it('rebuilds a throttled breaker from stored calls without storing or announcing its transitions again', () => {
     const config = breakersConfig();
     const live = harness(config, s(10));
     ingest(live, burst(0, 5, 'rate_limited'));
     // Rejected calls (not successes: one would end the throttle, see 'answered while throttled').
     ingest(live, burst(5, 3, 'server_error', { sessionId: 's2' }));
-    live.runner.tick(s(20));
+    live.engines.tick(s(20));
     const before = stored();
 
     const restarted = replayed(config, s(20));
-    expect(restarted.runner.snapshots()).toEqual(live.runner.snapshots());
+    expect(restarted.engines.snapshots()).toEqual(live.engines.snapshots());
     expect(stateOf(restarted)).toBe('throttled');
     expect(restarted.announced).toEqual([]);
     expect(restarted.snapshots).toEqual([]);
@@ -223,13 +223,13 @@ describe('BreakerRunner.replay', () => {
   it('keeps an operator force-open older than the replay window', () => {
     const config = breakersConfig();
     const live = harness(config, s(0));
-    live.runner.control(GLM, 'force_open', 'maintenance');
+    live.engines.control(GLM, 'force_open', 'maintenance');
     const later = s(0) + replayWindowMs(config) + HOUR;
     store.commit({ events: burst((later - T0) / 1000 - 10, 5, 'ok') });
     expect(store.callsSince(later - replayWindowMs(config))).toHaveLength(5);
 
     const restarted = replayed(config, later);
-    expect(restarted.runner.snapshots()).toMatchObject([
+    expect(restarted.engines.snapshots()).toMatchObject([
       { dep: GLM, state: 'open', forced: 'open', reason: 'operator: maintenance' },
     ]);
     expect(restarted.announced).toEqual([]);
@@ -240,7 +240,7 @@ describe('BreakerRunner.replay', () => {
     const config = breakersConfig();
     const live = tripped(config);
     live.wall.now = s(10);
-    live.runner.control(GLM, 'reset', 'provider fixed');
+    live.engines.control(GLM, 'reset', 'provider fixed');
     store.commit({ events: [call(11, 'ok')] });
 
     expect(stateOf(replayed(config, s(12)))).toBe('closed');
@@ -250,13 +250,13 @@ describe('BreakerRunner.replay', () => {
     const config = breakersConfig();
     const live = tripped(config);
     live.wall.now = s(10);
-    live.runner.control(GLM, 'reset', 'provider fixed');
+    live.engines.control(GLM, 'reset', 'provider fixed');
     ingest(live, burst(11, 5, 'server_error'));
-    live.runner.tick(s(16));
+    live.engines.tick(s(16));
 
     const restarted = replayed(config, s(16));
-    expect(restarted.runner.snapshots()).toEqual(live.runner.snapshots());
-    expect(restarted.runner.snapshots()).toMatchObject([{ state: 'open', since: s(15) }]);
+    expect(restarted.engines.snapshots()).toEqual(live.engines.snapshots());
+    expect(restarted.engines.snapshots()).toMatchObject([{ state: 'open', since: s(15) }]);
   });
 
   it('lets an open breaker whose cooldown ran out while BreakerBar was down become half-open', () => {
@@ -269,28 +269,28 @@ describe('BreakerRunner.replay', () => {
     const config = breakersConfig();
     tripped(config);
     const restarted = replayed(config, s(4) + replayWindowMs(config) + 1);
-    expect(restarted.runner.snapshots()).toEqual([]);
+    expect(restarted.engines.snapshots()).toEqual([]);
   });
 });
 
-describe('BreakerRunner.control', () => {
+describe('BreakerEngines.control', () => {
   it.each(['reset', 'force_closed'] as const)(
     'refuses %s on a dependency it has not seen, storing nothing',
     (action) => {
       const h = harness();
-      expect(() => h.runner.control('openai/gpt-5', action, 'typo')).toThrow(
+      expect(() => h.engines.control('openai/gpt-5', action, 'typo')).toThrow(
         'no breaker for "openai/gpt-5" yet: BreakerBar has not seen a call to it (only force_open may create one)',
       );
       expect(store.controls()).toEqual([]);
-      expect(h.runner.has('openai/gpt-5')).toBe(false);
+      expect(h.engines.has('openai/gpt-5')).toBe(false);
     },
   );
 
   it('lets force_open create the breaker of a dependency it has not seen, storing the control at wall time', () => {
     const h = harness(breakersConfig(), s(42));
-    const transitions = h.runner.control('openai/gpt-5', 'force_open', 'maintenance');
+    const transitions = h.engines.control('openai/gpt-5', 'force_open', 'maintenance');
     expect(arrows(transitions)).toEqual(['closed→open']);
-    expect(h.runner.has('openai/gpt-5')).toBe(true);
+    expect(h.engines.has('openai/gpt-5')).toBe(true);
     expect(store.controls()).toMatchObject([
       { ts: s(42), dep: 'openai/gpt-5', action: 'force_open', reason: 'maintenance' },
     ]);
@@ -301,9 +301,9 @@ describe('BreakerRunner.control', () => {
 
   it('applies a control to a known breaker and returns its transitions', () => {
     const h = tripped();
-    const transitions = h.runner.control(GLM, 'force_closed', 'false alarm');
+    const transitions = h.engines.control(GLM, 'force_closed', 'false alarm');
     expect(transitions).toEqual([h.announced.at(-1)]);
-    expect(h.runner.snapshots()).toMatchObject([{ state: 'closed', forced: 'closed' }]);
+    expect(h.engines.snapshots()).toMatchObject([{ state: 'closed', forced: 'closed' }]);
   });
 });
 
@@ -325,9 +325,9 @@ describe('policyFor', () => {
     expect(policyFor('zhipu/glm-4.6', config)).toEqual({ ...DEFAULT_POLICY, minCalls: 5, cooldownMs: 60_000 });
   });
 
-  it('is the policy the runner gives each breaker', () => {
+  it('is the policy the engines give each breaker', () => {
     const h = tripped(config);
-    expect(h.runner.snapshots()).toMatchObject([{ openDurationMs: 120_000, openUntil: s(4 + 120) }]);
+    expect(h.engines.snapshots()).toMatchObject([{ openDurationMs: 120_000, openUntil: s(4 + 120) }]);
   });
 });
 
@@ -361,11 +361,11 @@ describe('breaker keys', () => {
   it('separates two credentials of one model into two breakers, and rebuilds them from the store', () => {
     const h = harness(breakersConfig({ key: 'credential' }), s(10));
     ingest(h, [...burst(0, 5, 'server_error', { credential: 'key-a' }), call(6, 'ok', { credential: 'key-b' })]);
-    const states = () => Object.fromEntries(h.runner.snapshots().map((b) => [b.dep, b.state]));
+    const states = () => Object.fromEntries(h.engines.snapshots().map((b) => [b.dep, b.state]));
     expect(states()).toEqual({ [`${GLM}/key-a`]: 'open', [`${GLM}/key-b`]: 'closed' });
     const again = harness(breakersConfig({ key: 'credential' }), s(10));
-    again.runner.replay();
-    expect(Object.fromEntries(again.runner.snapshots().map((b) => [b.dep, b.state]))).toEqual(states());
+    again.engines.replay();
+    expect(Object.fromEntries(again.engines.snapshots().map((b) => [b.dep, b.state]))).toEqual(states());
   });
 
   it('groups the models of one provider into one breaker with key "provider"', () => {
@@ -375,50 +375,50 @@ describe('breaker keys', () => {
       ...burst(3, 2, 'server_error', { dep: 'zhipu/glm-4.6' }),
       call(5, 'ok', { dep: 'anthropic/claude-sonnet-4' }),
     ]);
-    expect(h.runner.snapshots().map((b) => [b.dep, b.state])).toEqual([
+    expect(h.engines.snapshots().map((b) => [b.dep, b.state])).toEqual([
       ['anthropic', 'closed'],
       ['zhipu', 'open'],
     ]);
   });
 });
 
-describe('BreakerRunner: active probes', () => {
+describe('BreakerEngines: active probes', () => {
   it('wants a probe only for a breaker whose cooldown is over', () => {
     const h = tripped();
     ingest(h, [call(0, 'ok', { dep: 'anthropic/claude-sonnet-4' })]);
-    expect(h.runner.probesWanted(s(33))).toEqual([]);
-    expect(h.runner.probesWanted(s(34))).toEqual([GLM]);
+    expect(h.engines.probesWanted(s(33))).toEqual([]);
+    expect(h.engines.probesWanted(s(34))).toEqual([GLM]);
   });
 
   it('claims the probe slot once: never two probes in flight for one dependency', () => {
     const h = halfOpen();
-    expect(h.runner.probeStarted(GLM, s(35))).toBe(true);
-    expect(h.runner.probeStarted(GLM, s(36))).toBe(false);
-    expect(h.runner.probesWanted(s(36))).toEqual([]);
-    expect(h.runner.probeStarted('openai/gpt-5', s(36))).toBe(false);
+    expect(h.engines.probeStarted(GLM, s(35))).toBe(true);
+    expect(h.engines.probeStarted(GLM, s(36))).toBe(false);
+    expect(h.engines.probesWanted(s(36))).toEqual([]);
+    expect(h.engines.probeStarted('openai/gpt-5', s(36))).toBe(false);
   });
 
   it('counts a successful probe as a half-open trial, not as gateway traffic', () => {
     const h = halfOpen();
-    const window = h.runner.snapshots()[0]?.window;
-    h.runner.probeStarted(GLM, s(35));
-    h.runner.probeFinished(GLM, { ts: s(35), outcome: 'ok', retryAfterMs: null });
-    expect(h.runner.snapshots()).toMatchObject([{ state: 'half_open', trialSuccesses: 1, window }]);
+    const window = h.engines.snapshots()[0]?.window;
+    h.engines.probeStarted(GLM, s(35));
+    h.engines.probeFinished(GLM, { ts: s(35), outcome: 'ok', retryAfterMs: null });
+    expect(h.engines.snapshots()).toMatchObject([{ state: 'half_open', trialSuccesses: 1, window }]);
   });
 
   it('re-opens on a failed probe with the grown open duration', () => {
     const h = halfOpen();
-    h.runner.probeStarted(GLM, s(35));
-    h.runner.probeFinished(GLM, { ts: s(35), outcome: 'server_error', retryAfterMs: null });
-    expect(h.runner.snapshots()).toMatchObject([{ state: 'open', openDurationMs: 60_000, openUntil: s(95) }]);
+    h.engines.probeStarted(GLM, s(35));
+    h.engines.probeFinished(GLM, { ts: s(35), outcome: 'server_error', retryAfterMs: null });
+    expect(h.engines.snapshots()).toMatchObject([{ state: 'open', openDurationMs: 60_000, openUntil: s(95) }]);
     expect(stored().at(-1)).toMatchObject({ from: 'half_open', to: 'open', reason: 'trial failed: server_error' });
   });
 
   it('counts each finished probe as a separate session: two successful probes close a half-open breaker', () => {
     const h = halfOpen();
     for (const ts of [s(35), s(36)]) {
-      expect(h.runner.probeStarted(GLM, ts)).toBe(true);
-      h.runner.probeFinished(GLM, { ts, outcome: 'ok', retryAfterMs: null });
+      expect(h.engines.probeStarted(GLM, ts)).toBe(true);
+      h.engines.probeFinished(GLM, { ts, outcome: 'ok', retryAfterMs: null });
     }
     expect(stateOf(h)).toBe('closed');
     expect(stored().at(-1)).toMatchObject({ from: 'half_open', to: 'closed', reason: '2 successful trials' });
@@ -426,8 +426,8 @@ describe('BreakerRunner: active probes', () => {
 
   it('ignores a finished probe for a dependency without a breaker', () => {
     const h = harness();
-    h.runner.probeFinished('openai/gpt-5', { ts: s(1), outcome: 'ok', retryAfterMs: null });
-    expect(h.runner.snapshots()).toEqual([]);
+    h.engines.probeFinished('openai/gpt-5', { ts: s(1), outcome: 'ok', retryAfterMs: null });
+    expect(h.engines.snapshots()).toEqual([]);
     expect(h.announced).toEqual([]);
   });
 });

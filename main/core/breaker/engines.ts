@@ -21,7 +21,7 @@ import {
 
 type BreakersConfig = Config['breakers'];
 
-export interface BreakerRunnerOptions {
+export interface BreakerEnginesOptions {
   config: BreakersConfig;
   store: Store;
   clock: () => number;
@@ -79,12 +79,12 @@ export function replayWindowMs(config: BreakersConfig): number {
   return Math.min(longest * 2, 24 * 3_600_000);
 }
 
-export class BreakerRunner {
+export class BreakerEngines {
   private readonly breakers = new Map<string, Breaker>();
   private replaying = false;
   private probes = 0;
 
-  constructor(private readonly options: BreakerRunnerOptions) {}
+  constructor(private readonly options: BreakerEnginesOptions) {}
 
   /** Rebuilds every breaker from stored calls and operator controls, silently: those transitions are already stored. */
   replay(): void {
