@@ -15,6 +15,7 @@ import { doctor } from './doctor.js';
 import { headline } from './headline.js';
 import { incidents } from './incidents.js';
 import { notices } from './notices.js';
+import { probe } from './probe.js';
 import { spend } from './spend.js';
 import { tray } from './tray.js';
 import { views } from './views.js';
@@ -29,6 +30,7 @@ export const AREAS = {
   spend,
   alerts,
   notices,
+  probe,
   tray,
   cli,
   doctor,
