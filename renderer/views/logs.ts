@@ -18,7 +18,7 @@ import type {
   Transition,
 } from '../../main/api/types.js';
 import type { Translator } from '../../main/words/messages/index.js';
-import { restartsInLastHour, whyOf } from '../describe.js';
+import { probeDetailOf, restartsInLastHour, whyOf } from '../describe.js';
 import { type Child, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import {
@@ -473,7 +473,7 @@ function probeLog(t: Translator, section: LogSection<ProbeRow>, all: readonly Pr
       cell(h('span', { class: `result probe-${run.level}` }, probeWord(t, run.newest.status))),
       cell(t.t('views.logs.times', { n: run.rows.length })),
       cell(latency(t, run)),
-      cell(run.newest.detail ?? t.t('views.none')),
+      cell(probeDetailOf(run.newest, t) ?? t.t('views.none')),
     ),
   );
   return block(

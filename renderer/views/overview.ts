@@ -23,6 +23,7 @@ import {
   dayFigures,
   incidentTouching,
   openclawCooldownOf,
+  probeDetailOf,
   restartsInLastHour,
   tokensOf,
   watchdogMode,
@@ -224,8 +225,8 @@ export class OverviewView implements View {
         gateway.downSince === null
           ? t.t('dashboard.gateway.lastProbeSince')
           : h('span', null, `${t.t('dashboard.gateway.downSince')} `, live('ago', gateway.downSince)),
-        // The probe's class and detail are the prober's words (English), like a log line.
-        h('span', { lang: 'en' }, `: ${last.class.replace(/_/g, ' ')}. ${last.detail}`),
+        // The probe's class is the prober's code, kept as the logs show it; what it found is worded.
+        h('span', null, h('span', { lang: 'en' }, `: ${last.class.replace(/_/g, ' ')}`), `. ${probeDetailOf(last, t)}`),
       );
     } else {
       line.append(

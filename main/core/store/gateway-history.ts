@@ -3,6 +3,7 @@
  * decisions and notifications. Kept apart from `db.ts` (calls and cursors) but
  * on the same connection, so one file holds the whole story of an incident.
  */
+import { decodeProbeDetail, encodeProbeDetail, type ProbeDetail, probeDetailLine } from '../../words/probe-details.js';
 import type { ProbeStreak } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { Db } from './database.js';
@@ -15,7 +16,23 @@ export interface ProbeRow {
   status: string;
   startup: string | null;
   latencyMs: number | null;
+  /** What the probe found, as the prober's English line (see ProbeResult). */
   detail: string | null;
+  /**
+   * What the probe found, as a code and its facts: what is stored, worded in the reader's language when read.
+   * Absent from rows made elsewhere (older cores, tests): readers then read `detail` as a line.
+   */
+  found?: ProbeDetail;
+}
+
+/**
+ * A stored probe read back: its `detail` column holds the code and facts (or, in a row from before details
+ * were codes, the prober's English line), read into `found` and worded as the prober's line into `detail`.
+ */
+export function storedProbe(row: ProbeRow): ProbeRow {
+  if (row.detail === null) return row;
+  const found = decodeProbeDetail(row.detail);
+  return { ...row, found, detail: probeDetailLine(found) };
 }
 
 /** A probe result as it is stored and streamed. */
@@ -27,6 +44,7 @@ export function probeRow(result: ProbeResult): ProbeRow {
     startup: result.startup,
     latencyMs: result.latencyMs,
     detail: result.detail,
+    ...(result.found === undefined ? {} : { found: result.found }),
   };
 }
 
@@ -149,7 +167,9 @@ export class GatewayHistory {
   }
 
   recordProbe(row: ProbeRow): void {
-    this.insertProbe.run(row.ts, row.ok ? 1 : 0, row.status, row.startup, row.latencyMs, row.detail);
+    // The code and facts, worded when read; a row from elsewhere without them keeps its line.
+    const detail = row.found === undefined ? row.detail : encodeProbeDetail(row.found);
+    this.insertProbe.run(row.ts, row.ok ? 1 : 0, row.status, row.startup, row.latencyMs, detail);
   }
 
   probes(from: number, to: number, limit = 10_000): ProbeRow[] {
@@ -159,7 +179,7 @@ export class GatewayHistory {
          WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
       )
       .all(from, to, limit) as Array<Omit<ProbeRow, 'ok'> & { ok: number }>;
-    return rows.reverse().map((row) => ({ ...row, ok: row.ok === 1 }));
+    return rows.reverse().map((row) => storedProbe({ ...row, ok: row.ok === 1 }));
   }
 
   /**

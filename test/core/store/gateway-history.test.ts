@@ -172,3 +172,35 @@ describe('lastStreak', () => {
     expect(history.lastStreak()).toEqual({ ok: false, since: 1000, lastTs: 2000 });
   });
 });
+
+describe('probe details in the store', () => {
+  it('stores what a probe found as its code and facts, and reads an older English row back into its code', () => {
+    const found = { code: 'connect-timeout', where: '127.0.0.1:18789', ms: 2500 } as const;
+    const row = (ts: number, detail: string | null): ProbeRow => ({
+      ts,
+      ok: false,
+      status: 'connect_timeout',
+      startup: 'unknown',
+      latencyMs: null,
+      detail,
+    });
+    history.recordProbe({ ...row(1000, 'ignored: the code and facts are stored'), found });
+    // A row an older BreakerBar wrote: the prober's English line.
+    history.recordProbe(row(2000, 'connection refused on 127.0.0.1:18789'));
+    history.recordProbe(row(3000, null));
+
+    const raw = store.db.prepare('SELECT detail FROM health_probes ORDER BY ts').all() as Array<{ detail: string }>;
+    expect(JSON.parse(raw[0]?.detail ?? '')).toEqual(found);
+
+    const [coded, old, none] = history.probes(0, 10_000);
+    expect(coded).toMatchObject({
+      found,
+      detail: 'no connection to 127.0.0.1:18789 within 2.5 s (connect timeout)',
+    });
+    expect(old).toMatchObject({
+      found: { code: 'text', text: 'connection refused on 127.0.0.1:18789' },
+      detail: 'connection refused on 127.0.0.1:18789',
+    });
+    expect(none?.detail).toBeNull();
+  });
+});
