@@ -172,16 +172,27 @@ async function seed(dbPath: string, now: number): Promise<void> {
         dep: d.dep,
       });
     }
-    // Probes that fail as a dead gateway's do: nothing listens on port 9, and a URL that is not one.
-    for (const baseUrl of ['http://127.0.0.1:9', 'not a url', 'https://127.0.0.1:9']) {
-      const result = await probeGateway({
-        baseUrl,
-        connectTimeoutMs: 500,
-        readTimeoutMs: 500,
-        clock: () => now - 10 * MIN,
-      });
-      history.recordProbe(probeRow(result));
-    }
+    // Probes that fail as a dead gateway's do: nothing listens on port 9, an address without its http://, an
+    // https one; between them (so that no two neighbours fold into one row), rows an older BreakerBar stored
+    // as the prober's English lines.
+    const probe = (baseUrl: string, at: number) =>
+      probeGateway({ baseUrl, connectTimeoutMs: 500, readTimeoutMs: 500, clock: () => at });
+    const older = (at: number, status: string, detail: string) =>
+      history.recordProbe({ ts: at, ok: status === 'ok', status, startup: 'unknown', latencyMs: null, detail });
+    const t0 = now - 10 * MIN;
+    history.recordProbe(probeRow(await probe('127.0.0.1:18789', t0)));
+    older(t0 + SEC, 'ok', 'live (/healthz 200 in 3 ms), no /startupz (older gateway); not ready: telegram');
+    history.recordProbe(probeRow(await probe('http://127.0.0.1:9', t0 + 2 * SEC)));
+    older(t0 + 3 * SEC, 'starting', 'starting (/startupz 503)');
+    history.recordProbe(probeRow(await probe('https://127.0.0.1:9', t0 + 4 * SEC)));
+    older(t0 + 5 * SEC, 'connect_timeout', 'no connection to 127.0.0.1:18789 within 2.5 s (connect timeout)');
+    older(
+      t0 + 6 * SEC,
+      'not_openclaw',
+      "/healthz answered HTTP 200 without OpenClaw's JSON: something else listens there",
+    );
+    older(t0 + 7 * SEC, 'unknown', "probe delayed by BreakerBar's own event loop (3.2 s): gateway state unknown");
+    older(t0 + 8 * SEC, 'read_timeout', 'no answer to /healthz within 10 s (read timeout)');
   } finally {
     db.close();
   }
@@ -230,6 +241,12 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('stored history in Chinese'), () => 
     expect(englishSentences(text)).toEqual([]);
   });
 
-  // Not yet: decisions and probe details are still stored as English lines (see the report of house-words).
-  it.todo('the Logs view words every stored watchdog decision and probe detail in Chinese');
+  it('the Logs view words every stored probe detail in Chinese, new rows and older English ones', async () => {
+    const text = await chineseText('logs', 'probe-log');
+    expect(text).toContain('127.0.0.1:18789');
+    expect(englishSentences(text)).toEqual([]);
+  });
+
+  // Not yet: the watchdog's decisions are still stored as English lines (see the report of house-words2).
+  it.todo('the Logs view words every stored watchdog decision in Chinese');
 });
