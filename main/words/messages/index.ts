@@ -11,6 +11,7 @@ import { cli } from './cli.js';
 import { common } from './common.js';
 import { confirm } from './confirm.js';
 import { dashboard } from './dashboard.js';
+import { decision } from './decision.js';
 import { doctor } from './doctor.js';
 import { headline } from './headline.js';
 import { incidents } from './incidents.js';
@@ -31,6 +32,7 @@ export const AREAS = {
   alerts,
   notices,
   probe,
+  decision,
   tray,
   cli,
   doctor,
