@@ -18,7 +18,7 @@ import type {
   Transition,
 } from '../../main/api/types.js';
 import type { Translator } from '../../main/words/messages/index.js';
-import { probeDetailOf, restartsInLastHour, whyOf } from '../describe.js';
+import { decisionWhyOf, probeDetailOf, restartsInLastHour, whyOf } from '../describe.js';
 import { type Child, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import {
@@ -381,7 +381,7 @@ function decisionLog(t: Translator, section: LogSection<DecisionRow>, now: numbe
         wordOr(t, `views.logs.decision.${d.decision}`, spaced(d.decision)),
         all.length > 1 ? h('span', { class: 'times' }, ` ${t.t('views.logs.times', { n: all.length })}`) : null,
       ),
-      cell(d.reason),
+      cell(decisionWhyOf(d, t)),
       cell(d.dep ?? t.t('views.none')),
     ),
   );

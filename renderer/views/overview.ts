@@ -21,6 +21,7 @@ import {
   breakerWaits,
   byAttention,
   dayFigures,
+  decisionWhyOf,
   incidentTouching,
   openclawCooldownOf,
   probeDetailOf,
@@ -540,11 +541,12 @@ export class OverviewView implements View {
       const d = watchdog.lastDecision;
       rows.push([
         t.t('dashboard.watchdog.lastDecision'),
-        // The decision and its reason are the watchdog's words (English), as its log keeps them.
+        // The decision's kind is the watchdog's code, as its log keeps it; its reason is worded.
         h(
           'span',
           null,
-          h('span', { lang: 'en' }, `${d.decision.replace(/_/g, ' ')}: ${d.reason}`),
+          h('span', { lang: 'en' }, d.decision.replace(/_/g, ' ')),
+          `: ${decisionWhyOf(d, t)}`,
           ' (',
           live('ago', d.ts),
           ')',

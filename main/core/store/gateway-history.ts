@@ -3,6 +3,12 @@
  * decisions and notifications. Kept apart from `db.ts` (calls and cursors) but
  * on the same connection, so one file holds the whole story of an incident.
  */
+import {
+  type DecisionReason,
+  decisionReasonLine,
+  decodeDecisionReason,
+  encodeDecisionReason,
+} from '../../words/decision-reasons.js';
 import { decodeProbeDetail, encodeProbeDetail, type ProbeDetail, probeDetailLine } from '../../words/probe-details.js';
 import type { ProbeStreak } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
@@ -75,8 +81,23 @@ export interface DecisionRow {
   /** What asked: check, probe, manual, tick, restart, operator. */
   source: string;
   decision: string;
+  /** Why, as the policy's English line (see Decision). */
   reason: string;
+  /**
+   * Why, as a code and its facts: what is stored, worded in the reader's language when read. Absent from
+   * rows made elsewhere (older cores, tests): readers then read `reason` as a line.
+   */
+  why?: DecisionReason;
   dep: string | null;
+}
+
+/**
+ * A stored decision read back: its `reason` column holds the code and facts (or, in a row from before reasons
+ * were codes, the policy's English line), read into `why` and worded as the policy's line into `reason`.
+ */
+export function storedDecision(row: DecisionRow): DecisionRow {
+  const why = decodeDecisionReason(row.reason);
+  return { ...row, why, reason: decisionReasonLine(why) };
 }
 
 export interface NotificationRow {
@@ -239,7 +260,9 @@ export class GatewayHistory {
   }
 
   recordDecision(row: DecisionRow): void {
-    this.insertDecision.run(row.ts, row.source, row.decision, row.reason, row.dep);
+    // The code and facts, worded when read; a row from elsewhere without them keeps its line.
+    const reason = row.why === undefined ? row.reason : encodeDecisionReason(row.why);
+    this.insertDecision.run(row.ts, row.source, row.decision, reason, row.dep);
   }
 
   decisions(from: number, to: number, limit = 1000): DecisionRow[] {
@@ -249,7 +272,7 @@ export class GatewayHistory {
          WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
       )
       .all(from, to, limit) as DecisionRow[];
-    return rows.reverse();
+    return rows.reverse().map(storedDecision);
   }
 
   /** The newest stored call's id (0 for none): where the watchdog's first check starts counting. */

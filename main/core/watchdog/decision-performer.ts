@@ -54,6 +54,7 @@ export class DecisionPerformer {
         source: decision.source,
         decision: decision.kind,
         reason: decision.reason,
+        ...(decision.why === undefined ? {} : { why: decision.why }),
         dep: decision.dep,
       };
     }
@@ -63,6 +64,7 @@ export class DecisionPerformer {
         source: decision.source,
         decision: decision.kind,
         reason: decision.reason,
+        ...(decision.why === undefined ? {} : { why: decision.why }),
         dep: decision.dep,
       }),
     );

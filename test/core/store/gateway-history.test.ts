@@ -6,6 +6,8 @@ import type { Outcome } from '../../../main/core/classify.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory, type ProbeRow } from '../../../main/core/store/gateway-history.js';
 import { seededRandom } from '../../../main/simulator/records.js';
+import { wordDecisionReason } from '../../../main/words/decision-reasons.js';
+import { translator } from '../../../main/words/messages/index.js';
 import { callEvent } from '../../helpers/calls.js';
 
 let dir: string;
@@ -126,7 +128,7 @@ describe('restarts, probes, decisions, notifications', () => {
     expect(history.probes(0, 10)[1]).toMatchObject({ ok: true, status: 'ok' });
     history.recordDecision({ ts: 1, source: 'check', decision: 'counting', reason: 'r', dep: 'a/b' });
     expect(history.decisions(0, 2)).toEqual([
-      { ts: 1, source: 'check', decision: 'counting', reason: 'r', dep: 'a/b' },
+      { ts: 1, source: 'check', decision: 'counting', reason: 'r', why: { code: 'text', text: 'r' }, dep: 'a/b' },
     ]);
     history.recordNotification({
       ts: 3,
@@ -202,5 +204,38 @@ describe('probe details in the store', () => {
       detail: 'connection refused on 127.0.0.1:18789',
     });
     expect(none?.detail).toBeNull();
+  });
+});
+
+describe('decision reasons in the store', () => {
+  it('stores why the watchdog decided as its code and facts, and reads an older English row back as it was', () => {
+    const why = { code: 'budget', restarts: 2, max: 2, nextInMs: 50 * 60_000 } as const;
+    history.recordDecision({ ts: 1, source: 'check', decision: 'budget_exhausted', reason: 'ignored', why, dep: null });
+    // Rows an older BreakerBar wrote: the policy's English lines (one of them a probe's detail alone).
+    history.recordDecision({ ts: 2, source: 'check', decision: 'quiet', reason: 'restart budget refilled', dep: null });
+    history.recordDecision({
+      ts: 3,
+      source: 'probe',
+      decision: 'healthy',
+      reason: 'live (/healthz 200 in 3 ms), started',
+      dep: null,
+    });
+
+    const raw = store.db.prepare('SELECT reason FROM watchdog_decisions ORDER BY ts').all() as Array<{
+      reason: string;
+    }>;
+    expect(JSON.parse(raw[0]?.reason ?? '')).toEqual(why);
+
+    const [coded, old, probe] = history.decisions(0, 10);
+    expect(coded).toMatchObject({
+      why,
+      reason: 'restart budget spent: 2 restarts in the last hour (max 2); next in 50 min or when you act',
+    });
+    expect(old).toMatchObject({ why: { code: 'text', text: 'restart budget refilled' } });
+    const zh = translator('zh-CN');
+    expect(wordDecisionReason(coded!.why!, zh)).toBe(
+      '重启额度已用完：过去一小时已重启 2 次（上限 2 次）；下一次在 50 分钟后，或由你手动处理',
+    );
+    expect(wordDecisionReason(probe!.why!, zh)).toBe('存活（/healthz 200，用时 3 毫秒），已启动');
   });
 });
