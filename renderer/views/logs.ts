@@ -257,14 +257,20 @@ function restartLog(
         { 'data-restart-id': r.id, 'data-result': r.result, 'data-ts': r.ts, 'data-level': level },
         when(t, r.ts, now),
         cell(wordOr(t, `views.logs.trigger.${r.trigger}`, r.trigger)),
-        cell(r.reason),
+        cell(decisionWhyOf(r, t)),
         cell(
           h(
             'span',
             { class: `result result-${r.result.replace(/_/g, '-')}` },
             wordOr(t, `views.logs.result.${r.result}`, spaced(r.result)),
           ),
-          r.detail ? h('small', { class: 'detail' }, r.detail) : null,
+          r.detail
+            ? h(
+                'small',
+                { class: 'detail' },
+                r.detailWhy ? decisionWhyOf({ reason: r.detail, why: r.detailWhy }, t) : r.detail,
+              )
+            : null,
         ),
         cell(r.recoveryMs === null ? t.t('views.none') : t.duration(r.recoveryMs)),
         cell(

@@ -165,7 +165,23 @@ async function seed(dbPath: string, now: number): Promise<void> {
     const history = new GatewayHistory(db);
     for (const transition of breakerStory(now - 30 * MIN)) store.insertTransition(transition, transition.ts);
     const decisions = watchdogStory();
+    let restart: number | null = null;
     for (const [i, d] of decisions.entries()) {
+      // The restarts the story orders, recorded and settled as the decision performer does.
+      const order = d.restart ?? d.wouldRestart;
+      if (order) {
+        const why = d.restart ? order.why : d.why;
+        restart = history.startRestart({
+          ts: now - 20 * MIN + i * SEC,
+          trigger: order.trigger,
+          reason: order.reason,
+          ...(why ? { why } : {}),
+        });
+      }
+      if (restart !== null && (d.kind === 'recovered' || d.kind === 'not_recovered')) {
+        history.updateRestart(restart, { result: d.kind, detail: d.reason }, d.why);
+        restart = null;
+      }
       history.recordDecision({
         ts: now - 20 * MIN + i * SEC,
         source: d.source,
@@ -247,6 +263,12 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('stored history in Chinese'), () => 
   it('the Logs view words every stored probe detail in Chinese, new rows and older English ones', async () => {
     const text = await chineseText('logs', 'probe-log');
     expect(text).toContain('127.0.0.1:18789');
+    expect(englishSentences(text)).toEqual([]);
+  });
+
+  it('the Logs view words every stored restart reason and how it ended in Chinese', async () => {
+    const text = await chineseText('logs', 'restart-log');
+    expect(text).toContain('zhipu/glm-5.1');
     expect(englishSentences(text)).toEqual([]);
   });
 

@@ -59,7 +59,10 @@ export interface RestartRow {
   ts: number;
   /** manual, health, storm */
   trigger: string;
+  /** Why, as the policy's English line (see Decision). */
   reason: string;
+  /** Why, as a code and its facts: stored so, worded in the reader's language when read (absent: a line). */
+  why?: DecisionReason;
   /** running, pending (OpenClaw will restart once drained), recovering, recovered, started, not_recovered, failed, dry_run */
   result: string;
   /** What justified an automatic restart: dead, unloaded, hung, storm; manual for the user's (null before it was stored). */
@@ -73,7 +76,10 @@ export interface RestartRow {
   output: string | null;
   /** Restart start → the restarted gateway reported started and answered its probes. */
   recoveryMs: number | null;
+  /** What became of it: the strategy's message, or the decision that settled it (as a line). */
   detail: string | null;
+  /** The decision that settled it (recovered or not), as a code and its facts; absent for any other detail. */
+  detailWhy?: DecisionReason;
 }
 
 export interface DecisionRow {
@@ -119,7 +125,7 @@ export interface StormEvidence {
   byDep: Array<{ dep: string; count: number; agents: string[] }>;
 }
 
-export type RestartUpdate = Partial<Omit<RestartRow, 'id' | 'ts' | 'trigger' | 'evidence'>>;
+export type RestartUpdate = Partial<Omit<RestartRow, 'id' | 'ts' | 'trigger' | 'evidence' | 'why' | 'detailWhy'>>;
 
 const RESTART_COLUMNS: Record<keyof RestartUpdate, string> = {
   reason: 'reason',
@@ -149,12 +155,20 @@ interface RawRestart {
   evidence: string | null;
 }
 
+/**
+ * A restart read back. Its reason, and a detail that is the decision that settled it, are stored as code and
+ * facts (rows from before hold lines): read into `why` / `detailWhy` and worded as the policy's lines.
+ */
 function restartFrom(raw: RawRestart): RestartRow {
+  const why = decodeDecisionReason(raw.reason);
+  const settled = raw.detail === null ? null : decodeDecisionReason(raw.detail);
   return {
     id: raw.id,
     ts: raw.ts,
     trigger: raw.trigger,
-    reason: raw.reason,
+    reason: decisionReasonLine(why),
+    why,
+    ...(settled === null || settled.code === 'text' ? {} : { detailWhy: settled }),
     result: raw.result,
     durationMs: raw.duration_ms,
     strategy: raw.strategy,
@@ -162,7 +176,7 @@ function restartFrom(raw: RawRestart): RestartRow {
     exitCode: raw.exit_code,
     output: raw.output,
     recoveryMs: raw.recovery_ms,
-    detail: raw.detail,
+    detail: settled === null ? null : decisionReasonLine(settled),
     evidence: raw.evidence,
   };
 }
@@ -224,14 +238,25 @@ export class GatewayHistory {
   }
 
   /** Opens a restart record (result `running`); returns its id for `updateRestart`. */
-  startRestart(row: { ts: number; trigger: string; reason: string; result?: string; evidence?: string }): number {
+  startRestart(row: {
+    ts: number;
+    trigger: string;
+    reason: string;
+    why?: DecisionReason;
+    result?: string;
+    evidence?: string;
+  }): number {
+    // The code and facts, worded when read; a restart from elsewhere without them keeps its line.
+    const reason = row.why === undefined ? row.reason : encodeDecisionReason(row.why);
     const info = this.statements
       .of('INSERT INTO restarts (ts, trigger, reason, result, evidence) VALUES (?, ?, ?, ?, ?)')
-      .run(row.ts, row.trigger, row.reason, row.result ?? 'running', row.evidence ?? null);
+      .run(row.ts, row.trigger, reason, row.result ?? 'running', row.evidence ?? null);
     return Number(info.lastInsertRowid);
   }
 
-  updateRestart(id: number, update: RestartUpdate): void {
+  /** `settledBy`: the decision that settled the restart, stored as its code and facts in the detail column. */
+  updateRestart(id: number, update: RestartUpdate, settledBy?: DecisionReason): void {
+    if (settledBy !== undefined) update = { ...update, detail: encodeDecisionReason(settledBy) };
     const entries = Object.entries(update).filter(([, value]) => value !== undefined) as Array<
       [keyof RestartUpdate, unknown]
     >;

@@ -90,6 +90,7 @@ export class DecisionPerformer {
           ts: now,
           trigger: would.trigger,
           reason: decision.reason,
+          ...(decision.why === undefined ? {} : { why: decision.why }),
           result: 'dry_run',
           evidence: would.evidence,
         }),
@@ -114,6 +115,7 @@ export class DecisionPerformer {
         ts: now,
         trigger: order.trigger,
         reason: order.reason,
+        ...(order.why === undefined ? {} : { why: order.why }),
         evidence: order.evidence,
       }),
     );
@@ -180,11 +182,15 @@ export class DecisionPerformer {
     const id = this.restartId;
     if (id !== null) {
       this.keep('a restart', () =>
-        this.options.history.updateRestart(id, {
-          result: recovered ? 'recovered' : 'not_recovered',
-          recoveryMs: recovered ? Math.max(0, Math.round(startedAt - since)) : null,
-          detail: decision.reason,
-        }),
+        this.options.history.updateRestart(
+          id,
+          {
+            result: recovered ? 'recovered' : 'not_recovered',
+            recoveryMs: recovered ? Math.max(0, Math.round(startedAt - since)) : null,
+            detail: decision.reason,
+          },
+          decision.why,
+        ),
       );
       this.announceRestart(id);
       this.restartId = null;

@@ -239,3 +239,28 @@ describe('decision reasons in the store', () => {
     expect(wordDecisionReason(probe!.why!, zh)).toBe('存活（/healthz 200，用时 3 毫秒），已启动');
   });
 });
+
+describe('restart reasons in the store', () => {
+  it('stores a restart reason and the decision that settled it as code and facts; an older row keeps its lines', () => {
+    const why = { code: 'manual', note: 'before the upgrade' } as const;
+    const settled = { code: 'recovered', self: false, afterMs: 30_000 } as const;
+    const id = history.startRestart({ ts: 1, trigger: 'manual', reason: 'ignored', why });
+    history.updateRestart(id, { result: 'recovered', recoveryMs: 30_000, detail: 'ignored' }, settled);
+    const old = history.startRestart({ ts: 2, trigger: 'health', reason: 'gateway dead for 20 s: connection refused' });
+    history.updateRestart(old, { result: 'failed', detail: 'systemctl: unit not found' });
+
+    expect(history.restart(id)).toMatchObject({
+      why,
+      reason: 'before the upgrade',
+      detailWhy: settled,
+      detail: 'gateway started and answers its probes 30 s after the restart',
+    });
+    const older = history.restart(old);
+    expect(older).toMatchObject({
+      why: { code: 'text', text: 'gateway dead for 20 s: connection refused' },
+      reason: 'gateway dead for 20 s: connection refused',
+      detail: 'systemctl: unit not found',
+    });
+    expect(older?.detailWhy).toBeUndefined();
+  });
+});
