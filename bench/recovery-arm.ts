@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { storedBreakerReasonLine } from '../main/words/breaker-reasons.js';
+import { storedDecisionReasonLine } from '../main/words/decision-reasons.js';
 import { keepSending, type TimedTurn } from '../test/e2e/openclaw/harness/agents.js';
 import { type BreakerBar, startBreakerBar } from '../test/e2e/openclaw/harness/breakerbar.js';
 import type { DesktopSession } from '../test/e2e/openclaw/harness/desktop-session.js';
@@ -222,7 +223,7 @@ function storyOf(breakerbar: BreakerBar, t0: number): string[] {
   for (const d of breakerbar.query<{ ts: number; source: string; decision: string; reason: string }>(
     "SELECT ts, source, decision, reason FROM watchdog_decisions WHERE decision NOT IN ('ok', 'healthy', 'quiet', 'counting', 'deferred') ORDER BY id",
   ))
-    lines.push([d.ts, `decision ${d.source}/${d.decision}: ${d.reason}`]);
+    lines.push([d.ts, `decision ${d.source}/${d.decision}: ${storedDecisionReasonLine(d.reason)}`]);
   for (const n of breakerbar.query<{ ts: number; kind: string; channel: string; title: string }>(
     'SELECT ts, kind, channel, title FROM notifications ORDER BY id',
   ))

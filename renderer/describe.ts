@@ -19,7 +19,9 @@ import {
   outcomeWords,
   wordBreakerReason,
 } from '../main/words/breaker-reasons.js';
+import { type DecisionReason, decodeDecisionReason, wordDecisionReason } from '../main/words/decision-reasons.js';
 import type { Translator } from '../main/words/messages/index.js';
+import { decodeProbeDetail, type ProbeDetail, wordProbeDetail } from '../main/words/probe-details.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -49,6 +51,24 @@ export { outcomeWords };
  */
 export function whyOf(x: { reason: string; why?: BreakerReason }, t: Translator): string {
   return wordBreakerReason(x.why ?? decodeBreakerReason(x.reason), t);
+}
+
+/**
+ * What a probe found, in the reader's words: from its code and facts, or, from an older core or a row stored
+ * before details were codes, from the prober's English line (its known forms are worded again). Null: none.
+ */
+export function probeDetailOf(x: { detail: string | null; found?: ProbeDetail }, t: Translator): string | null {
+  if (x.found !== undefined) return wordProbeDetail(x.found, t);
+  return x.detail === null ? null : wordProbeDetail(decodeProbeDetail(x.detail), t);
+}
+
+/**
+ * Why the watchdog decided what it did, in the reader's words: from its code and facts, or, from an older core
+ * or a row stored before reasons were codes, from the policy's English line (shown as it is, but for a probe's
+ * detail alone, which is worded as one).
+ */
+export function decisionWhyOf(x: { reason: string; why?: DecisionReason }, t: Translator): string {
+  return wordDecisionReason(x.why ?? decodeDecisionReason(x.reason), t);
 }
 
 /** A reason line alone (an older core's, a stored row's): worded as `whyOf` words it. */

@@ -18,7 +18,7 @@ import type {
   Transition,
 } from '../../main/api/types.js';
 import type { Translator } from '../../main/words/messages/index.js';
-import { restartsInLastHour, whyOf } from '../describe.js';
+import { decisionWhyOf, probeDetailOf, restartsInLastHour, whyOf } from '../describe.js';
 import { type Child, fill, h, keepingFocus, live, RenderGate } from '../dom.js';
 import { failureBox } from '../errors-ui.js';
 import {
@@ -257,14 +257,20 @@ function restartLog(
         { 'data-restart-id': r.id, 'data-result': r.result, 'data-ts': r.ts, 'data-level': level },
         when(t, r.ts, now),
         cell(wordOr(t, `views.logs.trigger.${r.trigger}`, r.trigger)),
-        cell(r.reason),
+        cell(decisionWhyOf(r, t)),
         cell(
           h(
             'span',
             { class: `result result-${r.result.replace(/_/g, '-')}` },
             wordOr(t, `views.logs.result.${r.result}`, spaced(r.result)),
           ),
-          r.detail ? h('small', { class: 'detail' }, r.detail) : null,
+          r.detail
+            ? h(
+                'small',
+                { class: 'detail' },
+                r.detailWhy ? decisionWhyOf({ reason: r.detail, why: r.detailWhy }, t) : r.detail,
+              )
+            : null,
         ),
         cell(r.recoveryMs === null ? t.t('views.none') : t.duration(r.recoveryMs)),
         cell(
@@ -381,7 +387,7 @@ function decisionLog(t: Translator, section: LogSection<DecisionRow>, now: numbe
         wordOr(t, `views.logs.decision.${d.decision}`, spaced(d.decision)),
         all.length > 1 ? h('span', { class: 'times' }, ` ${t.t('views.logs.times', { n: all.length })}`) : null,
       ),
-      cell(d.reason),
+      cell(decisionWhyOf(d, t)),
       cell(d.dep ?? t.t('views.none')),
     ),
   );
@@ -473,7 +479,7 @@ function probeLog(t: Translator, section: LogSection<ProbeRow>, all: readonly Pr
       cell(h('span', { class: `result probe-${run.level}` }, probeWord(t, run.newest.status))),
       cell(t.t('views.logs.times', { n: run.rows.length })),
       cell(latency(t, run)),
-      cell(run.newest.detail ?? t.t('views.none')),
+      cell(probeDetailOf(run.newest, t) ?? t.t('views.none')),
     ),
   );
   return block(

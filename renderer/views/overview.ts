@@ -21,8 +21,10 @@ import {
   breakerWaits,
   byAttention,
   dayFigures,
+  decisionWhyOf,
   incidentTouching,
   openclawCooldownOf,
+  probeDetailOf,
   restartsInLastHour,
   tokensOf,
   watchdogMode,
@@ -224,8 +226,8 @@ export class OverviewView implements View {
         gateway.downSince === null
           ? t.t('dashboard.gateway.lastProbeSince')
           : h('span', null, `${t.t('dashboard.gateway.downSince')} `, live('ago', gateway.downSince)),
-        // The probe's class and detail are the prober's words (English), like a log line.
-        h('span', { lang: 'en' }, `: ${last.class.replace(/_/g, ' ')}. ${last.detail}`),
+        // The probe's class is the prober's code, kept as the logs show it; what it found is worded.
+        h('span', null, h('span', { lang: 'en' }, `: ${last.class.replace(/_/g, ' ')}`), `. ${probeDetailOf(last, t)}`),
       );
     } else {
       line.append(
@@ -539,11 +541,12 @@ export class OverviewView implements View {
       const d = watchdog.lastDecision;
       rows.push([
         t.t('dashboard.watchdog.lastDecision'),
-        // The decision and its reason are the watchdog's words (English), as its log keeps them.
+        // The decision's kind is the watchdog's code, as its log keeps it; its reason is worded.
         h(
           'span',
           null,
-          h('span', { lang: 'en' }, `${d.decision.replace(/_/g, ' ')}: ${d.reason}`),
+          h('span', { lang: 'en' }, d.decision.replace(/_/g, ' ')),
+          `: ${decisionWhyOf(d, t)}`,
           ' (',
           live('ago', d.ts),
           ')',

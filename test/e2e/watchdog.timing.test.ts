@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage, sessionHeader } from '../../main/simulator/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
+import { storedDecisionReasonLine } from '../../main/words/decision-reasons.js';
 import { until } from '../helpers/transcripts.js';
 
 const CLI = fileURLToPath(new URL('../../dist/main/cli/index.js', import.meta.url));
@@ -251,7 +252,8 @@ describe('the watchdog, end to end', { shuffle: false }, () => {
     expect(resumed.code).toBe(0);
     expect(await metrics()).toMatch(/breakerbar_watchdog_paused 0\b/);
     const reasons = query<{ reason: string }>("SELECT reason FROM watchdog_decisions WHERE source = 'manual'");
-    expect(reasons.map((r) => r.reason).join('\n')).toContain('maintenance window');
+    // Stored as codes and facts; read back, the policy's line.
+    expect(reasons.map((r) => storedDecisionReasonLine(r.reason)).join('\n')).toContain('maintenance window');
   }, 30_000);
 
   it('shuts down cleanly on SIGTERM and removes its address file', async () => {

@@ -23,6 +23,7 @@ import { type WatchdogSettings, watchdogConfig, watchdogSettings } from '../../m
 import { WatchdogPolicy } from '../../main/core/watchdog/policy.js';
 import type { Decision } from '../../main/core/watchdog/policy-decisions.js';
 import type { ProbeInput } from '../../main/core/watchdog/policy-inputs.js';
+import { GATEWAY_LOG_RESTARTING } from '../../main/words/decision-reasons.js';
 import { toolOrSkip } from '../helpers/tools.js';
 import { launchChromium, openPage, visibleText, zoneAtNoon } from './browser.js';
 import { buildDashboard, type DashboardDaemon, startDashboardDaemon } from './daemon-fixture.js';
@@ -133,13 +134,14 @@ export function watchdogStory(): Decision[] {
   out.push(fresh.check(6 * MIN, { deps: [zhipu] }));
   out.push(fresh.check(7 * MIN, { deps: [zhipu] }));
   out.push(fresh.check(8 * MIN, { deps: [{ ...zhipu, retryAfterUntil: 10 * MIN }] }));
-  out.push(fresh.manual(9 * MIN, 'before an upgrade'));
+  // The user's own note is shown as they wrote it: a reader of the Chinese dashboard writes it in Chinese.
+  out.push(fresh.manual(9 * MIN, '升级之前'));
   out.push(fresh.manual(9 * MIN + SEC));
   fresh.restartFinished(9 * MIN + 2 * SEC, 'done');
   out.push(...fresh.tick(9 * MIN + 3 * SEC, []));
   out.push(fresh.probe(9 * MIN + 10 * SEC, probed('ok', 'live (/healthz 200 in 3 ms), started', 5 * SEC)));
   out.push(...fresh.tick(9 * MIN + 11 * SEC, []));
-  out.push(fresh.gatewayRestarting(10 * MIN, 'gateway log: restarting'));
+  out.push(fresh.gatewayRestarting(10 * MIN, GATEWAY_LOG_RESTARTING));
   out.push(fresh.probe(10 * MIN + SEC, probed('starting', 'starting (/startupz 503)')));
   out.push(...fresh.tick(16 * MIN, []));
   out.push(fresh.probe(17 * MIN, probed('ok', 'live (/healthz 200 in 3 ms), started', 1000)));
@@ -166,25 +168,53 @@ async function seed(dbPath: string, now: number): Promise<void> {
     const history = new GatewayHistory(db);
     for (const transition of breakerStory(now - 30 * MIN)) store.insertTransition(transition, transition.ts);
     const decisions = watchdogStory();
+    let restart: number | null = null;
     for (const [i, d] of decisions.entries()) {
+      // The restarts the story orders, recorded and settled as the decision performer does.
+      const order = d.restart ?? d.wouldRestart;
+      if (order) {
+        const why = d.restart ? order.why : d.why;
+        restart = history.startRestart({
+          ts: now - 20 * MIN + i * SEC,
+          trigger: order.trigger,
+          reason: order.reason,
+          ...(why ? { why } : {}),
+        });
+      }
+      if (restart !== null && (d.kind === 'recovered' || d.kind === 'not_recovered')) {
+        history.updateRestart(restart, { result: d.kind, detail: d.reason }, d.why);
+        restart = null;
+      }
       history.recordDecision({
         ts: now - 20 * MIN + i * SEC,
         source: d.source,
         decision: d.kind,
         reason: d.reason,
+        ...(d.why === undefined ? {} : { why: d.why }),
         dep: d.dep,
       });
     }
-    // Probes that fail as a dead gateway's do: nothing listens on port 9, and a URL that is not one.
-    for (const baseUrl of ['http://127.0.0.1:9', 'not a url', 'https://127.0.0.1:9']) {
-      const result = await probeGateway({
-        baseUrl,
-        connectTimeoutMs: 500,
-        readTimeoutMs: 500,
-        clock: () => now - 10 * MIN,
-      });
-      history.recordProbe(probeRow(result));
-    }
+    // Probes that fail as a dead gateway's do: nothing listens on port 9, an address without its http://, an
+    // https one; between them (so that no two neighbours fold into one row), rows an older BreakerBar stored
+    // as the prober's English lines.
+    const probe = (baseUrl: string, at: number) =>
+      probeGateway({ baseUrl, connectTimeoutMs: 500, readTimeoutMs: 500, clock: () => at });
+    const older = (at: number, status: string, detail: string) =>
+      history.recordProbe({ ts: at, ok: status === 'ok', status, startup: 'unknown', latencyMs: null, detail });
+    const t0 = now - 10 * MIN;
+    history.recordProbe(probeRow(await probe('127.0.0.1:18789', t0)));
+    older(t0 + SEC, 'ok', 'live (/healthz 200 in 3 ms), no /startupz (older gateway); not ready: telegram');
+    history.recordProbe(probeRow(await probe('http://127.0.0.1:9', t0 + 2 * SEC)));
+    older(t0 + 3 * SEC, 'starting', 'starting (/startupz 503)');
+    history.recordProbe(probeRow(await probe('https://127.0.0.1:9', t0 + 4 * SEC)));
+    older(t0 + 5 * SEC, 'connect_timeout', 'no connection to 127.0.0.1:18789 within 2.5 s (connect timeout)');
+    older(
+      t0 + 6 * SEC,
+      'not_openclaw',
+      "/healthz answered HTTP 200 without OpenClaw's JSON: something else listens there",
+    );
+    older(t0 + 7 * SEC, 'unknown', "probe delayed by BreakerBar's own event loop (3.2 s): gateway state unknown");
+    older(t0 + 8 * SEC, 'read_timeout', 'no answer to /healthz within 10 s (read timeout)');
   } finally {
     db.close();
   }
@@ -233,6 +263,21 @@ describe.skipIf(BROWSER.skip)(BROWSER.title('stored history in Chinese'), () => 
     expect(englishSentences(text)).toEqual([]);
   });
 
-  // Not yet: decisions and probe details are still stored as English lines (see the report of house-words).
-  it.todo('the Logs view words every stored watchdog decision and probe detail in Chinese');
+  it('the Logs view words every stored probe detail in Chinese, new rows and older English ones', async () => {
+    const text = await chineseText('logs', 'probe-log');
+    expect(text).toContain('127.0.0.1:18789');
+    expect(englishSentences(text)).toEqual([]);
+  });
+
+  it('the Logs view words every stored restart reason and how it ended in Chinese', async () => {
+    const text = await chineseText('logs', 'restart-log');
+    expect(text).toContain('zhipu/glm-5.1');
+    expect(englishSentences(text)).toEqual([]);
+  });
+
+  it('the Logs view words every stored watchdog decision in Chinese', async () => {
+    const text = await chineseText('logs', 'decision-log');
+    expect(text).toContain('zhipu/glm-5.1');
+    expect(englishSentences(text)).toEqual([]);
+  });
 });

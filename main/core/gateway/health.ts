@@ -12,7 +12,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '../log.js';
 import { AdaptiveTimeout } from './adaptive-timeout.js';
 import { STALL_MIN_MS } from './loop-stall.js';
-import { type ProbeResult, probeGateway } from './probe.js';
+import { found, type ProbeResult, probeGateway } from './probe.js';
 
 /** While a restart is verified, probe at least this often, so "started" is seen within seconds. */
 const FAST_INTERVAL_MS = 2000;
@@ -150,7 +150,7 @@ export class HealthMonitor extends EventEmitter<{ probe: [ProbeResult] }> {
         latencyMs: null,
         startup: 'unknown',
         ready: null,
-        detail: `probe failed: ${(error as Error).message}`,
+        ...found({ code: 'probe-threw', message: (error as Error).message }),
       }),
     );
     // Only healthy answers teach the timeout what normal is; a 404 or a starting gateway says little, and

@@ -18,7 +18,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { formatters } from '../../words/i18n.js';
+import { type ProbeDetail, probeDetailLine } from '../../words/probe-details.js';
 import { LoopStallMeter, stallCouldExplain } from './loop-stall.js';
 
 export type ProbeClass =
@@ -60,8 +60,13 @@ export interface ProbeResult {
   startup: StartupState;
   /** From /readyz when reachable. */
   ready: ReadyDetail | null;
-  /** One human line. */
+  /** What the probe found, as the prober's English line (for the log and the doctor): `probeDetailLine(found)`. */
   detail: string;
+  /**
+   * What the probe found, as a code and its facts: what is stored, and worded in the reader's language when
+   * read. Absent only from results made elsewhere (tests, older cores): readers then read `detail` as a line.
+   */
+  found?: ProbeDetail;
   /** How long BreakerBar's own event loop was blocked while the probe's requests waited, ms. */
   loopStallMs?: number;
 }
@@ -298,10 +303,10 @@ export async function probeGateway(options: ProbeOptions): Promise<ProbeResult> 
   try {
     base = new URL(options.baseUrl);
   } catch {
-    return failed(ts, 'error', `not a URL: ${JSON.stringify(options.baseUrl)}`);
+    return failed(ts, 'error', { code: 'not-url', url: options.baseUrl });
   }
   if (base.protocol !== 'http:') {
-    return failed(ts, 'error', `only plain http on loopback is probed, not ${base.protocol}//`);
+    return failed(ts, 'error', { code: 'not-http', protocol: base.protocol });
   }
   // Resolve endpoints under any path the base URL carries.
   const root = new URL(base.pathname.endsWith('/') ? base.href : `${base.href}/`);
@@ -330,7 +335,7 @@ export async function probeGateway(options: ProbeOptions): Promise<ProbeResult> 
     latencyMs: Math.round(health.latencyMs * 10) / 10,
     startup,
     ready,
-    detail: answeredDetail(cls, health, startupAnswer, ready),
+    ...found(answeredDetail(cls, health, startupAnswer, ready)),
     loopStallMs: [health, startupAnswer, readyAnswer].reduce((sum, o) => sum + (o?.loopStallMs ?? 0), 0),
   };
 }
@@ -351,36 +356,37 @@ function unknown(ts: number, stallMs: number): ProbeResult {
     latencyMs: null,
     startup: 'unknown',
     ready: null,
-    detail: `probe delayed by BreakerBar's own event loop (${seconds(stallMs)}): gateway state unknown`,
+    ...found({ code: 'delayed', stallMs }),
     loopStallMs: stallMs,
   };
 }
 
-function failed(ts: number, cls: FailureClass, detail: string): ProbeResult {
-  return { ts, class: cls, dead: true, ok: false, latencyMs: null, startup: 'unknown', ready: null, detail };
+function failed(ts: number, cls: FailureClass, detail: ProbeDetail): ProbeResult {
+  return { ts, class: cls, dead: true, ok: false, latencyMs: null, startup: 'unknown', ready: null, ...found(detail) };
 }
 
-/** Probe details are stored in English; a timeout keeps its tenths. */
-const EN = formatters('en');
-const seconds = (ms: number) => EN.duration(ms, 'precise');
+/** A result's detail both ways: the code and facts it is stored as, and the English line it is logged as. */
+export function found(detail: ProbeDetail): { detail: string; found: ProbeDetail } {
+  return { detail: probeDetailLine(detail), found: detail };
+}
 
 function failureDetail(
   outcome: { kind: FailureClass; message: string },
   path: string,
   where: string,
   options: ProbeOptions,
-): string {
+): ProbeDetail {
   switch (outcome.kind) {
     case 'refused':
-      return `connection refused on ${where}`;
+      return { code: 'refused', where };
     case 'connect_timeout':
-      return `no connection to ${where} within ${seconds(options.connectTimeoutMs)} (connect timeout)`;
+      return { code: 'connect-timeout', where, ms: options.connectTimeoutMs };
     case 'read_timeout':
-      return `no answer to ${path} within ${seconds(options.readTimeoutMs)} (read timeout)`;
+      return { code: 'read-timeout', path, ms: options.readTimeoutMs };
     case 'reset':
-      return `connection reset by ${where} during ${path}`;
+      return { code: 'reset', where, path };
     case 'error':
-      return `${path} on ${where} failed: ${outcome.message}`;
+      return { code: 'failed', path, where, message: outcome.message };
   }
 }
 
@@ -389,27 +395,16 @@ function answeredDetail(
   health: { status: number; latencyMs: number },
   startupAnswer: HttpOutcome,
   ready: ReadyDetail | null,
-): string {
-  const startupStatus = startupAnswer.kind === 'answered' ? `/startupz ${startupAnswer.status}` : 'no /startupz answer';
-  let line: string;
+): ProbeDetail {
+  const startupz = startupAnswer.kind === 'answered' ? startupAnswer.status : null;
   if (cls === 'starting' || cls === 'draining') {
-    line = `${cls} (${startupStatus})`;
-  } else if (cls === 'ok') {
-    const live = `live (/healthz 200 in ${Math.round(health.latencyMs)} ms)`;
-    if (startupAnswer.kind === 'answered' && startupAnswer.status === 200) line = `${live}, started`;
-    else if (startupAnswer.kind === 'answered' && startupAnswer.status === 404)
-      line = `${live}, no /startupz (older gateway)`;
-    else line = `${live}, startup unknown (${startupStatus})`;
-  } else if (cls === 'not_openclaw') {
-    line = `/healthz answered HTTP ${health.status} without OpenClaw's JSON: something else listens there`;
-  } else {
-    line = `/healthz answered HTTP ${health.status}`;
+    // Starting or draining gateways are not ready by definition; saying so adds nothing.
+    return { code: 'busy', state: cls, startupz };
   }
-  // Starting or draining gateways are not ready by definition; saying so adds nothing.
-  if (ready && !ready.ready && cls !== 'starting' && cls !== 'draining') {
-    line += ready.failing.length > 0 ? `; not ready: ${ready.failing.join(', ')}` : '; not ready';
-  }
-  return line;
+  const notReady = ready && !ready.ready ? { notReady: ready.failing } : {};
+  if (cls === 'ok') return { code: 'live', ms: Math.round(health.latencyMs), startupz, ...notReady };
+  if (cls === 'not_openclaw') return { code: 'not-openclaw', status: health.status, ...notReady };
+  return { code: 'http', status: health.status, ...notReady };
 }
 
 function parseObject(body: string): Record<string, unknown> | null {

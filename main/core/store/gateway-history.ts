@@ -3,6 +3,13 @@
  * decisions and notifications. Kept apart from `db.ts` (calls and cursors) but
  * on the same connection, so one file holds the whole story of an incident.
  */
+import {
+  type DecisionReason,
+  decisionReasonLine,
+  decodeDecisionReason,
+  encodeDecisionReason,
+} from '../../words/decision-reasons.js';
+import { decodeProbeDetail, encodeProbeDetail, type ProbeDetail, probeDetailLine } from '../../words/probe-details.js';
 import type { ProbeStreak } from '../gateway/health.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import type { Db } from './database.js';
@@ -15,7 +22,23 @@ export interface ProbeRow {
   status: string;
   startup: string | null;
   latencyMs: number | null;
+  /** What the probe found, as the prober's English line (see ProbeResult). */
   detail: string | null;
+  /**
+   * What the probe found, as a code and its facts: what is stored, worded in the reader's language when read.
+   * Absent from rows made elsewhere (older cores, tests): readers then read `detail` as a line.
+   */
+  found?: ProbeDetail;
+}
+
+/**
+ * A stored probe read back: its `detail` column holds the code and facts (or, in a row from before details
+ * were codes, the prober's English line), read into `found` and worded as the prober's line into `detail`.
+ */
+export function storedProbe(row: ProbeRow): ProbeRow {
+  if (row.detail === null) return row;
+  const found = decodeProbeDetail(row.detail);
+  return { ...row, found, detail: probeDetailLine(found) };
 }
 
 /** A probe result as it is stored and streamed. */
@@ -27,6 +50,7 @@ export function probeRow(result: ProbeResult): ProbeRow {
     startup: result.startup,
     latencyMs: result.latencyMs,
     detail: result.detail,
+    ...(result.found === undefined ? {} : { found: result.found }),
   };
 }
 
@@ -35,7 +59,10 @@ export interface RestartRow {
   ts: number;
   /** manual, health, storm */
   trigger: string;
+  /** Why, as the policy's English line (see Decision). */
   reason: string;
+  /** Why, as a code and its facts: stored so, worded in the reader's language when read (absent: a line). */
+  why?: DecisionReason;
   /** running, pending (OpenClaw will restart once drained), recovering, recovered, started, not_recovered, failed, dry_run */
   result: string;
   /** What justified an automatic restart: dead, unloaded, hung, storm; manual for the user's (null before it was stored). */
@@ -49,7 +76,10 @@ export interface RestartRow {
   output: string | null;
   /** Restart start → the restarted gateway reported started and answered its probes. */
   recoveryMs: number | null;
+  /** What became of it: the strategy's message, or the decision that settled it (as a line). */
   detail: string | null;
+  /** The decision that settled it (recovered or not), as a code and its facts; absent for any other detail. */
+  detailWhy?: DecisionReason;
 }
 
 export interface DecisionRow {
@@ -57,8 +87,23 @@ export interface DecisionRow {
   /** What asked: check, probe, manual, tick, restart, operator. */
   source: string;
   decision: string;
+  /** Why, as the policy's English line (see Decision). */
   reason: string;
+  /**
+   * Why, as a code and its facts: what is stored, worded in the reader's language when read. Absent from
+   * rows made elsewhere (older cores, tests): readers then read `reason` as a line.
+   */
+  why?: DecisionReason;
   dep: string | null;
+}
+
+/**
+ * A stored decision read back: its `reason` column holds the code and facts (or, in a row from before reasons
+ * were codes, the policy's English line), read into `why` and worded as the policy's line into `reason`.
+ */
+export function storedDecision(row: DecisionRow): DecisionRow {
+  const why = decodeDecisionReason(row.reason);
+  return { ...row, why, reason: decisionReasonLine(why) };
 }
 
 export interface NotificationRow {
@@ -80,7 +125,7 @@ export interface StormEvidence {
   byDep: Array<{ dep: string; count: number; agents: string[] }>;
 }
 
-export type RestartUpdate = Partial<Omit<RestartRow, 'id' | 'ts' | 'trigger' | 'evidence'>>;
+export type RestartUpdate = Partial<Omit<RestartRow, 'id' | 'ts' | 'trigger' | 'evidence' | 'why' | 'detailWhy'>>;
 
 const RESTART_COLUMNS: Record<keyof RestartUpdate, string> = {
   reason: 'reason',
@@ -110,12 +155,20 @@ interface RawRestart {
   evidence: string | null;
 }
 
+/**
+ * A restart read back. Its reason, and a detail that is the decision that settled it, are stored as code and
+ * facts (rows from before hold lines): read into `why` / `detailWhy` and worded as the policy's lines.
+ */
 function restartFrom(raw: RawRestart): RestartRow {
+  const why = decodeDecisionReason(raw.reason);
+  const settled = raw.detail === null ? null : decodeDecisionReason(raw.detail);
   return {
     id: raw.id,
     ts: raw.ts,
     trigger: raw.trigger,
-    reason: raw.reason,
+    reason: decisionReasonLine(why),
+    why,
+    ...(settled === null || settled.code === 'text' ? {} : { detailWhy: settled }),
     result: raw.result,
     durationMs: raw.duration_ms,
     strategy: raw.strategy,
@@ -123,7 +176,7 @@ function restartFrom(raw: RawRestart): RestartRow {
     exitCode: raw.exit_code,
     output: raw.output,
     recoveryMs: raw.recovery_ms,
-    detail: raw.detail,
+    detail: settled === null ? null : decisionReasonLine(settled),
     evidence: raw.evidence,
   };
 }
@@ -149,7 +202,9 @@ export class GatewayHistory {
   }
 
   recordProbe(row: ProbeRow): void {
-    this.insertProbe.run(row.ts, row.ok ? 1 : 0, row.status, row.startup, row.latencyMs, row.detail);
+    // The code and facts, worded when read; a row from elsewhere without them keeps its line.
+    const detail = row.found === undefined ? row.detail : encodeProbeDetail(row.found);
+    this.insertProbe.run(row.ts, row.ok ? 1 : 0, row.status, row.startup, row.latencyMs, detail);
   }
 
   probes(from: number, to: number, limit = 10_000): ProbeRow[] {
@@ -159,7 +214,7 @@ export class GatewayHistory {
          WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
       )
       .all(from, to, limit) as Array<Omit<ProbeRow, 'ok'> & { ok: number }>;
-    return rows.reverse().map((row) => ({ ...row, ok: row.ok === 1 }));
+    return rows.reverse().map((row) => storedProbe({ ...row, ok: row.ok === 1 }));
   }
 
   /**
@@ -183,14 +238,25 @@ export class GatewayHistory {
   }
 
   /** Opens a restart record (result `running`); returns its id for `updateRestart`. */
-  startRestart(row: { ts: number; trigger: string; reason: string; result?: string; evidence?: string }): number {
+  startRestart(row: {
+    ts: number;
+    trigger: string;
+    reason: string;
+    why?: DecisionReason;
+    result?: string;
+    evidence?: string;
+  }): number {
+    // The code and facts, worded when read; a restart from elsewhere without them keeps its line.
+    const reason = row.why === undefined ? row.reason : encodeDecisionReason(row.why);
     const info = this.statements
       .of('INSERT INTO restarts (ts, trigger, reason, result, evidence) VALUES (?, ?, ?, ?, ?)')
-      .run(row.ts, row.trigger, row.reason, row.result ?? 'running', row.evidence ?? null);
+      .run(row.ts, row.trigger, reason, row.result ?? 'running', row.evidence ?? null);
     return Number(info.lastInsertRowid);
   }
 
-  updateRestart(id: number, update: RestartUpdate): void {
+  /** `settledBy`: the decision that settled the restart, stored as its code and facts in the detail column. */
+  updateRestart(id: number, update: RestartUpdate, settledBy?: DecisionReason): void {
+    if (settledBy !== undefined) update = { ...update, detail: encodeDecisionReason(settledBy) };
     const entries = Object.entries(update).filter(([, value]) => value !== undefined) as Array<
       [keyof RestartUpdate, unknown]
     >;
@@ -219,7 +285,9 @@ export class GatewayHistory {
   }
 
   recordDecision(row: DecisionRow): void {
-    this.insertDecision.run(row.ts, row.source, row.decision, row.reason, row.dep);
+    // The code and facts, worded when read; a row from elsewhere without them keeps its line.
+    const reason = row.why === undefined ? row.reason : encodeDecisionReason(row.why);
+    this.insertDecision.run(row.ts, row.source, row.decision, reason, row.dep);
   }
 
   decisions(from: number, to: number, limit = 1000): DecisionRow[] {
@@ -229,7 +297,7 @@ export class GatewayHistory {
          WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?`,
       )
       .all(from, to, limit) as DecisionRow[];
-    return rows.reverse();
+    return rows.reverse().map(storedDecision);
   }
 
   /** The newest stored call's id (0 for none): where the watchdog's first check starts counting. */

@@ -54,6 +54,7 @@ export class DecisionPerformer {
         source: decision.source,
         decision: decision.kind,
         reason: decision.reason,
+        ...(decision.why === undefined ? {} : { why: decision.why }),
         dep: decision.dep,
       };
     }
@@ -63,6 +64,7 @@ export class DecisionPerformer {
         source: decision.source,
         decision: decision.kind,
         reason: decision.reason,
+        ...(decision.why === undefined ? {} : { why: decision.why }),
         dep: decision.dep,
       }),
     );
@@ -88,6 +90,7 @@ export class DecisionPerformer {
           ts: now,
           trigger: would.trigger,
           reason: decision.reason,
+          ...(decision.why === undefined ? {} : { why: decision.why }),
           result: 'dry_run',
           evidence: would.evidence,
         }),
@@ -112,6 +115,7 @@ export class DecisionPerformer {
         ts: now,
         trigger: order.trigger,
         reason: order.reason,
+        ...(order.why === undefined ? {} : { why: order.why }),
         evidence: order.evidence,
       }),
     );
@@ -178,11 +182,15 @@ export class DecisionPerformer {
     const id = this.restartId;
     if (id !== null) {
       this.keep('a restart', () =>
-        this.options.history.updateRestart(id, {
-          result: recovered ? 'recovered' : 'not_recovered',
-          recoveryMs: recovered ? Math.max(0, Math.round(startedAt - since)) : null,
-          detail: decision.reason,
-        }),
+        this.options.history.updateRestart(
+          id,
+          {
+            result: recovered ? 'recovered' : 'not_recovered',
+            recoveryMs: recovered ? Math.max(0, Math.round(startedAt - since)) : null,
+            detail: decision.reason,
+          },
+          decision.why,
+        ),
       );
       this.announceRestart(id);
       this.restartId = null;

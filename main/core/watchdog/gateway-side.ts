@@ -5,6 +5,7 @@
  * words breaker transitions and budget crossings as notices, passes the gateway
  * log's restart announcements to the watchdog, and reads the watchdog's gauges.
  */
+import { GATEWAY_LOG_RESTARTING } from '../../words/decision-reasons.js';
 import type { Translator } from '../../words/messages/index.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
@@ -97,7 +98,7 @@ export class GatewaySide {
     const now = this.options.clock();
     for (const signal of signals) {
       if (signal.kind !== 'gateway_restart' || now - signal.ts > LIVE_SIGNAL_MS) continue;
-      this.watchdog.gatewayRestarting('the gateway log says it is restarting itself (SIGUSR2)');
+      this.watchdog.gatewayRestarting(GATEWAY_LOG_RESTARTING);
     }
   }
 

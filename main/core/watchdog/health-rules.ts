@@ -16,7 +16,9 @@
  * throttled for `divergenceMs`) is alarmed once per episode.
  */
 
-import { type Alert, type Decision, decision, seconds } from './policy-decisions.js';
+import { type DecisionReason, decisionReasonLine } from '../../words/decision-reasons.js';
+import { decodeProbeDetail, type ProbeDetail } from '../../words/probe-details.js';
+import { type Alert, type Decision, decision } from './policy-decisions.js';
 import type { BreakerInput, CheckInput, ProbeInput } from './policy-inputs.js';
 import type { PolicyContext } from './policy-state.js';
 import { noticeProcessStart, recoverySeen, restarting } from './recovery-tracking.js';
@@ -26,18 +28,15 @@ import { blockedHold, orderRestart, restartGate } from './restart-gate.js';
 export function judgeProbe(p: PolicyContext, now: number, result: ProbeInput): Decision {
   if (result.class === 'unknown') {
     // BreakerBar's own event loop was too late to judge: neither a failure nor a success.
-    return decision('probe', 'unknown', result.detail);
+    return decision('probe', 'unknown', { code: 'probe', probe: probed(result) });
   }
   if (result.class === 'not_openclaw') {
     resetDead(p);
     p.s.lastProbeGreen = null;
-    return blockedHold(
-      p,
-      'probe',
-      `the gateway address answers, but not as an OpenClaw gateway (${result.detail}); check gatewayUrl. Nothing is restarted for it`,
-      'not_openclaw',
-      { cause: 'not_openclaw', detail: result.detail },
-    );
+    return blockedHold(p, 'probe', { code: 'not-openclaw', probe: probed(result) }, 'not_openclaw', {
+      cause: 'not_openclaw',
+      detail: result.detail,
+    });
   }
   const alerts: Alert[] = [];
   const green = !result.dead && result.class === 'ok';
@@ -53,25 +52,27 @@ export function judgeProbe(p: PolicyContext, now: number, result: ProbeInput): D
       alerts.push({ kind: 'gateway_up', dep: null, message: 'The gateway answers its health probes again.' });
     }
     if (restartedItself) return { ...restartedItself, alerts };
-    return decision('probe', 'healthy', result.detail, null, null, alerts);
+    return decision('probe', 'healthy', { code: 'probe', probe: probed(result) }, null, null, alerts);
   }
   if (!result.dead) {
     // starting / draining: alive and busy; never a reason to restart, and not a failure streak either.
     resetDead(p);
-    return restartedItself ?? decision('probe', 'starting', result.detail);
+    return restartedItself ?? decision('probe', 'starting', { code: 'probe', probe: probed(result) });
   }
   p.s.healthFailures += 1;
   p.s.deadSince ??= now;
   const deadFor = now - p.s.deadSince;
-  // Past the count, only the time is still to come: "dead probe 5 (2 needed)", never "5 of 2".
-  const needed = p.settings.healthFailuresBeforeRestart;
-  const count =
-    p.s.healthFailures <= needed
-      ? `dead probe ${p.s.healthFailures} of ${needed}`
-      : `dead probe ${p.s.healthFailures} (${needed} needed)`;
-  const streak = `${result.detail} (${count}, for ${seconds(deadFor)} of ${seconds(p.settings.deadAfterMs)})`;
+  const streak = (disabled: boolean): DecisionReason => ({
+    code: 'dead-streak',
+    probe: probed(result),
+    count: p.s.healthFailures,
+    needed: p.settings.healthFailuresBeforeRestart,
+    forMs: deadFor,
+    afterMs: p.settings.deadAfterMs,
+    disabled,
+  });
   if (p.s.healthFailures < p.settings.healthFailuresBeforeRestart || deadFor < p.settings.deadAfterMs)
-    return decision('probe', 'dead', streak);
+    return decision('probe', 'dead', streak(false));
   // Down during a restart in flight is expected, not news: the restart's own notices say it.
   if (!p.s.down && !restarting(p) && p.s.seenHealthy) {
     p.s.down = true;
@@ -82,18 +83,20 @@ export function judgeProbe(p: PolicyContext, now: number, result: ProbeInput): D
       message: `The gateway is down: ${result.detail}.`,
     });
   }
-  if (!p.settings.enabled) return decision('probe', 'disabled', `${streak}; watchdog disabled`, null, null, alerts);
+  if (!p.settings.enabled) return decision('probe', 'disabled', streak(true), null, null, alerts);
   const gate = restartGate(p, now, 'health');
   if (gate) return { ...gate, source: 'probe', alerts: [...alerts, ...gate.alerts] };
   const service = p.s.strategy?.service;
   const unloaded = service === 'unloaded' || service === 'parked';
   resetDead(p);
+  const why: DecisionReason = unloaded
+    ? { code: 'unloaded', probe: probed(result), parked: service === 'parked' }
+    : { code: 'dead', probe: probed(result), forMs: deadFor };
   const order = orderRestart(p, now, 'probe', {
     trigger: 'health',
     evidence: unloaded ? 'unloaded' : 'dead',
-    reason: unloaded
-      ? `gateway dead (${result.detail}) and its service is ${service === 'parked' ? 'parked: the service manager stopped respawning it' : 'not loaded'}`
-      : `gateway dead for ${seconds(deadFor)}: ${result.detail}`,
+    reason: decisionReasonLine(why),
+    why,
     deps: [],
     probeClass: result.class,
     facts: unloaded
@@ -107,20 +110,27 @@ export function judgeProbe(p: PolicyContext, now: number, result: ProbeInput): D
 export function judgeHung(p: PolicyContext, now: number, stalled: CheckInput['stalled']): Decision | null {
   if (!stalled || stalled.sessions === 0 || p.s.lastProbeGreen !== true) return null;
   const quietFor = now - stalled.since;
-  const what = `${stalled.sessions} session${stalled.sessions === 1 ? '' : 's'} stalled (${stalled.deps.join(', ') || 'no dependency named'}) and no upstream attempt for ${seconds(quietFor)}`;
+  const what = { sessions: stalled.sessions, deps: stalled.deps, quietMs: quietFor };
   if (quietFor < p.settings.hungAfterMs)
-    return decision('check', 'counting', `${what} (hung after ${seconds(p.settings.hungAfterMs)})`);
-  if (!p.settings.enabled) return decision('check', 'disabled', `${what}; watchdog disabled`);
+    return decision('check', 'counting', { code: 'stalled', ...what, hungAfterMs: p.settings.hungAfterMs });
+  if (!p.settings.enabled) return decision('check', 'disabled', { code: 'stalled-disabled', ...what });
+  const why: DecisionReason = { code: 'hung', ...what };
   const gate = restartGate(p, now, 'health');
   if (gate) return { ...gate, source: 'check' };
   return orderRestart(p, now, 'check', {
     trigger: 'health',
     evidence: 'hung',
-    reason: `gateway hung: it answers its probes, but ${what}`,
+    reason: decisionReasonLine(why),
+    why,
     deps: stalled.deps,
     probeClass: 'hung',
     facts: { evidence: 'hung', sessions: stalled.sessions, deps: stalled.deps, quietMs: quietFor },
   });
+}
+
+/** What a probe found, as code and facts: its own, or its English line read back (a result made elsewhere). */
+function probed(result: ProbeInput): ProbeDetail {
+  return result.found ?? decodeProbeDetail(result.detail);
 }
 
 /** Forgets the streak of dead probes. */
@@ -139,9 +149,13 @@ export function divergenceAlarm(p: PolicyContext, now: number, breakers: readonl
     p.s.divergenceSince ??= now;
     if (!p.s.divergenceAlerted) {
       p.s.divergenceAlerted = true;
-      const message = `Health probes are green while ${stuck.map((b) => `${b.dep} has been ${b.state} for ${seconds(now - b.since)}`).join(', ')}: health checks alone are lying.`;
+      const why: DecisionReason = {
+        code: 'divergence',
+        stuck: stuck.map((b) => ({ dep: b.dep, state: b.state, forMs: now - b.since })),
+      };
+      const message = decisionReasonLine(why);
       return [
-        decision('tick', 'divergence', message, oldest.dep, null, [
+        decision('tick', 'divergence', why, oldest.dep, null, [
           {
             kind: 'divergence',
             dep: oldest.dep,

@@ -5,6 +5,7 @@
  * `seconds`), because it is what is stored and logged. Every rule answers with a `decision` built here.
  */
 
+import { type DecisionReason, decisionReasonLine } from '../../words/decision-reasons.js';
 import { formatters } from '../../words/i18n.js';
 import type { RestartTrigger } from '../gateway/control.js';
 import type { OwnerBlock } from '../gateway/owner/types.js';
@@ -76,7 +77,10 @@ export type Alert = AlertFacts & {
 export interface RestartOrder {
   trigger: RestartTrigger;
   evidence: Evidence;
+  /** Why, as the policy's English line: `decisionReasonLine(why)` when `why` is given. */
   reason: string;
+  /** Why, as a code and its facts (the decision that orders it is stored with it). */
+  why?: DecisionReason;
   /** The dependencies a storm restart is about (empty otherwise). */
   deps: string[];
   /** What the probe saw (a hung gateway wants a forced restart). */
@@ -117,7 +121,13 @@ export type DecisionKind =
 export interface Decision {
   source: 'check' | 'probe' | 'manual' | 'tick';
   kind: DecisionKind;
+  /** Why, as the policy's English line, for the log and `breakerbar status`: always `decisionReasonLine(why)`. */
   reason: string;
+  /**
+   * Why, as a code and its facts: what is stored, and worded in the reader's language when read. Absent only
+   * from decisions made elsewhere (tests, older cores): readers then read `reason` as a line.
+   */
+  why?: DecisionReason;
   dep: string | null;
   restart: RestartOrder | null;
   /** A dry run's restart that did not run. */
@@ -136,10 +146,10 @@ export const seconds = (ms: number) => EN.duration(ms);
 export function decision(
   source: Decision['source'],
   kind: DecisionKind,
-  reason: string,
+  why: DecisionReason,
   dep: string | null = null,
   restart: RestartOrder | null = null,
   alerts: Alert[] = [],
 ): Decision {
-  return { source, kind, reason, dep, restart, alerts };
+  return { source, kind, reason: decisionReasonLine(why), why, dep, restart, alerts };
 }

@@ -5,6 +5,7 @@
  * the policy itself. The settings are declared with the watchdog's config (config.ts).
  */
 
+import type { ProbeDetail } from '../../words/probe-details.js';
 import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 
 /** What a check found. Times are on the policy's (monotonic) clock. */
@@ -33,7 +34,10 @@ export interface ProbeInput {
   dead: boolean;
   /** /startupz: started, starting, draining, unknown (an older gateway without it). */
   startup: 'started' | 'starting' | 'draining' | 'unknown';
+  /** What the probe found, as the prober's English line. */
   detail: string;
+  /** What the probe found, as a code and its facts (absent from inputs made elsewhere: `detail` is read then). */
+  found?: ProbeDetail;
   /** The gateway process's uptime from /readyz, when it says. */
   uptimeMs?: number | null;
 }

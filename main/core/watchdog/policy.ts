@@ -12,10 +12,11 @@
  * the state (policy-state.ts) and hands each call to the rules that judge it.
  */
 
+import type { DecisionReason } from '../../words/decision-reasons.js';
 import type { RestartOutcome, RestartTrigger } from '../gateway/control.js';
 import type { WatchdogSettings } from './config.js';
 import { divergenceAlarm, judgeHung, judgeProbe, resetDead } from './health-rules.js';
-import { type Decision, decision, seconds } from './policy-decisions.js';
+import { type Decision, decision } from './policy-decisions.js';
 import type { BreakerInput, CheckInput, ProbeInput, StrategyCheck } from './policy-inputs.js';
 import { initialState, type PolicyContext, type WatchdogState } from './policy-state.js';
 import { rememberRecovery, restartFinished, settleRecovery } from './recovery-tracking.js';
@@ -80,8 +81,11 @@ export class WatchdogPolicy {
 
   pause(now: number, untilMs: number | null): Decision {
     this.s.pausedUntil = untilMs ?? Number.POSITIVE_INFINITY;
-    const reason = untilMs === null ? 'watchdog paused until resumed' : `watchdog paused for ${seconds(untilMs - now)}`;
-    return decision('manual', 'paused', reason);
+    return decision('manual', 'paused', {
+      code: 'paused',
+      forMs: untilMs === null ? null : untilMs - now,
+      another: false,
+    });
   }
 
   /** Resume also counts as the user acting on a spent budget: it starts afresh. */
@@ -91,7 +95,7 @@ export class WatchdogPolicy {
     this.s.budgetAlerted = false;
     resetStorm(this.p);
     resetDead(this.p);
-    return decision('manual', 'quiet', 'watchdog resumed; restart budget reset');
+    return decision('manual', 'quiet', { code: 'resumed' });
   }
 
   /** The dependencies of the storm being counted (none when no count is running). */
@@ -119,19 +123,19 @@ export class WatchdogPolicy {
       resetStorm(this.p);
       const hung = judgeHung(this.p, now, input.stalled ?? null);
       if (hung) return hung;
-      return decision(
-        'check',
-        'quiet',
-        was > 0 ? 'no new rate-limited calls: count reset' : 'no new rate-limited calls',
-      );
+      return decision('check', 'quiet', { code: 'no-storm', reset: was > 0 });
     }
     const total = affected.reduce((sum, d) => sum + d.count, 0);
     const top = affected[0]?.dep ?? null;
-    if (!this.settings.enabled)
-      return decision('check', 'disabled', `${total} new rate-limited calls; watchdog disabled`, top);
+    if (!this.settings.enabled) return decision('check', 'disabled', { code: 'storm-disabled', total }, top);
     this.s.consecutiveChecks += 1;
     this.s.stormSince ??= now;
-    const counted = `${total} new rate-limited call${total === 1 ? '' : 's'} (${affected.map((d) => `${d.dep} ${d.count}`).join(', ')}), check ${this.s.consecutiveChecks} of ${this.settings.threshold}`;
+    const counted: DecisionReason = {
+      code: 'storm-counting',
+      deps: affected.map((d) => ({ dep: d.dep, count: d.count })),
+      check: this.s.consecutiveChecks,
+      threshold: this.settings.threshold,
+    };
     if (this.s.consecutiveChecks < this.settings.threshold) return decision('check', 'counting', counted, top);
     return judgeStorm(this.p, now, affected);
   }
@@ -150,10 +154,10 @@ export class WatchdogPolicy {
     if (rec && rec.startedAt === null) {
       rec.seen = true;
       rec.pending = false;
-      return decision('probe', 'gateway_restarted', `${detail}; counted toward the restart in progress`);
+      return decision('probe', 'gateway_restarted', { code: 'gateway-restarting', said: detail, stands: 'counted' });
     }
     if (this.s.inFlight) {
-      return decision('probe', 'gateway_restarted', `${detail}; the restart command is still running`);
+      return decision('probe', 'gateway_restarted', { code: 'gateway-restarting', said: detail, stands: 'running' });
     }
     this.s.recovering = {
       since: now,
@@ -164,26 +168,22 @@ export class WatchdogPolicy {
       graceMs: this.settings.startupGraceMs,
     };
     resetDead(this.p);
-    return decision('probe', 'gateway_restarted', `${detail}; waiting for it to start`);
+    return decision('probe', 'gateway_restarted', { code: 'gateway-restarting', said: detail, stands: 'waiting' });
   }
 
   /** The user asked for a restart: same path, recorded as manual; only an in-flight restart stops it. */
   manual(now: number, reason = DEFAULT_MANUAL_REASON): Decision {
     const flight = this.s.inFlight;
     if (flight) {
-      return decision(
-        'manual',
-        'in_flight',
-        `a ${flight.trigger} restart is already running (since ${seconds(now - flight.since)})`,
-      );
+      return decision('manual', 'in_flight', {
+        code: 'in-flight',
+        trigger: flight.trigger,
+        sinceMs: now - flight.since,
+      });
     }
     const rec = this.s.recovering;
     if (rec?.pending) {
-      return decision(
-        'manual',
-        'pending',
-        `the gateway has a restart pending since ${seconds(now - rec.since)} ago (OpenClaw is draining work first)`,
-      );
+      return decision('manual', 'pending', { code: 'pending', agoMs: now - rec.since, manual: true });
     }
     // The user acting resets a spent budget: automation starts afresh after their restart.
     this.s.restarts = [];
@@ -191,10 +191,12 @@ export class WatchdogPolicy {
     resetStorm(this.p);
     resetDead(this.p);
     this.s.inFlight = { since: now, trigger: 'manual' };
-    return decision('manual', 'restart', reason, null, {
+    const why: DecisionReason = { code: 'manual', note: reason === DEFAULT_MANUAL_REASON ? null : reason };
+    return decision('manual', 'restart', why, null, {
       trigger: 'manual',
       evidence: 'manual',
       reason,
+      why,
       deps: [],
       probeClass: null,
       facts: { evidence: 'manual', reason: reason === DEFAULT_MANUAL_REASON ? null : reason },

@@ -11,7 +11,7 @@
  */
 
 import type { RestartOutcome, RestartTrigger } from '../gateway/control.js';
-import { type Decision, decision, seconds } from './policy-decisions.js';
+import { type Decision, decision } from './policy-decisions.js';
 import type { ProbeInput } from './policy-inputs.js';
 import type { PolicyContext } from './policy-state.js';
 
@@ -71,26 +71,24 @@ export function settleRecovery(p: PolicyContext, now: number): Decision[] {
   if (rec.startedAt !== null) {
     p.s.recovering = null;
     return [
-      decision(
-        'tick',
-        rec.trigger === 'gateway' ? 'quiet' : 'recovered',
-        `gateway started and answers its probes ${seconds(rec.startedAt - rec.since)} after ${rec.trigger === 'gateway' ? 'its own restart' : 'the restart'}`,
-      ),
+      decision('tick', rec.trigger === 'gateway' ? 'quiet' : 'recovered', {
+        code: 'recovered',
+        self: rec.trigger === 'gateway',
+        afterMs: rec.startedAt - rec.since,
+      }),
     ];
   }
   if (now - rec.since >= rec.graceMs) {
     p.s.recovering = null;
-    const grace = seconds(rec.graceMs);
+    const graceMs = rec.graceMs;
     return [
       rec.trigger === 'gateway'
-        ? decision('tick', 'quiet', `the gateway's own restart did not finish within ${grace}`)
-        : decision(
-            'tick',
-            'not_recovered',
-            rec.pending
-              ? `OpenClaw accepted the restart but had not done it ${grace} later`
-              : `the gateway did not report started within ${grace} of the restart`,
-          ),
+        ? decision('tick', 'quiet', { code: 'not-recovered', how: 'own', graceMs })
+        : decision('tick', 'not_recovered', {
+            code: 'not-recovered',
+            how: rec.pending ? 'pending' : 'restart',
+            graceMs,
+          }),
     ];
   }
   return [];
@@ -126,11 +124,7 @@ export function noticeProcessStart(p: PolicyContext, now: number, result: ProbeI
     return null;
   }
   if (p.s.inFlight) return null;
-  return decision(
-    'probe',
-    'gateway_restarted',
-    `the gateway restarted by itself ${seconds(uptime)} ago (its uptime went back); not counted as an outage`,
-  );
+  return decision('probe', 'gateway_restarted', { code: 'restarted-itself', uptimeMs: uptime });
 }
 
 /** Whether the gateway process seen last started after `since`; null when its uptime is not known. */

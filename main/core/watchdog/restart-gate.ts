@@ -14,6 +14,7 @@
  * them, but never runs while another restart is in flight.
  */
 
+import { type DecisionReason, decisionReasonLine } from '../../words/decision-reasons.js';
 import type { RestartTrigger } from '../gateway/control.js';
 import {
   type Alert,
@@ -22,7 +23,6 @@ import {
   type DecisionKind,
   decision,
   type RestartOrder,
-  seconds,
 } from './policy-decisions.js';
 import { alertOnce, type PolicyContext } from './policy-state.js';
 
@@ -40,41 +40,42 @@ export function paused(p: PolicyContext, now: number): boolean {
 
 /** Why an automatic restart may not run now, or null when it may. */
 export function restartGate(p: PolicyContext, now: number, trigger: 'storm' | 'health'): Decision | null {
-  const hold = (kind: DecisionKind, reason: string, alerts: Alert[] = []) =>
-    decision('check', kind, reason, null, null, alerts);
+  const hold = (kind: DecisionKind, why: DecisionReason, alerts: Alert[] = []) =>
+    decision('check', kind, why, null, null, alerts);
   if (paused(p, now)) {
     const until = p.s.pausedUntil ?? 0;
-    return hold(
-      'paused',
-      Number.isFinite(until) ? `watchdog paused for another ${seconds(until - now)}` : 'watchdog paused until resumed',
-    );
+    return hold('paused', { code: 'paused', forMs: Number.isFinite(until) ? until - now : null, another: true });
   }
   if (p.s.maintenance !== null) {
-    return hold('maintenance', `maintenance window (${p.s.maintenance}): no automatic restart`);
+    return hold('maintenance', { code: 'maintenance', note: p.s.maintenance });
   }
-  if (p.s.inFlight) return hold('in_flight', `a ${p.s.inFlight.trigger} restart is already running`);
+  if (p.s.inFlight) return hold('in_flight', { code: 'in-flight', trigger: p.s.inFlight.trigger, sinceMs: null });
   const rec = p.s.recovering;
   if (rec?.pending) {
-    return hold(
-      'pending',
-      `OpenClaw accepted a restart ${seconds(now - rec.since)} ago and will do it once work has drained; not issuing another`,
-    );
+    return hold('pending', { code: 'pending', agoMs: now - rec.since, manual: false });
   }
-  if (p.s.gatewayBusy) return hold('starting', `the gateway reports ${p.s.gatewayBusy}; never restarted while it is`);
+  if (p.s.gatewayBusy) return hold('starting', { code: 'busy', state: p.s.gatewayBusy });
   if (rec && rec.startedAt === null && now - rec.since < rec.graceMs) {
-    const whose = rec.trigger === 'gateway' ? 'the gateway restarted itself' : 'restarted';
-    return hold(
-      'recovering',
-      `${whose} ${seconds(now - rec.since)} ago; waiting for started (grace ${seconds(rec.graceMs)})`,
-    );
+    return hold('recovering', {
+      code: 'recovering',
+      self: rec.trigger === 'gateway',
+      agoMs: now - rec.since,
+      graceMs: rec.graceMs,
+    });
   }
   const blocked = blockedReason(p);
-  if (blocked) return blockedHold(p, 'check', blocked.reason, 'unverified', blocked.facts);
+  if (blocked) return blockedHold(p, 'check', blocked.why, 'unverified', blocked.facts);
   p.s.blockedAlerted = false;
   const recent = recentRestarts(p, now);
   if (recent.length >= p.settings.maxRestartsPerHour) {
     const oldest = recent[0]?.ts ?? now;
-    const reason = `restart budget spent: ${recent.length} restarts in the last hour (max ${p.settings.maxRestartsPerHour}); next in ${seconds(oldest + HOUR_MS - now)} or when you act`;
+    const why: DecisionReason = {
+      code: 'budget',
+      restarts: recent.length,
+      max: p.settings.maxRestartsPerHour,
+      nextInMs: oldest + HOUR_MS - now,
+    };
+    const reason = decisionReasonLine(why);
     const alerts = alertOnce(p, 'budgetAlerted', {
       kind: 'restart_budget_exhausted',
       dep: null,
@@ -84,7 +85,7 @@ export function restartGate(p: PolicyContext, now: number, trigger: 'storm' | 'h
       trigger,
       message: `${reason}. The ${trigger === 'storm' ? '429 storm' : 'outage'} needs a human.`,
     });
-    return hold('budget_exhausted', reason, alerts);
+    return hold('budget_exhausted', why, alerts);
   }
   const last = recent[recent.length - 1];
   if (last) {
@@ -92,42 +93,38 @@ export function restartGate(p: PolicyContext, now: number, trigger: 'storm' | 'h
     // A restart "in the future" cannot happen on a monotonic clock; treat it as just now, never as a block.
     const since = Math.max(0, now - last.ts);
     if (since < spacing) {
-      return hold(
-        'spacing',
-        `last restart ${seconds(since)} ago; restart ${recent.length + 1} this hour waits ${seconds(spacing)} after it`,
-      );
+      return hold('spacing', { code: 'spacing', sinceMs: since, nth: recent.length + 1, spacingMs: spacing });
     }
   }
   return null;
 }
 
 /** Why automatic restarts cannot run at all yet, or null. */
-function blockedReason(p: PolicyContext): { reason: string; facts: BlockedFacts } | null {
+function blockedReason(p: PolicyContext): { why: DecisionReason; facts: BlockedFacts } | null {
   const strategy = p.s.strategy;
   // First: the owner's rule is the truest reason, even for a gateway not seen healthy (it stopped itself).
   const owner = strategy?.ownerBlock;
   if (owner) {
     return {
-      reason: `not restarting: ${owner.reason}`,
+      why: { code: 'blocked', cause: 'owner', rule: owner.rule, who: owner.who, said: owner.reason },
       facts: { cause: 'owner', rule: owner.rule, who: owner.who },
     };
   }
   if (!p.s.seenHealthy) {
     const problem = strategy && !strategy.runnable && strategy.problem ? strategy.problem : null;
-    const how = problem ? `; and ${problem}` : '';
     return {
-      reason: `not restarting: BreakerBar has not seen this gateway healthy since it started, so its failures may be BreakerBar's own wrong address or a gateway that was never installed${how}. Run \`breakerbar doctor\``,
+      why: { code: 'blocked', cause: 'never_healthy', problem },
       facts: { cause: 'never_healthy', problem },
     };
   }
   if (strategy === null)
     return {
-      reason: 'not restarting: the restart strategy has not been checked yet',
+      why: { code: 'blocked', cause: 'unchecked' },
       facts: { cause: 'unchecked' },
     };
   if (!strategy.runnable)
     return {
-      reason: `not restarting: ${strategy.problem ?? 'no way to restart the gateway here'}`,
+      why: { code: 'blocked', cause: 'not_runnable', problem: strategy.problem },
       facts: { cause: 'not_runnable', problem: strategy.problem },
     };
   return null;
@@ -137,17 +134,18 @@ function blockedReason(p: PolicyContext): { reason: string; facts: BlockedFacts 
 export function blockedHold(
   p: PolicyContext,
   source: Decision['source'],
-  reason: string,
+  why: DecisionReason,
   kind: DecisionKind,
   facts: BlockedFacts,
 ): Decision {
+  const reason = decisionReasonLine(why);
   const alerts = alertOnce(p, 'blockedAlerted', {
     kind: 'watchdog_blocked',
     dep: null,
     blocked: facts,
     message: `${reason[0]?.toUpperCase()}${reason.slice(1)}.`,
   });
-  return decision(source, kind, reason, null, null, alerts);
+  return decision(source, kind, why, null, null, alerts);
 }
 
 /** A restart the gate let through: counted against the budget, then ordered (or, in a dry run, only said). */
@@ -157,7 +155,7 @@ export function orderRestart(p: PolicyContext, now: number, source: Decision['so
     const wouldRun = decision(
       source,
       'dry_run',
-      `dry run: would restart (${order.reason})`,
+      { code: 'dry-run', order: order.why ?? { code: 'text', text: order.reason } },
       order.deps[0] ?? null,
       null,
       [
@@ -172,7 +170,7 @@ export function orderRestart(p: PolicyContext, now: number, source: Decision['so
     return { ...wouldRun, wouldRestart: order };
   }
   p.s.inFlight = { since: now, trigger: order.trigger };
-  return decision(source, 'restart', order.reason, order.deps[0] ?? null, order);
+  return decision(source, 'restart', order.why ?? { code: 'text', text: order.reason }, order.deps[0] ?? null, order);
 }
 
 function recentRestarts(p: PolicyContext, now: number): Array<{ ts: number; trigger: RestartTrigger }> {
@@ -185,11 +183,11 @@ export function liftedHolds(p: PolicyContext, now: number): Decision[] {
   const out: Decision[] = [];
   if (paused(p, now) === false && p.s.pausedUntil !== null && Number.isFinite(p.s.pausedUntil)) {
     p.s.pausedUntil = null;
-    out.push(decision('tick', 'quiet', 'pause ended; watchdog active again'));
+    out.push(decision('tick', 'quiet', { code: 'pause-ended' }));
   }
   if (p.s.budgetAlerted && budgetRemaining(p, now) > 0) {
     p.s.budgetAlerted = false;
-    out.push(decision('tick', 'quiet', 'restart budget refilled'));
+    out.push(decision('tick', 'quiet', { code: 'budget-refilled' }));
   }
   return out;
 }

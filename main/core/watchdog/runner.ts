@@ -7,7 +7,9 @@
  * check-evidence.ts, what a decision sets going is decision-performer.ts, and
  * how the two clocks meet is watchdog-clocks.ts.
  */
+
 import { EventEmitter } from 'node:events';
+import { type DecisionReason, decisionReasonLine } from '../../words/decision-reasons.js';
 import type { RestartTrigger } from '../gateway/control.js';
 import type { ProbeResult } from '../gateway/probe.js';
 import { CheckEvidence } from './check-evidence.js';
@@ -25,6 +27,9 @@ const META_PAUSED = 'watchdog.pausedUntil';
 const STOP_WAIT_MS = 2000;
 /** Restart records not final yet: the command was running, or recovery was being verified. */
 const UNFINISHED = ['running', 'recovering', 'pending'];
+
+/** What a pause is stored with when the user gave no reason. */
+const PAUSED_BY_USER = 'paused by the user';
 
 export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   readonly policy: WatchdogPolicy;
@@ -152,6 +157,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
       dead: result.dead,
       startup: result.startup,
       detail: result.detail,
+      ...(result.found === undefined ? {} : { found: result.found }),
       uptimeMs: result.ready?.uptimeMs ?? null,
     });
     this.performer.perform(decision);
@@ -174,7 +180,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     return decision;
   }
 
-  pause(durationMs: number | null, reason = 'paused by the user'): Decision {
+  pause(durationMs: number | null, reason = PAUSED_BY_USER): Decision {
     const wallUntil = durationMs === null ? null : this.options.clock() + durationMs;
     // Paused all the same when it cannot be kept (a full disk): only a restart of BreakerBar forgets it then.
     this.performer.keep('a watchdog pause', () =>
@@ -182,7 +188,13 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
     );
     const now = this.clocks.mono();
     const decision = this.policy.pause(now, durationMs === null ? null : now + durationMs);
-    this.performer.perform({ ...decision, reason: `${decision.reason} (${reason})` });
+    // Stored with what the user said (null: they said nothing, the default words it).
+    const note = reason === PAUSED_BY_USER ? null : reason;
+    const why: DecisionReason =
+      decision.why?.code === 'paused'
+        ? { ...decision.why, note }
+        : { code: 'text', text: `${decision.reason} (${reason})` };
+    this.performer.perform({ ...decision, reason: decisionReasonLine(why), why });
     return decision;
   }
 

@@ -17,7 +17,8 @@
  * stalled is restarted as hung (health-rules.ts).
  */
 
-import { type Decision, decision, type RestartFacts, seconds } from './policy-decisions.js';
+import { type DecisionReason, decisionReasonLine } from '../../words/decision-reasons.js';
+import { type Decision, decision, type RestartFacts } from './policy-decisions.js';
 import type { CheckInput } from './policy-inputs.js';
 import { alertOnce, type PolicyContext } from './policy-state.js';
 import { orderRestart, restartGate } from './restart-gate.js';
@@ -48,11 +49,18 @@ export function waitingOut(p: PolicyContext, now: number, deps: CheckInput['deps
   if (first === undefined) return retryDue(p, now, counted);
   if (p.s.consecutiveChecks >= p.settings.threshold) return judgeStorm(p, now, held);
   const until = Math.max(first.retryAfterUntil ?? 0, first.cooldownUntil ?? 0);
-  const what = (first.retryAfterUntil ?? 0) >= (first.cooldownUntil ?? 0) ? 'its Retry-After' : "OpenClaw's cooldown";
+  const by = (first.retryAfterUntil ?? 0) >= (first.cooldownUntil ?? 0) ? 'retry_after' : 'cooldown';
   return decision(
     'check',
     'counting',
-    `no new rate-limited calls while ${first.dep} waits out ${what} (${seconds(until - now)} left): count held at ${p.s.consecutiveChecks} of ${p.settings.threshold}`,
+    {
+      code: 'storm-held',
+      dep: first.dep,
+      by,
+      leftMs: until - now,
+      count: p.s.consecutiveChecks,
+      threshold: p.settings.threshold,
+    },
     first.dep,
   );
 }
@@ -68,11 +76,10 @@ function retryDue(p: PolicyContext, now: number, counted: ReadonlySet<string>): 
   if (due === undefined) return null;
   const { consecutiveChecks: count } = p.s;
   const { threshold } = p.settings;
-  const held = count >= threshold ? 'the storm stays judged' : `count held at ${count} of ${threshold}`;
   return decision(
     'check',
     'counting',
-    `no new rate-limited calls yet, but the retry of ${due.dep} is due (its Retry-After ended ${seconds(now - due.until)} ago): ${held}`,
+    { code: 'retry-due', dep: due.dep, agoMs: now - due.until, count, threshold },
     due.dep,
   );
 }
@@ -84,34 +91,26 @@ function retryDue(p: PolicyContext, now: number, counted: ReadonlySet<string>): 
 export function judgeStorm(p: PolicyContext, now: number, affected: CheckInput['deps']): Decision {
   const top = affected[0]?.dep ?? null;
   const stormMs = now - (p.s.stormSince ?? now);
-  const stormFor = seconds(stormMs);
   // A storm the gateway's fallbacks are absorbing is not a stalled gateway.
   if (affected.every((d) => d.workingFallbacks.length > 0)) {
     resetStorm(p);
     const detail = affected.map((d) => `${d.dep} → ${d.workingFallbacks.join(', ')}`).join('; ');
     const deps = affected.map((d) => ({ dep: d.dep, fallbacks: d.workingFallbacks }));
-    return decision(
-      'check',
-      'fallback_answering',
-      `rate limited, but fallbacks are answering (${detail}); not restarting`,
-      top,
-      null,
-      [
-        {
-          kind: 'fallback_answering',
-          dep: top,
-          deps,
-          message: `Rate limited, fallbacks answering: ${detail}. No restart.`,
-        },
-      ],
-    );
+    return decision('check', 'fallback_answering', { code: 'fallbacks', deps }, top, null, [
+      {
+        kind: 'fallback_answering',
+        dep: top,
+        deps,
+        message: `Rate limited, fallbacks answering: ${detail}. No restart.`,
+      },
+    ]);
   }
   if (!p.settings.restartOnStorm) {
     // The count stays: the storm is judged once, then each check says it goes on (no recount, no reset).
     return decision(
       'check',
       'storm_waited',
-      `429 storm on ${affected.map((d) => d.dep).join(', ')} for ${stormFor}, no fallback answering: waited out, not restarted (watchdog.stormRestart is off: OpenClaw retries its runs through a storm, and a restart cannot lift a provider's limit)`,
+      { code: 'storm-waited', deps: affected.map((d) => d.dep), forMs: stormMs },
       top,
     );
   }
@@ -128,17 +127,19 @@ export function judgeStorm(p: PolicyContext, now: number, affected: CheckInput['
     upstream: stillHeld ? 'held_longest' : p.s.deferral !== null ? 'over' : 'none',
     heldMs: p.settings.maxDeferralMs,
   };
-  const upstream = stillHeld
-    ? `held the longest allowed (${seconds(p.settings.maxDeferralMs)}) for Retry-After or cooldown`
-    : p.s.deferral !== null
-      ? 'Retry-After and cooldowns over'
-      : 'no Retry-After or cooldown in force';
-  const reason = `429 storm on ${affected.map((d) => d.dep).join(', ')} for ${stormFor}, ${upstream}, no fallback answering: restarting`;
+  const why: DecisionReason = {
+    code: 'storm',
+    deps: facts.deps,
+    forMs: facts.forMs,
+    upstream: facts.upstream,
+    heldMs: facts.heldMs,
+  };
   resetStorm(p);
   return orderRestart(p, now, 'check', {
     trigger: 'storm',
     evidence: 'storm',
-    reason,
+    reason: decisionReasonLine(why),
+    why,
     deps: affected.map((d) => d.dep),
     probeClass: null,
     facts,
@@ -171,11 +172,15 @@ function upstreamHold(p: PolicyContext, now: number, affected: CheckInput['deps'
   }
   if (binding === null) return null;
   p.s.deferral = { since, until: binding.until, dep: binding.dep, cause: binding.cause };
-  const what =
-    binding.cause === 'retry_after'
-      ? `${binding.dep} asked to retry after ${seconds(binding.asked - now)}`
-      : `OpenClaw holds ${binding.dep} in cooldown for another ${seconds(binding.until - now)}`;
-  const reason = `429 storm on ${affected.map((d) => d.dep).join(', ')}: ${what}; restart held ${seconds(binding.until - now)} (a restart cannot lift a provider's limit, and OpenClaw keeps its cooldowns across restarts)`;
+  const why: DecisionReason = {
+    code: 'deferred',
+    deps: affected.map((d) => d.dep),
+    dep: binding.dep,
+    cause: binding.cause,
+    askedMs: binding.asked - now,
+    heldMs: binding.until - now,
+  };
+  const reason = decisionReasonLine(why);
   const alerts = alertOnce(p, 'deferralAlerted', {
     kind: 'restart_deferred',
     dep: binding.dep,
@@ -185,7 +190,7 @@ function upstreamHold(p: PolicyContext, now: number, affected: CheckInput['deps'
     heldMs: binding.until - now,
     message: reason,
   });
-  return decision('check', 'deferred', reason, binding.dep, null, alerts);
+  return decision('check', 'deferred', why, binding.dep, null, alerts);
 }
 
 /**

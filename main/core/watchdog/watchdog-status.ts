@@ -3,6 +3,7 @@
  * policy's state, with every time turned back into wall time, and what a restart would run now.
  */
 
+import type { DecisionReason } from '../../words/decision-reasons.js';
 import type { RestartTrigger } from '../gateway/control.js';
 import type { RestartRow } from '../store/gateway-history.js';
 import type { WatchdogPolicy } from './policy.js';
@@ -37,7 +38,15 @@ export interface WatchdogStatus {
   /** The last restart strategy check (null until the first has finished). */
   verified: StrategyCheck | null;
   diverging: boolean;
-  lastDecision: { ts: number; source: string; decision: string; reason: string; dep: string | null } | null;
+  /** `why`: the reason as code and facts, worded in the reader's language (see Decision). */
+  lastDecision: {
+    ts: number;
+    source: string;
+    decision: string;
+    reason: string;
+    why?: DecisionReason;
+    dep: string | null;
+  } | null;
   lastRestart: RestartRow | null;
   /** What a restart would run now, or why it cannot. */
   strategy: { description: string | null; argv: string[] | null; problem: string | null };

@@ -11,10 +11,12 @@ import { cli } from './cli.js';
 import { common } from './common.js';
 import { confirm } from './confirm.js';
 import { dashboard } from './dashboard.js';
+import { decision } from './decision.js';
 import { doctor } from './doctor.js';
 import { headline } from './headline.js';
 import { incidents } from './incidents.js';
 import { notices } from './notices.js';
+import { probe } from './probe.js';
 import { spend } from './spend.js';
 import { tray } from './tray.js';
 import { views } from './views.js';
@@ -29,6 +31,8 @@ export const AREAS = {
   spend,
   alerts,
   notices,
+  probe,
+  decision,
   tray,
   cli,
   doctor,

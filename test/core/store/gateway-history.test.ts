@@ -6,6 +6,8 @@ import type { Outcome } from '../../../main/core/classify.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory, type ProbeRow } from '../../../main/core/store/gateway-history.js';
 import { seededRandom } from '../../../main/simulator/records.js';
+import { wordDecisionReason } from '../../../main/words/decision-reasons.js';
+import { translator } from '../../../main/words/messages/index.js';
 import { callEvent } from '../../helpers/calls.js';
 
 let dir: string;
@@ -126,7 +128,7 @@ describe('restarts, probes, decisions, notifications', () => {
     expect(history.probes(0, 10)[1]).toMatchObject({ ok: true, status: 'ok' });
     history.recordDecision({ ts: 1, source: 'check', decision: 'counting', reason: 'r', dep: 'a/b' });
     expect(history.decisions(0, 2)).toEqual([
-      { ts: 1, source: 'check', decision: 'counting', reason: 'r', dep: 'a/b' },
+      { ts: 1, source: 'check', decision: 'counting', reason: 'r', why: { code: 'text', text: 'r' }, dep: 'a/b' },
     ]);
     history.recordNotification({
       ts: 3,
@@ -170,5 +172,95 @@ describe('lastStreak', () => {
     history.recordProbe(probe(1000, false));
     history.recordProbe(probe(2000, false));
     expect(history.lastStreak()).toEqual({ ok: false, since: 1000, lastTs: 2000 });
+  });
+});
+
+describe('probe details in the store', () => {
+  it('stores what a probe found as its code and facts, and reads an older English row back into its code', () => {
+    const found = { code: 'connect-timeout', where: '127.0.0.1:18789', ms: 2500 } as const;
+    const row = (ts: number, detail: string | null): ProbeRow => ({
+      ts,
+      ok: false,
+      status: 'connect_timeout',
+      startup: 'unknown',
+      latencyMs: null,
+      detail,
+    });
+    history.recordProbe({ ...row(1000, 'ignored: the code and facts are stored'), found });
+    // A row an older BreakerBar wrote: the prober's English line.
+    history.recordProbe(row(2000, 'connection refused on 127.0.0.1:18789'));
+    history.recordProbe(row(3000, null));
+
+    const raw = store.db.prepare('SELECT detail FROM health_probes ORDER BY ts').all() as Array<{ detail: string }>;
+    expect(JSON.parse(raw[0]?.detail ?? '')).toEqual(found);
+
+    const [coded, old, none] = history.probes(0, 10_000);
+    expect(coded).toMatchObject({
+      found,
+      detail: 'no connection to 127.0.0.1:18789 within 2.5 s (connect timeout)',
+    });
+    expect(old).toMatchObject({
+      found: { code: 'text', text: 'connection refused on 127.0.0.1:18789' },
+      detail: 'connection refused on 127.0.0.1:18789',
+    });
+    expect(none?.detail).toBeNull();
+  });
+});
+
+describe('decision reasons in the store', () => {
+  it('stores why the watchdog decided as its code and facts, and reads an older English row back as it was', () => {
+    const why = { code: 'budget', restarts: 2, max: 2, nextInMs: 50 * 60_000 } as const;
+    history.recordDecision({ ts: 1, source: 'check', decision: 'budget_exhausted', reason: 'ignored', why, dep: null });
+    // Rows an older BreakerBar wrote: the policy's English lines (one of them a probe's detail alone).
+    history.recordDecision({ ts: 2, source: 'check', decision: 'quiet', reason: 'restart budget refilled', dep: null });
+    history.recordDecision({
+      ts: 3,
+      source: 'probe',
+      decision: 'healthy',
+      reason: 'live (/healthz 200 in 3 ms), started',
+      dep: null,
+    });
+
+    const raw = store.db.prepare('SELECT reason FROM watchdog_decisions ORDER BY ts').all() as Array<{
+      reason: string;
+    }>;
+    expect(JSON.parse(raw[0]?.reason ?? '')).toEqual(why);
+
+    const [coded, old, probe] = history.decisions(0, 10);
+    expect(coded).toMatchObject({
+      why,
+      reason: 'restart budget spent: 2 restarts in the last hour (max 2); next in 50 min or when you act',
+    });
+    expect(old).toMatchObject({ why: { code: 'text', text: 'restart budget refilled' } });
+    const zh = translator('zh-CN');
+    expect(wordDecisionReason(coded!.why!, zh)).toBe(
+      '重启额度已用完：过去一小时已重启 2 次（上限 2 次）；下一次在 50 分钟后，或由你手动处理',
+    );
+    expect(wordDecisionReason(probe!.why!, zh)).toBe('存活（/healthz 200，用时 3 毫秒），已启动');
+  });
+});
+
+describe('restart reasons in the store', () => {
+  it('stores a restart reason and the decision that settled it as code and facts; an older row keeps its lines', () => {
+    const why = { code: 'manual', note: 'before the upgrade' } as const;
+    const settled = { code: 'recovered', self: false, afterMs: 30_000 } as const;
+    const id = history.startRestart({ ts: 1, trigger: 'manual', reason: 'ignored', why });
+    history.updateRestart(id, { result: 'recovered', recoveryMs: 30_000, detail: 'ignored' }, settled);
+    const old = history.startRestart({ ts: 2, trigger: 'health', reason: 'gateway dead for 20 s: connection refused' });
+    history.updateRestart(old, { result: 'failed', detail: 'systemctl: unit not found' });
+
+    expect(history.restart(id)).toMatchObject({
+      why,
+      reason: 'before the upgrade',
+      detailWhy: settled,
+      detail: 'gateway started and answers its probes 30 s after the restart',
+    });
+    const older = history.restart(old);
+    expect(older).toMatchObject({
+      why: { code: 'text', text: 'gateway dead for 20 s: connection refused' },
+      reason: 'gateway dead for 20 s: connection refused',
+      detail: 'systemctl: unit not found',
+    });
+    expect(older?.detailWhy).toBeUndefined();
   });
 });

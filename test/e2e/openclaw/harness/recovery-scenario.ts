@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { storedBreakerReasonLine } from '../../../../main/words/breaker-reasons.js';
+import { storedDecisionReasonLine } from '../../../../main/words/decision-reasons.js';
 import { until } from '../../../helpers/transcripts.js';
 import { type BreakerBar, startBreakerBar } from './breakerbar.js';
 import { type DesktopSession, startDesktopSession } from './desktop-session.js';
@@ -129,8 +130,11 @@ export async function stopScenario(scenario: Scenario): Promise<void> {
     rmSync(scenario.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }
 
+/** The restarts as stored, their reason (stored as its code and facts) read back as the policy's line. */
 export function restarts(breakerbar: BreakerBar): RestartRow[] {
-  return breakerbar.query<RestartRow>('SELECT * FROM restarts ORDER BY id');
+  return breakerbar
+    .query<RestartRow>('SELECT * FROM restarts ORDER BY id')
+    .map((row) => ({ ...row, reason: storedDecisionReasonLine(row.reason) }));
 }
 
 export function incidents(breakerbar: BreakerBar): IncidentRow[] {
@@ -274,7 +278,7 @@ export async function storyOf(
   for (const d of breakerbar.query<Decision>(
     "SELECT * FROM watchdog_decisions WHERE decision NOT IN ('ok') ORDER BY id",
   ))
-    lines.push(`${rel(d.ts)} decision ${d.source}/${d.decision}: ${d.reason}`);
+    lines.push(`${rel(d.ts)} decision ${d.source}/${d.decision}: ${storedDecisionReasonLine(d.reason)}`);
   for (const r of restarts(breakerbar))
     lines.push(
       `${rel(r.ts)} restart ${r.trigger} ${r.result} ${r.strategy} ${r.command} exit=${r.exit_code} recovery=${r.recovery_ms}`,
