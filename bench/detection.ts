@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Monitor } from '../main/api/root/monitor.js';
 import { configSchema, resolveDirectories } from '../main/core/config/index.js';
 import { parseWith } from '../main/core/config/schema.js';
-import { silentLogger } from '../main/core/log.js';
+import { silentLogger } from '../main/core/runtime/log.js';
 import { assistantMessage, sessionHeader } from '../main/simulator/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../main/simulator/simulated-gateway.js';
 import { distribution, machine, recordSection, summarize } from './report.js';

@@ -26,7 +26,7 @@ import { Monitor } from '../main/api/root/monitor.js';
 import { ApiClientError, connect } from '../main/cli/api-client.js';
 import { configSchema, type LoadedConfig, resolveDirectories } from '../main/core/config/index.js';
 import { parseWith } from '../main/core/config/schema.js';
-import { silentLogger } from '../main/core/log.js';
+import { silentLogger } from '../main/core/runtime/log.js';
 import type { SourceStatus } from '../main/core/sources/source.js';
 import { Store } from '../main/core/store/db.js';
 import { assistantMessage, sessionHeader } from '../main/simulator/records.js';

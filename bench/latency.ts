@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Monitor } from '../main/api/root/monitor.js';
 import { loadConfig } from '../main/core/config/index.js';
-import { silentLogger } from '../main/core/log.js';
+import { silentLogger } from '../main/core/runtime/log.js';
 import { scan } from '../main/core/scan/scan.js';
 import type { TranscriptFormat, WriterCommand } from './latency-writer.js';
 import { distribution, machine, recordSection } from './report.js';

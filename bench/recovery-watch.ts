@@ -4,8 +4,9 @@
  * tells a restart), the time its probe went unanswered, and OpenClaw's own cooldown of the storm's model (read
  * from OpenClaw's state databases with BreakerBar's read-only reader, the state a restart keeps).
  */
-import { silentLogger } from '../main/core/log.js';
+
 import { OpenClawCooldowns } from '../main/core/openclaw/cooldowns.js';
+import { silentLogger } from '../main/core/runtime/log.js';
 import type { RealGateway } from '../test/e2e/openclaw/harness/gateway.js';
 
 /** A process start later than the one before by more than this is a new process (uptime is wall-clock ms). */

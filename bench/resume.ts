@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Monitor } from '../main/api/root/monitor.js';
 import { loadConfig } from '../main/core/config/index.js';
-import { silentLogger } from '../main/core/log.js';
+import { silentLogger } from '../main/core/runtime/log.js';
 import type { SourceStatus } from '../main/core/sources/source.js';
 import { Store } from '../main/core/store/db.js';
 import { distribution, machine, recordSection, summarize } from './report.js';

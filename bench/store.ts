@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OUTCOMES, type Outcome } from '../main/core/classify.js';
-import type { CallEvent } from '../main/core/events.js';
+import { OUTCOMES, type Outcome } from '../main/core/calls/classify.js';
+import type { CallEvent } from '../main/core/calls/events.js';
 import { openDatabase } from '../main/core/store/database.js';
 import { Store } from '../main/core/store/db.js';
 import { callValues, INSERT_CALL_SQL } from '../main/core/store/rows.js';

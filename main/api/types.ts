@@ -6,7 +6,8 @@
 import type { DependencyCapStatus } from '../core/breaker/dependency-cap.js';
 import type { BreakerView } from '../core/breaker/service.js';
 import type { OperatorAction, Transition } from '../core/breaker/types.js';
-import type { Outcome } from '../core/classify.js';
+import type { Outcome } from '../core/calls/classify.js';
+import type { CallSummary } from '../core/calls/summary.js';
 import type { DangerousChange } from '../core/config/dangerous-changes.js';
 import type { GatewayHealth } from '../core/gateway/health.js';
 import type { IncidentsStatus } from '../core/incidents/types.js';
@@ -17,7 +18,6 @@ import type { SourceStatus } from '../core/sources/source.js';
 import type { BudgetStanding, QuotaWindow } from '../core/spend/types.js';
 import type { StoreHealth } from '../core/store/database-watch.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../core/store/gateway-history.js';
-import type { CallSummary } from '../core/summary.js';
 import type { TokenRate } from '../core/traffic/tokens.js';
 import type { WatchdogStatus } from '../core/watchdog/watchdog-status.js';
 import type { Language } from '../words/i18n.js';
@@ -25,7 +25,7 @@ import type { Language } from '../words/i18n.js';
 /** The core's own types that travel on the wire as they are: the dashboard and the clients name them from here. */
 export type { BreakerView } from '../core/breaker/service.js';
 export type { BreakerSnapshot, BreakerState, OperatorAction, Transition } from '../core/breaker/types.js';
-export type { Outcome } from '../core/classify.js';
+export type { Outcome } from '../core/calls/classify.js';
 export type { DangerousChange } from '../core/config/dangerous-changes.js';
 export type { DoctorReport, Finding } from '../core/doctor/index.js';
 export type { IncidentDetail, IncidentEvent, IncidentList, IncidentSummary } from '../core/incidents/types.js';

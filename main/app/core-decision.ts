@@ -7,7 +7,7 @@
  * attaches to it the same way. Pure: the lock's state and the address file's
  * content in, a decision out.
  */
-import type { LockState } from '../core/lock.js';
+import type { LockState } from '../core/runtime/lock.js';
 
 export type CoreDecision =
   /** A daemon holds the data directory: talk to it (`url` null: it has not written its address yet). */

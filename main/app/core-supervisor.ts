@@ -12,7 +12,7 @@ import { EventEmitter } from 'node:events';
 import type { ApiEvent, ApiStatus } from '../api/types.js';
 import { serverUrl } from '../core/api-files/loopback.js';
 import type { LoadedConfig } from '../core/config/index.js';
-import type { LockState } from '../core/lock.js';
+import type { LockState } from '../core/runtime/lock.js';
 import { CoreApi } from './core-api.js';
 import { type BackoffTiming, decideCore, embeddedCoreArgs, nextBackoff } from './core-decision.js';
 import { EventStream } from './event-stream.js';

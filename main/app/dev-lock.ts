@@ -7,7 +7,7 @@
  * still attaches only to an address whose /healthz answers as BreakerBar, and
  * a second core started by mistake refuses to run (the lock itself decides).
  */
-import { type LockState, lockOwner } from '../core/lock.js';
+import { type LockState, lockOwner } from '../core/runtime/lock.js';
 
 export function pidLockState(dataDir: string, alive: (pid: number) => boolean = isAlive): LockState {
   const pid = lockOwner(dataDir);

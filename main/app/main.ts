@@ -12,9 +12,9 @@ import { app, protocol, session, shell } from 'electron';
 import { readApiUrl } from '../core/api-files/address.js';
 import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import { type LoadedConfig, loadConfig } from '../core/config/index.js';
-import { languageOf } from '../core/language.js';
-import type { LockState } from '../core/lock.js';
-import { createLogger, type LogFields, type Logger } from '../core/log.js';
+import { languageOf } from '../core/runtime/language.js';
+import type { LockState } from '../core/runtime/lock.js';
+import { createLogger, type LogFields, type Logger } from '../core/runtime/log.js';
 import type { Language, LanguageSetting } from '../words/i18n.js';
 import { translator } from '../words/messages/index.js';
 import { enableAppProtocol, registerAppScheme } from './app-protocol.js';
@@ -252,7 +252,7 @@ async function defaultDependencies(paths: AppPaths, platform: NodeJS.Platform): 
  */
 async function lockStateOrReason(log: Logger): Promise<(dataDir: string) => LockState> {
   try {
-    return (await import('../core/lock.js')).lockState;
+    return (await import('../core/runtime/lock.js')).lockState;
   } catch (error) {
     const reason = `cannot load the lock reader: ${(error as Error).message}`;
     log.error('lock reader unavailable', { error: (error as Error).message });

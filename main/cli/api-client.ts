@@ -11,7 +11,7 @@ import { readApiUrl } from '../core/api-files/address.js';
 import { serverUrl, tokenRefusal } from '../core/api-files/loopback.js';
 import { API_TOKEN_FILE } from '../core/api-files/token.js';
 import type { LoadedConfig } from '../core/config/index.js';
-import { isLocked } from '../core/lock.js';
+import { isLocked } from '../core/runtime/lock.js';
 
 const TIMEOUT_MS = 10_000;
 /** Slow routes (the doctor probes the gateway): wait longer. */

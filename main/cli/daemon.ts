@@ -11,8 +11,8 @@ import {
   resolveDirectories,
 } from '../core/config/index.js';
 import { ConfigError } from '../core/config/schema.js';
+import { explainStartupError } from '../core/runtime/startup-errors.js';
 import { hangupAction } from '../core/service-managers/run-mode.js';
-import { explainStartupError } from '../core/startup-errors.js';
 import { type Command, type Parsed, stringOption, UsageError } from './command.js';
 import { type BannerFacts, daemonBanner } from './daemon-banner.js';
 

@@ -1,6 +1,6 @@
 import { loadConfig, processEnvironment } from '../core/config/index.js';
 import { type Area, type DoctorReport, type Finding, type Level, runDoctor } from '../core/doctor/index.js';
-import { languageOf } from '../core/language.js';
+import { languageOf } from '../core/runtime/language.js';
 import { type Language, resolveLanguage } from '../words/i18n.js';
 import { type Translator, translator } from '../words/messages/index.js';
 import { type Command, stringOption } from './command.js';

@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '../core/config/index.js';
 import type { IncidentDetail, IncidentList, IncidentSummary, IncidentsStatus } from '../core/incidents/types.js';
-import { languageOf } from '../core/language.js';
+import { languageOf } from '../core/runtime/language.js';
 import type { Language } from '../words/i18n.js';
 import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';

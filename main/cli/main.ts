@@ -1,7 +1,7 @@
 /**
  * The `breakerbar` command line: one file per subcommand, dispatched here.
  */
-import { version } from '../core/version.js';
+import { version } from '../core/runtime/version.js';
 import { type Io, parseCommandArgs, processIo, UsageError } from './command.js';
 import { COMMAND_NAMES, loadCommand, loadCommands } from './commands.js';
 
@@ -73,7 +73,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
 async function isExpectedError(error: unknown): Promise<boolean> {
   const [config, lock, localApi, store, api] = await Promise.all([
     import('../core/config/index.js'),
-    import('../core/lock.js'),
+    import('../core/runtime/lock.js'),
     import('../api/server/local-api.js'),
     import('../core/store/store-error.js'),
     import('./api-client.js'),

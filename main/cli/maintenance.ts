@@ -7,7 +7,7 @@
 
 import type { MaintenanceResponse } from '../api/types.js';
 import { loadConfig } from '../core/config/index.js';
-import { languageOf } from '../core/language.js';
+import { languageOf } from '../core/runtime/language.js';
 import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, type Io, stringOption, UsageError } from './command.js';

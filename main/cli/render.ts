@@ -1,7 +1,7 @@
 /** Human renderings shared by `scan` and `history`. */
-import { OUTCOMES } from '../core/classify.js';
-import type { Storm } from '../core/storms.js';
-import type { CallSummary } from '../core/summary.js';
+import { OUTCOMES } from '../core/calls/classify.js';
+import type { CallSummary } from '../core/calls/summary.js';
+import type { Storm } from '../core/scan/storms.js';
 import { table } from './command.js';
 
 /** Calls per dependency with the outcomes that occurred, then the totals. */

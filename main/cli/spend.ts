@@ -1,5 +1,5 @@
 import { loadConfig } from '../core/config/index.js';
-import { languageOf } from '../core/language.js';
+import { languageOf } from '../core/runtime/language.js';
 import { systemZone } from '../core/spend/period.js';
 import { spendQueries, spendReport } from '../core/spend/report.js';
 import type { SpendReport, SpendRow } from '../core/spend/types.js';

@@ -2,7 +2,7 @@ import { headline, headlineText } from '../api/headline.js';
 import { nothingRead, placesLooked } from '../api/nothing-read.js';
 import type { ApiStatus } from '../api/types.js';
 import { loadConfig } from '../core/config/index.js';
-import { languageOf } from '../core/language.js';
+import { languageOf } from '../core/runtime/language.js';
 import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, displayWidth, stringOption, table } from './command.js';

@@ -22,8 +22,6 @@ import { incidentSettings } from './incidents/config.js';
 import { wireIncidentNotices } from './incidents/notices.js';
 import { IncidentService } from './incidents/service.js';
 import { IncidentStore } from './incidents/store.js';
-import { languageOf } from './language.js';
-import type { Logger } from './log.js';
 import type { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
 import { notificationSettings } from './notify/config.js';
 import { createNodeNotifierChannel, type DesktopChannel } from './notify/desktop.js';
@@ -31,6 +29,8 @@ import { AlertWindows } from './notify/maintenance.js';
 import { Notifier } from './notify/notifier.js';
 import type { RecurringWindow } from './notify/quiet.js';
 import { resolveGatewayEndpoint } from './openclaw/gateway-endpoint.js';
+import { languageOf } from './runtime/language.js';
+import type { Logger } from './runtime/log.js';
 import type { SourceStatus } from './sources/source.js';
 import type { QuotaWindow } from './spend/types.js';
 import type { Store } from './store/db.js';
@@ -42,8 +42,8 @@ import { TokenRates } from './traffic/tokens.js';
 import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from './watchdog/config.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
 import { Restarter } from './watchdog/restarter.js';
-import { WatchdogRunner } from './watchdog/runner.js';
 import { strategyCheck } from './watchdog/strategy-check.js';
+import { Watchdog } from './watchdog/watchdog.js';
 
 export interface BreakerComposition {
   config: Config;
@@ -206,7 +206,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
       }
     },
   });
-  const watchdog = new WatchdogRunner({
+  const watchdog = new Watchdog({
     settings: watchdogSettings(config.watchdog),
     checkIntervalMs: watchdogCheckIntervalMs(config.watchdog),
     store,

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Outcome } from '../core/classify.js';
+import type { Outcome } from '../core/calls/classify.js';
 import { fallbackDecisionLine } from '../simulator/gateway-log-lines.js';
 import { agentDatabasePath, OpenClawAgentDb } from '../simulator/openclaw-db.js';
 import { assistantMessage, sessionHeader, userMessage } from '../simulator/records.js';

@@ -16,7 +16,7 @@
  */
 
 import { Monitor } from '../api/root/monitor.js';
-import { silentLogger } from '../core/log.js';
+import { silentLogger } from '../core/runtime/log.js';
 import { seededRandom } from '../simulator/records.js';
 import { AgentWorkload } from './agent-workload.js';
 import { GatewayStall } from './fault-injection.js';

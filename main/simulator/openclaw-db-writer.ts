@@ -6,7 +6,7 @@
  * neither missed nor double-counted anything and never made the writer wait.
  */
 import { renameSync, rmSync } from 'node:fs';
-import { CallTally, TurnTally } from '../core/summary.js';
+import { CallTally, TurnTally } from '../core/calls/summary.js';
 import { OpenClawAgentDb } from './openclaw-db.js';
 import { seededRandom } from './records.js';
 import { SessionScript } from './workload.js';

@@ -4,7 +4,7 @@
  * benchmarks: one builder, so every part of BreakerBar is exercised on the same
  * shapes (docs/openclaw-sources.md describes them; test/fixtures/ holds records captured from the real gateway).
  */
-import type { Outcome } from '../core/classify.js';
+import type { Outcome } from '../core/calls/classify.js';
 
 /** A deterministic PRNG (mulberry32), so generated workloads are reproducible from a seed. */
 export function seededRandom(seed: number): () => number {

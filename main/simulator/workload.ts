@@ -4,7 +4,7 @@
  * text deliberately talk about 429s and timeouts: BreakerBar must count only
  * the calls themselves.
  */
-import { OUTCOMES, type Outcome } from '../core/classify.js';
+import { OUTCOMES, type Outcome } from '../core/calls/classify.js';
 import { assistantMessage, sessionHeader, toolResult, userMessage } from './records.js';
 
 export interface PlannedCall {

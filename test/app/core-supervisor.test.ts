@@ -19,8 +19,8 @@ import {
 } from '../../main/app/core-supervisor.js';
 import { readApiUrl } from '../../main/core/api-files/address.js';
 import { type LoadedConfig, loadConfig } from '../../main/core/config/index.js';
-import { lockState } from '../../main/core/lock.js';
-import { silentLogger } from '../../main/core/log.js';
+import { lockState } from '../../main/core/runtime/lock.js';
+import { silentLogger } from '../../main/core/runtime/log.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
 import { until } from '../helpers/transcripts.js';
 import { type FakeCore, startFakeCore } from './fake-core.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ApiServer, startApiServer } from '../../main/api/server/http.js';
-import { silentLogger } from '../../main/core/log.js';
+import { silentLogger } from '../../main/core/runtime/log.js';
 import { FakeBackend } from '../helpers/fake-backend.js';
 
 export interface FakeCore {

@@ -4,12 +4,12 @@
  */
 
 import type { ApiBreaker, ApiStatus } from '../../main/api/types.js';
+import { CallTally } from '../../main/core/calls/summary.js';
 import type { GatewayHealth } from '../../main/core/gateway/health.js';
 import type { ProbeResult } from '../../main/core/gateway/probe.js';
 import type { Notice } from '../../main/core/notify/notice.js';
 import type { SourceStatus } from '../../main/core/sources/source.js';
 import type { RestartRow } from '../../main/core/store/gateway-history.js';
-import { CallTally } from '../../main/core/summary.js';
 import type { WatchdogStatus } from '../../main/core/watchdog/watchdog-status.js';
 
 export const NOW = Date.UTC(2026, 4, 12, 10, 0, 0);

@@ -12,8 +12,8 @@ import { DASHBOARD_CSP } from '../../main/api/server/static-files.js';
 import { API_CHANNEL } from '../../main/app/ipc-contract.js';
 import { type AppDependencies, type RunningApp, startApp } from '../../main/app/main.js';
 import { loadConfig } from '../../main/core/config/index.js';
-import type { LockState } from '../../main/core/lock.js';
-import { silentLogger } from '../../main/core/log.js';
+import type { LockState } from '../../main/core/runtime/lock.js';
+import { silentLogger } from '../../main/core/runtime/log.js';
 import { until } from '../helpers/transcripts.js';
 import { startFakeCore } from './fake-core.js';
 import {

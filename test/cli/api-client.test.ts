@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClientError, connect } from '../../main/cli/api-client.js';
 import type { LoadedConfig } from '../../main/core/config/index.js';
-import { type DataDirLock, lockDataDir } from '../../main/core/lock.js';
+import { type DataDirLock, lockDataDir } from '../../main/core/runtime/lock.js';
 import { type FakeCore, startFakeCore } from '../app/fake-core.js';
 
 let core: FakeCore;

@@ -9,9 +9,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Io } from '../../main/cli/command.js';
 import { COMMAND_NAMES } from '../../main/cli/commands.js';
 import { main } from '../../main/cli/main.js';
-import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/classify.js';
-import type { TurnOutcome } from '../../main/core/events.js';
-import { isLocked } from '../../main/core/lock.js';
+import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/calls/classify.js';
+import type { TurnOutcome } from '../../main/core/calls/events.js';
+import { isLocked } from '../../main/core/runtime/lock.js';
 import { QUIET_GATEWAY } from '../helpers/quiet-gateway.js';
 import { until } from '../helpers/transcripts.js';
 

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { headline, headlineText } from '../../main/api/headline.js';
 import { cooldownLines, renderStatus } from '../../main/cli/status.js';
-import { languageOf } from '../../main/core/language.js';
 import type { OpenClawCooldownsStatus } from '../../main/core/openclaw/cooldowns.js';
+import { languageOf } from '../../main/core/runtime/language.js';
 import { translator } from '../../main/words/messages/index.js';
 import { apiStatus, breaker, gateway, MIN, NOW, probe, source, watchdog } from '../app/fixtures.js';
 

@@ -18,7 +18,7 @@ import type { ApiStatus } from '../../main/api/types.js';
 import { renderStatus } from '../../main/cli/status.js';
 import { configSchema, resolveDirectories } from '../../main/core/config/index.js';
 import { parseWith } from '../../main/core/config/schema.js';
-import { silentLogger } from '../../main/core/log.js';
+import { silentLogger } from '../../main/core/runtime/log.js';
 import { sessionHeader } from '../../main/simulator/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
 import { breakerReasonLine, decodeBreakerReason } from '../../main/words/breaker-reasons.js';

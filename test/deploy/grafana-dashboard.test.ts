@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { STATE_GAUGE } from '../../main/core/breaker/types.js';
-import { OUTCOMES } from '../../main/core/classify.js';
+import { OUTCOMES } from '../../main/core/calls/classify.js';
 import { METRIC_NAMES } from '../../main/core/metrics/names.js';
 import { toolOrSkip } from '../helpers/tools.js';
 

@@ -15,7 +15,7 @@ import { Monitor } from '../../main/api/root/monitor.js';
 import type { ApiStatus } from '../../main/api/types.js';
 import { configSchema, resolveDirectories } from '../../main/core/config/index.js';
 import { parseWith } from '../../main/core/config/schema.js';
-import { silentLogger } from '../../main/core/log.js';
+import { silentLogger } from '../../main/core/runtime/log.js';
 import { assistantMessage, sessionHeader } from '../../main/simulator/records.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { toolOrSkip } from '../helpers/tools.js';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../main/core/classify.js';
+import type { Outcome } from '../../main/core/calls/classify.js';
 import { assistantMessage, sessionHeader } from '../../main/simulator/records.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../main/simulator/simulated-gateway.js';
 import { type PrometheusServer, type Sample, startPrometheus } from '../helpers/prometheus-server.js';

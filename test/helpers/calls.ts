@@ -3,7 +3,7 @@
  * stopReason and phase, everything else has a plain default. Tests pass only
  * what their rule is about.
  */
-import type { CallEvent, TokenUsage } from '../../main/core/events.js';
+import type { CallEvent, TokenUsage } from '../../main/core/calls/events.js';
 
 export function callEvent(over: Partial<CallEvent> & Pick<CallEvent, 'key' | 'ts'>): CallEvent {
   const dep = over.dep ?? 'zhipu/glm-5.1';

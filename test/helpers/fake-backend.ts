@@ -21,11 +21,11 @@ import type {
   WatchdogResponse,
 } from '../../main/api/types.js';
 import type { BreakerSnapshot, Transition } from '../../main/core/breaker/types.js';
+import { CallTally } from '../../main/core/calls/summary.js';
 import type { DoctorReport } from '../../main/core/doctor/index.js';
 import type { IncidentDetail, IncidentList } from '../../main/core/incidents/types.js';
-import type { LogFields, Logger, LogLevel } from '../../main/core/log.js';
+import type { LogFields, Logger, LogLevel } from '../../main/core/runtime/log.js';
 import type { SpendPeriod, SpendReport } from '../../main/core/spend/types.js';
-import { CallTally } from '../../main/core/summary.js';
 
 export function breakerSnapshot(dep: string, overrides: Partial<BreakerSnapshot> = {}): BreakerSnapshot {
   const made: BreakerSnapshot = {

@@ -13,7 +13,7 @@
  * Deterministic for a given seed; times are whatever the caller passes.
  */
 import { appendFileSync } from 'node:fs';
-import type { GatewaySignal, SignalKind } from '../../main/core/events.js';
+import type { GatewaySignal, SignalKind } from '../../main/core/calls/events.js';
 import { isoWithOffset, type TslogOptions, tslogLine } from '../../main/simulator/gateway-log-lines.js';
 import { seededRandom } from '../../main/simulator/records.js';
 

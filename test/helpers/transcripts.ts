@@ -13,8 +13,8 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { emptyOutcomeCounts, type Outcome } from '../../main/core/classify.js';
-import { type CallSummary, TurnTally } from '../../main/core/summary.js';
+import { emptyOutcomeCounts, type Outcome } from '../../main/core/calls/classify.js';
+import { type CallSummary, TurnTally } from '../../main/core/calls/summary.js';
 import { seededRandom } from '../../main/simulator/records.js';
 
 /** One model call written to a transcript, as BreakerBar must store it. */

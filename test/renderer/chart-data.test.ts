@@ -1,7 +1,7 @@
 /** What the charts draw, computed from /api/history. */
 import { describe, expect, it } from 'vitest';
 import type { ApiHistory } from '../../main/api/types.js';
-import { emptyOutcomeCounts, type Outcome } from '../../main/core/classify.js';
+import { emptyOutcomeCounts, type Outcome } from '../../main/core/calls/classify.js';
 import type { ProbeRow, RestartRow } from '../../main/core/store/gateway-history.js';
 import { ERROR_GROUPS, healthSeries, marksOf, stackErrors, TIME_RANGES, windowFor } from '../../renderer/chart-data.js';
 

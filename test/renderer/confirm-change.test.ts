@@ -15,7 +15,7 @@ import type { ConfirmationDelivery } from '../../main/api/server/handlers.js';
 import { type ApiServer, startApiServer } from '../../main/api/server/http.js';
 import type { ConfigSaveResponse, ConfigView } from '../../main/api/types.js';
 import { readConfigFile, writeConfigFile } from '../../main/core/config/file.js';
-import { silentLogger } from '../../main/core/log.js';
+import { silentLogger } from '../../main/core/runtime/log.js';
 import { FakeBackend } from '../helpers/fake-backend.js';
 import { toolOrSkip } from '../helpers/tools.js';
 import { launchChromium, openPage, visibleText } from './browser.js';

@@ -1,9 +1,9 @@
 /** When the dashboard opens on the Doctor instead of an empty overview. */
 import { describe, expect, it } from 'vitest';
 import type { ApiStatus } from '../../main/api/types.js';
+import { CallTally } from '../../main/core/calls/summary.js';
 import type { DoctorReport, Finding } from '../../main/core/doctor/index.js';
 import type { SourceStatus } from '../../main/core/sources/source.js';
-import { CallTally } from '../../main/core/summary.js';
 import { opensOnDoctor } from '../../renderer/first-run.js';
 import { breakerSnapshot } from '../helpers/fake-backend.js';
 

@@ -13,7 +13,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Breaker } from '../../main/core/breaker/engine.js';
 import { DEFAULT_POLICY, type Observation, type Transition } from '../../main/core/breaker/types.js';
-import type { Outcome } from '../../main/core/classify.js';
+import type { Outcome } from '../../main/core/calls/classify.js';
 import { defaultsOf } from '../../main/core/config/schema.js';
 import { probeGateway } from '../../main/core/gateway/probe.js';
 import { openDatabase } from '../../main/core/store/database.js';

@@ -4,9 +4,9 @@
  * headline of the status the local API answers, in the daemon's language.
  */
 import type { Config } from '../../core/config/index.js';
-import type { Logger } from '../../core/log.js';
 import { heartbeatSettings } from '../../core/notify/config.js';
 import { Heartbeat, type HeartbeatSaying } from '../../core/notify/heartbeat.js';
+import type { Logger } from '../../core/runtime/log.js';
 import type { Store } from '../../core/store/db.js';
 import { GatewayHistory } from '../../core/store/gateway-history.js';
 import type { GatewaySide } from '../../core/watchdog/gateway-side.js';

@@ -3,10 +3,11 @@
  * emits and the status it reports. Apart from the composition itself, so that the hosts, the rehearsal and the
  * tests can name them without reading how the monitor is put together.
  */
+
+import type { CallEvent, GatewaySignal } from '../../core/calls/events.js';
 import type { Environment } from '../../core/config/index.js';
-import type { CallEvent, GatewaySignal } from '../../core/events.js';
-import type { Logger } from '../../core/log.js';
 import type { DesktopChannel } from '../../core/notify/desktop.js';
+import type { Logger } from '../../core/runtime/log.js';
 import type { GatewayLogStatus } from '../../core/sources/gateway-log.js';
 import type { MetricsStatus } from '../../core/sources/gateway-metrics.js';
 import type { SourceStatus } from '../../core/sources/source.js';

@@ -6,7 +6,7 @@
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import { ConfigError, type LoadedConfig } from '../../core/config/index.js';
-import { createLogger, type Logger } from '../../core/log.js';
+import { createLogger, type Logger } from '../../core/runtime/log.js';
 import { Monitor } from './monitor.js';
 
 /** How often the config file's mtime is looked at (a stat: negligible when idle). */

@@ -6,7 +6,8 @@
 
 import type { BreakerService } from '../../core/breaker/service.js';
 import type { Transition } from '../../core/breaker/types.js';
-import { emptyOutcomeCounts } from '../../core/classify.js';
+import { emptyOutcomeCounts } from '../../core/calls/classify.js';
+import type { CallSummary } from '../../core/calls/summary.js';
 import { readConfigFile, writeConfigFile } from '../../core/config/file.js';
 import type { DoctorReport } from '../../core/doctor/index.js';
 import type { HealthMonitor } from '../../core/gateway/health.js';
@@ -17,6 +18,7 @@ import type { AlertWindows } from '../../core/notify/maintenance.js';
 import type { Notice } from '../../core/notify/notice.js';
 import type { Notifier } from '../../core/notify/notifier.js';
 import type { OpenClawCooldowns } from '../../core/openclaw/cooldowns.js';
+import { version } from '../../core/runtime/version.js';
 import type { SourceStatus } from '../../core/sources/source.js';
 import type { SpendTracker } from '../../core/spend/tracker.js';
 import type { StoreHealth } from '../../core/store/database-watch.js';
@@ -27,9 +29,7 @@ import {
   probeRow,
   type RestartRow,
 } from '../../core/store/gateway-history.js';
-import type { CallSummary } from '../../core/summary.js';
-import { version } from '../../core/version.js';
-import type { WatchdogRunner } from '../../core/watchdog/runner.js';
+import type { Watchdog } from '../../core/watchdog/watchdog.js';
 import type { Language } from '../../words/i18n.js';
 import type {
   ApiEvent,
@@ -76,7 +76,7 @@ export interface BackendParts {
   gateway?: {
     history: GatewayHistory;
     health: HealthMonitor;
-    watchdog: WatchdogRunner;
+    watchdog: Watchdog;
     notifier: Notifier;
     windows: AlertWindows;
   };

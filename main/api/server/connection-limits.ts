@@ -15,7 +15,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../core/runtime/log.js';
 
 /** Connections at once: a local tool needs few, and each costs a socket and memory. */
 export const MAX_CONNECTIONS = 128;

@@ -8,7 +8,7 @@
 import { type DangerousChange, dangerousChanges } from '../../core/config/dangerous-changes.js';
 import { keyOfError, validateConfigFile } from '../../core/config/file.js';
 import { ConfigError } from '../../core/config/schema.js';
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../core/runtime/log.js';
 import type { DataRouteName, InputOf, ResponseOf, RouteName, Routes } from '../routes.js';
 import type { ConfigConfirmation } from '../types.js';
 import type { ApiBackend } from './api-backend.js';

@@ -15,7 +15,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { LogFields, Logger } from '../../core/log.js';
+import type { LogFields, Logger } from '../../core/runtime/log.js';
 import { clipForLog } from '../text.js';
 import type { ApiBackend } from './api-backend.js';
 import { type ConfigConfirmations, createConfigConfirmations } from './config-confirmation.js';

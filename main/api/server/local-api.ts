@@ -7,10 +7,10 @@
 import { removeApiUrl, writeApiUrl } from '../../core/api-files/address.js';
 import { loadOrCreateApiToken } from '../../core/api-files/token.js';
 import type { LoadedConfig } from '../../core/config/index.js';
-import type { Logger } from '../../core/log.js';
 import { createDesktopText } from '../../core/notify/desktop.js';
-import { explainStartupError } from '../../core/startup-errors.js';
-import { version } from '../../core/version.js';
+import type { Logger } from '../../core/runtime/log.js';
+import { explainStartupError } from '../../core/runtime/startup-errors.js';
+import { version } from '../../core/runtime/version.js';
 import type { Translator } from '../../words/messages/index.js';
 import type { ApiBackend } from './api-backend.js';
 import type { ConfirmationDelivery } from './handlers.js';

@@ -4,7 +4,7 @@
  * megabytes of log a minute and bury everything else: past the first ones in a window, they are counted, and
  * the count is said in one line when the window ends.
  */
-import type { LogFields, Logger } from '../../core/log.js';
+import type { LogFields, Logger } from '../../core/runtime/log.js';
 
 export interface ThrottleOptions {
   /** Lines written per window before counting starts. */

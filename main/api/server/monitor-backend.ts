@@ -5,9 +5,9 @@
  */
 
 import type { BreakerService } from '../../core/breaker/service.js';
+import type { CallEvent, GatewaySignal } from '../../core/calls/events.js';
 import { defaultConfigPath, type Environment, type LoadedConfig } from '../../core/config/index.js';
 import { runDoctor } from '../../core/doctor/index.js';
-import type { CallEvent, GatewaySignal } from '../../core/events.js';
 import type { IncidentService } from '../../core/incidents/service.js';
 import type { BreakerbarMetrics } from '../../core/metrics/breakerbar-metrics.js';
 import type { OpenClawCooldowns } from '../../core/openclaw/cooldowns.js';

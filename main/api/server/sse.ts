@@ -9,7 +9,7 @@
  * alive through proxies and let a dead peer surface as a write error.
  * Format: https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../core/runtime/log.js';
 
 /** What the hub needs of a response; `http.ServerResponse` has all of it. */
 export interface SseResponse {

@@ -5,9 +5,9 @@
  * with every transition stored and announced. All decisions stay in engine.ts.
  */
 import type { BreakerReason } from '../../words/breaker-reasons.js';
+import type { CallEvent } from '../calls/events.js';
 import type { Config } from '../config/index.js';
-import type { CallEvent } from '../events.js';
-import { mostSpecific } from '../patterns.js';
+import { mostSpecific } from '../config/patterns.js';
 import type { ReplayCall, Store } from '../store/db.js';
 import { Breaker } from './engine.js';
 import {

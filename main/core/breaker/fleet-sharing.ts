@@ -7,8 +7,8 @@
  * breakers stay local, with a warning and a metric.
  */
 import type { FleetLink, FleetStatus, PeerState } from '../fleet/link.js';
-import type { Logger } from '../log.js';
 import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
+import type { Logger } from '../runtime/log.js';
 import type { BreakerEngines } from './engines.js';
 import type { Transition } from './types.js';
 

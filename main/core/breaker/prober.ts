@@ -6,11 +6,11 @@
  * plus jitter); this module only performs the request and reports the outcome.
  * Probes are never gateway traffic: they are not stored as calls.
  */
-import type { Outcome } from '../classify.js';
-import { parseRetryAfterText } from '../classify.js';
+import type { Outcome } from '../calls/classify.js';
+import { parseRetryAfterText } from '../calls/classify.js';
 import type { Config } from '../config/index.js';
-import type { Logger } from '../log.js';
-import { mostSpecific } from '../patterns.js';
+import { mostSpecific } from '../config/patterns.js';
+import type { Logger } from '../runtime/log.js';
 import type { BreakerEngines } from './engines.js';
 
 type ProbeConfig = Config['breakers']['probes'][string];

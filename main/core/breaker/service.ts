@@ -7,10 +7,10 @@
  * by the composition root (compose.ts) and handed in.
  */
 import { EventEmitter } from 'node:events';
+import type { CallEvent, GatewaySignal } from '../calls/events.js';
 import type { Config } from '../config/index.js';
-import type { CallEvent, GatewaySignal } from '../events.js';
-import type { Logger } from '../log.js';
 import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
+import type { Logger } from '../runtime/log.js';
 import type { ReplayCall, Store } from '../store/db.js';
 import type { AgentDependencies } from '../traffic/dependents.js';
 import { isTrackedSession, STALL_FRESH_MS, type Stalled, type StallTracker } from '../traffic/stalls.js';

@@ -4,7 +4,7 @@
  * timers, time only as the arguments it is given.
  */
 import type { BreakerReason } from '../../words/breaker-reasons.js';
-import type { Outcome, Phase } from '../classify.js';
+import type { Outcome, Phase } from '../calls/classify.js';
 
 export const BREAKER_STATES = ['closed', 'half_open', 'open', 'throttled'] as const;
 export type BreakerState = (typeof BREAKER_STATES)[number];

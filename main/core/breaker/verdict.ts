@@ -3,7 +3,7 @@
  * "which outcomes may trip a breaker" is reviewed in one place and tested row by
  * row. Pure.
  */
-import type { Outcome } from '../classify.js';
+import type { Outcome } from '../calls/classify.js';
 import type { Observation, Verdict } from './types.js';
 
 /**

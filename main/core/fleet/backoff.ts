@@ -2,7 +2,7 @@
  * How long to wait before reconnecting to Redis. Pure, so the policy is tested
  * without sockets; ioredis calls it through its `retryStrategy`.
  */
-import { type BackoffPolicy, backoffStep } from '../backoff.js';
+import { type BackoffPolicy, backoffStep } from '../runtime/backoff.js';
 
 export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 5_000 };
 

@@ -12,7 +12,7 @@
  *   subscribed again, before 'up' is reported. A port that accepts TCP but
  *   never answers stays down.
  * - Lost connections are retried forever with capped exponential backoff and
- *   jitter (`backoff.ts`, through ioredis's `retryStrategy`).
+ *   jitter (`runtime/backoff.ts`, through ioredis's `retryStrategy`).
  * - A connected server is PINGed now and then, so one that vanished without
  *   closing TCP is noticed in seconds, not after the OS's keepalive minutes.
  *
@@ -23,8 +23,8 @@
 import { EventEmitter } from 'node:events';
 import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
-import type { BackoffPolicy } from '../backoff.js';
-import type { Logger } from '../log.js';
+import type { BackoffPolicy } from '../runtime/backoff.js';
+import type { Logger } from '../runtime/log.js';
 import { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 import { redact, redisTarget } from './redis-options.js';
 

@@ -24,8 +24,8 @@
 import { EventEmitter } from 'node:events';
 import type { ConnectionOptions } from 'node:tls';
 import type { Redis } from 'ioredis';
-import type { BackoffPolicy } from '../backoff.js';
-import type { Logger } from '../log.js';
+import type { BackoffPolicy } from '../runtime/backoff.js';
+import type { Logger } from '../runtime/log.js';
 import { isRedisReplyError, RedisConnection } from './connection.js';
 import {
   type FleetTransition,

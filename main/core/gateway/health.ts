@@ -9,7 +9,7 @@
  * latency measured across a stall does not teach the timeout.
  */
 import { EventEmitter } from 'node:events';
-import type { Logger } from '../log.js';
+import type { Logger } from '../runtime/log.js';
 import { AdaptiveTimeout } from './adaptive-timeout.js';
 import { STALL_MIN_MS } from './loop-stall.js';
 import { found, type ProbeResult, probeGateway } from './probe.js';

@@ -11,9 +11,9 @@
 import { EventEmitter } from 'node:events';
 import { isLiveTransition } from '../breaker/service.js';
 import type { BreakerState, Transition } from '../breaker/types.js';
-import type { CallEvent } from '../events.js';
+import type { CallEvent } from '../calls/events.js';
 import type { ProbeResult } from '../gateway/probe.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../runtime/log.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { QuotaWindow } from '../spend/types.js';
 import type { NotificationRow, RestartRow } from '../store/gateway-history.js';

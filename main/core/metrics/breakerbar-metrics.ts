@@ -6,8 +6,8 @@
  */
 import { Registry } from 'prom-client';
 import type { BreakerSnapshot, Transition } from '../breaker/types.js';
-import { OUTCOMES } from '../classify.js';
-import type { CallEvent } from '../events.js';
+import { OUTCOMES } from '../calls/classify.js';
+import type { CallEvent } from '../calls/events.js';
 import { GATEWAY_DEP } from './names.js';
 import {
   registerBreakerMetrics,

@@ -11,7 +11,7 @@
  * is kept in the store's meta table for `breakerbar doctor`.
  */
 
-import type { Logger } from '../log.js';
+import type { Logger } from '../runtime/log.js';
 import type { HeartbeatSettings } from './config.js';
 import { formatHeartbeat, type HeartbeatStatus } from './heartbeat-format.js';
 import { type HeartbeatResult, META_HEARTBEAT } from './heartbeat-result.js';

@@ -11,7 +11,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { type Translator, translator } from '../../words/messages/index.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../runtime/log.js';
 import { Coalescer } from './coalesce.js';
 import type { WebhookSettings, WebhookType } from './config.js';
 import type { DesktopChannel } from './desktop.js';

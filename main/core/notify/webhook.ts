@@ -5,7 +5,7 @@
  * are shown and stored, so they never carry the URL's path or query.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { backoffStep } from '../backoff.js';
+import { backoffStep } from '../runtime/backoff.js';
 import type { WebhookSettings, WebhookType } from './config.js';
 import { fetchSameHost, redirectRefusal } from './same-host-fetch.js';
 import { redactUrl, type WebhookRequest } from './webhook-format.js';

@@ -33,7 +33,7 @@
 import { type BigIntStats, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Logger } from '../log.js';
+import type { Logger } from '../runtime/log.js';
 import { findAgentDatabases, isBusy } from '../sources/agent-database.js';
 import {
   AuthStateError,

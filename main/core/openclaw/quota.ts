@@ -9,7 +9,7 @@
  * credentials: it runs the command now and then and keeps what it printed.
  */
 import { spawn } from 'node:child_process';
-import type { Logger } from '../log.js';
+import type { Logger } from '../runtime/log.js';
 import type { QuotaWindow } from '../spend/types.js';
 
 export class QuotaParseError extends Error {

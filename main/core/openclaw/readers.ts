@@ -5,8 +5,8 @@
  */
 import type { Translator } from '../../words/messages/index.js';
 import type { LoadedConfig } from '../config/index.js';
-import type { Logger } from '../log.js';
 import type { NoticeInput } from '../notify/notice.js';
+import type { Logger } from '../runtime/log.js';
 import type { QuotaWindow } from '../spend/types.js';
 import { quotaSettings } from './config.js';
 import { CooldownLoopDetector } from './cooldown-loop.js';

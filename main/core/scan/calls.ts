@@ -2,7 +2,7 @@
  * The calls `scan` finds in one input, in the compact form a worker thread
  * hands back and the merge reads: what scan needs of each call, column by column.
  */
-import { OUTCOMES, type Outcome } from '../classify.js';
+import { OUTCOMES, type Outcome } from '../calls/classify.js';
 
 /** What scan needs of a call. */
 export interface FoundCall {

@@ -11,19 +11,19 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { OUTCOMES, type Outcome } from '../classify.js';
+import { OUTCOMES, type Outcome } from '../calls/classify.js';
+import { pairAttempts } from '../calls/pairing.js';
+import { type CallSummary, CallTally, TurnTally } from '../calls/summary.js';
 import { configSchema } from '../config/index.js';
-import { pairAttempts } from '../pairing.js';
 import { AGENT_DATABASE_NAME, findAgentDatabases } from '../sources/agent-database.js';
 import { type GatewayLogScan, scanGatewayLogs } from '../sources/gateway-log.js';
 import { agentIdOfSessionKey } from '../sources/gateway-signal-calls.js';
 import { transcriptRole } from '../sources/transcripts-jsonl.js';
-import { type Storm, seedWatchdogStorms } from '../storms.js';
-import { type CallSummary, CallTally, TurnTally } from '../summary.js';
 import { type RowidRange, splitAgentDatabase } from './agent-database.js';
 import { type FoundCall, type FoundCalls, foundCallAt, SEED, SeenKeys, UPSTREAM } from './calls.js';
 import { scanThreads, startScanWorkers } from './pool.js';
 import { type InputScan, type ReadOptions, readInput, type ScanInput, scanScratch } from './read.js';
+import { type Storm, seedWatchdogStorms } from './storms.js';
 import type { ScanWorkerRequest } from './worker.js';
 
 export interface ScanOptions {

@@ -3,7 +3,7 @@
  * transcript record, with the rows that could not be decoded, the malformed
  * ones and the repaired fields counted for the source to report.
  */
-import type { CallEvent } from '../events.js';
+import type { CallEvent } from '../calls/events.js';
 import type { TranscriptRow } from './agent-database.js';
 import { countRepair, type RepairCounts, readRecord } from './transcript-record.js';
 

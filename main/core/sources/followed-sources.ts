@@ -3,10 +3,11 @@
  * metrics when enabled, made over one store sink, with what they store told on as calls and signals. The
  * gateway sides ask the transcripts first (transcript-coverage.ts), so one call is never counted twice.
  */
+
+import type { CallEvent, GatewaySignal } from '../calls/events.js';
 import type { Environment, LoadedConfig } from '../config/index.js';
-import type { CallEvent, GatewaySignal } from '../events.js';
-import type { Logger } from '../log.js';
 import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
+import type { Logger } from '../runtime/log.js';
 import type { Store } from '../store/db.js';
 import { GatewayLogSource } from './gateway-log.js';
 import { GatewayMetricsSource } from './gateway-metrics.js';

@@ -19,8 +19,8 @@
  * `status=400` only): they take the outcome the same run last gave the same
  * dependency and status, which OpenClaw's own run-end named.
  */
-import { type Classification, classify, outcomeForReason } from '../classify.js';
-import type { CallEvent } from '../events.js';
+import { type Classification, classify, outcomeForReason } from '../calls/classify.js';
+import type { CallEvent } from '../calls/events.js';
 import type { AttemptLine } from './gateway-log-record.js';
 
 export interface HeldAttempt {

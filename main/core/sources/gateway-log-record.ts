@@ -11,7 +11,7 @@
  * text, so words in other lines (a user asking about "rate limits") never become
  * a signal, and a signal carries ids, reasons and numbers, never message content.
  */
-import type { GatewaySignal, SignalKind } from '../events.js';
+import type { GatewaySignal, SignalKind } from '../calls/events.js';
 import { dependencyNameProblem } from './dependency-name.js';
 import { Fields } from './gateway-log-fields.js';
 import { BUILDERS } from './gateway-log-signals.js';

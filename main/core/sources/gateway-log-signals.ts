@@ -3,9 +3,9 @@
  * builder per kind that reads its reasons, numbers and durations from the line
  * (never message content, save the capped start of a lane error's text).
  */
-import { classifyErrorText } from '../classify.js';
-import type { GatewaySignal, SignalKind } from '../events.js';
-import { storableInteger } from '../whole-numbers.js';
+import { classifyErrorText } from '../calls/classify.js';
+import type { GatewaySignal, SignalKind } from '../calls/events.js';
+import { storableInteger } from '../store/whole-numbers.js';
 import { cutCodePoints, type Fields } from './gateway-log-fields.js';
 
 /** Lane error text kept as `detail`. */

@@ -15,8 +15,8 @@
  */
 import { closeSync, type Dirent, readdirSync, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { CallEvent, GatewaySignal, SignalKind, TurnEvent } from '../events.js';
-import type { Logger } from '../log.js';
+import type { CallEvent, GatewaySignal, SignalKind, TurnEvent } from '../calls/events.js';
+import type { Logger } from '../runtime/log.js';
 import { isOutOfRoom } from '../store/room.js';
 import { identityKey, readIdentity } from './file-identity.js';
 import { AttemptAssembler, UNKNOWN_AGENT } from './gateway-attempts.js';

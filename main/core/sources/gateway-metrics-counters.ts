@@ -13,9 +13,9 @@
  * failure kind (`timeout`, `aborted`, `connection_reset`, `connection_closed`,
  * `terminated`).
  */
-import type { Outcome } from '../classify.js';
-import { outcomeForReason } from '../classify.js';
-import type { CallEvent } from '../events.js';
+import type { Outcome } from '../calls/classify.js';
+import { outcomeForReason } from '../calls/classify.js';
+import type { CallEvent } from '../calls/events.js';
 import { escapedName } from './dependency-name.js';
 import { type PrometheusSample, seriesKey } from './prometheus-text.js';
 

@@ -14,8 +14,8 @@
  * truth and this source emits nothing for it (`transcriptsCover`).
  */
 
-import type { CallEvent } from '../events.js';
-import type { Logger } from '../log.js';
+import type { CallEvent } from '../calls/events.js';
+import type { Logger } from '../runtime/log.js';
 import type { Cursor } from '../store/batch.js';
 import {
   type CounterDeltas,

@@ -3,8 +3,8 @@
  * call it reports (for agents whose transcripts cannot be read), a lane error as a
  * turn OpenClaw refused itself, and the agent a session key names.
  */
-import { type Outcome, outcomeForReason, type Phase } from '../classify.js';
-import type { CallEvent, GatewaySignal, TokenUsage, TurnEvent } from '../events.js';
+import { type Outcome, outcomeForReason, type Phase } from '../calls/classify.js';
+import type { CallEvent, GatewaySignal, TokenUsage, TurnEvent } from '../calls/events.js';
 import { cutCodePoints, VALUE_MAX } from './gateway-log-fields.js';
 
 /** `agent:<id>:…` → `<id>`; null for any other session key. */

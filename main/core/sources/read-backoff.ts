@@ -5,7 +5,7 @@
  * of it once per change of state (became unreadable, failed differently, readable again), with the time of the
  * next try, instead of a warning every few seconds. Pure: the caller passes `now` and keeps the state.
  */
-import { type BackoffPolicy, backoffStep } from '../backoff.js';
+import { type BackoffPolicy, backoffStep } from '../runtime/backoff.js';
 
 /** Lock contention with the gateway: its write transactions are short. */
 export const BUSY_BACKOFF: BackoffPolicy = { initialMs: 50, factor: 2, maxMs: 5000 };

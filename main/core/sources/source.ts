@@ -4,7 +4,7 @@
  * Sources never write the store themselves except through `IngestSink.commit`,
  * which stores a batch of events together with the position that produced it.
  */
-import type { SourceKind } from '../events.js';
+import type { SourceKind } from '../calls/events.js';
 import type { Batch, CommitResult, Cursor } from '../store/batch.js';
 
 export interface IngestSink {

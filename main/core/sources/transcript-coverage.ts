@@ -3,7 +3,7 @@
  * gateway log's fallback decisions and the gateway's metrics count a call only where no readable transcript
  * already does. Kept for the monitor's whole life, so a restart of its sources keeps what was seen.
  */
-import type { CallEvent } from '../events.js';
+import type { CallEvent } from '../calls/events.js';
 import type { Store } from '../store/db.js';
 import type { Source } from './source.js';
 

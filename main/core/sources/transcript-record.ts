@@ -8,10 +8,10 @@
  * compaction summaries can never be mistaken for an outcome.
  */
 import { createHash } from 'node:crypto';
-import { classify, isSeedRateLimit } from '../classify.js';
-import type { CallEvent, SourceKind, TokenUsage } from '../events.js';
-import type { Logger } from '../log.js';
-import { storableInteger } from '../whole-numbers.js';
+import { classify, isSeedRateLimit } from '../calls/classify.js';
+import type { CallEvent, SourceKind, TokenUsage } from '../calls/events.js';
+import type { Logger } from '../runtime/log.js';
+import { storableInteger } from '../store/whole-numbers.js';
 import { dependencyNameProblem } from './dependency-name.js';
 import { Elided, MALFORMED, RAW, Raw, Shape, type Skimmed, type SkimOptions, skimJson } from './json-skim.js';
 import type { QuoteBits } from './quote-bitmap.js';

@@ -3,8 +3,8 @@
  * `<stateDir>/agents/<agentId>/sessions/<sessionId>.jsonl`.
  */
 import { basename, dirname, join } from 'node:path';
-import type { CallEvent } from '../events.js';
-import type { Logger } from '../log.js';
+import type { CallEvent } from '../calls/events.js';
+import type { Logger } from '../runtime/log.js';
 import type { Batch, CommitResult } from '../store/batch.js';
 import { isOutOfRoom } from '../store/room.js';
 import { MALFORMED, skimJson } from './json-skim.js';

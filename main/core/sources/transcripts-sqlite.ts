@@ -33,9 +33,9 @@
  * reported as unreadable until a read succeeds.
  */
 import { basename, join } from 'node:path';
-import type { BackoffPolicy } from '../backoff.js';
-import type { CallEvent } from '../events.js';
-import type { Logger } from '../log.js';
+import type { CallEvent } from '../calls/events.js';
+import type { BackoffPolicy } from '../runtime/backoff.js';
+import type { Logger } from '../runtime/log.js';
 import type { Batch, CommitResult, Cursor } from '../store/batch.js';
 import { isOutOfRoom } from '../store/room.js';
 import {

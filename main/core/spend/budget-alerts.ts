@@ -3,8 +3,9 @@
  * and the standings /metrics shows. Neither may fail what runs them (a timer, a scrape): a failure is logged and
  * the next check or scrape tries again.
  */
-import type { Logger } from '../log.js';
+
 import type { Notifier } from '../notify/notifier.js';
+import type { Logger } from '../runtime/log.js';
 import type { WriteFailures } from '../store/room.js';
 import type { SpendTracker } from './tracker.js';
 import type { BudgetStanding } from './types.js';

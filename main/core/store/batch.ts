@@ -3,7 +3,7 @@
  * together with the cursor that produced them, so that storing them and moving the cursor are one
  * transaction (exactly-once ingestion).
  */
-import type { CallEvent, GatewaySignal, SourceKind, TurnEvent } from '../events.js';
+import type { CallEvent, GatewaySignal, SourceKind, TurnEvent } from '../calls/events.js';
 
 /** Where a source has read up to in one of its inputs. */
 export interface Cursor {

@@ -6,7 +6,7 @@
  * reported in the status (`store`) until BreakerBar is restarted onto the file now at the path.
  */
 import { statSync } from 'node:fs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../runtime/log.js';
 
 export interface FileId {
   dev: number;

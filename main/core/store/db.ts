@@ -5,11 +5,11 @@
  */
 import { breakerReasonLine, decodeBreakerReason, encodeBreakerReason } from '../../words/breaker-reasons.js';
 import type { OperatorAction, Transition } from '../breaker/types.js';
-import type { Outcome, Phase } from '../classify.js';
-import type { CallEvent, SourceKind, TurnOutcome } from '../events.js';
-import { PAIR_AFTER_MS, PAIR_BEFORE_MS } from '../pairing.js';
+import type { Outcome, Phase } from '../calls/classify.js';
+import type { CallEvent, SourceKind, TurnOutcome } from '../calls/events.js';
+import { PAIR_AFTER_MS, PAIR_BEFORE_MS } from '../calls/pairing.js';
+import { type CallSummary, CallTally, TurnTally } from '../calls/summary.js';
 import { legacyRecordKey } from '../sources/record-key.js';
-import { type CallSummary, CallTally, TurnTally } from '../summary.js';
 import type { Batch, CommitResult, Cursor } from './batch.js';
 import { type Db, openDatabase } from './database.js';
 import { LEGACY_KEYS_META, TIMED_TABLES } from './migrations.js';

@@ -23,7 +23,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../log.js';
+import type { Logger } from '../runtime/log.js';
 import type { Batch, CommitResult } from './batch.js';
 import type { Store } from './db.js';
 import { commitGroup, type GroupResult } from './ingest-group.js';

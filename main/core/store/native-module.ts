@@ -12,8 +12,8 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { errorChain } from '../error-chain.js';
-import { packageRoot } from '../version.js';
+import { errorChain } from '../runtime/error-chain.js';
+import { packageRoot } from '../runtime/version.js';
 
 export type NativeModuleProblem = { kind: 'missing' } | { kind: 'other-node'; builtFor: number; needed: number };
 

@@ -12,8 +12,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { statfsSync } from 'node:fs';
-import { errorChain } from '../error-chain.js';
-import type { Logger } from '../log.js';
+import { errorChain } from '../runtime/error-chain.js';
+import type { Logger } from '../runtime/log.js';
 
 /** The codes that mean "no room": SQLite's and the file system's. */
 const OUT_OF_ROOM_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);

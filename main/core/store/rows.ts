@@ -3,8 +3,8 @@
  * bound to them, each number made one a STRICT table accepts. Shared with the storing benchmarks, which
  * bind rows the same way.
  */
-import type { CallEvent, GatewaySignal } from '../events.js';
-import { storableInteger } from '../whole-numbers.js';
+import type { CallEvent, GatewaySignal } from '../calls/events.js';
+import { storableInteger } from './whole-numbers.js';
 
 /** A call row, its values bound by position in this order (the storing benchmark binds them the same way). */
 export const INSERT_CALL_SQL = `

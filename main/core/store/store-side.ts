@@ -6,9 +6,9 @@
 import type { Translator } from '../../words/messages/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import { IncidentStore } from '../incidents/store.js';
-import { type DataDirLock, lockDataDir } from '../lock.js';
-import type { Logger } from '../log.js';
 import type { Notifier } from '../notify/notifier.js';
+import { type DataDirLock, lockDataDir } from '../runtime/lock.js';
+import type { Logger } from '../runtime/log.js';
 import type { IngestSink } from '../sources/source.js';
 import { DatabaseWatch, fileIdOf, type StoreHealth } from './database-watch.js';
 import { Store } from './db.js';

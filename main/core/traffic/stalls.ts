@@ -17,7 +17,7 @@
  * lines read in any order (a backfill, a restart's rebuild from the store) end
  * in the same state.
  */
-import type { GatewaySignal } from '../events.js';
+import type { GatewaySignal } from '../calls/events.js';
 
 /** A stall report counts for this long after the last line about it. */
 export const STALL_FRESH_MS = 10 * 60_000;

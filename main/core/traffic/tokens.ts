@@ -6,9 +6,9 @@
  * until it has dropped below, including by going quiet for a minute.
  */
 
+import type { CallEvent } from '../calls/events.js';
 import type { Config } from '../config/index.js';
-import type { CallEvent } from '../events.js';
-import { matchesPattern, mostSpecific } from '../patterns.js';
+import { matchesPattern, mostSpecific } from '../config/patterns.js';
 
 const MINUTE_MS = 60_000;
 /** Rates of pairs idle longer than this are no longer reported. */

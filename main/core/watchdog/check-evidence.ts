@@ -7,8 +7,8 @@
 import type { StormEvidence } from '../store/gateway-history.js';
 import type { WatchdogPolicy } from './policy.js';
 import type { CheckInput } from './policy-inputs.js';
-import type { WatchdogRunnerOptions } from './runner-options.js';
 import type { WatchdogClocks } from './watchdog-clocks.js';
+import type { WatchdogOptions } from './watchdog-options.js';
 
 export const META_LAST_CALL = 'watchdog.lastCallId';
 
@@ -20,7 +20,7 @@ export class CheckEvidence {
   private lastCallNotKept: string | null = null;
 
   constructor(
-    private readonly options: WatchdogRunnerOptions,
+    private readonly options: WatchdogOptions,
     private readonly policy: WatchdogPolicy,
     private readonly clocks: WatchdogClocks,
   ) {}

@@ -113,7 +113,7 @@ const RESTARTER_KEYS = [
 
 /**
  * The policy's settings: what counts as dead, hung or a storm, and the restart budget. Every watchdog key but
- * the restarter's and the check's own interval (the runner's timer), durations in milliseconds; `restartOnStorm`
+ * the restarter's and the check's own interval (the watchdog's timer), durations in milliseconds; `restartOnStorm`
  * is `stormRestart` as the policy weighs it (whether a storm may restart at all; the flavour is the restarter's).
  */
 export type WatchdogSettings = Omit<WatchdogInMs, (typeof RESTARTER_KEYS)[number] | 'checkIntervalMs'> & {

@@ -16,8 +16,8 @@ import {
 } from './notices.js';
 import type { WatchdogPolicy } from './policy.js';
 import type { Decision, RestartOrder } from './policy-decisions.js';
-import type { WatchdogEvents, WatchdogRunnerOptions } from './runner-options.js';
 import type { WatchdogClocks } from './watchdog-clocks.js';
+import type { WatchdogEvents, WatchdogOptions } from './watchdog-options.js';
 import type { WatchdogStatus } from './watchdog-status.js';
 
 export class DecisionPerformer {
@@ -31,10 +31,10 @@ export class DecisionPerformer {
   private lastLogged = '';
 
   constructor(
-    private readonly options: WatchdogRunnerOptions,
+    private readonly options: WatchdogOptions,
     private readonly policy: WatchdogPolicy,
     private readonly clocks: WatchdogClocks,
-    /** The runner, whose listeners hear of every decision and restart record. */
+    /** The watchdog, whose listeners hear of every decision and restart record. */
     private readonly events: EventEmitter<WatchdogEvents>,
     /** Checks the restart strategy again (after each restart). */
     private readonly verify: () => Promise<void>,

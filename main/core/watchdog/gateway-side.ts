@@ -9,7 +9,7 @@ import { GATEWAY_LOG_RESTARTING } from '../../words/decision-reasons.js';
 import type { Translator } from '../../words/messages/index.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
-import type { GatewaySignal } from '../events.js';
+import type { GatewaySignal } from '../calls/events.js';
 import type { HealthMonitor } from '../gateway/health.js';
 import type { WatchdogGauges } from '../metrics/sources.js';
 import type { AlertWindows } from '../notify/maintenance.js';
@@ -17,7 +17,7 @@ import type { Notifier } from '../notify/notifier.js';
 import type { GatewayHistory } from '../store/gateway-history.js';
 import { budgetNotice, transitionNotice } from './notices.js';
 import type { Restarter } from './restarter.js';
-import type { WatchdogRunner } from './runner.js';
+import type { Watchdog } from './watchdog.js';
 
 const SEC = 1000;
 /** A log line older than this when read is history (a backfill, a catch-up after sleep), not a live event. */
@@ -26,7 +26,7 @@ const LIVE_SIGNAL_MS = 60 * SEC;
 export interface GatewaySideParts {
   history: GatewayHistory;
   health: HealthMonitor;
-  watchdog: WatchdogRunner;
+  watchdog: Watchdog;
   notifier: Notifier;
   restarter: Restarter;
   /** Quiet hours and maintenance windows (by hand or recurring). */
@@ -41,7 +41,7 @@ export interface GatewaySideParts {
 export class GatewaySide {
   readonly history: GatewayHistory;
   readonly health: HealthMonitor;
-  readonly watchdog: WatchdogRunner;
+  readonly watchdog: Watchdog;
   readonly notifier: Notifier;
   readonly restarter: Restarter;
   /** Quiet hours and maintenance windows (by hand or recurring). */

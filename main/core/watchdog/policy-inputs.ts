@@ -1,7 +1,7 @@
 /**
  * What the watchdog policy is given: its settings, and what each call hands it (a check's rate-limited
  * calls and stalled sessions, a health probe, the breakers' states, the restart strategy's check). Kept
- * apart from the rules so that the runner, the settings and the strategy check can speak of them without
+ * apart from the rules so that the watchdog, the settings and the strategy check can speak of them without
  * the policy itself. The settings are declared with the watchdog's config (config.ts).
  */
 

@@ -1,6 +1,6 @@
 /**
  * The watchdog's decisions, and nothing else: no timers, no I/O. Time comes
- * only as the `now` each call is given, on a monotonic clock (the runner
+ * only as the `now` each call is given, on a monotonic clock (the watchdog
  * converts every wall time it hands in), so a wall-clock step in either
  * direction neither blocks nor multiplies restarts.
  *
@@ -72,7 +72,7 @@ export class WatchdogPolicy {
   }
 
   /**
-   * Whether a maintenance window is in force (the runner asks its alert windows before every decision):
+   * Whether a maintenance window is in force (the watchdog asks its alert windows before every decision):
    * someone is working on the gateway, so a dead or stormy gateway is theirs, not the watchdog's.
    */
   setMaintenance(reason: string | null): void {

@@ -195,7 +195,7 @@ function upstreamHold(p: PolicyContext, now: number, affected: CheckInput['deps'
 
 /**
  * When the dependency's Retry-After deadline `until` was first seen (now, if it is a new one). Deadlines
- * within `SAME_ASK_MS` of each other are one ask: the runner converts each wall-clock deadline to the steady
+ * within `SAME_ASK_MS` of each other are one ask: the watchdog converts each wall-clock deadline to the steady
  * clock anew, which moves it by a few milliseconds.
  */
 export function askSeenAt(p: PolicyContext, dep: string, until: number, now: number): number {

@@ -8,8 +8,8 @@ import type { RestartTrigger } from '../gateway/control.js';
 import type { RestartRow } from '../store/gateway-history.js';
 import type { WatchdogPolicy } from './policy.js';
 import type { StrategyCheck } from './policy-inputs.js';
-import type { WatchdogRunnerOptions } from './runner-options.js';
 import type { WatchdogClocks } from './watchdog-clocks.js';
+import type { WatchdogOptions } from './watchdog-options.js';
 
 export interface WatchdogStatus {
   enabled: boolean;
@@ -52,9 +52,9 @@ export interface WatchdogStatus {
   strategy: { description: string | null; argv: string[] | null; problem: string | null };
 }
 
-/** The status now; `lastDecision` is the runner's, which the policy does not keep. */
+/** The status now; `lastDecision` is the watchdog's, which the policy does not keep. */
 export function watchdogStatus(
-  { settings, history, restarter }: Pick<WatchdogRunnerOptions, 'settings' | 'history' | 'restarter'>,
+  { settings, history, restarter }: Pick<WatchdogOptions, 'settings' | 'history' | 'restarter'>,
   policy: WatchdogPolicy,
   clocks: WatchdogClocks,
   lastDecision: WatchdogStatus['lastDecision'],

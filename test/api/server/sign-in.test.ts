@@ -17,7 +17,7 @@ import { SIGN_IN_PAGE } from '../../../main/cli/dashboard.js';
 import { main } from '../../../main/cli/main.js';
 import { writeApiUrl } from '../../../main/core/api-files/address.js';
 import { API_TOKEN_FILE } from '../../../main/core/api-files/token.js';
-import { lockDataDir } from '../../../main/core/lock.js';
+import { lockDataDir } from '../../../main/core/runtime/lock.js';
 import { FakeBackend, type RecordingLogger, recordingLogger } from '../../helpers/fake-backend.js';
 
 const TOKEN = randomBytes(32).toString('hex');

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyCap } from '../../../main/core/breaker/dependency-cap.js';
 import type { BreakerService } from '../../../main/core/breaker/service.js';
+import type { CallEvent } from '../../../main/core/calls/events.js';
 import { composeBreakers } from '../../../main/core/compose.js';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
-import type { CallEvent } from '../../../main/core/events.js';
-import type { Logger } from '../../../main/core/log.js';
-import { silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
+import type { Logger } from '../../../main/core/runtime/log.js';
+import { silentLogger } from '../../../main/core/runtime/log.js';
 import { Store } from '../../../main/core/store/db.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 

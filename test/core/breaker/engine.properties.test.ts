@@ -17,7 +17,7 @@ import {
   type Transition,
 } from '../../../main/core/breaker/types.js';
 import { verdictOf } from '../../../main/core/breaker/verdict.js';
-import { OUTCOMES, type Outcome, type Phase } from '../../../main/core/classify.js';
+import { OUTCOMES, type Outcome, type Phase } from '../../../main/core/calls/classify.js';
 
 interface Call {
   outcome: Outcome;

@@ -7,7 +7,7 @@ import {
   type Transition,
 } from '../../../main/core/breaker/types.js';
 import { isQuota, verdictOf } from '../../../main/core/breaker/verdict.js';
-import { OUTCOMES, type Outcome, type Phase } from '../../../main/core/classify.js';
+import { OUTCOMES, type Outcome, type Phase } from '../../../main/core/calls/classify.js';
 
 /** The fake clock: plain numbers, in seconds from an arbitrary origin. */
 const s = (seconds: number): number => seconds * 1000;

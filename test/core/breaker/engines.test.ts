@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BreakerEngines, breakerKeyOf, policyFor, replayWindowMs } from '../../../main/core/breaker/engines.js';
 import { type BreakerSnapshot, DEFAULT_POLICY, type Transition } from '../../../main/core/breaker/types.js';
-import type { Outcome } from '../../../main/core/classify.js';
+import type { Outcome } from '../../../main/core/calls/classify.js';
+import type { CallEvent } from '../../../main/core/calls/events.js';
 import { type Config, configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
-import type { CallEvent } from '../../../main/core/events.js';
 import { Store } from '../../../main/core/store/db.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BreakerEngines } from '../../../main/core/breaker/engines.js';
 import { Prober, probeOutcome } from '../../../main/core/breaker/prober.js';
-import type { Outcome } from '../../../main/core/classify.js';
+import type { Outcome } from '../../../main/core/calls/classify.js';
+import type { CallEvent } from '../../../main/core/calls/events.js';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
-import type { CallEvent } from '../../../main/core/events.js';
-import { silentLogger } from '../../../main/core/log.js';
+import { silentLogger } from '../../../main/core/runtime/log.js';
 import { Store } from '../../../main/core/store/db.js';
 import { callEvent } from '../../helpers/calls.js';
 

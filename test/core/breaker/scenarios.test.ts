@@ -13,7 +13,7 @@ import {
   type OperatorAction,
   type Transition,
 } from '../../../main/core/breaker/types.js';
-import type { Outcome, Phase } from '../../../main/core/classify.js';
+import type { Outcome, Phase } from '../../../main/core/calls/classify.js';
 
 type Step =
   | { kind: 'observe'; ts: number; outcome: Outcome; phase: Phase; retryAfterMs: number | null; sessionId: string }

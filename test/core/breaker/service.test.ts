@@ -5,14 +5,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TokenRate } from '../../../main/api/types.js';
 import type { BreakerService } from '../../../main/core/breaker/service.js';
 import type { Transition } from '../../../main/core/breaker/types.js';
-import type { Outcome } from '../../../main/core/classify.js';
+import type { Outcome } from '../../../main/core/calls/classify.js';
+import type { CallEvent, GatewaySignal, SourceKind } from '../../../main/core/calls/events.js';
 import { composeBreakers } from '../../../main/core/compose.js';
 import { configSchema } from '../../../main/core/config/index.js';
 import { parseWith } from '../../../main/core/config/schema.js';
-import type { CallEvent, GatewaySignal, SourceKind } from '../../../main/core/events.js';
-import { silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
 import { METRIC_NAMES } from '../../../main/core/metrics/names.js';
+import { silentLogger } from '../../../main/core/runtime/log.js';
 import { Store } from '../../../main/core/store/db.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 

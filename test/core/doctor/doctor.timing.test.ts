@@ -26,7 +26,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeApiUrl } from '../../../main/core/api-files/address.js';
 import type { Environment } from '../../../main/core/config/index.js';
 import { type DoctorReport, type Finding, runDoctor } from '../../../main/core/doctor/index.js';
-import { lockDataDir } from '../../../main/core/lock.js';
+import { lockDataDir } from '../../../main/core/runtime/lock.js';
 import { ZSTD_DECODER } from '../../../main/core/sources/zstd.js';
 import { agentDatabasePath, OpenClawAgentDb } from '../../../main/simulator/openclaw-db.js';
 import { type SimulatedGateway, startSimulatedGateway } from '../../../main/simulator/simulated-gateway.js';

@@ -13,7 +13,7 @@ import {
   type PeerState,
   type ProbeLease,
 } from '../../../main/core/fleet/link.js';
-import { silentLogger } from '../../../main/core/log.js';
+import { silentLogger } from '../../../main/core/runtime/log.js';
 import { freePort, type RedisServer, startRedisServer, startSilentServer } from '../../helpers/redis-server.js';
 import { toolOrSkip } from '../../helpers/tools.js';
 import { nextEvent, recordingLogger, sleep, waitUntil } from './wait.js';

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HealthMonitor, resumableStreak } from '../../../main/core/gateway/health.js';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
-import { silentLogger } from '../../../main/core/log.js';
+import { silentLogger } from '../../../main/core/runtime/log.js';
 
 const FLOOR = 1000;
 const CEILING = 30_000;

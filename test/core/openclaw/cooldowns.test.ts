@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LogFields, Logger } from '../../../main/core/log.js';
 import type { OpenClawCooldown } from '../../../main/core/openclaw/cooldown-state.js';
 import { OpenClawCooldowns } from '../../../main/core/openclaw/cooldowns.js';
+import type { LogFields, Logger } from '../../../main/core/runtime/log.js';
 import {
   type AuthStateWriter,
   agentAuthDatabase,

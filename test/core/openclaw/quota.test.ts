@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type LogFields, silentLogger } from '../../../main/core/log.js';
 import { parseStatusOutput, QuotaParseError, QuotaReader, quotaFromStatus } from '../../../main/core/openclaw/quota.js';
+import { type LogFields, silentLogger } from '../../../main/core/runtime/log.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/openclaw/${name}`, import.meta.url), 'utf8');
 const READ_AT = 1_796_157_000_000;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LogFields, Logger } from '../../../main/core/log.js';
+import type { LogFields, Logger } from '../../../main/core/runtime/log.js';
 import { dependencyNameProblem, escapedName, nameProblem } from '../../../main/core/sources/dependency-name.js';
 import { readGatewayLogLine } from '../../../main/core/sources/gateway-log-record.js';
 import { JsonlTranscriptSource } from '../../../main/core/sources/transcripts-jsonl.js';

@@ -8,7 +8,7 @@
  * real ones from openclaw@2026.9.6 and 2026.7.1, and read end to end by the parser.
  */
 import { describe, expect, it } from 'vitest';
-import type { CallEvent } from '../../../main/core/events.js';
+import type { CallEvent } from '../../../main/core/calls/events.js';
 import { AttemptAssembler } from '../../../main/core/sources/gateway-attempts.js';
 import { type AttemptLine, readGatewayLogLine } from '../../../main/core/sources/gateway-log-record.js';
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { GatewaySignal } from '../../../main/core/events.js';
+import type { GatewaySignal } from '../../../main/core/calls/events.js';
 import { type GatewayLogRecord, readGatewayLogLine } from '../../../main/core/sources/gateway-log-record.js';
 import { ageMs } from '../../../main/core/sources/gateway-log-signals.js';
 import { agentIdOfSessionKey, fallbackAsCall } from '../../../main/core/sources/gateway-signal-calls.js';

@@ -22,8 +22,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallEvent, GatewaySignal } from '../../../main/core/events.js';
-import { silentLogger } from '../../../main/core/log.js';
+import type { CallEvent, GatewaySignal } from '../../../main/core/calls/events.js';
+import { silentLogger } from '../../../main/core/runtime/log.js';
 import {
   GatewayLogSource,
   type GatewayLogSourceOptions,

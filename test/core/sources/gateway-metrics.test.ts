@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../../main/core/classify.js';
-import type { LogFields, Logger } from '../../../main/core/log.js';
+import type { Outcome } from '../../../main/core/calls/classify.js';
+import type { LogFields, Logger } from '../../../main/core/runtime/log.js';
 import {
   type GatewayMetricsOptions,
   GatewayMetricsSource,

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Logger, silentLogger } from '../../../main/core/log.js';
+import { type Logger, silentLogger } from '../../../main/core/runtime/log.js';
 import { scan } from '../../../main/core/scan/scan.js';
 import { AgentDatabase } from '../../../main/core/sources/agent-database.js';
 import { GatewayLogSource } from '../../../main/core/sources/gateway-log.js';

@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../main/core/log.js';
+import { silentLogger } from '../../../main/core/runtime/log.js';
 import type { TranscriptRecord } from '../../../main/core/sources/transcript-record.js';
 import {
   agentIdOf,

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallEvent } from '../../../main/core/events.js';
+import type { CallEvent } from '../../../main/core/calls/events.js';
 import { fixedZone } from '../../../main/core/spend/period.js';
 import { spendQueries, spendReport } from '../../../main/core/spend/report.js';
 import { Store } from '../../../main/core/store/db.js';

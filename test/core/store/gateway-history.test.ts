@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../../main/core/classify.js';
+import type { Outcome } from '../../../main/core/calls/classify.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory, type ProbeRow } from '../../../main/core/store/gateway-history.js';
 import { seededRandom } from '../../../main/simulator/records.js';

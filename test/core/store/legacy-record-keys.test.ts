@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallEvent } from '../../../main/core/events.js';
+import type { CallEvent } from '../../../main/core/calls/events.js';
 import { fallbackRecordKey, legacyRecordKey, recordKey } from '../../../main/core/sources/record-key.js';
 import { migrate } from '../../../main/core/store/database.js';
 import { Store } from '../../../main/core/store/db.js';

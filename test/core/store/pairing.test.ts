@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emptyOutcomeCounts, type Outcome } from '../../../main/core/classify.js';
-import type { CallEvent, TurnEvent, TurnOutcome } from '../../../main/core/events.js';
+import { emptyOutcomeCounts, type Outcome } from '../../../main/core/calls/classify.js';
+import type { CallEvent, TurnEvent, TurnOutcome } from '../../../main/core/calls/events.js';
+import { TURN_OUTCOMES } from '../../../main/core/calls/summary.js';
 import { Store } from '../../../main/core/store/db.js';
-import { TURN_OUTCOMES } from '../../../main/core/summary.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 
 const T0 = Date.UTC(2026, 11, 1, 14, 42, 21, 358);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeApiUrl } from '../../../main/core/api-files/address.js';
 import { checkDataPrivacy } from '../../../main/core/doctor/privacy-check.js';
-import { lockDataDir } from '../../../main/core/lock.js';
+import { lockDataDir } from '../../../main/core/runtime/lock.js';
 import { Store } from '../../../main/core/store/db.js';
 import { ensurePrivateDir } from '../../../main/core/store/private-files.js';
 

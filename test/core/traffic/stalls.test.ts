@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GatewaySignal } from '../../../main/core/events.js';
+import type { GatewaySignal } from '../../../main/core/calls/events.js';
 import { StallTracker } from '../../../main/core/traffic/stalls.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { CallEvent } from '../../../main/core/calls/events.js';
 import type { Config } from '../../../main/core/config/index.js';
-import type { CallEvent } from '../../../main/core/events.js';
 import { TokenRates } from '../../../main/core/traffic/tokens.js';
 import { callEvent, tokenUsage } from '../../helpers/calls.js';
 

@@ -1,5 +1,5 @@
 /**
- * The Restarter the watchdog runner holds: `plan`, `execute` (all outcomes,
+ * The Restarter the watchdog holds: `plan`, `execute` (all outcomes,
  * 'pending' included), `restart` (for a policy without 'pending') and
  * `verify`, with fake launchctl/systemctl/openclaw on PATH.
  */
@@ -102,7 +102,7 @@ describe('Restarter', () => {
     expect(executed.outcome).toBe('done');
     expect(executed.service?.health).toBe('running');
     expect(slept).toBe(500);
-    // What the runner stores: one result with every step's output.
+    // What the watchdog stores: one result with every step's output.
     expect(executed.result?.stdout.split('\n').filter((l) => l.startsWith('$ '))).toHaveLength(6);
   });
 

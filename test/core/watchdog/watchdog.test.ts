@@ -1,5 +1,5 @@
 /**
- * The watchdog runner with a real SQLite store, a recording restarter and two
+ * The watchdog with a real SQLite store, a recording restarter and two
  * injected clocks: the wall clock (what is stored and shown) is stepped back
  * and forth while the monotonic clock only moves forward, as on a machine
  * whose time is corrected under a running BreakerBar.
@@ -12,9 +12,9 @@ import { defaultsOf } from '../../../main/core/config/schema.js';
 import { interpretRestart } from '../../../main/core/gateway/control.js';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
 import { openclawPlan } from '../../../main/core/gateway/strategies/openclaw-cli.js';
-import { type Logger, silentLogger } from '../../../main/core/log.js';
 import { BreakerbarMetrics } from '../../../main/core/metrics/breakerbar-metrics.js';
 import type { NoticeInput } from '../../../main/core/notify/notice.js';
+import { type Logger, silentLogger } from '../../../main/core/runtime/log.js';
 import { Store } from '../../../main/core/store/db.js';
 import { GatewayHistory } from '../../../main/core/store/gateway-history.js';
 import { META_LAST_CALL } from '../../../main/core/watchdog/check-evidence.js';
@@ -22,7 +22,7 @@ import { type WatchdogSettings, watchdogConfig, watchdogSettings } from '../../.
 import type { RestartOrder, RestartOutcome } from '../../../main/core/watchdog/policy-decisions.js';
 import type { StrategyCheck } from '../../../main/core/watchdog/policy-inputs.js';
 import type { RestartExecution, Restarter } from '../../../main/core/watchdog/restarter.js';
-import { WatchdogRunner } from '../../../main/core/watchdog/runner.js';
+import { Watchdog } from '../../../main/core/watchdog/watchdog.js';
 import { callEvent } from '../../helpers/calls.js';
 import { recordingLogger } from '../../helpers/fake-backend.js';
 import { fixture } from '../gateway/service-fixtures.js';
@@ -43,7 +43,7 @@ const SETTINGS: WatchdogSettings = watchdogSettings({
 let dir: string;
 let store: Store;
 let history: GatewayHistory;
-let runner: WatchdogRunner | null;
+let watchdog: Watchdog | null;
 /** Monotonic time since the test began. */
 let elapsed: number;
 /** What the wall clock has been stepped by. */
@@ -54,10 +54,10 @@ let notices: NoticeInput[];
 let strategy: StrategyCheck;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'bb-watchdog-runner-'));
+  dir = mkdtempSync(join(tmpdir(), 'bb-watchdog-'));
   store = Store.open(join(dir, 'breakerbar.db'));
   history = new GatewayHistory(store.db);
-  runner = null;
+  watchdog = null;
   elapsed = 0;
   step = 0;
   orders = [];
@@ -70,7 +70,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  await runner?.stop();
+  await watchdog?.stop();
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -101,17 +101,17 @@ function fakeRestarter(): Restarter {
 /** The restart command returns once this settles (a command that takes its time). */
 let commandRuns: Promise<void> = Promise.resolve();
 
-/** What the runner's maintenance callback answers (a reason while a window is in force). */
+/** What the watchdog's maintenance callback answers (a reason while a window is in force). */
 let maintenance: string | null = null;
-/** What the runner's stalled-sessions callback answers. */
+/** What the watchdog's stalled-sessions callback answers. */
 let stalledNow: Array<{ dep: string | null; sessions: number; since: number; reportedAt: number }> = [];
 
 async function started(
   settings: Partial<WatchdogSettings> = {},
   checkIntervalMs = HOUR,
   log: Logger = silentLogger,
-): Promise<WatchdogRunner> {
-  runner = new WatchdogRunner({
+): Promise<Watchdog> {
+  watchdog = new Watchdog({
     maintenance: () => maintenance,
     settings: { ...SETTINGS, ...settings },
     checkIntervalMs, // an hour by default: the test calls check() itself
@@ -135,9 +135,9 @@ async function started(
     clock: wall,
     monotonic: () => T0 + elapsed,
   });
-  runner.start();
-  await runner.verify();
-  return runner;
+  watchdog.start();
+  await watchdog.verify();
+  return watchdog;
 }
 
 function probe(cls: 'ok' | 'refused', uptimeMs: number | null = null): ProbeResult {
@@ -154,7 +154,7 @@ function probe(cls: 'ok' | 'refused', uptimeMs: number | null = null): ProbeResu
 }
 
 /** Probes every 5 s for `ms`, letting any restart it orders finish; returns the kinds decided. */
-async function probing(r: WatchdogRunner, cls: 'ok' | 'refused', ms: number): Promise<string[]> {
+async function probing(r: Watchdog, cls: 'ok' | 'refused', ms: number): Promise<string[]> {
   const kinds: string[] = [];
   for (let t = 0; t < ms; t += 5 * SEC) {
     kinds.push(r.probe(probe(cls)).kind);
@@ -241,7 +241,7 @@ describe('time that cannot fool it', () => {
   });
 });
 
-describe('the runner acts only on what it has seen', () => {
+describe('the watchdog acts only on what it has seen', () => {
   it('no healthy probe yet: dead probes restart nothing and alert once', async () => {
     strategy = { runnable: false, problem: 'no openclaw CLI on PATH and no systemd unit', service: 'none' };
     const r = await started();

@@ -5,8 +5,8 @@
  * tested on its own; order matters, the first matching row wins.
  */
 
-import { OUTCOMES, type Outcome } from '../words/outcomes.js';
-import { storableInteger } from './whole-numbers.js';
+import { OUTCOMES, type Outcome } from '../../words/outcomes.js';
+import { storableInteger } from '../store/whole-numbers.js';
 
 export { OUTCOMES, type Outcome };
 

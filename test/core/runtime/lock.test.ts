@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isLocked, LockError, lockDataDir, lockOwner } from '../../main/core/lock.js';
+import { isLocked, LockError, lockDataDir, lockOwner } from '../../../main/core/runtime/lock.js';
 
 let dataDir: string;
 
@@ -22,7 +22,7 @@ afterEach(() => {
 /** Starts a separate process holding the lock of `dataDir`; resolves once it holds it. */
 async function holdInChild(): Promise<import('node:child_process').ChildProcess> {
   // The child runs plain Node, so it loads the built module (npm test builds first).
-  const built = new URL('../../dist/main/core/lock.js', import.meta.url).pathname;
+  const built = new URL('../../../dist/main/core/runtime/lock.js', import.meta.url).pathname;
   const script = `
     const { lockDataDir } = await import(${JSON.stringify(built)});
     // The lock is not kept in a variable, and a collection runs: the lock must outlive both.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesPattern, mostSpecific } from '../../main/core/patterns.js';
+import { matchesPattern, mostSpecific } from '../../../main/core/config/patterns.js';
 
 describe('matchesPattern', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEED_WATCHDOG, seedWatchdogStorms } from '../../main/core/storms.js';
+import { SEED_WATCHDOG, seedWatchdogStorms } from '../../../main/core/scan/storms.js';
 
 const MINUTE = 60_000;
 /** A whole minute, so the cron checks fall on T0 + k minutes. */

@@ -13,9 +13,9 @@ import {
   type Outcome,
   outcomeForReason,
   parseRetryAfterText,
-} from '../../main/core/classify.js';
-import { readRecord } from '../../main/core/sources/transcript-record.js';
-import { seededRandom } from '../../main/simulator/records.js';
+} from '../../../main/core/calls/classify.js';
+import { readRecord } from '../../../main/core/sources/transcript-record.js';
+import { seededRandom } from '../../../main/simulator/records.js';
 
 /** A failed call (stopReason "error") with nothing but what the test sets. */
 function failed(over: Partial<AssistantFacts> = {}): AssistantFacts {
@@ -840,7 +840,7 @@ describe('classifyFailoverReason (failoverReason / providerRuntimeFailureKind)',
  * (the `ok_long` reply was stored zstd-compressed there).
  */
 describe('OpenClaw 2026.9.6 records (fixture)', () => {
-  const FIXTURE = resolve(import.meta.dirname, '../fixtures/openclaw-2026.9.6/assistant-records.jsonl');
+  const FIXTURE = resolve(import.meta.dirname, '../../fixtures/openclaw-2026.9.6/assistant-records.jsonl');
   const lines = readFileSync(FIXTURE, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../main/core/classify.js';
-import type { TurnOutcome } from '../../main/core/events.js';
-import { CallTally, TURN_OUTCOMES, TurnTally } from '../../main/core/summary.js';
+import { emptyOutcomeCounts, OUTCOMES, type Outcome } from '../../../main/core/calls/classify.js';
+import type { TurnOutcome } from '../../../main/core/calls/events.js';
+import { CallTally, TURN_OUTCOMES, TurnTally } from '../../../main/core/calls/summary.js';
 
 /** The outcome counts with only the given outcomes non-zero. */
 const outcomes = (counts: Partial<Record<Outcome, number>>) => ({ ...emptyOutcomeCounts(), ...counts });

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { makePrivate } from './store/private-files.js';
+import { makePrivate } from '../store/private-files.js';
 
 export class LockError extends Error {
   override name = 'LockError';

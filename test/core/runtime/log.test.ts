@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, type LoggerOptions, silentLogger } from '../../main/core/log.js';
+import { createLogger, type LoggerOptions, silentLogger } from '../../../main/core/runtime/log.js';
 
 const NOW = Date.UTC(2026, 10, 30, 8, 15, 42, 123);
 

@@ -17,8 +17,8 @@ import { DecisionPerformer } from './decision-performer.js';
 import { WatchdogPolicy } from './policy.js';
 import type { Decision } from './policy-decisions.js';
 import type { StrategyCheck } from './policy-inputs.js';
-import type { WatchdogEvents, WatchdogRunnerOptions } from './runner-options.js';
 import { WatchdogClocks } from './watchdog-clocks.js';
+import type { WatchdogEvents, WatchdogOptions } from './watchdog-options.js';
 import { type WatchdogStatus, watchdogStatus } from './watchdog-status.js';
 
 const HOUR_MS = 3_600_000;
@@ -31,7 +31,7 @@ const UNFINISHED = ['running', 'recovering', 'pending'];
 /** What a pause is stored with when the user gave no reason. */
 const PAUSED_BY_USER = 'paused by the user';
 
-export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
+export class Watchdog extends EventEmitter<WatchdogEvents> {
   readonly policy: WatchdogPolicy;
   private timer: NodeJS.Timeout | null = null;
   private readonly clocks: WatchdogClocks;
@@ -42,7 +42,7 @@ export class WatchdogRunner extends EventEmitter<WatchdogEvents> {
   /** The last timed check's failure, said once until a check works again. */
   private checkFailure: string | null = null;
 
-  constructor(private readonly options: WatchdogRunnerOptions) {
+  constructor(private readonly options: WatchdogOptions) {
     super();
     this.policy = new WatchdogPolicy(options.settings);
     this.clocks = new WatchdogClocks(() => options.clock(), options.monotonic ?? options.clock);

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hangupAction, runsAsService, SERVICE_ENV } from '../../main/core/service-managers/run-mode.js';
-import { explainStartupError } from '../../main/core/startup-errors.js';
+import { explainStartupError } from '../../../main/core/runtime/startup-errors.js';
+import { hangupAction, runsAsService, SERVICE_ENV } from '../../../main/core/service-managers/run-mode.js';
 
 let tmp: string;
 beforeEach(() => {

@@ -1,13 +1,13 @@
 /**
- * What the watchdog runner is given (the store, the restarter, the clocks, and the callbacks that read the
+ * What the watchdog is given (the store, the restarter, the clocks, and the callbacks that read the
  * breakers and the gateway's stalled sessions) and what it tells its listeners. Its own module, so that the
- * parts the runner is made of take the same options without importing the runner.
+ * parts the watchdog is made of take the same options without importing the watchdog.
  */
 import type { Translator } from '../../words/messages/index.js';
 import type { BreakerSnapshot } from '../breaker/types.js';
-import type { Logger } from '../log.js';
 import type { BreakerbarMetrics } from '../metrics/breakerbar-metrics.js';
 import type { NoticeInput } from '../notify/notice.js';
+import type { Logger } from '../runtime/log.js';
 import type { Store } from '../store/db.js';
 import type { GatewayHistory, RestartRow } from '../store/gateway-history.js';
 import type { WriteFailures } from '../store/room.js';
@@ -16,7 +16,7 @@ import type { Decision } from './policy-decisions.js';
 import type { StrategyCheck } from './policy-inputs.js';
 import type { Restarter } from './restarter.js';
 
-export interface WatchdogRunnerOptions {
+export interface WatchdogOptions {
   settings: WatchdogSettings;
   checkIntervalMs: number;
   store: Store;
