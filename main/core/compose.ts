@@ -15,11 +15,11 @@ import { BreakerService } from './breaker/service.js';
 import type { Config, Environment, LoadedConfig } from './config/index.js';
 import { FleetLink } from './fleet/link.js';
 import { healthSettings } from './gateway/config.js';
-import { HealthMonitor, resumableStreak } from './gateway/health.js';
+import { HealthProber, resumableStreak } from './gateway/health.js';
 import { gatewayPort } from './gateway/owner/gather.js';
 import { strategyEnvironment } from './gateway/strategy-environment.js';
 import { incidentSettings } from './incidents/config.js';
-import { wireIncidentNotices } from './incidents/notices.js';
+import { wireIncidentNotices } from './incidents/incident-notices.js';
 import { IncidentService } from './incidents/service.js';
 import { IncidentStore } from './incidents/store.js';
 import type { BreakerbarMetrics } from './metrics/breakerbar-metrics.js';
@@ -154,7 +154,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
   const history = new GatewayHistory(store.db);
   const endpoint = resolveGatewayEndpoint(loaded, environment);
   const settings = healthSettings(config.health);
-  const health = new HealthMonitor({
+  const health = new HealthProber({
     baseUrl: endpoint.baseUrl,
     ...settings,
     // "Down since" goes on across a config reload or a quick restart of the daemon.

@@ -10,7 +10,7 @@ import { emptyOutcomeCounts } from '../../core/calls/classify.js';
 import type { CallSummary } from '../../core/calls/summary.js';
 import { readConfigFile, writeConfigFile } from '../../core/config/file.js';
 import type { DoctorReport } from '../../core/doctor/index.js';
-import type { HealthMonitor } from '../../core/gateway/health.js';
+import type { HealthProber } from '../../core/gateway/health.js';
 import type { ProbeResult } from '../../core/gateway/probe.js';
 import type { IncidentService } from '../../core/incidents/service.js';
 import type { BreakerbarMetrics } from '../../core/metrics/breakerbar-metrics.js';
@@ -75,7 +75,7 @@ export interface BackendParts {
   /** The gateway side, when this instance probes and restarts the gateway. */
   gateway?: {
     history: GatewayHistory;
-    health: HealthMonitor;
+    health: HealthProber;
     watchdog: Watchdog;
     notifier: Notifier;
     windows: AlertWindows;

@@ -17,7 +17,7 @@ import { found, type ProbeResult, probeGateway } from './probe.js';
 /** While a restart is verified, probe at least this often, so "started" is seen within seconds. */
 const FAST_INTERVAL_MS = 2000;
 
-export interface HealthMonitorOptions {
+export interface HealthProberOptions {
   baseUrl: string;
   intervalMs: number;
   connectTimeoutMs: number;
@@ -63,13 +63,13 @@ export interface ProbeStreak {
 export function resumableStreak(
   streak: ProbeStreak | null,
   now: number,
-  settings: Pick<HealthMonitorOptions, 'intervalMs' | 'readTimeoutMaxMs'>,
+  settings: Pick<HealthProberOptions, 'intervalMs' | 'readTimeoutMaxMs'>,
 ): Omit<ProbeStreak, 'lastTs'> | null {
   if (!streak || now - streak.lastTs > 2 * settings.intervalMs + settings.readTimeoutMaxMs) return null;
   return { ok: streak.ok, since: streak.since };
 }
 
-export class HealthMonitor extends EventEmitter<{ probe: [ProbeResult] }> {
+export class HealthProber extends EventEmitter<{ probe: [ProbeResult] }> {
   private readonly timeout: AdaptiveTimeout;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<ProbeResult> | null = null;
@@ -79,7 +79,7 @@ export class HealthMonitor extends EventEmitter<{ probe: [ProbeResult] }> {
   private upSince: number | null = null;
   private downSince: number | null = null;
 
-  constructor(private readonly options: HealthMonitorOptions) {
+  constructor(private readonly options: HealthProberOptions) {
     super();
     this.timeout = new AdaptiveTimeout({ floorMs: options.readTimeoutMinMs, ceilingMs: options.readTimeoutMaxMs });
     if (options.resume) {

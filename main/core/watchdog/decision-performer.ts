@@ -7,16 +7,16 @@ import type { EventEmitter } from 'node:events';
 import { type Translator, translator } from '../../words/messages/index.js';
 import type { RestartTrigger } from '../gateway/control.js';
 import { reportWriteFailure } from '../store/room.js';
+import type { WatchdogPolicy } from './policy.js';
+import type { Decision, RestartOrder } from './policy-decisions.js';
+import type { WatchdogClocks } from './watchdog-clocks.js';
 import {
   alertNotice,
   notRecoveredNotice,
   restartFailedNotice,
   restartStartedNotice,
   restartSucceededNotice,
-} from './notices.js';
-import type { WatchdogPolicy } from './policy.js';
-import type { Decision, RestartOrder } from './policy-decisions.js';
-import type { WatchdogClocks } from './watchdog-clocks.js';
+} from './watchdog-notices.js';
 import type { WatchdogEvents, WatchdogOptions } from './watchdog-options.js';
 import type { WatchdogStatus } from './watchdog-status.js';
 

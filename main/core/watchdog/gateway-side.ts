@@ -10,14 +10,14 @@ import type { Translator } from '../../words/messages/index.js';
 import type { BreakerService } from '../breaker/service.js';
 import { isLiveTransition } from '../breaker/service.js';
 import type { GatewaySignal } from '../calls/events.js';
-import type { HealthMonitor } from '../gateway/health.js';
+import type { HealthProber } from '../gateway/health.js';
 import type { WatchdogGauges } from '../metrics/sources.js';
 import type { AlertWindows } from '../notify/maintenance.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { GatewayHistory } from '../store/gateway-history.js';
-import { budgetNotice, transitionNotice } from './notices.js';
 import type { Restarter } from './restarter.js';
 import type { Watchdog } from './watchdog.js';
+import { budgetNotice, transitionNotice } from './watchdog-notices.js';
 
 const SEC = 1000;
 /** A log line older than this when read is history (a backfill, a catch-up after sleep), not a live event. */
@@ -25,7 +25,7 @@ const LIVE_SIGNAL_MS = 60 * SEC;
 
 export interface GatewaySideParts {
   history: GatewayHistory;
-  health: HealthMonitor;
+  health: HealthProber;
   watchdog: Watchdog;
   notifier: Notifier;
   restarter: Restarter;
@@ -40,7 +40,7 @@ export interface GatewaySideParts {
 
 export class GatewaySide {
   readonly history: GatewayHistory;
-  readonly health: HealthMonitor;
+  readonly health: HealthProber;
   readonly watchdog: Watchdog;
   readonly notifier: Notifier;
   readonly restarter: Restarter;

@@ -26,7 +26,7 @@ export type AlertKind =
 
 /**
  * What an alert is about, as data: the notice that tells a human is worded from these facts in the
- * daemon's language (notices.ts); `message` is the English sentence kept for logs and tests.
+ * daemon's language (watchdog-notices.ts); `message` is the English sentence kept for logs and tests.
  */
 export type AlertFacts =
   | { kind: 'gateway_down'; detail: string }

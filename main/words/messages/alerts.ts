@@ -6,7 +6,7 @@ import { area } from './area.js';
 const at = (ts: number, now: number, f: Formatters) =>
   Math.abs(ts - now) < 20 * 3_600_000 ? f.clock(ts) : f.dateTime(ts);
 
-/** What an incident is about, from its causes and figures (see main/core/incidents/notices.ts). */
+/** What an incident is about, from its causes and figures (see main/core/incidents/incident-notices.ts). */
 type What = { what: string };
 type Figures = { failedCalls: number; rateLimitedCalls: number; turnsLost: number; restarts: number };
 

@@ -3,7 +3,7 @@
  * watchdog's alerts and restarts, breaker transitions, token budgets,
  * OpenClaw's cooldown loops, the coalescer's summaries, and the chrome the
  * webhook formats put around a notice. The daemon words them in its language
- * (main/core/watchdog/notices.ts); the facts come from the policy as data.
+ * (main/core/watchdog/watchdog-notices.ts); the facts come from the policy as data.
  */
 import type { Formatters } from '../i18n.js';
 import { area } from './area.js';

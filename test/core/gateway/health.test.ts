@@ -3,7 +3,7 @@
  * time (`unknown`) changes, and which latencies teach the read timeout.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthMonitor, resumableStreak } from '../../../main/core/gateway/health.js';
+import { HealthProber, resumableStreak } from '../../../main/core/gateway/health.js';
 import type { ProbeResult } from '../../../main/core/gateway/probe.js';
 import { silentLogger } from '../../../main/core/runtime/log.js';
 
@@ -42,7 +42,7 @@ function dead(ts: number): ProbeResult {
   return { ...unknown(ts), class: 'read_timeout', dead: true, detail: 'no answer', loopStallMs: 0 };
 }
 
-let monitors: HealthMonitor[] = [];
+let monitors: HealthProber[] = [];
 afterEach(async () => {
   for (const monitor of monitors) await monitor.stop();
   monitors = [];
@@ -53,7 +53,7 @@ function monitorOf(results: ProbeResult[], resume: { ok: boolean; since: number 
   const timeouts: number[] = [];
   const recorded: ProbeResult[] = [];
   let next = 0;
-  const monitor = new HealthMonitor({
+  const monitor = new HealthProber({
     baseUrl: 'http://127.0.0.1:1',
     intervalMs: 3_600_000,
     connectTimeoutMs: 1000,
@@ -72,7 +72,7 @@ function monitorOf(results: ProbeResult[], resume: { ok: boolean; since: number 
   return { monitor, timeouts, recorded };
 }
 
-describe('HealthMonitor', () => {
+describe('HealthProber', () => {
   it('an unknown probe changes neither up-since nor down-since, and is recorded', async () => {
     const { monitor, recorded } = monitorOf([ok(1000, 5), unknown(2000), ok(3000, 5), dead(4000), unknown(5000)]);
     await monitor.probeNow();

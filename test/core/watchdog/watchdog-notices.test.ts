@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultsOf } from '../../../main/core/config/schema.js';
 import { type WatchdogSettings, watchdogConfig, watchdogSettings } from '../../../main/core/watchdog/config.js';
+import { WatchdogPolicy } from '../../../main/core/watchdog/policy.js';
+import type { Alert } from '../../../main/core/watchdog/policy-decisions.js';
 import {
   alertNotice,
   budgetNotice,
@@ -14,9 +16,7 @@ import {
   restartStartedNotice,
   restartSucceededNotice,
   transitionNotice,
-} from '../../../main/core/watchdog/notices.js';
-import { WatchdogPolicy } from '../../../main/core/watchdog/policy.js';
-import type { Alert } from '../../../main/core/watchdog/policy-decisions.js';
+} from '../../../main/core/watchdog/watchdog-notices.js';
 import { translator } from '../../../main/words/messages/index.js';
 
 const SEC = 1000;

@@ -5,7 +5,7 @@ import {
   incidentResolvedNotice,
   incidentWhat,
   wireIncidentNotices,
-} from '../../../main/core/incidents/notices.js';
+} from '../../../main/core/incidents/incident-notices.js';
 import type { IncidentSummary } from '../../../main/core/incidents/types.js';
 import type { NoticeInput } from '../../../main/core/notify/notice.js';
 import { translator } from '../../../main/words/messages/index.js';
