@@ -16,8 +16,6 @@ import type { Config, Environment, LoadedConfig } from './config/index.js';
 import { FleetLink } from './fleet/link.js';
 import { healthSettings } from './gateway/config.js';
 import { HealthProber, resumableStreak } from './gateway/health.js';
-import { gatewayPort } from './gateway/owner/gather.js';
-import { strategyEnvironment } from './gateway/strategy-environment.js';
 import { incidentSettings } from './incidents/config.js';
 import { wireIncidentNotices } from './incidents/incident-notices.js';
 import { IncidentService } from './incidents/service.js';
@@ -39,9 +37,9 @@ import { reportWriteFailure, type WriteFailures } from './store/room.js';
 import { AgentDependencies } from './traffic/dependents.js';
 import { type Stalled, StallTracker } from './traffic/stalls.js';
 import { TokenRates } from './traffic/tokens.js';
-import { restarterSettings, watchdogCheckIntervalMs, watchdogSettings } from './watchdog/config.js';
+import { watchdogCheckIntervalMs, watchdogSettings } from './watchdog/config.js';
 import { GatewaySide } from './watchdog/gateway-side.js';
-import { Restarter } from './watchdog/restarter.js';
+import { restarterFor } from './watchdog/restarter.js';
 import { strategyCheck } from './watchdog/strategy-check.js';
 import { Watchdog } from './watchdog/watchdog.js';
 
@@ -170,11 +168,7 @@ export function composeGatewaySide(options: GatewayComposition): GatewaySide {
       }
     },
   });
-  const restarter = new Restarter(
-    // The port finds the process listening on it: who owns the gateway (gateway/owner/).
-    { ...restarterSettings(config.watchdog), gatewayPort: gatewayPort(endpoint.baseUrl) },
-    strategyEnvironment(environment, config.profile),
-  );
+  const restarter = restarterFor(config, environment, endpoint.baseUrl);
   const windows = new AlertWindows({
     store,
     clock,

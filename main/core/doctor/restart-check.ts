@@ -7,13 +7,10 @@
 import { isAbsolute } from 'node:path';
 import type { Environment, LoadedConfig } from '../config/index.js';
 import type { RestartPlan, RestartTrigger, ServiceState, StrategyVerification } from '../gateway/control.js';
-import { gatewayPort } from '../gateway/owner/gather.js';
 import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 import { runCommand } from '../gateway/run-command.js';
-import { strategyEnvironment } from '../gateway/strategy-environment.js';
 import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
-import { restarterSettings } from '../watchdog/config.js';
-import { Restarter } from '../watchdog/restarter.js';
+import { restarterFor } from '../watchdog/restarter.js';
 import { type Finding, finding, type Level, saidFinding } from './types.js';
 
 const TRIGGERS: readonly RestartTrigger[] = ['manual', 'health', 'storm'];
@@ -162,15 +159,7 @@ export async function checkRestart(
   }
   const automatic = w.enabled && !w.dryRun;
 
-  const restarter = new Restarter(
-    // The gateway's port finds the process listening on it: who owns the gateway.
-    {
-      ...restarterSettings(loaded.config.watchdog),
-      gatewayPort: gatewayPort(resolveGatewayEndpoint(loaded, environment).baseUrl),
-    },
-    strategyEnvironment(environment, loaded.config.profile),
-    run,
-  );
+  const restarter = restarterFor(loaded.config, environment, resolveGatewayEndpoint(loaded, environment).baseUrl, run);
   const verification = await restarter.verify();
 
   // Triggers with the same plan (or the same problem) share one line.

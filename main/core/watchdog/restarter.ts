@@ -18,12 +18,14 @@ import {
   type StrategyVerification,
   verifyRestartStrategy,
 } from '../gateway/control.js';
+import type { Config, Environment } from '../config/index.js';
 import { decideOwner } from '../gateway/owner/decide-owner.js';
-import { gatherOwnerFacts } from '../gateway/owner/gather.js';
+import { gatewayPort, gatherOwnerFacts } from '../gateway/owner/gather.js';
 import { ownerRestartBlock } from '../gateway/owner/restart-rule.js';
 import type { GatewayOwnership, OwnerBlock } from '../gateway/owner/types.js';
 import { type CommandResult, runCommand } from '../gateway/run-command.js';
-import type { RESTART_FLAVOURS, RestartSettings } from './config.js';
+import { strategyEnvironment } from '../gateway/strategy-environment.js';
+import { type RESTART_FLAVOURS, type RestartSettings, restarterSettings } from './config.js';
 import type { RestartOrder } from './policy-decisions.js';
 
 type Flavour = (typeof RESTART_FLAVOURS)[number];
@@ -204,4 +206,22 @@ export class Restarter {
       service: attempt.service,
     };
   }
+}
+
+/**
+ * The restarter a config makes, for the daemon's watchdog and the doctor's check alike: the restart settings, the
+ * gateway's port (it finds the process listening on it: who owns the gateway) and the strategies' view of the
+ * machine.
+ */
+export function restarterFor(
+  config: Config,
+  environment: Environment,
+  gatewayBaseUrl: string,
+  run: typeof runCommand = runCommand,
+): Restarter {
+  return new Restarter(
+    { ...restarterSettings(config.watchdog), gatewayPort: gatewayPort(gatewayBaseUrl) },
+    strategyEnvironment(environment, config.profile),
+    run,
+  );
 }
