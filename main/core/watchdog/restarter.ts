@@ -6,6 +6,7 @@
  */
 import { delimiter, dirname, isAbsolute } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Config, Environment } from '../config/index.js';
 import {
   chooseRestart,
   executeRestart,
@@ -18,7 +19,6 @@ import {
   type StrategyVerification,
   verifyRestartStrategy,
 } from '../gateway/control.js';
-import type { Config, Environment } from '../config/index.js';
 import { decideOwner } from '../gateway/owner/decide-owner.js';
 import { gatewayPort, gatherOwnerFacts } from '../gateway/owner/gather.js';
 import { ownerRestartBlock } from '../gateway/owner/restart-rule.js';
