@@ -4,8 +4,10 @@
  * (`durationFields`), so a duration key added to it is compressed without being named here; the two tables
  * below are the only exceptions, each with its reason.
  */
+
+import { mapDurations } from '../core/config/durations.js';
 import { type Config, configSchema } from '../core/config/index.js';
-import { type DurationUnit, mapDurations, toMs } from '../core/config/schema.js';
+import { type DurationUnit, toMs } from '../core/config/schema.js';
 
 /** Durations left as configured, and why. */
 export const NOT_SCALED: Readonly<Record<string, string>> = {

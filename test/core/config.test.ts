@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { durationFields, mapDurations } from '../../main/core/config/durations.js';
 import {
   breakerbarHome,
   ConfigError,
@@ -16,10 +17,8 @@ import {
   allFields,
   defaultsOf,
   describeFields,
-  durationFields,
   group,
   int,
-  mapDurations,
   millis,
   seconds,
   toMs,

@@ -4,8 +4,9 @@
  * further work, and a stale exception (a key that is no longer a duration) fails here.
  */
 import { describe, expect, it } from 'vitest';
+import { durationFields, mapDurations } from '../../main/core/config/durations.js';
 import { type Config, configSchema } from '../../main/core/config/index.js';
-import { durationFields, mapDurations, parseWith } from '../../main/core/config/schema.js';
+import { parseWith } from '../../main/core/config/schema.js';
 import { NOT_SCALED, scaleConfig, WALL_FLOOR_MS } from '../../main/rehearse/time-scale.js';
 
 const SCALE = 60;

@@ -2,7 +2,9 @@
  * The gateway's health probe config, declared once: the `health` group of config.json (keys, defaults, docs,
  * units) and the probe's settings derived from it, every duration in milliseconds by its declared unit.
  */
-import { DAY_SEC, group, type Infer, type InMs, inMs, seconds } from '../config/schema.js';
+
+import { type InMs, inMs } from '../config/durations.js';
+import { DAY_SEC, group, type Infer, seconds } from '../config/schema.js';
 
 export const healthConfig = group({
   intervalSec: seconds(15, 1, DAY_SEC, "How often the gateway's /healthz, /startupz and /readyz are probed."),

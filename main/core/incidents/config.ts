@@ -2,7 +2,9 @@
  * The incidents' config, declared once: the `incidents` group of config.json (keys, defaults, docs, units) and
  * the rules' settings derived from it, every duration in milliseconds by its declared unit.
  */
-import { DAY_SEC, group, type Infer, type InMs, inMs, seconds } from '../config/schema.js';
+
+import { type InMs, inMs } from '../config/durations.js';
+import { DAY_SEC, group, type Infer, seconds } from '../config/schema.js';
 
 export const incidentsConfig = group({
   graceSec: seconds(

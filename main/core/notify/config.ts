@@ -3,13 +3,13 @@
  * (keys, defaults, docs, units) and the settings derived from them, every duration in milliseconds by its
  * declared unit.
  */
+
+import { type InMs, inMs } from '../config/durations.js';
 import {
   bool,
   DAY_SEC,
   group,
   type Infer,
-  type InMs,
-  inMs,
   int,
   list,
   listOf,

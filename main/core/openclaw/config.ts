@@ -2,7 +2,9 @@
  * OpenClaw's quota read, configured once: the `quota` group of config.json (keys, defaults, docs, units) and
  * the reader's settings derived from it, every duration in milliseconds by its declared unit.
  */
-import { bool, DAY_SEC, group, type Infer, inMs, optionalArgv, seconds } from '../config/schema.js';
+
+import { inMs } from '../config/durations.js';
+import { bool, DAY_SEC, group, type Infer, optionalArgv, seconds } from '../config/schema.js';
 import { DEFAULT_QUOTA_COMMAND, type QuotaReaderOptions } from './quota.js';
 
 export const quotaConfig = group({

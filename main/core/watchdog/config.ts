@@ -4,18 +4,9 @@
  * added here reaches the policy without further copying: the policy's settings are every key but the
  * restarter's, converted by the schema's declared units.
  */
-import {
-  bool,
-  DAY_SEC,
-  group,
-  type Infer,
-  type InMs,
-  inMs,
-  int,
-  oneOf,
-  optionalArgv,
-  seconds,
-} from '../config/schema.js';
+
+import { type InMs, inMs } from '../config/durations.js';
+import { bool, DAY_SEC, group, type Infer, int, oneOf, optionalArgv, seconds } from '../config/schema.js';
 
 /** The openclaw CLI's restart flavours (`--safe`, `--force`, `--wait`, none). */
 export const RESTART_FLAVOURS = ['safe', 'force', 'wait', 'plain'] as const;

@@ -10,8 +10,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { durationFields } from '../../../main/core/config/durations.js';
 import { configSchema } from '../../../main/core/config/index.js';
-import { describeFields, durationFields } from '../../../main/core/config/schema.js';
+import { describeFields } from '../../../main/core/config/schema.js';
 import { LANGUAGES } from '../../../main/words/i18n.js';
 import { CATALOGUES } from '../../../main/words/messages/index.js';
 

@@ -3,7 +3,8 @@
  * unit each field declares, in nested groups, records and lists too, and leaves everything else as parsed.
  */
 import { describe, expect, it } from 'vitest';
-import { bool, group, inMs, int, list, millis, parseWith, record, seconds } from '../../../main/core/config/schema.js';
+import { inMs } from '../../../main/core/config/durations.js';
+import { bool, group, int, list, millis, parseWith, record, seconds } from '../../../main/core/config/schema.js';
 
 const node = group({
   enabled: bool(true, 'A flag.'),

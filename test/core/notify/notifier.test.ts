@@ -4,7 +4,8 @@
  * channel must never hold up another.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultsOf, inMs } from '../../../main/core/config/schema.js';
+import { inMs } from '../../../main/core/config/durations.js';
+import { defaultsOf } from '../../../main/core/config/schema.js';
 import {
   type WebhookConfig,
   type WebhookSettings,

@@ -4,7 +4,8 @@
  * an injected clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultsOf, inMs } from '../../../main/core/config/schema.js';
+import { inMs } from '../../../main/core/config/durations.js';
+import { defaultsOf } from '../../../main/core/config/schema.js';
 import { type WebhookConfig, type WebhookSettings, webhookConfig } from '../../../main/core/notify/config.js';
 import type { DesktopChannel } from '../../../main/core/notify/desktop.js';
 import { ALERT_KINDS, eventsWant, type Notice, routingSeverity } from '../../../main/core/notify/notice.js';

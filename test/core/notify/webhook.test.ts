@@ -3,7 +3,8 @@
  * Retry-After, services that refuse with HTTP 200, and no secrets in errors.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultsOf, inMs } from '../../../main/core/config/schema.js';
+import { inMs } from '../../../main/core/config/durations.js';
+import { defaultsOf } from '../../../main/core/config/schema.js';
 import {
   type WebhookConfig,
   type WebhookSettings,
