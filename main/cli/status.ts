@@ -7,6 +7,7 @@ import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
 import { type Command, displayWidth, stringOption, table } from './command.js';
 import { incidentsLine } from './incidents.js';
+import { decisionWords, probeWords } from './reason-words.js';
 
 export const statusCommand: Command = {
   name: 'status',
@@ -82,7 +83,9 @@ function gatewayLines(status: ApiStatus, now: number, t: Translator): string[] {
   const since = last?.ok && gateway.upSince ? t.t('cli.status.gateway.upFor', { ms: now - gateway.upSince }) : '';
   const down =
     !last?.ok && gateway.downSince ? t.t('cli.status.gateway.downSince', { since: gateway.downSince, now }) : '';
-  const probe = last ? t.t('cli.status.gateway.probe', { detail: last.detail, ts: last.ts, now }) : '';
+  const probe = last
+    ? t.t('cli.status.gateway.probe', { detail: probeWords(last.detail, last.found, t), ts: last.ts, now })
+    : '';
   return [labelled(t.t('cli.status.label.gateway'), `${gateway.baseUrl}: ${state}${since}${down}${probe}`)];
 }
 
@@ -157,7 +160,7 @@ function watchdogLines(status: ApiStatus, now: number, t: Translator): string[] 
         ts: r.ts,
         now,
         trigger: r.trigger,
-        reason: r.reason,
+        reason: decisionWords(r.reason, r.why, t),
         result: r.result,
         recoveryMs: r.recoveryMs,
       }),

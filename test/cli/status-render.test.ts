@@ -5,7 +5,7 @@ import { cooldownLines, renderStatus } from '../../main/cli/status.js';
 import type { OpenClawCooldownsStatus } from '../../main/core/openclaw/cooldowns.js';
 import { languageOf } from '../../main/core/runtime/language.js';
 import { translator } from '../../main/words/messages/index.js';
-import { apiStatus, breaker, gateway, MIN, NOW, probe, source, watchdog } from '../app/fixtures.js';
+import { apiStatus, breaker, gateway, MIN, NOW, probe, restartRow, source, watchdog } from '../app/fixtures.js';
 
 const COOLDOWNS: OpenClawCooldownsStatus = {
   active: [
@@ -242,5 +242,51 @@ describe("breakerbar status names the gateway's owner", () => {
     const read = renderStatus({ ...empty, sources: [source({ calls: 3 })] }, NOW);
     expect(read).toContain('No dependencies seen yet.');
     expect(read).not.toContain('Nothing read from OpenClaw');
+  });
+});
+
+describe('breakerbar status in Chinese: reasons and probe details worded from their codes', () => {
+  /** A run of three lowercase English words: an English sentence left in a Chinese line. */
+  const ENGLISH_RUN = /\b[a-z]+ [a-z]+ [a-z]+\b/;
+  const zh = translator('zh-CN');
+  const refused = probe({
+    class: 'refused',
+    dead: true,
+    ok: false,
+    detail: 'connection refused on 127.0.0.1:18789',
+    found: { code: 'refused', where: '127.0.0.1:18789' },
+  });
+  const manualRestart = restartRow({
+    trigger: 'manual',
+    reason: 'restart requested by the user',
+    why: { code: 'manual', note: null },
+    evidence: 'manual',
+  });
+  const status = apiStatus({
+    gateway: gateway({ last: refused, upSince: null, downSince: NOW - MIN }),
+    watchdog: watchdog({ lastRestart: manualRestart }),
+  });
+  const lineWith = (text: string, start: string) => text.split('\n').find((line) => line.startsWith(start)) ?? '';
+
+  it('words the last probe and the last restart in Chinese, with no English sentence left', () => {
+    const text = renderStatus(status, NOW, zh);
+    const gatewayLine = lineWith(text, '网关 ');
+    const restartLine = lineWith(text, '上次重启');
+    expect(gatewayLine).toContain('127.0.0.1:18789 拒绝连接');
+    expect(restartLine).toContain('用户请求重启');
+    for (const line of [gatewayLine, restartLine]) expect(line).not.toMatch(ENGLISH_RUN);
+  });
+
+  it('keeps the English lines as they were', () => {
+    const text = renderStatus(status, NOW);
+    expect(text).toContain('(connection refused on 127.0.0.1:18789, ');
+    expect(text).toContain('(manual: restart requested by the user): recovered');
+  });
+
+  it('a row without its code (an older BreakerBar) shows its line', () => {
+    const old = apiStatus({
+      watchdog: watchdog({ lastRestart: restartRow({ reason: 'an old line kept as stored' }) }),
+    });
+    expect(lineWith(renderStatus(old, NOW, zh), '上次重启')).toContain('an old line kept as stored');
   });
 });
