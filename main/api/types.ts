@@ -20,6 +20,7 @@ import type { StoreHealth } from '../core/store/database-watch.js';
 import type { DecisionRow, NotificationRow, ProbeRow, RestartRow } from '../core/store/gateway-history.js';
 import type { TokenRate } from '../core/traffic/tokens.js';
 import type { WatchdogStatus } from '../core/watchdog/watchdog-status.js';
+import type { DecisionReason } from '../words/decision-reasons.js';
 import type { Language } from '../words/i18n.js';
 
 /** The core's own types that travel on the wire as they are: the dashboard and the clients name them from here. */
@@ -131,7 +132,10 @@ export interface SignInCode {
 
 export interface WatchdogResponse {
   decision: string;
+  /** Why, as the policy's English line. */
   reason: string;
+  /** Why, as a code and its facts, for a client to word in its reader's language (absent from older instances). */
+  why?: DecisionReason;
   status: WatchdogStatus;
 }
 

@@ -4,11 +4,13 @@
  * own path (a restart already running is never doubled).
  */
 
-import type { WatchdogResponse } from '../api/types.js';
-import { loadConfig } from '../core/config/index.js';
-import { translator } from '../words/messages/index.js';
+import type { RestartRow, WatchdogResponse } from '../api/types.js';
+import { type LoadedConfig, loadConfig } from '../core/config/index.js';
+import { languageOf } from '../core/runtime/language.js';
+import { type Translator, translator } from '../words/messages/index.js';
 import { connect } from './api-client.js';
-import { type Command, type Io, stringOption, UsageError } from './command.js';
+import { type Command, type Io, type Parsed, stringOption, UsageError } from './command.js';
+import { decisionWords } from './reason-words.js';
 
 const DURATION = /^(\d+)\s*(s|m|min|h|d)?$/;
 const UNIT_SEC: Record<string, number> = { s: 1, m: 60, min: 60, h: 3600, d: 86400 };
@@ -23,8 +25,29 @@ export function parseDuration(text: string): number {
   return seconds;
 }
 
-function print(io: Io, json: boolean, answer: WatchdogResponse): void {
-  io.out(json ? `${JSON.stringify(answer, null, 2)}\n` : `${answer.decision}: ${answer.reason}\n`);
+/** The watchdog's answer as one line: what it decided, and why, in the reader's language. */
+export function answerLine(answer: WatchdogResponse, t: Translator): string {
+  return t.t('cli.watchdog.answer', { decision: answer.decision, why: decisionWords(answer.reason, answer.why, t) });
+}
+
+/** How a restart waited for ended (`row`: the last restart; null when none is recorded). */
+export function restartEndLine(row: RestartRow | null, t: Translator): string {
+  return t.t('cli.watchdog.restartEnded', {
+    result: row?.result ?? null,
+    recoveryMs: row?.recoveryMs ?? null,
+    detail: row?.detail ? decisionWords(row.detail, row.detailWhy, t) : null,
+  });
+}
+
+/** The config and the reader's language of a command: each prints in the language BreakerBar speaks here. */
+function setUp(args: Parsed): { loaded: LoadedConfig; t: Translator } {
+  const loaded = loadConfig(stringOption(args, 'config'));
+  return { loaded, t: translator(languageOf(loaded.config, process.env)) };
+}
+
+/** `--json` prints the API's answer untouched (for scripts); otherwise the worded line. */
+function print(io: Io, json: boolean, answer: WatchdogResponse, t: Translator): void {
+  io.out(json ? `${JSON.stringify(answer, null, 2)}\n` : `${answerLine(answer, t)}\n`);
 }
 
 const common = {
@@ -55,11 +78,12 @@ Options:
   options: { ...common, force: { type: 'boolean' }, reason: { type: 'string' }, wait: { type: 'boolean' } },
   positionals: false,
   async run(args, io) {
-    const client = connect(loadConfig(stringOption(args, 'config')));
+    const { loaded, t } = setUp(args);
+    const client = connect(loaded);
     const force = args.values.force === true;
     const reason = stringOption(args, 'reason');
     const answer = await client.call('restart', reason === undefined ? { force } : { force, reason });
-    print(io, args.values.json === true, answer);
+    print(io, args.values.json === true, answer, t);
     if (answer.decision !== 'restart') return 1;
     if (!args.values.wait) return 0;
     // Poll the status (every second) until the restart record is final.
@@ -70,12 +94,11 @@ Options:
       const w = status.watchdog;
       if (w?.recovering?.pending && !toldPending) {
         toldPending = true;
-        io.out('restart pending: OpenClaw restarts once its active work has drained\n');
+        io.out(`${t.t('cli.watchdog.restartPending')}\n`);
       }
       if (w && !w.restartInFlight && !w.recovering) {
         const last = w.lastRestart;
-        const recovery = last?.recoveryMs != null ? ` in ${translator('en').duration(last.recoveryMs)}` : '';
-        io.out(`restart ${last?.result ?? 'finished'}${recovery}${last?.detail ? `: ${last.detail}` : ''}\n`);
+        io.out(`${restartEndLine(last, t)}\n`);
         return last && ['recovered', 'started'].includes(last.result) ? 0 : 1;
       }
     }
@@ -104,10 +127,11 @@ Options:
     if (args.positionals.length > 1) throw new UsageError('pause takes one DURATION at most');
     const text = args.positionals[0];
     const durationSec = text === undefined ? null : parseDuration(text);
-    const client = connect(loadConfig(stringOption(args, 'config')));
+    const { loaded, t } = setUp(args);
+    const client = connect(loaded);
     const reason = stringOption(args, 'reason');
     const request = reason === undefined ? { durationSec } : { durationSec, reason };
-    print(io, args.values.json === true, await client.call('pause', request));
+    print(io, args.values.json === true, await client.call('pause', request), t);
     return 0;
   },
 };
@@ -128,8 +152,8 @@ Options:
   options: common,
   positionals: false,
   async run(args, io) {
-    const client = connect(loadConfig(stringOption(args, 'config')));
-    print(io, args.values.json === true, await client.call('resume'));
+    const { loaded, t } = setUp(args);
+    print(io, args.values.json === true, await connect(loaded).call('resume'), t);
     return 0;
   },
 };

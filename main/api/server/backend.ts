@@ -169,7 +169,8 @@ export function createBackend(parts: BackendParts): ApiBackend {
           : request.action === 'pause'
             ? watchdog.pause(request.durationSec === null ? null : request.durationSec * 1000, request.reason)
             : watchdog.resume();
-      return { decision: decision.kind, reason: decision.reason, status: watchdog.status() };
+      const why = decision.why === undefined ? {} : { why: decision.why };
+      return { decision: decision.kind, reason: decision.reason, ...why, status: watchdog.status() };
     },
 
     maintenance(request?: MaintenanceRequest | null): MaintenanceResponse {

@@ -41,6 +41,14 @@ const ZH_RESULT: Record<string, string> = {
   dry_run: '演练，未重启',
   started: '网关已启动',
 };
+/** The watchdog's answer to restart, pause and resume (`quiet` is resume's: nothing to restart). */
+const ZH_ANSWER: Record<string, string> = {
+  restart: '重启',
+  in_flight: '未重启',
+  pending: '未重启',
+  paused: '已暂停',
+  quiet: '已恢复',
+};
 const ZH_STATE: Record<string, string> = { closed: '闭合', half_open: '半开', open: '断开', throttled: '限流' };
 const ZH_KIND: Record<string, string> = { cooldown: '冷却', disabled: '停用', blocked: '额度受限' };
 
@@ -157,6 +165,16 @@ export const cli = area(
     'cli.maintenance.window': (p: { until: number | null; now: number; reason: string; manual: boolean }, f) =>
       `maintenance ${p.until === null ? 'until stopped' : `until ${f.relative(p.until, p.now)}`}, ${p.manual ? 'started by hand' : 'recurring'} (${p.reason}): no notifications, no automatic restarts`,
     'cli.maintenance.noneStopped': 'no maintenance window started by hand was in force',
+    // `breakerbar restart`, `pause` and `resume`: the API's decision word, then why.
+    'cli.watchdog.answer': (p: { decision: string; why: string }) => `${p.decision}: ${p.why}`,
+    'cli.watchdog.restartPending': 'restart pending: OpenClaw restarts once its active work has drained',
+    'cli.watchdog.restartEnded': (
+      p: { result: string | null; recoveryMs: number | null; detail: string | null },
+      f: Formatters,
+    ) =>
+      `restart ${p.result ?? 'finished'}${p.recoveryMs === null ? '' : ` in ${f.duration(p.recoveryMs)}`}${
+        p.detail ? `: ${p.detail}` : ''
+      }`,
   },
   {
     'cli.status.version': (p: { version: string }) => `BreakerBar ${p.version}`,
@@ -264,5 +282,14 @@ export const cli = area(
     'cli.maintenance.window': (p: { until: number | null; now: number; reason: string; manual: boolean }, f) =>
       `维护中，${p.until === null ? '直到手动结束' : `至${f.relative(p.until, p.now)}`}，${p.manual ? '手动开始' : '定期窗口'}（${p.reason}）：不发通知，不自动重启`,
     'cli.maintenance.noneStopped': '没有手动开始的维护窗口',
+    'cli.watchdog.answer': (p: { decision: string; why: string }) => `${ZH_ANSWER[p.decision] ?? p.decision}：${p.why}`,
+    'cli.watchdog.restartPending': '重启已排期：OpenClaw 会在手头工作完成后重启',
+    'cli.watchdog.restartEnded': (
+      p: { result: string | null; recoveryMs: number | null; detail: string | null },
+      f: Formatters,
+    ) =>
+      `重启${p.result === null ? '结束' : (ZH_RESULT[p.result] ?? p.result)}${
+        p.recoveryMs === null ? '' : `，用时 ${f.duration(p.recoveryMs)}`
+      }${p.detail ? `：${p.detail}` : ''}`,
   },
 );
