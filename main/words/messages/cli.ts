@@ -4,6 +4,8 @@ import { area } from './area.js';
 import { enOwner, type OwnerWords, zhOwner } from './gateway-owner.js';
 
 type Trigger = string;
+/** An operator's control of a breaker (as breaker-reasons.ts's BreakerControl, which imports this catalogue). */
+type BreakerControl = 'force_open' | 'force_closed' | 'reset';
 type DoctorArea = 'config' | 'openclaw' | 'sources' | 'gateway' | 'restart' | 'notifications' | 'breakerbar';
 
 const EN_AREA: Record<DoctorArea, string> = {
@@ -49,6 +51,7 @@ const ZH_ANSWER: Record<string, string> = {
   paused: '已暂停',
   quiet: '已恢复',
 };
+const ZH_CONTROL: Record<BreakerControl, string> = { force_open: '强制断开', force_closed: '强制闭合', reset: '重置' };
 const ZH_STATE: Record<string, string> = { closed: '闭合', half_open: '半开', open: '断开', throttled: '限流' };
 const ZH_KIND: Record<string, string> = { cooldown: '冷却', disabled: '停用', blocked: '额度受限' };
 
@@ -165,6 +168,12 @@ export const cli = area(
     'cli.maintenance.window': (p: { until: number | null; now: number; reason: string; manual: boolean }, f) =>
       `maintenance ${p.until === null ? 'until stopped' : `until ${f.relative(p.until, p.now)}`}, ${p.manual ? 'started by hand' : 'recurring'} (${p.reason}): no notifications, no automatic restarts`,
     'cli.maintenance.noneStopped': 'no maintenance window started by hand was in force',
+    // `breakerbar breaker open|close|reset`: the API's states and action words, then why.
+    'cli.breaker.transition': (p: { dep: string; from: string; to: string; why: string }) =>
+      `${p.dep}: ${p.from} → ${p.to} (${p.why})`,
+    'cli.breaker.noChange': (p: { dep: string; action: BreakerControl }) =>
+      `${p.dep}: no change (${p.action} recorded)`,
+    'cli.breaker.defaultReason': 'set from the command line',
     // `breakerbar restart`, `pause` and `resume`: the API's decision word, then why.
     'cli.watchdog.answer': (p: { decision: string; why: string }) => `${p.decision}: ${p.why}`,
     'cli.watchdog.restartPending': 'restart pending: OpenClaw restarts once its active work has drained',
@@ -282,6 +291,11 @@ export const cli = area(
     'cli.maintenance.window': (p: { until: number | null; now: number; reason: string; manual: boolean }, f) =>
       `维护中，${p.until === null ? '直到手动结束' : `至${f.relative(p.until, p.now)}`}，${p.manual ? '手动开始' : '定期窗口'}（${p.reason}）：不发通知，不自动重启`,
     'cli.maintenance.noneStopped': '没有手动开始的维护窗口',
+    'cli.breaker.transition': (p: { dep: string; from: string; to: string; why: string }) =>
+      `${p.dep}：${ZH_STATE[p.from] ?? p.from} → ${ZH_STATE[p.to] ?? p.to}（${p.why}）`,
+    'cli.breaker.noChange': (p: { dep: string; action: BreakerControl }) =>
+      `${p.dep}：没有变化（已记录：${ZH_CONTROL[p.action]}）`,
+    'cli.breaker.defaultReason': '在命令行中设置',
     'cli.watchdog.answer': (p: { decision: string; why: string }) => `${ZH_ANSWER[p.decision] ?? p.decision}：${p.why}`,
     'cli.watchdog.restartPending': '重启已排期：OpenClaw 会在手头工作完成后重启',
     'cli.watchdog.restartEnded': (
