@@ -17,11 +17,6 @@ console.log(`test order shuffled with seed ${seed} (BREAKERBAR_TEST_SEED=${seed}
  * others, one at a time, so that no other file's work makes their timers late.
  */
 const TIMING = 'test/**/*.timing.test.ts';
-/**
- * The install test builds better-sqlite3 three times (minutes of CPU at a low priority, and minutes of waiting on
- * npm): it starts first (test/helpers/longest-first.ts) in a worker of its own, beside the other files.
- */
-const INSTALL = 'test/install/**/*.test.ts';
 
 export default defineConfig({
   test: {
@@ -39,10 +34,11 @@ export default defineConfig({
           name: 'side by side',
           include: ['test/**/*.test.ts'],
           exclude: ['test/e2e/openclaw/**', '**/node_modules/**', TIMING],
-          // One file per core, and one worker more for the install test, which takes only the CPU the others
-          // leave: most of these files wait on what they drive (a daemon, a browser, a socket), and those that
-          // judge the wall clock run apart (below). Measured on 2 cores: 12 min one file at a time, 7 min one per
-          // core; two per core made busy-machine failures of cleanups and timers.
+          // One file per core, and one worker more for the install test (test/install/), which starts first
+          // (test/helpers/longest-first.ts) and builds better-sqlite3 three times at a low priority, taking only
+          // the CPU the others leave. Most of these files wait on what they drive (a daemon, a browser, a
+          // socket); those that judge the wall clock run apart (below). Measured on 2 cores: 12 min one file at
+          // a time, 7 min one per core; two per core made busy-machine failures of cleanups and timers.
           maxWorkers: availableParallelism() + 1,
           sequence: { groupOrder: 0 },
         },
