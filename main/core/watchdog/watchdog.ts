@@ -194,8 +194,10 @@ export class Watchdog extends EventEmitter<WatchdogEvents> {
       decision.why?.code === 'paused'
         ? { ...decision.why, note }
         : { code: 'text', text: `${decision.reason} (${reason})` };
-    this.performer.perform({ ...decision, reason: decisionReasonLine(why), why });
-    return decision;
+    // The answer is the decision as stored, the user's note in it.
+    const stored = { ...decision, reason: decisionReasonLine(why), why };
+    this.performer.perform(stored);
+    return stored;
   }
 
   resume(): Decision {

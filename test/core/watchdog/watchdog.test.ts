@@ -164,6 +164,17 @@ async function probing(r: Watchdog, cls: 'ok' | 'refused', ms: number): Promise<
   return kinds;
 }
 
+describe('pause', () => {
+  it('answers the decision as stored, with what the user said', async () => {
+    const w = await started();
+    const answer = w.pause(30 * MIN, 'upgrading OpenClaw');
+    expect(answer.reason).toContain('upgrading OpenClaw');
+    expect(answer.why).toMatchObject({ code: 'paused', note: 'upgrading OpenClaw' });
+    const stored = history.decisions(0, Number.MAX_SAFE_INTEGER).filter((d) => d.source === 'manual');
+    expect(stored.map((d) => d.reason)).toEqual([answer.reason]);
+  });
+});
+
 describe('maintenance', () => {
   it('a dead gateway during maintenance is recorded, not restarted; a manual restart still runs', async () => {
     const r = await started();
