@@ -5,6 +5,7 @@
  */
 import { Cancelled } from './api.js';
 import { fill, h } from './dom.js';
+import { words } from './format.js';
 import type { TokenAccess } from './http-api.js';
 import { isTokenShape, type TokenStore } from './token.js';
 
@@ -17,6 +18,7 @@ export function tokenPrompt(container: HTMLElement, store: TokenStore): TokenAcc
   };
 
   const render = (reason: 'missing' | 'refused') => {
+    const t = words();
     const input = h('input', {
       id: 'token-input',
       type: 'password',
@@ -26,33 +28,34 @@ export function tokenPrompt(container: HTMLElement, store: TokenStore): TokenAcc
       'aria-describedby': 'token-why token-error',
     });
     const error = h('p', { id: 'token-error', class: 'field-error', role: 'alert', hidden: true });
-    const cancel = h('button', { type: 'button' }, 'Cancel');
+    const cancel = h('button', { type: 'button' }, t.t('dashboard.token.cancel'));
     const form = h(
       'form',
       { class: 'token-prompt', 'aria-labelledby': 'token-title', 'data-testid': 'token-prompt' },
-      h('h2', { id: 'token-title' }, reason === 'refused' ? 'That API token was refused' : 'API token needed'),
+      h('h2', { id: 'token-title' }, t.t(`dashboard.token.title.${reason}`)),
       h(
         'div',
         { id: 'token-why' },
         h(
           'p',
           null,
-          reason === 'refused'
-            ? 'BreakerBar did not accept the token this page had (it changes when the api-token file is created anew). '
-            : 'Changing anything (restart, pause, breaker controls, settings) needs BreakerBar’s local API token. ',
-          'Run ',
-          h('code', null, 'breakerbar dashboard'),
-          ': it prints a dashboard URL that carries the token. Or paste the token from the file ',
-          h('code', null, '<dataDir>/api-token'),
-          ' (by default ',
-          h('code', null, '~/.config/breakerbar/api-token'),
-          ' on Linux, ',
-          h('code', null, '~/Library/Application Support/BreakerBar/api-token'),
-          ' on macOS).',
+          `${t.t(`dashboard.token.why.${reason}`)} `,
+          ...withCode(t.t('dashboard.token.where'), {
+            command: 'breakerbar dashboard',
+            file: '<dataDir>/api-token',
+            linux: '~/.config/breakerbar/api-token',
+            mac: '~/Library/Application Support/BreakerBar/api-token',
+          }),
         ),
       ),
-      h('label', { for: 'token-input' }, 'API token'),
-      h('div', { class: 'token-row' }, input, h('button', { type: 'submit', class: 'primary' }, 'Use token'), cancel),
+      h('label', { for: 'token-input' }, t.t('dashboard.token.label')),
+      h(
+        'div',
+        { class: 'token-row' },
+        input,
+        h('button', { type: 'submit', class: 'primary' }, t.t('dashboard.token.use')),
+        cancel,
+      ),
       error,
     );
     form.addEventListener('submit', (event) => {
@@ -60,7 +63,7 @@ export function tokenPrompt(container: HTMLElement, store: TokenStore): TokenAcc
       const token = input.value.trim().toLowerCase();
       if (!isTokenShape(token)) {
         error.hidden = false;
-        fill(error, 'A BreakerBar token is 64 hexadecimal characters (0-9, a-f).');
+        fill(error, words().t('dashboard.token.shape'));
         input.setAttribute('aria-invalid', 'true');
         input.focus();
         return;
@@ -102,4 +105,12 @@ export function tokenPrompt(container: HTMLElement, store: TokenStore): TokenAcc
       return promise;
     },
   };
+}
+
+/** A sentence of the catalogue with its `{name}` marks replaced by code elements (commands, paths: never translated). */
+function withCode(sentence: string, code: Record<string, string>): Array<string | HTMLElement> {
+  return sentence
+    .split(/\{(\w+)\}/)
+    .map((part, i) => (i % 2 === 1 && code[part] !== undefined ? h('code', null, code[part]) : part))
+    .filter((part) => part !== '');
 }

@@ -24,6 +24,7 @@ import { WatchdogPolicy } from '../../main/core/watchdog/policy.js';
 import type { Decision } from '../../main/core/watchdog/policy-decisions.js';
 import type { ProbeInput } from '../../main/core/watchdog/policy-inputs.js';
 import { GATEWAY_LOG_RESTARTING } from '../../main/words/decision-reasons.js';
+import { englishSentences } from '../helpers/english-sentences.js';
 import { toolOrSkip } from '../helpers/tools.js';
 import { launchChromium, openPage, visibleText, zoneAtNoon } from './browser.js';
 import { buildDashboard, type DashboardDaemon, startDashboardDaemon } from './daemon-fixture.js';
@@ -31,19 +32,6 @@ import { buildDashboard, type DashboardDaemon, startDashboardDaemon } from './da
 const BROWSER = toolOrSkip('chromium');
 const SEC = 1000;
 const MIN = 60 * SEC;
-
-/**
- * An English sentence: three or more English words in a row, each of lowercase letters (a capital first
- * letter allowed), separated by spaces and the odd comma or colon. Names the dashboard shows as they are
- * (dependency and model ids, BreakerBar, OpenClaw, Retry-After, units such as ms) are one word each or carry
- * digits, slashes or dots, so they never make a run of three.
- */
-const ENGLISH_SENTENCE = /\b[A-Za-z][a-z]+(?:[,:;]?\s+[a-z]+){2,}\b/g;
-
-/** The English sentences in `text`, each with its line for the failure message. */
-export function englishSentences(text: string): string[] {
-  return text.split('\n').flatMap((line) => [...line.matchAll(ENGLISH_SENTENCE)].map((m) => `${m[0]}  ⟵ ${line}`));
-}
 
 function call(ts: number, outcome: Outcome, sessionId = 'a', retryAfterMs: number | null = null): Observation {
   return { ts, outcome, phase: outcome === 'ok' ? 'complete' : 'before_output', retryAfterMs, sessionId };

@@ -26,6 +26,20 @@ export const dashboard = area(
     'dashboard.time.left': (p: { left: string }) => `${p.left} left`,
     'dashboard.statusFailed': 'Could not load the status',
 
+    // The token prompt: `{name}` marks where the page puts a command or a path, as code.
+    'dashboard.token.title.missing': 'API token needed',
+    'dashboard.token.title.refused': 'That API token was refused',
+    'dashboard.token.why.missing':
+      'Changing anything (restart, pause, breaker controls, settings) needs BreakerBar’s local API token.',
+    'dashboard.token.why.refused':
+      'BreakerBar did not accept the token this page had (it changes when the api-token file is created anew).',
+    'dashboard.token.where':
+      'Run {command}: it prints a dashboard URL that carries the token. Or paste the token from the file {file} (by default {linux} on Linux, {mac} on macOS).',
+    'dashboard.token.label': 'API token',
+    'dashboard.token.use': 'Use token',
+    'dashboard.token.cancel': 'Cancel',
+    'dashboard.token.shape': 'A BreakerBar token is 64 hexadecimal characters (0-9, a-f).',
+
     // Gateway.
     'dashboard.gateway.heading': 'Gateway',
     'dashboard.gateway.notProbed': 'This BreakerBar instance does not probe the gateway.',
@@ -253,6 +267,16 @@ export const dashboard = area(
     'dashboard.time.over': '已结束',
     'dashboard.time.left': (p: { left: string }) => `剩余 ${p.left}`,
     'dashboard.statusFailed': '无法加载状态',
+    'dashboard.token.title.missing': '需要 API 令牌',
+    'dashboard.token.title.refused': '该 API 令牌被拒绝',
+    'dashboard.token.why.missing': '任何更改（重启、暂停、断路器控制、设置）都需要 BreakerBar 的本地 API 令牌。',
+    'dashboard.token.why.refused': 'BreakerBar 没有接受此页面持有的令牌（api-token 文件重新生成时令牌会改变）。',
+    'dashboard.token.where':
+      '运行 {command}：它会打印一个带有令牌的仪表盘网址。或者粘贴文件 {file} 中的令牌（默认在 Linux 上为 {linux}，在 macOS 上为 {mac}）。',
+    'dashboard.token.label': 'API 令牌',
+    'dashboard.token.use': '使用令牌',
+    'dashboard.token.cancel': '取消',
+    'dashboard.token.shape': 'BreakerBar 令牌是 64 个十六进制字符（0-9、a-f）。',
 
     'dashboard.gateway.heading': '网关',
     'dashboard.gateway.notProbed': '此 BreakerBar 实例不探测网关。',
