@@ -12,7 +12,7 @@ import {
   resolveDirectories,
 } from '../config/index.js';
 import { defaultsOf } from '../config/schema.js';
-import { type Finding, finding } from './types.js';
+import { type Finding, saidFinding } from './types.js';
 
 export interface ConfigCheck {
   loaded: LoadedConfig;
@@ -23,13 +23,13 @@ export function checkConfig(configFile: string | undefined, environment: Environ
   try {
     const loaded = loadConfig(configFile, environment);
     const findings = loaded.file
-      ? [finding('config', 'ok', `config file ${loaded.file}`)]
+      ? [saidFinding('config', 'ok', { key: 'doctor.config.file', params: { path: loaded.file } })]
       : [
-          finding(
+          saidFinding(
             'config',
             'info',
-            'no config file: using the defaults',
-            `looked for ${defaultConfigPath(environment)} (BREAKERBAR_CONFIG or --config name another)`,
+            { key: 'doctor.config.none' },
+            { key: 'doctor.config.noneDetail', params: { path: defaultConfigPath(environment) } },
           ),
         ];
     return { loaded, findings };
@@ -39,14 +39,10 @@ export function checkConfig(configFile: string | undefined, environment: Environ
     return {
       loaded,
       findings: [
-        finding(
-          'config',
-          'error',
-          'the config cannot be used',
-          message,
-          'correct the file (docs/configuration.md lists every key with its type and default), or pass --config with another file; the daemon refuses to start until then',
-        ),
-        finding('config', 'info', 'the checks below use the default settings instead'),
+        saidFinding('config', 'error', { key: 'doctor.config.unusable' }, message, {
+          key: 'doctor.config.unusableFix',
+        }),
+        saidFinding('config', 'info', { key: 'doctor.config.defaults' }),
       ],
     };
   }

@@ -110,6 +110,14 @@ export const doctor = area(
       'it holds which agents called which models, when and at what cost; the token file opens the local API',
     'doctor.privacy.fix': (p: { path: string; mode: string }) =>
       `run \`chmod ${p.mode} ${p.path}\` (BreakerBar sets these modes itself on what it creates)`,
+    'doctor.config.file': (p: { path: string }) => `config file ${p.path}`,
+    'doctor.config.none': 'no config file: using the defaults',
+    'doctor.config.noneDetail': (p: { path: string }) =>
+      `looked for ${p.path} (BREAKERBAR_CONFIG or --config name another)`,
+    'doctor.config.unusable': 'the config cannot be used',
+    'doctor.config.unusableFix':
+      'correct the file (docs/configuration.md lists every key with its type and default), or pass --config with another file; the daemon refuses to start until then',
+    'doctor.config.defaults': 'the checks below use the default settings instead',
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -178,5 +186,13 @@ export const doctor = area(
     'doctor.privacy.detail': '其中记录了哪些智能体在何时调用了哪些模型、花费多少；令牌文件可以打开本地 API',
     'doctor.privacy.fix': (p: { path: string; mode: string }) =>
       `运行 \`chmod ${p.mode} ${p.path}\`（BreakerBar 会为自己创建的文件自动设置这些权限）`,
+    'doctor.config.file': (p: { path: string }) => `配置文件 ${p.path}`,
+    'doctor.config.none': '没有配置文件：使用默认设置',
+    'doctor.config.noneDetail': (p: { path: string }) =>
+      `查找过 ${p.path}（可用 BREAKERBAR_CONFIG 或 --config 指定其他文件）`,
+    'doctor.config.unusable': '配置无法使用',
+    'doctor.config.unusableFix':
+      '请修正该文件（docs/configuration.md 列出了每个配置项的类型和默认值），或用 --config 指定其他文件；在此之前守护进程拒绝启动',
+    'doctor.config.defaults': '下面的检查改用默认设置',
   },
 );
