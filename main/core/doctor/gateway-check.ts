@@ -2,38 +2,16 @@
  * Check 4: where the gateway is expected, where its port and operator token
  * come from (never the token itself), and one probe of its health endpoints.
  */
+
+import { translator } from '../../words/messages/index.js';
 import type { Environment, LoadedConfig } from '../config/index.js';
 import { probeGateway } from '../gateway/probe.js';
-import {
-  type GatewayEndpoint,
-  type PortSource,
-  resolveGatewayEndpoint,
-  type TokenSource,
-} from '../openclaw/gateway-endpoint.js';
+import { resolveGatewayEndpoint } from '../openclaw/gateway-endpoint.js';
 import { type Finding, finding, saidFinding } from './types.js';
 
 export interface ProbeTimeouts {
   connectTimeoutMs: number;
   readTimeoutMs: number;
-}
-
-function portSourceText(endpoint: GatewayEndpoint): string {
-  const sources: Record<PortSource, string> = {
-    config: "gatewayUrl in BreakerBar's config",
-    env: 'port from OPENCLAW_GATEWAY_PORT',
-    'openclaw.json': `port from gateway.port in ${endpoint.openclawConfigPath}`,
-    default: "OpenClaw's default port (no OPENCLAW_GATEWAY_PORT, no gateway.port in openclaw.json)",
-  };
-  return sources[endpoint.portSource];
-}
-
-function tokenSourceText(source: TokenSource, endpoint: GatewayEndpoint): string {
-  const sources: Record<TokenSource, string> = {
-    config: "gatewayToken in BreakerBar's config",
-    env: 'OPENCLAW_GATEWAY_TOKEN',
-    'openclaw.json': `gateway.auth.token in ${endpoint.openclawConfigPath}`,
-  };
-  return sources[source];
 }
 
 export async function checkGateway(
@@ -45,18 +23,16 @@ export async function checkGateway(
   const endpoint = resolveGatewayEndpoint(loaded, environment);
   const url = endpoint.baseUrl;
   findings.push(
-    saidFinding('gateway', 'info', { key: 'doctor.gateway.url', params: { url } }, portSourceText(endpoint)),
+    saidFinding(
+      'gateway',
+      'info',
+      { key: 'doctor.gateway.url', params: { url } },
+      { key: 'doctor.gateway.portSource', params: { source: endpoint.portSource, path: endpoint.openclawConfigPath } },
+    ),
   );
   for (const warning of endpoint.warnings) {
-    findings.push(
-      finding(
-        'gateway',
-        'warn',
-        warning,
-        undefined,
-        'correct or remove that value; meanwhile the next place in the order is used (gatewayUrl, OPENCLAW_GATEWAY_PORT, gateway.port, 18789)',
-      ),
-    );
+    // The warning itself is worded by gateway-endpoint.ts (shared with the daemon's log), in English only.
+    findings.push(finding('gateway', 'warn', warning, undefined, translator('en').t('doctor.gateway.endpointFix')));
   }
 
   if (endpoint.tokenSource !== null) {
@@ -65,7 +41,10 @@ export async function checkGateway(
         'gateway',
         'ok',
         { key: 'doctor.gateway.tokenFound' },
-        `from ${tokenSourceText(endpoint.tokenSource, endpoint)} (not shown)`,
+        {
+          key: 'doctor.gateway.tokenFrom',
+          params: { source: endpoint.tokenSource, path: endpoint.openclawConfigPath },
+        },
       ),
     );
   } else {
@@ -75,12 +54,8 @@ export async function checkGateway(
         'gateway',
         'info',
         { key: 'doctor.gateway.tokenMissing' },
-        metrics
-          ? "OpenClaw's own metrics need it (served only where OpenClaw's diagnostics-prometheus plugin is installed and enabled); BreakerBar does not need those metrics: the gateway log and transcripts are read without it"
-          : 'only needed for gatewayMetrics, which is off',
-        metrics
-          ? "only if this gateway has that plugin (`openclaw plugins list` shows it): set OPENCLAW_GATEWAY_TOKEN or gatewayToken in BreakerBar's config"
-          : undefined,
+        { key: metrics ? 'doctor.gateway.tokenForMetrics' : 'doctor.gateway.tokenNotNeeded' },
+        metrics ? { key: 'doctor.gateway.tokenForMetricsFix' } : undefined,
       ),
     );
   }
@@ -108,14 +83,12 @@ export async function checkGateway(
       );
       if (result.ready && !result.ready.ready) {
         findings.push(
-          finding(
+          saidFinding(
             'gateway',
             'warn',
-            result.ready.failing.length > 0
-              ? `gateway not ready: ${result.ready.failing.join(', ')} failing`
-              : 'gateway not ready (/readyz)',
-            'channels report their health separately from the gateway: a restart will not fix a channel',
-            'check the channel with `openclaw health --json` and its credentials',
+            { key: 'doctor.gateway.notReady', params: { failing: result.ready.failing } },
+            { key: 'doctor.gateway.notReadyDetail' },
+            { key: 'doctor.gateway.notReadyFix' },
           ),
         );
       }
@@ -128,9 +101,7 @@ export async function checkGateway(
           'gateway',
           'warn',
           { key: 'doctor.gateway.busy', params: { url, state: result.class } },
-          result.class === 'starting'
-            ? `${result.detail}; startup can take minutes on large installs`
-            : `${result.detail}; it is finishing work before stopping`,
+          { key: 'doctor.gateway.busyDetail', params: { state: result.class, detail: result.detail } },
           { key: 'doctor.gateway.busyFix' },
         ),
       );
@@ -166,24 +137,16 @@ export async function checkGateway(
       break;
     case 'reset':
       findings.push(
-        finding(
-          'gateway',
-          'error',
-          `gateway at ${url} reset the connection`,
-          result.detail,
-          'is something else listening on that port? `openclaw gateway status`',
-        ),
+        saidFinding('gateway', 'error', { key: 'doctor.gateway.reset', params: { url } }, result.detail, {
+          key: 'doctor.gateway.resetFix',
+        }),
       );
       break;
     case 'error':
       findings.push(
-        finding(
-          'gateway',
-          'error',
-          `cannot probe the gateway at ${url}`,
-          result.detail,
-          'set gatewayUrl to the http:// URL of the gateway on loopback',
-        ),
+        saidFinding('gateway', 'error', { key: 'doctor.gateway.cannotProbe', params: { url } }, result.detail, {
+          key: 'doctor.gateway.cannotProbeFix',
+        }),
       );
       break;
     case 'not_openclaw':
@@ -192,34 +155,25 @@ export async function checkGateway(
           'gateway',
           'error',
           { key: 'doctor.gateway.notOpenClaw', params: { url } },
-          `${result.detail}; the watchdog never restarts anything for it`,
+          { key: 'doctor.gateway.notOpenClawDetail', params: { detail: result.detail } },
           { key: 'doctor.gateway.notOpenClawFix' },
         ),
       );
       break;
     case 'unknown':
       findings.push(
-        finding(
-          'gateway',
-          'warn',
-          `could not judge the gateway at ${url}`,
-          result.detail,
-          'BreakerBar itself was too busy to time the probe: run `breakerbar doctor` again',
-        ),
+        saidFinding('gateway', 'warn', { key: 'doctor.gateway.unjudged', params: { url } }, result.detail, {
+          key: 'doctor.gateway.unjudgedFix',
+        }),
       );
       break;
     default: {
       const status = Number(result.class.slice('http_'.length));
       findings.push(
-        finding(
-          'gateway',
-          'error',
-          `gateway at ${url} answered HTTP ${status}`,
-          result.detail,
-          status >= 500
-            ? 'the gateway is failing: see its log, then `openclaw gateway restart`'
-            : 'is this the OpenClaw gateway? check the port (`openclaw gateway status`) and gatewayUrl',
-        ),
+        saidFinding('gateway', 'error', { key: 'doctor.gateway.http', params: { url, status } }, result.detail, {
+          key: 'doctor.gateway.httpFix',
+          params: { status },
+        }),
       );
     }
   }

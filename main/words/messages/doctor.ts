@@ -118,6 +118,45 @@ export const doctor = area(
     'doctor.config.unusableFix':
       'correct the file (docs/configuration.md lists every key with its type and default), or pass --config with another file; the daemon refuses to start until then',
     'doctor.config.defaults': 'the checks below use the default settings instead',
+    'doctor.gateway.portSource': (p: { source: 'config' | 'env' | 'openclaw.json' | 'default'; path: string }) =>
+      p.source === 'config'
+        ? "gatewayUrl in BreakerBar's config"
+        : p.source === 'env'
+          ? 'port from OPENCLAW_GATEWAY_PORT'
+          : p.source === 'openclaw.json'
+            ? `port from gateway.port in ${p.path}`
+            : "OpenClaw's default port (no OPENCLAW_GATEWAY_PORT, no gateway.port in openclaw.json)",
+    'doctor.gateway.endpointFix':
+      'correct or remove that value; meanwhile the next place in the order is used (gatewayUrl, OPENCLAW_GATEWAY_PORT, gateway.port, 18789)',
+    'doctor.gateway.tokenFrom': (p: { source: 'config' | 'env' | 'openclaw.json'; path: string }) =>
+      `from ${p.source === 'config' ? "gatewayToken in BreakerBar's config" : p.source === 'env' ? 'OPENCLAW_GATEWAY_TOKEN' : `gateway.auth.token in ${p.path}`} (not shown)`,
+    'doctor.gateway.tokenForMetrics':
+      "OpenClaw's own metrics need it (served only where OpenClaw's diagnostics-prometheus plugin is installed and enabled); BreakerBar does not need those metrics: the gateway log and transcripts are read without it",
+    'doctor.gateway.tokenForMetricsFix':
+      "only if this gateway has that plugin (`openclaw plugins list` shows it): set OPENCLAW_GATEWAY_TOKEN or gatewayToken in BreakerBar's config",
+    'doctor.gateway.tokenNotNeeded': 'only needed for gatewayMetrics, which is off',
+    'doctor.gateway.notReady': (p: { failing: string[] }) =>
+      p.failing.length > 0 ? `gateway not ready: ${p.failing.join(', ')} failing` : 'gateway not ready (/readyz)',
+    'doctor.gateway.notReadyDetail':
+      'channels report their health separately from the gateway: a restart will not fix a channel',
+    'doctor.gateway.notReadyFix': 'check the channel with `openclaw health --json` and its credentials',
+    'doctor.gateway.busyDetail': (p: { state: 'starting' | 'draining'; detail: string }) =>
+      p.state === 'starting'
+        ? `${p.detail}; startup can take minutes on large installs`
+        : `${p.detail}; it is finishing work before stopping`,
+    'doctor.gateway.reset': (p: { url: string }) => `gateway at ${p.url} reset the connection`,
+    'doctor.gateway.resetFix': 'is something else listening on that port? `openclaw gateway status`',
+    'doctor.gateway.cannotProbe': (p: { url: string }) => `cannot probe the gateway at ${p.url}`,
+    'doctor.gateway.cannotProbeFix': 'set gatewayUrl to the http:// URL of the gateway on loopback',
+    'doctor.gateway.notOpenClawDetail': (p: { detail: string }) =>
+      `${p.detail}; the watchdog never restarts anything for it`,
+    'doctor.gateway.unjudged': (p: { url: string }) => `could not judge the gateway at ${p.url}`,
+    'doctor.gateway.unjudgedFix': 'BreakerBar itself was too busy to time the probe: run `breakerbar doctor` again',
+    'doctor.gateway.http': (p: { url: string; status: number }) => `gateway at ${p.url} answered HTTP ${p.status}`,
+    'doctor.gateway.httpFix': (p: { status: number }): string =>
+      p.status >= 500
+        ? 'the gateway is failing: see its log, then `openclaw gateway restart`'
+        : 'is this the OpenClaw gateway? check the port (`openclaw gateway status`) and gatewayUrl',
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -194,5 +233,42 @@ export const doctor = area(
     'doctor.config.unusableFix':
       '请修正该文件（docs/configuration.md 列出了每个配置项的类型和默认值），或用 --config 指定其他文件；在此之前守护进程拒绝启动',
     'doctor.config.defaults': '下面的检查改用默认设置',
+    'doctor.gateway.portSource': (p: { source: 'config' | 'env' | 'openclaw.json' | 'default'; path: string }) =>
+      p.source === 'config'
+        ? 'BreakerBar 配置中的 gatewayUrl'
+        : p.source === 'env'
+          ? '端口取自 OPENCLAW_GATEWAY_PORT'
+          : p.source === 'openclaw.json'
+            ? `端口取自 ${p.path} 中的 gateway.port`
+            : 'OpenClaw 的默认端口（未设置 OPENCLAW_GATEWAY_PORT，openclaw.json 中也没有 gateway.port）',
+    'doctor.gateway.endpointFix':
+      '请修正或删除该值；在此之前按顺序使用下一个来源（gatewayUrl、OPENCLAW_GATEWAY_PORT、gateway.port、18789）',
+    'doctor.gateway.tokenFrom': (p: { source: 'config' | 'env' | 'openclaw.json'; path: string }) =>
+      `来自 ${p.source === 'config' ? 'BreakerBar 配置中的 gatewayToken' : p.source === 'env' ? 'OPENCLAW_GATEWAY_TOKEN' : `${p.path} 中的 gateway.auth.token`}（不显示）`,
+    'doctor.gateway.tokenForMetrics':
+      'OpenClaw 自身的指标需要它（仅在安装并启用了 OpenClaw 的 diagnostics-prometheus 插件时提供）；BreakerBar 不需要这些指标：读取网关日志和会话记录都不需要它',
+    'doctor.gateway.tokenForMetricsFix':
+      '仅当这个网关装有该插件时（`openclaw plugins list` 会列出它）：设置 OPENCLAW_GATEWAY_TOKEN 或 BreakerBar 配置中的 gatewayToken',
+    'doctor.gateway.tokenNotNeeded': '只有 gatewayMetrics 需要它，而它已关闭',
+    'doctor.gateway.notReady': (p: { failing: string[] }) =>
+      p.failing.length > 0 ? `网关未就绪：${p.failing.join('、')} 出现故障` : '网关未就绪（/readyz）',
+    'doctor.gateway.notReadyDetail': '频道的健康状况与网关分开报告：重启网关修复不了频道',
+    'doctor.gateway.notReadyFix': '用 `openclaw health --json` 检查该频道及其凭据',
+    'doctor.gateway.busyDetail': (p: { state: 'starting' | 'draining'; detail: string }) =>
+      p.state === 'starting'
+        ? `${p.detail}；大型安装的启动可能需要几分钟`
+        : `${p.detail}；它正在完成手头的工作，然后停止`,
+    'doctor.gateway.reset': (p: { url: string }) => `${p.url} 上的网关重置了连接`,
+    'doctor.gateway.resetFix': '是否有其他程序在监听该端口？运行 `openclaw gateway status`',
+    'doctor.gateway.cannotProbe': (p: { url: string }) => `无法探测 ${p.url} 上的网关`,
+    'doctor.gateway.cannotProbeFix': '把 gatewayUrl 设为网关在本机回环地址上的 http:// 地址',
+    'doctor.gateway.notOpenClawDetail': (p: { detail: string }) => `${p.detail}；看门狗绝不会因此重启任何程序`,
+    'doctor.gateway.unjudged': (p: { url: string }) => `无法判断 ${p.url} 上的网关状态`,
+    'doctor.gateway.unjudgedFix': 'BreakerBar 自身太忙，无法为探测计时：请再运行一次 `breakerbar doctor`',
+    'doctor.gateway.http': (p: { url: string; status: number }) => `${p.url} 上的网关返回了 HTTP ${p.status}`,
+    'doctor.gateway.httpFix': (p: { status: number }): string =>
+      p.status >= 500
+        ? '网关出现故障：查看它的日志，然后运行 `openclaw gateway restart`'
+        : '这是 OpenClaw 网关吗？请检查端口（`openclaw gateway status`）和 gatewayUrl',
   },
 );
