@@ -2,9 +2,11 @@
  * Small read-only filesystem helpers shared by the checks: errno codes, sizes,
  * permission hints, and looking programs up on a PATH.
  */
+
 import { accessSync, constants, type Stats, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
+import type { Message } from '../../words/messages/index.js';
 
 export function errnoCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code;
@@ -34,6 +36,11 @@ export function currentUser(): string {
 }
 
 /** The fix for a file or directory BreakerBar may not read. */
+/** The same fix as a catalogue message, for a finding worded in the reader's language. */
+export function permissionFixMessage(path: string): Message {
+  return { key: 'doctor.fs.permissionFix', params: { user: currentUser(), path } };
+}
+
 export function permissionFix(path: string): string {
   return `BreakerBar runs as ${currentUser()}: run it as the user that runs the gateway, or give that user read access to ${path} (see \`ls -ld ${path}\`; e.g. chmod or a shared group)`;
 }

@@ -26,8 +26,8 @@ import { AGENT_DATABASE_NAME, AgentDatabase, type CompressionCheck, SchemaError 
 import { openRegularFile } from '../sources/regular-file.js';
 import { transcriptRole } from '../sources/transcripts-jsonl.js';
 import { ZSTD_DECODER } from '../sources/zstd.js';
-import { errnoCode, humanSize, isPermissionError, permissionFix, statOrCode } from './fs-util.js';
-import { type Finding, finding, saidFinding } from './types.js';
+import { errnoCode, humanSize, isPermissionError, permissionFix, permissionFixMessage, statOrCode } from './fs-util.js';
+import { type Finding, saidFinding } from './types.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 /** Compressed rows decoded per database: enough to tell "decodes" from "does not", quick on any size. */
@@ -171,8 +171,7 @@ function listDir(path: string): { entries: Dirent[] } | { code: string } {
   }
 }
 
-const NO_AGENTS_FIX =
-  "start the gateway once and talk to an agent (it creates agents/<id>/), or point openclawDir in BreakerBar's config at the right place (profiles: ~/.openclaw-<profile>)";
+const NO_AGENTS_FIX = { key: 'doctor.sources.noAgentsFix' } as const;
 
 export function checkSources(loaded: LoadedConfig): Finding[] {
   const findings: Finding[] = [];
@@ -180,19 +179,32 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
   const listed = listDir(agentsDir);
   if ('code' in listed) {
     if (listed.code === 'ENOENT') {
-      findings.push(finding('sources', 'warn', `no agents: ${agentsDir} does not exist`, undefined, NO_AGENTS_FIX));
+      findings.push(
+        saidFinding(
+          'sources',
+          'warn',
+          { key: 'doctor.sources.agentsDirMissing', params: { dir: agentsDir } },
+          undefined,
+          NO_AGENTS_FIX,
+        ),
+      );
     } else if (listed.code === 'EACCES' || listed.code === 'EPERM') {
       findings.push(
-        finding(
+        saidFinding(
           'sources',
           'error',
-          `cannot list ${agentsDir} (permission denied)`,
+          { key: 'doctor.sources.cannotListDenied', params: { dir: agentsDir } },
           undefined,
-          permissionFix(agentsDir),
+          permissionFixMessage(agentsDir),
         ),
       );
     } else {
-      findings.push(finding('sources', 'error', `cannot list ${agentsDir} (${listed.code})`));
+      findings.push(
+        saidFinding('sources', 'error', {
+          key: 'doctor.sources.cannotList',
+          params: { dir: agentsDir, code: listed.code },
+        }),
+      );
     }
     return findings;
   }
@@ -245,9 +257,7 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
         'sources',
         jsonlFiles > 0 ? 'ok' : 'info',
         { key: 'doctor.sources.jsonl', params: { files: jsonlFiles, agents: jsonlAgents } },
-        archived > 0
-          ? `${archived} archived transcript(s) (.reset/.deleted/.corrupt-/.bak) not read; ingest.includeArchives reads them`
-          : 'legacy transcripts (OpenClaw up to 2026.7.1)',
+        archived > 0 ? { key: 'doctor.sources.archived', params: { n: archived } } : { key: 'doctor.sources.legacy' },
       ),
     );
   }
@@ -261,8 +271,8 @@ export function checkSources(loaded: LoadedConfig): Finding[] {
         'sources',
         'warn',
         { key: 'doctor.sources.noTranscripts' },
-        `looked for agents/<id>/sessions/*.jsonl and agents/<id>/agent/${AGENT_DATABASE_NAME}`,
-        'they appear after the first conversation with an agent; if the gateway has been used, check that openclawDir points at its state directory',
+        { key: 'doctor.sources.noTranscriptsDetail', params: { database: AGENT_DATABASE_NAME } },
+        { key: 'doctor.sources.noTranscriptsFix' },
       ),
     );
   }
@@ -299,7 +309,16 @@ function databaseFindings(databases: readonly Inspected[]): Finding[] {
   for (const d of databases) {
     const i = d.inspection;
     if (i.kind === 'problem') {
-      findings.push(finding('sources', i.level, `agent database of ${d.agent} cannot be read`, i.message, i.fix));
+      // The problem's message and fix come from inspectAgentDatabase as they are (an error, a path).
+      findings.push(
+        saidFinding(
+          'sources',
+          i.level,
+          { key: 'doctor.sources.databaseUnreadable', params: { agent: d.agent } },
+          i.message,
+          i.fix,
+        ),
+      );
     } else if (i.compression && i.compression.rows > 0) {
       findings.push(compressionFinding(d.agent, d.path, i.compression));
     }
@@ -309,18 +328,25 @@ function databaseFindings(databases: readonly Inspected[]): Finding[] {
 
 /** How many rows of one database are zstd-compressed, and whether the newest of them decode. */
 function compressionFinding(agent: string, path: string, check: CompressionCheck): Finding {
-  const title = `agent database of ${agent}: ${check.rows} zstd-compressed row(s)`;
+  const { rows, tried } = check;
   if (check.failures.length === 0) {
-    const which = check.tried === check.rows ? 'all decode' : `the ${check.tried} newest decode`;
-    return finding('sources', 'ok', `${title}, ${which}`, `decoded with ${ZSTD_DECODER}`);
+    return saidFinding(
+      'sources',
+      'ok',
+      { key: 'doctor.sources.compressedOk', params: { agent, rows, tried } },
+      { key: 'doctor.sources.decodedWith', params: { decoder: ZSTD_DECODER } },
+    );
   }
   const first = check.failures[0] as CompressionCheck['failures'][number];
-  return finding(
+  return saidFinding(
     'sources',
     'error',
-    `${title}; ${check.failures.length} of the ${check.tried} newest do not decode`,
-    `${path}, row ${first.rowid}: ${first.error} (decoder ${ZSTD_DECODER}); such rows are skipped and their calls not counted`,
-    'upgrade BreakerBar in case OpenClaw changed how it compresses; if that does not help, report it with `breakerbar doctor --json`',
+    { key: 'doctor.sources.compressedFailing', params: { agent, rows, failures: check.failures.length, tried } },
+    {
+      key: 'doctor.sources.compressedFailingDetail',
+      params: { path, rowid: first.rowid, error: first.error, decoder: ZSTD_DECODER },
+    },
+    { key: 'doctor.sources.compressedFailingFix' },
   );
 }
 
@@ -346,26 +372,31 @@ function scanAgent(dir: string, id: string, includeArchives: boolean, findings: 
     }
   } else if (sessions.code === 'EACCES' || sessions.code === 'EPERM') {
     findings.push(
-      finding(
+      saidFinding(
         'sources',
         'error',
-        `cannot list ${sessionsDir} (permission denied)`,
-        `agent ${id}: its JSONL transcripts are not read`,
-        permissionFix(sessionsDir),
+        { key: 'doctor.sources.cannotListDenied', params: { dir: sessionsDir } },
+        { key: 'doctor.sources.sessionsNotRead', params: { agent: id } },
+        permissionFixMessage(sessionsDir),
       ),
     );
   } else if (sessions.code !== 'ENOENT' && sessions.code !== 'ENOTDIR') {
-    findings.push(finding('sources', 'error', `cannot list ${sessionsDir} (${sessions.code})`));
+    findings.push(
+      saidFinding('sources', 'error', {
+        key: 'doctor.sources.cannotList',
+        params: { dir: sessionsDir, code: sessions.code },
+      }),
+    );
   }
   if (scan.unreadable.length > 0) {
     const first = scan.unreadable[0] as string;
     findings.push(
-      finding(
+      saidFinding(
         'sources',
         'error',
-        `${scan.unreadable.length} transcript file(s) of agent ${id} cannot be read (permission denied)`,
-        scan.unreadable.length > 1 ? `${first} and ${scan.unreadable.length - 1} more` : first,
-        permissionFix(sessionsDir),
+        { key: 'doctor.sources.unreadable', params: { n: scan.unreadable.length, agent: id } },
+        { key: 'doctor.sources.unreadableDetail', params: { first, more: scan.unreadable.length - 1 } },
+        permissionFixMessage(sessionsDir),
       ),
     );
   }

@@ -157,6 +157,35 @@ export const doctor = area(
       p.status >= 500
         ? 'the gateway is failing: see its log, then `openclaw gateway restart`'
         : 'is this the OpenClaw gateway? check the port (`openclaw gateway status`) and gatewayUrl',
+    'doctor.fs.permissionFix': (p: { user: string; path: string }) =>
+      `BreakerBar runs as ${p.user}: run it as the user that runs the gateway, or give that user read access to ${p.path} (see \`ls -ld ${p.path}\`; e.g. chmod or a shared group)`,
+    'doctor.sources.agentsDirMissing': (p: { dir: string }) => `no agents: ${p.dir} does not exist`,
+    'doctor.sources.noAgentsFix':
+      "start the gateway once and talk to an agent (it creates agents/<id>/), or point openclawDir in BreakerBar's config at the right place (profiles: ~/.openclaw-<profile>)",
+    'doctor.sources.cannotListDenied': (p: { dir: string }) => `cannot list ${p.dir} (permission denied)`,
+    'doctor.sources.cannotList': (p: { dir: string; code: string }) => `cannot list ${p.dir} (${p.code})`,
+    'doctor.sources.sessionsNotRead': (p: { agent: string }) => `agent ${p.agent}: its JSONL transcripts are not read`,
+    'doctor.sources.unreadable': (p: { n: number; agent: string }) =>
+      `${p.n} transcript file(s) of agent ${p.agent} cannot be read (permission denied)`,
+    'doctor.sources.unreadableDetail': (p: { first: string; more: number }) =>
+      p.more > 0 ? `${p.first} and ${p.more} more` : p.first,
+    'doctor.sources.archived': (p: { n: number }) =>
+      `${p.n} archived transcript(s) (.reset/.deleted/.corrupt-/.bak) not read; ingest.includeArchives reads them`,
+    'doctor.sources.legacy': 'legacy transcripts (OpenClaw up to 2026.7.1)',
+    'doctor.sources.noTranscriptsDetail': (p: { database: string }) =>
+      `looked for agents/<id>/sessions/*.jsonl and agents/<id>/agent/${p.database}`,
+    'doctor.sources.noTranscriptsFix':
+      'they appear after the first conversation with an agent; if the gateway has been used, check that openclawDir points at its state directory',
+    'doctor.sources.databaseUnreadable': (p: { agent: string }) => `agent database of ${p.agent} cannot be read`,
+    'doctor.sources.compressedOk': (p: { agent: string; rows: number; tried: number }) =>
+      `agent database of ${p.agent}: ${p.rows} zstd-compressed row(s), ${p.tried === p.rows ? 'all decode' : `the ${p.tried} newest decode`}`,
+    'doctor.sources.decodedWith': (p: { decoder: string }) => `decoded with ${p.decoder}`,
+    'doctor.sources.compressedFailing': (p: { agent: string; rows: number; failures: number; tried: number }) =>
+      `agent database of ${p.agent}: ${p.rows} zstd-compressed row(s); ${p.failures} of the ${p.tried} newest do not decode`,
+    'doctor.sources.compressedFailingDetail': (p: { path: string; rowid: number; error: string; decoder: string }) =>
+      `${p.path}, row ${p.rowid}: ${p.error} (decoder ${p.decoder}); such rows are skipped and their calls not counted`,
+    'doctor.sources.compressedFailingFix':
+      'upgrade BreakerBar in case OpenClaw changed how it compresses; if that does not help, report it with `breakerbar doctor --json`',
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -270,5 +299,34 @@ export const doctor = area(
       p.status >= 500
         ? '网关出现故障：查看它的日志，然后运行 `openclaw gateway restart`'
         : '这是 OpenClaw 网关吗？请检查端口（`openclaw gateway status`）和 gatewayUrl',
+    'doctor.fs.permissionFix': (p: { user: string; path: string }) =>
+      `BreakerBar 以 ${p.user} 身份运行：请用运行网关的用户运行它，或给该用户 ${p.path} 的读取权限（查看 \`ls -ld ${p.path}\`；例如用 chmod 或共享用户组）`,
+    'doctor.sources.agentsDirMissing': (p: { dir: string }) => `没有智能体：${p.dir} 不存在`,
+    'doctor.sources.noAgentsFix':
+      '启动一次网关并与智能体对话（它会创建 agents/<id>/），或把 BreakerBar 配置中的 openclawDir 指向正确的位置（配置档：~/.openclaw-<profile>）',
+    'doctor.sources.cannotListDenied': (p: { dir: string }) => `无法列出 ${p.dir}（权限被拒绝）`,
+    'doctor.sources.cannotList': (p: { dir: string; code: string }) => `无法列出 ${p.dir}（${p.code}）`,
+    'doctor.sources.sessionsNotRead': (p: { agent: string }) => `智能体 ${p.agent}：不会读取它的 JSONL 会话记录`,
+    'doctor.sources.unreadable': (p: { n: number; agent: string }) =>
+      `智能体 ${p.agent} 有 ${p.n} 个会话记录文件无法读取（权限被拒绝）`,
+    'doctor.sources.unreadableDetail': (p: { first: string; more: number }) =>
+      p.more > 0 ? `${p.first} 等另外 ${p.more} 个` : p.first,
+    'doctor.sources.archived': (p: { n: number }) =>
+      `${p.n} 个已归档的会话记录（.reset/.deleted/.corrupt-/.bak）未读取；开启 ingest.includeArchives 可读取它们`,
+    'doctor.sources.legacy': '旧格式会话记录（OpenClaw 2026.7.1 及更早版本）',
+    'doctor.sources.noTranscriptsDetail': (p: { database: string }) =>
+      `查找过 agents/<id>/sessions/*.jsonl 和 agents/<id>/agent/${p.database}`,
+    'doctor.sources.noTranscriptsFix':
+      '与智能体第一次对话后就会出现；如果网关已经用过，请检查 openclawDir 是否指向它的状态目录',
+    'doctor.sources.databaseUnreadable': (p: { agent: string }) => `智能体 ${p.agent} 的数据库无法读取`,
+    'doctor.sources.compressedOk': (p: { agent: string; rows: number; tried: number }) =>
+      `智能体 ${p.agent} 的数据库：${p.rows} 行经 zstd 压缩，${p.tried === p.rows ? '全部可以解码' : `最新的 ${p.tried} 行可以解码`}`,
+    'doctor.sources.decodedWith': (p: { decoder: string }) => `解码器：${p.decoder}`,
+    'doctor.sources.compressedFailing': (p: { agent: string; rows: number; failures: number; tried: number }) =>
+      `智能体 ${p.agent} 的数据库：${p.rows} 行经 zstd 压缩；最新的 ${p.tried} 行中有 ${p.failures} 行无法解码`,
+    'doctor.sources.compressedFailingDetail': (p: { path: string; rowid: number; error: string; decoder: string }) =>
+      `${p.path}，第 ${p.rowid} 行：${p.error}（解码器 ${p.decoder}）；这些行会被跳过，其中的调用不计入统计`,
+    'doctor.sources.compressedFailingFix':
+      '请升级 BreakerBar，以防 OpenClaw 改变了压缩方式；如果仍无效，请附上 `breakerbar doctor --json` 的输出报告问题',
   },
 );
