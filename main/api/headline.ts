@@ -183,7 +183,9 @@ function actions(status: ApiStatus, now: number, gatewayDead: boolean): Message[
       : w.recovering.trigger === 'gateway'
         ? 'headline.gatewayRestartingItself'
         : 'headline.verifyingRecovery';
-    return [...said, { key }];
+    // push, not a spread: an array literal makes the compiler reduce the whole Message union (TS2590).
+    said.push({ key });
+    return said;
   }
   if (w.deferral) {
     const params = { until: w.deferral.until, now };
@@ -226,7 +228,9 @@ export function headline(status: ApiStatus, now: number): Headline {
   if (found.length > 0) {
     const tone = found.some((p) => p.tone === 'critical') ? 'critical' : 'warning';
     const dead = status.gateway?.last?.dead === true;
-    return { tone, parts: [...found.map((p) => p.message), ...actions(status, now, dead), ...quiet] };
+    // concat, not spreads: an array literal makes the compiler reduce the whole Message union (TS2590).
+    const parts = found.map((p) => p.message).concat(actions(status, now, dead), quiet);
+    return { tone, parts };
   }
   const callsSeen = status.sources.some((s) => s.calls > 0) || status.breakers.length > 0;
   if (status.gateway && status.gateway.last === null && !callsSeen)
