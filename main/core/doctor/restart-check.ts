@@ -15,53 +15,40 @@ import { type Finding, finding, type Level, saidFinding } from './types.js';
 
 const TRIGGERS: readonly RestartTrigger[] = ['manual', 'health', 'storm'];
 
-const TRIGGER_WORDS: Record<RestartTrigger, string> = {
-  manual: 'manual restart',
-  health: 'restart of a dead or hung gateway',
-  storm: 'restart after a 429 storm',
-};
-
-const NO_PLAN_FIX =
-  'set watchdog.restartCommand to the command that restarts your gateway (argv, absolute program path), or install the openclaw CLI';
-
-const INSTALL_FIX =
-  'install the service with `openclaw gateway install`, or set watchdog.restartCommand to how you run the gateway';
-
-/** `every`: the line is about every restart the watchdog makes (storm restarts may be off). */
-function triggerList(triggers: RestartTrigger[], every: boolean): string {
-  if (every) return `every restart (${triggers.join(', ')})`;
-  return triggers.map((t) => TRIGGER_WORDS[t]).join(', ');
-}
-
 /** A plan that cannot work here: the program is missing, or the service is not there to act on. */
-function blockedPlan(which: string, level: Level, plan: RestartPlan, verification: StrategyVerification): Finding {
-  const wouldRun = `would run: ${plan.argv.join(' ')}`;
+function blockedPlan(
+  which: { triggers: RestartTrigger[]; every: boolean },
+  level: Level,
+  plan: RestartPlan,
+  verification: StrategyVerification,
+): Finding {
+  const { description } = plan;
   if (plan.strategy === 'command') {
     const program = plan.argv[0] ?? '';
-    return finding(
+    return saidFinding(
       'restart',
       level,
-      `${which}: ${program} not found`,
-      wouldRun,
-      `install ${program}, or fix watchdog.restartCommand (an absolute path is safest: services start with a minimal PATH)`,
+      { key: 'doctor.restart.programMissing', params: { ...which, program } },
+      { key: 'doctor.restart.wouldRun', params: { argv: plan.argv, program, found: null } },
+      { key: 'doctor.restart.programMissingFix', params: { program } },
     );
   }
   const service = verification.service;
   if (service && service.health === 'unloaded' && !service.fileExists && service.problem === null) {
-    return finding(
+    return saidFinding(
       'restart',
       level,
-      `${which}: ${plan.description}, but the gateway service is not installed`,
+      { key: 'doctor.restart.notInstalled', params: { ...which, description } },
       verification.problem ?? service.summary,
-      INSTALL_FIX,
+      { key: 'doctor.restart.installFix' },
     );
   }
-  return finding(
+  return saidFinding(
     'restart',
     level,
-    `${which}: ${plan.description} cannot work here`,
+    { key: 'doctor.restart.cannotWork', params: { ...which, description } },
     verification.problem ?? undefined,
-    service?.health === 'disabled' ? 'turn the service back on if BreakerBar should restart it' : NO_PLAN_FIX,
+    { key: service?.health === 'disabled' ? 'doctor.restart.serviceDisabledFix' : 'doctor.restart.noPlanFix' },
   );
 }
 
@@ -178,7 +165,6 @@ export async function checkRestart(
     // Only the manual restart runs when the watchdog is off or dry: the others are warnings then.
     const level: Level = automatic || triggers.includes('manual') ? 'error' : 'warn';
     const every = triggers.length === triggersHere.length;
-    const which = triggerList(triggers, every);
     if (!plan) {
       findings.push(
         saidFinding(
@@ -205,15 +191,15 @@ export async function checkRestart(
         ),
       );
     } else if (!verification.runnable) {
-      findings.push(blockedPlan(which, level, plan, verification));
+      findings.push(blockedPlan({ triggers, every }, level, plan, verification));
     } else if (!isAbsolute(program) && program.includes('/')) {
       findings.push(
-        finding(
+        saidFinding(
           'restart',
           'warn',
-          `${which}: ${program} is a relative path`,
-          `would run: ${plan.argv.join(' ')}; it resolves against the daemon's working directory`,
-          'use an absolute path in watchdog.restartCommand',
+          { key: 'doctor.restart.relative', params: { triggers, every, program } },
+          { key: 'doctor.restart.relativeDetail', params: { argv: plan.argv } },
+          { key: 'doctor.restart.relativeFix' },
         ),
       );
     } else {

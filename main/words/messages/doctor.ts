@@ -186,6 +186,22 @@ export const doctor = area(
       `${p.path}, row ${p.rowid}: ${p.error} (decoder ${p.decoder}); such rows are skipped and their calls not counted`,
     'doctor.sources.compressedFailingFix':
       'upgrade BreakerBar in case OpenClaw changed how it compresses; if that does not help, report it with `breakerbar doctor --json`',
+    'doctor.restart.programMissing': (p: { triggers: Trigger[]; every: boolean; program: string }) =>
+      `${enTriggers(p.triggers, p.every)}: ${p.program} not found`,
+    'doctor.restart.programMissingFix': (p: { program: string }) =>
+      `install ${p.program}, or fix watchdog.restartCommand (an absolute path is safest: services start with a minimal PATH)`,
+    'doctor.restart.notInstalled': (p: { triggers: Trigger[]; every: boolean; description: string }) =>
+      `${enTriggers(p.triggers, p.every)}: ${p.description}, but the gateway service is not installed`,
+    'doctor.restart.installFix':
+      'install the service with `openclaw gateway install`, or set watchdog.restartCommand to how you run the gateway',
+    'doctor.restart.cannotWork': (p: { triggers: Trigger[]; every: boolean; description: string }) =>
+      `${enTriggers(p.triggers, p.every)}: ${p.description} cannot work here`,
+    'doctor.restart.serviceDisabledFix': 'turn the service back on if BreakerBar should restart it',
+    'doctor.restart.relative': (p: { triggers: Trigger[]; every: boolean; program: string }) =>
+      `${enTriggers(p.triggers, p.every)}: ${p.program} is a relative path`,
+    'doctor.restart.relativeDetail': (p: { argv: string[] }) =>
+      `would run: ${p.argv.join(' ')}; it resolves against the daemon's working directory`,
+    'doctor.restart.relativeFix': 'use an absolute path in watchdog.restartCommand',
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -328,5 +344,21 @@ export const doctor = area(
       `${p.path}，第 ${p.rowid} 行：${p.error}（解码器 ${p.decoder}）；这些行会被跳过，其中的调用不计入统计`,
     'doctor.sources.compressedFailingFix':
       '请升级 BreakerBar，以防 OpenClaw 改变了压缩方式；如果仍无效，请附上 `breakerbar doctor --json` 的输出报告问题',
+    'doctor.restart.programMissing': (p: { triggers: Trigger[]; every: boolean; program: string }) =>
+      `${zhTriggers(p.triggers, p.every)}：找不到 ${p.program}`,
+    'doctor.restart.programMissingFix': (p: { program: string }) =>
+      `请安装 ${p.program}，或修正 watchdog.restartCommand（最好用绝对路径：服务启动时的 PATH 很精简）`,
+    'doctor.restart.notInstalled': (p: { triggers: Trigger[]; every: boolean; description: string }) =>
+      `${zhTriggers(p.triggers, p.every)}：${p.description}，但网关服务尚未安装`,
+    'doctor.restart.installFix':
+      '用 `openclaw gateway install` 安装该服务，或把 watchdog.restartCommand 设为你运行网关的方式',
+    'doctor.restart.cannotWork': (p: { triggers: Trigger[]; every: boolean; description: string }) =>
+      `${zhTriggers(p.triggers, p.every)}：${p.description} 在这里无法生效`,
+    'doctor.restart.serviceDisabledFix': '如果希望 BreakerBar 重启它，请重新启用该服务',
+    'doctor.restart.relative': (p: { triggers: Trigger[]; every: boolean; program: string }) =>
+      `${zhTriggers(p.triggers, p.every)}：${p.program} 是相对路径`,
+    'doctor.restart.relativeDetail': (p: { argv: string[] }) =>
+      `将执行：${p.argv.join(' ')}；它相对于守护进程的工作目录解析`,
+    'doctor.restart.relativeFix': '请在 watchdog.restartCommand 中使用绝对路径',
   },
 );
