@@ -166,6 +166,19 @@ function problems(status: ApiStatus, now: number): Problem[] {
   return found;
 }
 
+/*
+ * Messages are joined with push and concat, not array literals with spreads: an array literal of several
+ * Message elements makes the compiler reduce the whole union of the catalogue's keys, which is too big (TS2590).
+ */
+function plus(said: Message[], next: Message): Message[] {
+  said.push(next);
+  return said;
+}
+
+function lead(first: Message, rest: Message[]): Message[] {
+  return [first].concat(rest);
+}
+
 /** What the watchdog is doing about it, or why it is not acting. */
 function actions(status: ApiStatus, now: number, gatewayDead: boolean): Message[] {
   const w = status.watchdog;
@@ -173,19 +186,17 @@ function actions(status: ApiStatus, now: number, gatewayDead: boolean): Message[
   const fallbacks = [...new Set((w?.rateLimited?.deps ?? []).flatMap((d) => d.fallbacks))].sort();
   if (fallbacks.length > 0) said.push({ key: 'headline.fallbackAnswering', params: { deps: fallbacks } });
   if (!w) return said;
-  if (!w.enabled) return [...said, { key: 'headline.watchOnly' }];
-  if (w.paused) return [...said, { key: 'headline.paused', params: { until: w.pausedUntil, now } }];
+  if (!w.enabled) return plus(said, { key: 'headline.watchOnly' });
+  if (w.paused) return plus(said, { key: 'headline.paused', params: { until: w.pausedUntil, now } });
   if (w.restartInFlight)
-    return [...said, { key: 'headline.restarting', params: { since: w.restartInFlight.since, now } }];
+    return plus(said, { key: 'headline.restarting', params: { since: w.restartInFlight.since, now } });
   if (w.recovering) {
     const key = w.recovering.pending
       ? 'headline.restartPending'
       : w.recovering.trigger === 'gateway'
         ? 'headline.gatewayRestartingItself'
         : 'headline.verifyingRecovery';
-    // push, not a spread: an array literal makes the compiler reduce the whole Message union (TS2590).
-    said.push({ key });
-    return said;
+    return plus(said, { key });
   }
   if (w.deferral) {
     const params = { until: w.deferral.until, now };
@@ -198,16 +209,16 @@ function actions(status: ApiStatus, now: number, gatewayDead: boolean): Message[
   }
   const stormCounted = w.consecutiveChecks > 0 && fallbacks.length === 0;
   // With storm restarts off a storm is waited out: none of the restart gates below is about it.
-  if (stormCounted && !w.stormRestart && !gatewayDead) return [...said, { key: 'headline.stormWaited' }];
+  if (stormCounted && !w.stormRestart && !gatewayDead) return plus(said, { key: 'headline.stormWaited' });
   const stormy = stormCounted && w.stormRestart;
   // The owner's rule first: a gateway OpenClaw stopped itself may never have been seen healthy, and that is not why.
   const owner = w.verified?.ownerBlock;
   if ((gatewayDead || stormy) && owner)
-    return [...said, { key: 'headline.blockedByOwner', params: { rule: owner.rule, who: owner.who } }];
-  if ((gatewayDead || stormy) && !w.seenHealthy) return [...said, { key: 'headline.blockedNeverHealthy' }];
+    return plus(said, { key: 'headline.blockedByOwner', params: { rule: owner.rule, who: owner.who } });
+  if ((gatewayDead || stormy) && !w.seenHealthy) return plus(said, { key: 'headline.blockedNeverHealthy' });
   if ((gatewayDead || stormy) && w.verified && !w.verified.runnable)
-    return [...said, { key: 'headline.blocked', params: { problem: w.verified.problem ?? '?' } }];
-  if (w.dryRun && (gatewayDead || stormy)) return [...said, { key: 'headline.dryRun' }];
+    return plus(said, { key: 'headline.blocked', params: { problem: w.verified.problem ?? '?' } });
+  if (w.dryRun && (gatewayDead || stormy)) return plus(said, { key: 'headline.dryRun' });
   if (w.budgetRemaining <= 0) return said;
   if (gatewayDead && w.healthFailures < w.healthFailuresBeforeRestart)
     said.push({ key: 'headline.deadCounting', params: { left: w.healthFailuresBeforeRestart - w.healthFailures } });
@@ -228,14 +239,13 @@ export function headline(status: ApiStatus, now: number): Headline {
   if (found.length > 0) {
     const tone = found.some((p) => p.tone === 'critical') ? 'critical' : 'warning';
     const dead = status.gateway?.last?.dead === true;
-    // concat, not spreads: an array literal makes the compiler reduce the whole Message union (TS2590).
     const parts = found.map((p) => p.message).concat(actions(status, now, dead), quiet);
     return { tone, parts };
   }
   const callsSeen = status.sources.some((s) => s.calls > 0) || status.breakers.length > 0;
   if (status.gateway && status.gateway.last === null && !callsSeen)
-    return { tone: 'ok', parts: [{ key: 'headline.notProbed' }, ...quiet] };
-  if (!callsSeen) return { tone: 'ok', parts: [{ key: 'headline.firstRun' }, ...quiet] };
+    return { tone: 'ok', parts: lead({ key: 'headline.notProbed' }, quiet) };
+  if (!callsSeen) return { tone: 'ok', parts: lead({ key: 'headline.firstRun' }, quiet) };
   const last = status.incidents?.lastClosed ?? null;
   const history: Message[] =
     status.incidents === null
@@ -250,11 +260,8 @@ export function headline(status: ApiStatus, now: number): Headline {
         : [{ key: 'headline.noIncidents' }];
   return {
     tone: 'ok',
-    parts: [
-      { key: 'headline.allWell' },
+    parts: lead({ key: 'headline.allWell' }, [
       { key: 'headline.answering', params: { n: status.breakers.length } },
-      ...history,
-      ...quiet,
-    ],
+    ]).concat(history, quiet),
   };
 }
