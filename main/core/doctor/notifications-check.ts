@@ -12,9 +12,7 @@ import type { Environment, LoadedConfig } from '../config/index.js';
 import { type HeartbeatResult, META_HEARTBEAT, parseHeartbeatMeta } from '../notify/heartbeat-result.js';
 import { redactUrl, validateWebhook } from '../notify/webhook-format.js';
 import { envValue, findOnPath } from './fs-util.js';
-import { type Finding, finding } from './types.js';
-
-const DESKTOP_OFF_FIX = 'or set notifications.desktop to false';
+import { type Finding, saidFinding } from './types.js';
 
 /** node-notifier's bundled helper programs, relative to its package directory. */
 const BUNDLED = {
@@ -37,56 +35,44 @@ function bundledHelper(platform: 'darwin' | 'win32'): string | null {
 
 export function checkDesktop(loaded: LoadedConfig, environment: Environment): Finding[] {
   if (!loaded.config.notifications.desktop) {
-    return [finding('notifications', 'info', 'desktop notifications off (notifications.desktop false)')];
+    return [saidFinding('notifications', 'info', { key: 'doctor.notify.desktopOff' })];
   }
   const { env, platform } = environment;
   if (platform === 'darwin' || platform === 'win32') {
-    const name =
-      platform === 'darwin' ? "node-notifier's bundled terminal-notifier" : "node-notifier's bundled SnoreToast";
+    const name = platform === 'darwin' ? 'terminal-notifier' : 'SnoreToast';
     const helper = bundledHelper(platform);
     if (helper !== null && existsSync(helper)) {
-      return [finding('notifications', 'ok', `desktop notifications through ${name}`, helper)];
+      return [saidFinding('notifications', 'ok', { key: 'doctor.notify.through', params: { helper: name } }, helper)];
     }
     return [
-      finding(
+      saidFinding(
         'notifications',
         'warn',
-        `desktop notifications: ${name} is missing`,
-        helper ?? 'node-notifier is not installed',
-        `reinstall BreakerBar (npm install) ${DESKTOP_OFF_FIX}`,
+        { key: 'doctor.notify.helperMissing', params: { helper: name } },
+        helper ?? { key: 'doctor.notify.noNodeNotifier' },
+        { key: 'doctor.notify.reinstallFix' },
       ),
     ];
   }
   if (platform === 'linux' && envValue(env, 'WSL_DISTRO_NAME')) {
-    return [
-      finding(
-        'notifications',
-        'ok',
-        'desktop notifications through Windows toasts (WSL)',
-        "node-notifier's SnoreToast",
-      ),
-    ];
+    return [saidFinding('notifications', 'ok', { key: 'doctor.notify.wsl' }, { key: 'doctor.notify.wslDetail' })];
   }
   if (platform !== 'linux') {
     return [
-      finding(
-        'notifications',
-        'warn',
-        `desktop notifications: node-notifier has no backend for ${platform}`,
-        undefined,
-        `use a webhook instead (notifications.webhooks), ${DESKTOP_OFF_FIX}`,
-      ),
+      saidFinding('notifications', 'warn', { key: 'doctor.notify.noBackend', params: { platform } }, undefined, {
+        key: 'doctor.notify.noBackendFix',
+      }),
     ];
   }
   const notifySend = findOnPath('notify-send', env.PATH);
   if (notifySend === null) {
     return [
-      finding(
+      saidFinding(
         'notifications',
         'warn',
-        'desktop notifications: notify-send not found on PATH',
-        'node-notifier shows Linux notifications with notify-send (libnotify)',
-        'apt-get install libnotify-bin and run a notification daemon, or set notifications.desktop to false',
+        { key: 'doctor.notify.noNotifySend' },
+        { key: 'doctor.notify.noNotifySendDetail' },
+        { key: 'doctor.notify.noNotifySendFix' },
       ),
     ];
   }
@@ -96,49 +82,53 @@ export function checkDesktop(loaded: LoadedConfig, environment: Environment): Fi
     (runtimeDir && existsSync(join(runtimeDir, 'bus')) ? join(runtimeDir, 'bus') : null);
   if (bus === null) {
     return [
-      finding(
+      saidFinding(
         'notifications',
         'warn',
-        'desktop notifications: no desktop session bus (DBUS_SESSION_BUS_ADDRESS unset)',
-        `notify-send is ${notifySend}, but without a session bus it cannot reach a notification daemon (a server, or a service started outside the desktop session)`,
-        `run BreakerBar in your desktop session, ${DESKTOP_OFF_FIX}`,
+        { key: 'doctor.notify.noBus' },
+        { key: 'doctor.notify.noBusDetail', params: { path: notifySend } },
+        { key: 'doctor.notify.noBusFix' },
       ),
     ];
   }
   return [
-    finding('notifications', 'ok', 'desktop notifications through notify-send', `${notifySend}; session bus found`),
+    saidFinding(
+      'notifications',
+      'ok',
+      { key: 'doctor.notify.notifySend' },
+      { key: 'doctor.notify.notifySendDetail', params: { path: notifySend } },
+    ),
   ];
 }
 
 export function checkWebhooks(loaded: LoadedConfig): Finding[] {
   const { webhooks } = loaded.config.notifications;
-  const where = loaded.file ? ` in ${loaded.file}` : '';
   const findings = webhooks.map((webhook, i) => {
-    const title = `webhook ${i + 1}: ${webhook.type} → ${redactUrl(webhook.url)}`;
-    const detail = `events: ${webhook.events.join(', ')}; minSeverity: ${webhook.minSeverity ?? 'warning'}`;
+    const title = {
+      key: 'doctor.notify.webhook',
+      params: { n: i + 1, type: webhook.type, url: redactUrl(webhook.url) },
+    } as const;
+    // The problems are validateWebhook's own lines (English, shared with the daemon's refusal to start).
     const problems = validateWebhook(webhook);
+    const detail = {
+      key: 'doctor.notify.webhookDetail',
+      params: { problems, events: webhook.events, minSeverity: webhook.minSeverity ?? 'warning' },
+    } as const;
     return problems.length === 0
-      ? finding('notifications', 'ok', title, detail)
-      : finding(
-          'notifications',
-          'error',
-          title,
-          `${problems.join('; ')}; ${detail}`,
-          `fix notifications.webhooks[${i}]${where}`,
-        );
+      ? saidFinding('notifications', 'ok', title, detail)
+      : saidFinding('notifications', 'error', title, detail, {
+          key: 'doctor.notify.webhookFix',
+          params: { i, file: loaded.file },
+        });
   });
   if (webhooks.length === 0) {
     findings.push(
-      finding(
+      saidFinding(
         'notifications',
         'info',
-        'no webhooks',
-        loaded.config.notifications.desktop
-          ? 'alerts go to the desktop only'
-          : 'and desktop notifications are off: alerts show only in the dashboard and /metrics',
-        loaded.config.notifications.desktop
-          ? undefined
-          : 'add one under notifications.webhooks (slack, discord, telegram, feishu, dingtalk, ntfy, generic)',
+        { key: 'doctor.notify.noWebhooks' },
+        { key: loaded.config.notifications.desktop ? 'doctor.notify.desktopOnly' : 'doctor.notify.dashboardOnly' },
+        loaded.config.notifications.desktop ? undefined : { key: 'doctor.notify.addWebhookFix' },
       ),
     );
   }
@@ -165,44 +155,54 @@ export function checkHeartbeat(loaded: LoadedConfig, now: number, last = lastHea
   const { heartbeat } = loaded.config;
   if (heartbeat.url === null) {
     return [
-      finding(
+      saidFinding(
         'notifications',
         'info',
-        'no heartbeat (heartbeat.url null)',
-        'nothing off this machine notices if BreakerBar itself stops',
-        'set heartbeat.url to a push monitor (healthchecks.io, Uptime Kuma)',
+        { key: 'doctor.notify.noHeartbeat' },
+        { key: 'doctor.notify.noHeartbeatDetail' },
+        { key: 'doctor.notify.noHeartbeatFix' },
       ),
     ];
   }
-  const title = `heartbeat (${heartbeat.kind}) → ${redactUrl(heartbeat.url)} every ${heartbeat.intervalSec} s`;
+  const title = {
+    key: 'doctor.notify.heartbeat',
+    params: { kind: heartbeat.kind, url: redactUrl(heartbeat.url), intervalSec: heartbeat.intervalSec },
+  } as const;
   if (last === null) {
-    return [finding('notifications', 'warn', title, 'no push recorded yet', 'start the daemon (`breakerbar daemon`)')];
+    return [
+      saidFinding('notifications', 'warn', title, { key: 'doctor.notify.noPush' }, { key: 'doctor.notify.noPushFix' }),
+    ];
   }
   const age = Math.max(0, Math.round((now - last.ts) / 1000));
   if (!last.ok) {
     return [
-      finding(
+      saidFinding(
         'notifications',
         'error',
         title,
-        `last push ${age} s ago failed: ${last.error ?? 'unknown error'}`,
-        'check heartbeat.url and that this machine can reach it',
+        { key: 'doctor.notify.pushFailed', params: { age, error: last.error } },
+        { key: 'doctor.notify.pushFailedFix' },
       ),
     ];
   }
   // Three intervals without a push: the daemon is not running (or not pushing); the monitor will say so soon.
   if (age > 3 * heartbeat.intervalSec + heartbeat.timeoutSec) {
     return [
-      finding(
+      saidFinding(
         'notifications',
         'warn',
         title,
-        `last push ${age} s ago was delivered, but none since`,
-        'is the daemon running? (`breakerbar status`)',
+        { key: 'doctor.notify.pushStale', params: { age } },
+        { key: 'doctor.notify.pushStaleFix' },
       ),
     ];
   }
-  return [finding('notifications', 'ok', title, `last push ${age} s ago delivered (status ${last.status})`)];
+  return [
+    saidFinding('notifications', 'ok', title, {
+      key: 'doctor.notify.pushOk',
+      params: { age, status: last.status },
+    }),
+  ];
 }
 
 export function checkNotifications(loaded: LoadedConfig, environment: Environment, now = Date.now()): Finding[] {

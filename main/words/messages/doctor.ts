@@ -202,6 +202,53 @@ export const doctor = area(
     'doctor.restart.relativeDetail': (p: { argv: string[] }) =>
       `would run: ${p.argv.join(' ')}; it resolves against the daemon's working directory`,
     'doctor.restart.relativeFix': 'use an absolute path in watchdog.restartCommand',
+    'doctor.notify.desktopOff': 'desktop notifications off (notifications.desktop false)',
+    'doctor.notify.through': (p: { helper: string }) =>
+      `desktop notifications through node-notifier's bundled ${p.helper}`,
+    'doctor.notify.helperMissing': (p: { helper: string }) =>
+      `desktop notifications: node-notifier's bundled ${p.helper} is missing`,
+    'doctor.notify.noNodeNotifier': 'node-notifier is not installed',
+    'doctor.notify.reinstallFix': 'reinstall BreakerBar (npm install) or set notifications.desktop to false',
+    'doctor.notify.wsl': 'desktop notifications through Windows toasts (WSL)',
+    'doctor.notify.wslDetail': "node-notifier's SnoreToast",
+    'doctor.notify.noBackend': (p: { platform: string }) =>
+      `desktop notifications: node-notifier has no backend for ${p.platform}`,
+    'doctor.notify.noBackendFix':
+      'use a webhook instead (notifications.webhooks), or set notifications.desktop to false',
+    'doctor.notify.noNotifySend': 'desktop notifications: notify-send not found on PATH',
+    'doctor.notify.noNotifySendDetail': 'node-notifier shows Linux notifications with notify-send (libnotify)',
+    'doctor.notify.noNotifySendFix':
+      'apt-get install libnotify-bin and run a notification daemon, or set notifications.desktop to false',
+    'doctor.notify.noBus': 'desktop notifications: no desktop session bus (DBUS_SESSION_BUS_ADDRESS unset)',
+    'doctor.notify.noBusDetail': (p: { path: string }) =>
+      `notify-send is ${p.path}, but without a session bus it cannot reach a notification daemon (a server, or a service started outside the desktop session)`,
+    'doctor.notify.noBusFix': 'run BreakerBar in your desktop session, or set notifications.desktop to false',
+    'doctor.notify.notifySend': 'desktop notifications through notify-send',
+    'doctor.notify.notifySendDetail': (p: { path: string }) => `${p.path}; session bus found`,
+    'doctor.notify.webhook': (p: { n: number; type: string; url: string }) => `webhook ${p.n}: ${p.type} → ${p.url}`,
+    'doctor.notify.webhookDetail': (p: { problems: string[]; events: string[]; minSeverity: string }) =>
+      `${p.problems.map((x) => `${x}; `).join('')}events: ${p.events.join(', ')}; minSeverity: ${p.minSeverity}`,
+    'doctor.notify.webhookFix': (p: { i: number; file: string | null }) =>
+      `fix notifications.webhooks[${p.i}]${p.file ? ` in ${p.file}` : ''}`,
+    'doctor.notify.noWebhooks': 'no webhooks',
+    'doctor.notify.desktopOnly': 'alerts go to the desktop only',
+    'doctor.notify.dashboardOnly': 'and desktop notifications are off: alerts show only in the dashboard and /metrics',
+    'doctor.notify.addWebhookFix':
+      'add one under notifications.webhooks (slack, discord, telegram, feishu, dingtalk, ntfy, generic)',
+    'doctor.notify.noHeartbeat': 'no heartbeat (heartbeat.url null)',
+    'doctor.notify.noHeartbeatDetail': 'nothing off this machine notices if BreakerBar itself stops',
+    'doctor.notify.noHeartbeatFix': 'set heartbeat.url to a push monitor (healthchecks.io, Uptime Kuma)',
+    'doctor.notify.heartbeat': (p: { kind: string; url: string; intervalSec: number }) =>
+      `heartbeat (${p.kind}) → ${p.url} every ${p.intervalSec} s`,
+    'doctor.notify.noPush': 'no push recorded yet',
+    'doctor.notify.noPushFix': 'start the daemon (`breakerbar daemon`)',
+    'doctor.notify.pushFailed': (p: { age: number; error: string | null }) =>
+      `last push ${p.age} s ago failed: ${p.error ?? 'unknown error'}`,
+    'doctor.notify.pushFailedFix': 'check heartbeat.url and that this machine can reach it',
+    'doctor.notify.pushStale': (p: { age: number }) => `last push ${p.age} s ago was delivered, but none since`,
+    'doctor.notify.pushStaleFix': 'is the daemon running? (`breakerbar status`)',
+    'doctor.notify.pushOk': (p: { age: number; status: string }) =>
+      `last push ${p.age} s ago delivered (status ${p.status})`,
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -360,5 +407,47 @@ export const doctor = area(
     'doctor.restart.relativeDetail': (p: { argv: string[] }) =>
       `将执行：${p.argv.join(' ')}；它相对于守护进程的工作目录解析`,
     'doctor.restart.relativeFix': '请在 watchdog.restartCommand 中使用绝对路径',
+    'doctor.notify.desktopOff': '桌面通知已关闭（notifications.desktop 为 false）',
+    'doctor.notify.through': (p: { helper: string }) => `桌面通知经由 node-notifier 自带的 ${p.helper} 发送`,
+    'doctor.notify.helperMissing': (p: { helper: string }) => `桌面通知：缺少 node-notifier 自带的 ${p.helper}`,
+    'doctor.notify.noNodeNotifier': '没有安装 node-notifier',
+    'doctor.notify.reinstallFix': '请重新安装 BreakerBar（npm install），或把 notifications.desktop 设为 false',
+    'doctor.notify.wsl': '桌面通知经由 Windows 通知（WSL）发送',
+    'doctor.notify.wslDetail': 'node-notifier 的 SnoreToast',
+    'doctor.notify.noBackend': (p: { platform: string }) => `桌面通知：node-notifier 不支持 ${p.platform} 平台`,
+    'doctor.notify.noBackendFix': '请改用 webhook（notifications.webhooks），或把 notifications.desktop 设为 false',
+    'doctor.notify.noNotifySend': '桌面通知：PATH 中找不到 notify-send',
+    'doctor.notify.noNotifySendDetail': 'node-notifier 在 Linux 上用 notify-send（libnotify）显示通知',
+    'doctor.notify.noNotifySendFix':
+      '运行 apt-get install libnotify-bin 并启动一个通知守护进程，或把 notifications.desktop 设为 false',
+    'doctor.notify.noBus': '桌面通知：没有桌面会话总线（未设置 DBUS_SESSION_BUS_ADDRESS）',
+    'doctor.notify.noBusDetail': (p: { path: string }) =>
+      `notify-send 位于 ${p.path}，但没有会话总线就无法连到通知守护进程（例如在服务器上，或服务在桌面会话之外启动）`,
+    'doctor.notify.noBusFix': '请在桌面会话中运行 BreakerBar，或把 notifications.desktop 设为 false',
+    'doctor.notify.notifySend': '桌面通知经由 notify-send 发送',
+    'doctor.notify.notifySendDetail': (p: { path: string }) => `${p.path}；已找到会话总线`,
+    'doctor.notify.webhook': (p: { n: number; type: string; url: string }) => `webhook ${p.n}：${p.type} → ${p.url}`,
+    'doctor.notify.webhookDetail': (p: { problems: string[]; events: string[]; minSeverity: string }) =>
+      `${p.problems.map((x) => `${x}；`).join('')}事件：${p.events.join('、')}；最低严重级别：${p.minSeverity}`,
+    'doctor.notify.webhookFix': (p: { i: number; file: string | null }) =>
+      `请修正${p.file ? ` ${p.file} 中的` : ''} notifications.webhooks[${p.i}]`,
+    'doctor.notify.noWebhooks': '没有 webhook',
+    'doctor.notify.desktopOnly': '告警只发送到桌面',
+    'doctor.notify.dashboardOnly': '桌面通知也已关闭：告警只显示在仪表盘和 /metrics 中',
+    'doctor.notify.addWebhookFix':
+      '在 notifications.webhooks 下添加一个（slack、discord、telegram、feishu、dingtalk、ntfy、generic）',
+    'doctor.notify.noHeartbeat': '没有心跳（heartbeat.url 为 null）',
+    'doctor.notify.noHeartbeatDetail': '如果 BreakerBar 自身停止，本机以外没有任何东西会察觉',
+    'doctor.notify.noHeartbeatFix': '把 heartbeat.url 设为一个推送式监控（healthchecks.io、Uptime Kuma）',
+    'doctor.notify.heartbeat': (p: { kind: string; url: string; intervalSec: number }) =>
+      `心跳（${p.kind}）→ ${p.url}，每 ${p.intervalSec} 秒`,
+    'doctor.notify.noPush': '还没有推送记录',
+    'doctor.notify.noPushFix': '请启动守护进程（`breakerbar daemon`）',
+    'doctor.notify.pushFailed': (p: { age: number; error: string | null }) =>
+      `${p.age} 秒前的上次推送失败：${p.error ?? '未知错误'}`,
+    'doctor.notify.pushFailedFix': '请检查 heartbeat.url，以及本机能否访问它',
+    'doctor.notify.pushStale': (p: { age: number }) => `${p.age} 秒前的上次推送已送达，但此后再没有推送`,
+    'doctor.notify.pushStaleFix': '守护进程在运行吗？（`breakerbar status`）',
+    'doctor.notify.pushOk': (p: { age: number; status: string }) => `${p.age} 秒前的上次推送已送达（状态 ${p.status}）`,
   },
 );
