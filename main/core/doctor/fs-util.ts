@@ -37,7 +37,7 @@ export function currentUser(): string {
 
 /** The fix for a file or directory BreakerBar may not read. */
 /** The same fix as a catalogue message, for a finding worded in the reader's language. */
-export function permissionFixMessage(path: string): Message {
+export function permissionFixMessage(path: string): Message<'doctor.fs.permissionFix'> {
   return { key: 'doctor.fs.permissionFix', params: { user: currentUser(), path } };
 }
 

@@ -3,14 +3,16 @@
  * came from, the profile, the installed OpenClaw version, and OpenClaw's own
  * `openclaw.json`.
  */
+
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
+import type { Message } from '../../words/messages/index.js';
 import type { Environment, LoadedConfig } from '../config/index.js';
 import { findExecutable } from '../gateway/control.js';
 import { openclawConfigPath, readOpenClawConfig } from '../openclaw/gateway-endpoint.js';
-import { envValue, isExecutableFile, isPermissionError, permissionFix, statOrCode } from './fs-util.js';
-import { type Finding, finding } from './types.js';
+import { envValue, isExecutableFile, isPermissionError, permissionFixMessage, statOrCode } from './fs-util.js';
+import { type Finding, saidFinding } from './types.js';
 
 export interface OpenClawCheck {
   findings: Finding[];
@@ -21,15 +23,17 @@ export interface OpenClawCheck {
 }
 
 /** Where the state directory came from, in the words of the place to change it. */
-export function stateDirSource(loaded: LoadedConfig, environment: Environment): string {
-  if (loaded.config.openclawDir) return "openclawDir in BreakerBar's config";
-  if (envValue(environment.env, 'OPENCLAW_STATE_DIR')) return 'OPENCLAW_STATE_DIR';
-  if (envValue(environment.env, 'OPENCLAW_HOME')) return 'OPENCLAW_HOME/.openclaw';
-  return "OpenClaw's default, ~/.openclaw";
+export function stateDirSource(
+  loaded: LoadedConfig,
+  environment: Environment,
+): 'config' | 'state_dir' | 'home' | 'default' {
+  if (loaded.config.openclawDir) return 'config';
+  if (envValue(environment.env, 'OPENCLAW_STATE_DIR')) return 'state_dir';
+  if (envValue(environment.env, 'OPENCLAW_HOME')) return 'home';
+  return 'default';
 }
 
-const NO_STATE_FIX =
-  "start the gateway once (`openclaw gateway start`) so it creates its state, or point openclawDir in BreakerBar's config (or OPENCLAW_STATE_DIR) at the right place";
+const NO_STATE_FIX = { key: 'doctor.openclaw.noStateFix' } as const;
 
 /** Other OpenClaw state directories next to the expected one (`~/.openclaw-<profile>`), as hints. */
 function siblingStateDirs(stateDir: string): string[] {
@@ -54,15 +58,17 @@ function at(config: Record<string, unknown> | null, path: readonly string[]): un
 }
 
 /** A few facts from openclaw.json worth seeing beside BreakerBar's own view (never a token). */
-function openclawFacts(config: Record<string, unknown>): string {
-  const facts: string[] = [];
+function openclawFacts(config: Record<string, unknown>): Message | undefined {
   const port = at(config, ['gateway', 'port']);
-  if (typeof port === 'number' || typeof port === 'string') facts.push(`gateway.port ${port}`);
   const primary = at(config, ['agents', 'defaults', 'model', 'primary']);
-  if (typeof primary === 'string') facts.push(`primary model ${primary}`);
   const fallbacks = at(config, ['agents', 'defaults', 'model', 'fallbacks']);
-  if (Array.isArray(fallbacks)) facts.push(`${fallbacks.length} fallback model(s)`);
-  return facts.join(', ');
+  const facts = {
+    port: typeof port === 'number' || typeof port === 'string' ? String(port) : null,
+    primary: typeof primary === 'string' ? primary : null,
+    fallbacks: Array.isArray(fallbacks) ? fallbacks.length : null,
+  };
+  if (facts.port === null && facts.primary === null && facts.fallbacks === null) return undefined;
+  return { key: 'doctor.openclaw.facts', params: facts };
 }
 
 /** How long `openclaw --version` may take; the doctor must answer even when the CLI hangs. */
@@ -151,14 +157,23 @@ export function openclawVersion(environment: Environment): OpenClawVersion {
 function versionFinding(environment: Environment): Finding {
   const found = openclawVersion(environment);
   if (found.version) {
-    return finding('openclaw', 'ok', `OpenClaw ${found.version}`, `${found.binary}, version from ${found.how}`);
+    return saidFinding(
+      'openclaw',
+      'ok',
+      { key: 'doctor.openclaw.version', params: { version: found.version } },
+      {
+        key: 'doctor.openclaw.versionFrom',
+        params: { binary: found.binary ?? '', how: found.how === 'its package.json' ? 'package' : 'cli' },
+      },
+    );
   }
   // Informational: BreakerBar reads OpenClaw's files by their shape, whatever the version.
-  return finding(
+  // With a binary, the detail is what asking it gave (its own output).
+  return saidFinding(
     'openclaw',
     'info',
-    'OpenClaw version unknown',
-    found.binary ? `${found.binary}: ${found.how}` : found.how,
+    { key: 'doctor.openclaw.versionUnknown' },
+    found.binary ? `${found.binary}: ${found.how}` : { key: 'doctor.openclaw.noCli' },
   );
 }
 
@@ -166,6 +181,7 @@ export function checkOpenClaw(loaded: LoadedConfig, environment: Environment): O
   const findings: Finding[] = [];
   const { stateDir } = loaded;
   const source = stateDirSource(loaded, environment);
+  const from = { key: 'doctor.openclaw.from', params: { source } } as const;
   let stateDirUsable = false;
 
   const stat = statOrCode(stateDir);
@@ -173,50 +189,60 @@ export function checkOpenClaw(loaded: LoadedConfig, environment: Environment): O
     if (stat.code === 'ENOENT') {
       const others = siblingStateDirs(stateDir);
       findings.push(
-        finding(
+        saidFinding(
           'openclaw',
           'error',
-          `OpenClaw state directory ${stateDir} does not exist`,
-          `from ${source}${others.length > 0 ? `; other OpenClaw state directories here: ${others.join(', ')}` : ''}`,
+          { key: 'doctor.openclaw.stateMissing', params: { dir: stateDir } },
+          { key: 'doctor.openclaw.fromWithOthers', params: { source, others } },
           NO_STATE_FIX,
         ),
       );
     } else if (stat.code === 'EACCES' || stat.code === 'EPERM') {
       findings.push(
-        finding(
+        saidFinding(
           'openclaw',
           'error',
-          `cannot reach the OpenClaw state directory ${stateDir} (permission denied)`,
-          `from ${source}`,
-          permissionFix(dirname(stateDir)),
+          { key: 'doctor.openclaw.stateDenied', params: { dir: stateDir } },
+          from,
+          permissionFixMessage(dirname(stateDir)),
         ),
       );
     } else {
       findings.push(
-        finding(
+        saidFinding(
           'openclaw',
           'error',
-          `cannot use the OpenClaw state directory ${stateDir} (${stat.code})`,
-          `from ${source}`,
+          { key: 'doctor.openclaw.stateUnusable', params: { dir: stateDir, code: stat.code } },
+          from,
           NO_STATE_FIX,
         ),
       );
     }
   } else if (!stat.stats.isDirectory()) {
-    findings.push(finding('openclaw', 'error', `${stateDir} is not a directory`, `from ${source}`, NO_STATE_FIX));
+    findings.push(
+      saidFinding(
+        'openclaw',
+        'error',
+        { key: 'doctor.openclaw.notDirectory', params: { dir: stateDir } },
+        from,
+        NO_STATE_FIX,
+      ),
+    );
   } else {
     try {
       accessSync(stateDir, constants.R_OK | constants.X_OK);
       stateDirUsable = true;
-      findings.push(finding('openclaw', 'ok', `state directory ${stateDir}`, `from ${source}`));
+      findings.push(
+        saidFinding('openclaw', 'ok', { key: 'doctor.openclaw.stateDir', params: { dir: stateDir } }, from),
+      );
     } catch (error) {
       findings.push(
-        finding(
+        saidFinding(
           'openclaw',
           'error',
-          `cannot read the OpenClaw state directory ${stateDir}${isPermissionError(error) ? ' (permission denied)' : ''}`,
-          `from ${source}`,
-          permissionFix(stateDir),
+          { key: 'doctor.openclaw.stateUnreadable', params: { dir: stateDir, denied: isPermissionError(error) } },
+          from,
+          permissionFixMessage(stateDir),
         ),
       );
     }
@@ -230,21 +256,21 @@ export function checkOpenClaw(loaded: LoadedConfig, environment: Environment): O
     const chosen = loaded.config.openclawDir || envValue(environment.env, 'OPENCLAW_STATE_DIR');
     if (!chosen && basename(stateDir) !== expected) {
       findings.push(
-        finding(
+        saidFinding(
           'openclaw',
           'warn',
-          `profile "${profile}" is set, but the state directory is ${stateDir}`,
-          `a gateway started with --profile ${profile} keeps its state in ~/${expected}`,
-          `set openclawDir to ~/${expected} in BreakerBar's config`,
+          { key: 'doctor.openclaw.profileMismatch', params: { profile, dir: stateDir } },
+          { key: 'doctor.openclaw.profileMismatchDetail', params: { profile, expected } },
+          { key: 'doctor.openclaw.profileMismatchFix', params: { expected } },
         ),
       );
     } else {
       findings.push(
-        finding(
+        saidFinding(
           'openclaw',
           'info',
-          `profile "${profile}"`,
-          `gateway log openclaw-${profile}-YYYY-MM-DD.log, service ai.openclaw.${profile} / openclaw-gateway-${profile}.service`,
+          { key: 'doctor.openclaw.profile', params: { profile } },
+          { key: 'doctor.openclaw.profileDetail', params: { profile } },
         ),
       );
     }
@@ -254,25 +280,33 @@ export function checkOpenClaw(loaded: LoadedConfig, environment: Environment): O
   const read = readOpenClawConfig(configPath);
   if (read.warning) {
     findings.push(
-      finding(
+      // The warning is readOpenClawConfig's own line (a path, the parser's message), as it is.
+      saidFinding(
         'openclaw',
         'warn',
-        `openclaw.json cannot be used`,
+        { key: 'doctor.openclaw.configUnusable' },
         read.warning,
         /EACCES|EPERM/.test(read.warning)
-          ? permissionFix(configPath)
-          : 'fix it where the message says (the gateway reads the same file); BreakerBar uses the defaults meanwhile',
+          ? permissionFixMessage(configPath)
+          : { key: 'doctor.openclaw.configUnusableFix' },
       ),
     );
   } else if (read.config) {
-    findings.push(finding('openclaw', 'ok', `openclaw.json read: ${configPath}`, openclawFacts(read.config)));
+    findings.push(
+      saidFinding(
+        'openclaw',
+        'ok',
+        { key: 'doctor.openclaw.configRead', params: { path: configPath } },
+        openclawFacts(read.config),
+      ),
+    );
   } else {
     findings.push(
-      finding(
+      saidFinding(
         'openclaw',
         'info',
-        `no openclaw.json at ${configPath}`,
-        'OpenClaw then runs on its defaults (port 18789); OPENCLAW_CONFIG_PATH names another file',
+        { key: 'doctor.openclaw.noConfig', params: { path: configPath } },
+        { key: 'doctor.openclaw.noConfigDetail' },
       ),
     );
   }

@@ -37,6 +37,25 @@ const enStartup = (s: Startup) =>
 const zhStartup = (s: Startup) =>
   s === 'started' ? '已启动' : s === 'unknown' ? '启动状态未知（旧版网关？）' : s === 'starting' ? '正在启动' : s;
 
+/** Where OpenClaw's state directory came from (the place to change it). */
+type StateSource = 'config' | 'state_dir' | 'home' | 'default';
+const enStateSource = (s: StateSource) =>
+  s === 'config'
+    ? "openclawDir in BreakerBar's config"
+    : s === 'state_dir'
+      ? 'OPENCLAW_STATE_DIR'
+      : s === 'home'
+        ? 'OPENCLAW_HOME/.openclaw'
+        : "OpenClaw's default, ~/.openclaw";
+const zhStateSource = (s: StateSource) =>
+  s === 'config'
+    ? ' BreakerBar 配置中的 openclawDir'
+    : s === 'state_dir'
+      ? ' OPENCLAW_STATE_DIR'
+      : s === 'home'
+        ? ' OPENCLAW_HOME/.openclaw'
+        : ' OpenClaw 的默认位置 ~/.openclaw';
+
 export const doctor = area(
   {
     'doctor.gateway.url': (p: { url: string }) => `gateway URL ${p.url}`,
@@ -249,6 +268,49 @@ export const doctor = area(
     'doctor.notify.pushStaleFix': 'is the daemon running? (`breakerbar status`)',
     'doctor.notify.pushOk': (p: { age: number; status: string }) =>
       `last push ${p.age} s ago delivered (status ${p.status})`,
+    'doctor.openclaw.version': (p: { version: string }) => `OpenClaw ${p.version}`,
+    'doctor.openclaw.versionFrom': (p: { binary: string; how: 'package' | 'cli' }) =>
+      `${p.binary}, version from ${p.how === 'package' ? 'its package.json' : '`openclaw --version`'}`,
+    'doctor.openclaw.versionUnknown': 'OpenClaw version unknown',
+    'doctor.openclaw.noCli': 'no openclaw CLI on PATH or in the usual install places',
+    'doctor.openclaw.from': (p: { source: StateSource }) => `from ${enStateSource(p.source)}`,
+    'doctor.openclaw.fromWithOthers': (p: { source: StateSource; others: string[] }) =>
+      `from ${enStateSource(p.source)}${p.others.length > 0 ? `; other OpenClaw state directories here: ${p.others.join(', ')}` : ''}`,
+    'doctor.openclaw.noStateFix':
+      "start the gateway once (`openclaw gateway start`) so it creates its state, or point openclawDir in BreakerBar's config (or OPENCLAW_STATE_DIR) at the right place",
+    'doctor.openclaw.stateMissing': (p: { dir: string }) => `OpenClaw state directory ${p.dir} does not exist`,
+    'doctor.openclaw.stateDenied': (p: { dir: string }) =>
+      `cannot reach the OpenClaw state directory ${p.dir} (permission denied)`,
+    'doctor.openclaw.stateUnusable': (p: { dir: string; code: string }) =>
+      `cannot use the OpenClaw state directory ${p.dir} (${p.code})`,
+    'doctor.openclaw.notDirectory': (p: { dir: string }) => `${p.dir} is not a directory`,
+    'doctor.openclaw.stateDir': (p: { dir: string }) => `state directory ${p.dir}`,
+    'doctor.openclaw.stateUnreadable': (p: { dir: string; denied: boolean }) =>
+      `cannot read the OpenClaw state directory ${p.dir}${p.denied ? ' (permission denied)' : ''}`,
+    'doctor.openclaw.profileMismatch': (p: { profile: string; dir: string }) =>
+      `profile "${p.profile}" is set, but the state directory is ${p.dir}`,
+    'doctor.openclaw.profileMismatchDetail': (p: { profile: string; expected: string }) =>
+      `a gateway started with --profile ${p.profile} keeps its state in ~/${p.expected}`,
+    'doctor.openclaw.profileMismatchFix': (p: { expected: string }) =>
+      `set openclawDir to ~/${p.expected} in BreakerBar's config`,
+    'doctor.openclaw.profile': (p: { profile: string }) => `profile "${p.profile}"`,
+    'doctor.openclaw.profileDetail': (p: { profile: string }) =>
+      `gateway log openclaw-${p.profile}-YYYY-MM-DD.log, service ai.openclaw.${p.profile} / openclaw-gateway-${p.profile}.service`,
+    'doctor.openclaw.configUnusable': 'openclaw.json cannot be used',
+    'doctor.openclaw.configUnusableFix':
+      'fix it where the message says (the gateway reads the same file); BreakerBar uses the defaults meanwhile',
+    'doctor.openclaw.configRead': (p: { path: string }) => `openclaw.json read: ${p.path}`,
+    'doctor.openclaw.noConfig': (p: { path: string }) => `no openclaw.json at ${p.path}`,
+    'doctor.openclaw.noConfigDetail':
+      'OpenClaw then runs on its defaults (port 18789); OPENCLAW_CONFIG_PATH names another file',
+    'doctor.openclaw.facts': (p: { port: string | null; primary: string | null; fallbacks: number | null }) =>
+      [
+        p.port === null ? '' : `gateway.port ${p.port}`,
+        p.primary === null ? '' : `primary model ${p.primary}`,
+        p.fallbacks === null ? '' : `${p.fallbacks} fallback model(s)`,
+      ]
+        .filter((x) => x !== '')
+        .join(', '),
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -449,5 +511,46 @@ export const doctor = area(
     'doctor.notify.pushStale': (p: { age: number }) => `${p.age} 秒前的上次推送已送达，但此后再没有推送`,
     'doctor.notify.pushStaleFix': '守护进程在运行吗？（`breakerbar status`）',
     'doctor.notify.pushOk': (p: { age: number; status: string }) => `${p.age} 秒前的上次推送已送达（状态 ${p.status}）`,
+    'doctor.openclaw.version': (p: { version: string }) => `OpenClaw ${p.version}`,
+    'doctor.openclaw.versionFrom': (p: { binary: string; how: 'package' | 'cli' }) =>
+      `${p.binary}，版本取自${p.how === 'package' ? '其 package.json' : ' `openclaw --version`'}`,
+    'doctor.openclaw.versionUnknown': 'OpenClaw 版本未知',
+    'doctor.openclaw.noCli': 'PATH 和常见安装位置中都没有 openclaw CLI',
+    'doctor.openclaw.from': (p: { source: StateSource }) => `来自${zhStateSource(p.source)}`,
+    'doctor.openclaw.fromWithOthers': (p: { source: StateSource; others: string[] }) =>
+      `来自${zhStateSource(p.source)}${p.others.length > 0 ? `；这里还有其他 OpenClaw 状态目录：${p.others.join('、')}` : ''}`,
+    'doctor.openclaw.noStateFix':
+      '请启动一次网关（`openclaw gateway start`）让它创建状态目录，或把 BreakerBar 配置中的 openclawDir（或 OPENCLAW_STATE_DIR）指向正确的位置',
+    'doctor.openclaw.stateMissing': (p: { dir: string }) => `OpenClaw 状态目录 ${p.dir} 不存在`,
+    'doctor.openclaw.stateDenied': (p: { dir: string }) => `无法访问 OpenClaw 状态目录 ${p.dir}（权限被拒绝）`,
+    'doctor.openclaw.stateUnusable': (p: { dir: string; code: string }) =>
+      `无法使用 OpenClaw 状态目录 ${p.dir}（${p.code}）`,
+    'doctor.openclaw.notDirectory': (p: { dir: string }) => `${p.dir} 不是目录`,
+    'doctor.openclaw.stateDir': (p: { dir: string }) => `状态目录 ${p.dir}`,
+    'doctor.openclaw.stateUnreadable': (p: { dir: string; denied: boolean }) =>
+      `无法读取 OpenClaw 状态目录 ${p.dir}${p.denied ? '（权限被拒绝）' : ''}`,
+    'doctor.openclaw.profileMismatch': (p: { profile: string; dir: string }) =>
+      `已设置配置档“${p.profile}”，但状态目录是 ${p.dir}`,
+    'doctor.openclaw.profileMismatchDetail': (p: { profile: string; expected: string }) =>
+      `以 --profile ${p.profile} 启动的网关把状态保存在 ~/${p.expected}`,
+    'doctor.openclaw.profileMismatchFix': (p: { expected: string }) =>
+      `请在 BreakerBar 配置中把 openclawDir 设为 ~/${p.expected}`,
+    'doctor.openclaw.profile': (p: { profile: string }) => `配置档“${p.profile}”`,
+    'doctor.openclaw.profileDetail': (p: { profile: string }) =>
+      `网关日志 openclaw-${p.profile}-YYYY-MM-DD.log，服务 ai.openclaw.${p.profile} / openclaw-gateway-${p.profile}.service`,
+    'doctor.openclaw.configUnusable': 'openclaw.json 无法使用',
+    'doctor.openclaw.configUnusableFix':
+      '请按消息所指修正它（网关读取的是同一个文件）；在此之前 BreakerBar 使用默认设置',
+    'doctor.openclaw.configRead': (p: { path: string }) => `已读取 openclaw.json：${p.path}`,
+    'doctor.openclaw.noConfig': (p: { path: string }) => `${p.path} 处没有 openclaw.json`,
+    'doctor.openclaw.noConfigDetail': 'OpenClaw 将使用默认设置（端口 18789）；可用 OPENCLAW_CONFIG_PATH 指定其他文件',
+    'doctor.openclaw.facts': (p: { port: string | null; primary: string | null; fallbacks: number | null }) =>
+      [
+        p.port === null ? '' : `gateway.port ${p.port}`,
+        p.primary === null ? '' : `主模型 ${p.primary}`,
+        p.fallbacks === null ? '' : `${p.fallbacks} 个备用模型`,
+      ]
+        .filter((x) => x !== '')
+        .join('，'),
   },
 );
