@@ -481,7 +481,7 @@ export const doctor = area(
     'doctor.notify.noNotifySend': '桌面通知：PATH 中找不到 notify-send',
     'doctor.notify.noNotifySendDetail': 'node-notifier 在 Linux 上用 notify-send（libnotify）显示通知',
     'doctor.notify.noNotifySendFix':
-      '运行 apt-get install libnotify-bin 并启动一个通知守护进程，或把 notifications.desktop 设为 false',
+      '运行 `apt-get install libnotify-bin` 并启动一个通知守护进程，或把 notifications.desktop 设为 false',
     'doctor.notify.noBus': '桌面通知：没有桌面会话总线（未设置 DBUS_SESSION_BUS_ADDRESS）',
     'doctor.notify.noBusDetail': (p: { path: string }) =>
       `notify-send 位于 ${p.path}，但没有会话总线就无法连到通知守护进程（例如在服务器上，或服务在桌面会话之外启动）`,
