@@ -6,8 +6,8 @@ import { accessSync, constants, readdirSync, type Stats, statSync } from 'node:f
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type Environment, expandHome, type LoadedConfig } from '../config/index.js';
 import { gatewayLogPattern } from '../sources/gateway-log.js';
-import { errnoCode, humanSize, permissionFix, statOrCode } from './fs-util.js';
-import { type Finding, finding } from './types.js';
+import { errnoCode, humanSize, permissionFixMessage, statOrCode } from './fs-util.js';
+import { type Finding, saidFinding } from './types.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -15,10 +15,7 @@ const pad = (n: number) => String(n).padStart(2, '0');
  * What a missing or unreadable gateway log costs, said with every such finding: the breakers count upstream
  * attempts from its `[model-fetch]` lines, and without them they judge the transcripts' records alone.
  */
-export const WITHOUT_GATEWAY_LOG =
-  "the breakers count each upstream attempt from this log's [model-fetch] lines; without it they fall back to " +
-  "the transcripts, which keep only each run's last failure (a run's retries go uncounted), and fallback " +
-  'decisions, stalled sessions and run timeouts go unseen';
+const WITHOUT_GATEWAY_LOG = { key: 'doctor.log.without' } as const;
 
 /** Today's date as the log names it: local and UTC (they differ around midnight; either counts). */
 export function todaysLogDates(now: number): string[] {
@@ -50,18 +47,16 @@ function profilesIn(names: readonly string[]): string[] {
 function trustFindings(dir: string, stats: Stats): Finding[] {
   if (typeof process.getuid !== 'function') return [];
   const uid = process.getuid();
-  const why =
-    'whoever can write there can write gateway log lines BreakerBar acts on (a storm, a restart it calls for); ' +
-    'OpenClaw itself logs to such a directory only when it is safe, and otherwise falls back to one of your own';
-  const fix = `remove ${dir} and let the gateway create it again, or point OpenClaw's logging.file at a directory of your own (and gatewayLogDir with it)`;
+  const why = { key: 'doctor.log.trustWhy' } as const;
+  const fix = { key: 'doctor.log.trustFix', params: { dir } } as const;
   const out: Finding[] = [];
   if (stats.uid !== uid && stats.uid !== 0) {
     out.push(
-      finding('sources', 'warn', `gateway log directory ${dir} belongs to another user (uid ${stats.uid})`, why, fix),
+      saidFinding('sources', 'warn', { key: 'doctor.log.otherOwner', params: { dir, uid: stats.uid } }, why, fix),
     );
   }
   if ((stats.mode & 0o002) !== 0) {
-    out.push(finding('sources', 'warn', `gateway log directory ${dir} can be written by every user`, why, fix));
+    out.push(saidFinding('sources', 'warn', { key: 'doctor.log.worldWritable', params: { dir } }, why, fix));
   }
   return out;
 }
@@ -83,12 +78,12 @@ export function checkGatewayLog(
     const fileDir = dirname(isAbsolute(expanded) ? expanded : resolve(expanded));
     if (fileDir !== dir) {
       findings.push(
-        finding(
+        saidFinding(
           'sources',
           'warn',
-          `openclaw.json sets logging.file to ${loggingFile}, but BreakerBar reads gateway logs in ${dir}`,
+          { key: 'doctor.log.loggingFile', params: { file: loggingFile, dir } },
           undefined,
-          `set gatewayLogDir to ${fileDir} in BreakerBar's config (it follows ${prefix}-YYYY-MM-DD.log files there)`,
+          { key: 'doctor.log.loggingFileFix', params: { dir: fileDir, prefix } },
         ),
       );
     }
@@ -98,40 +93,41 @@ export function checkGatewayLog(
   if ('code' in stat) {
     if (stat.code === 'ENOENT') {
       findings.push(
-        finding(
+        saidFinding(
           'sources',
           'warn',
-          `gateway log directory ${dir} does not exist`,
-          `${WITHOUT_GATEWAY_LOG}; /tmp is emptied at boot until the gateway logs again`,
-          'start the gateway (it creates the directory with its first log line), or set gatewayLogDir to where its log is written',
+          { key: 'doctor.log.dirMissing', params: { dir } },
+          { key: 'doctor.log.dirMissingDetail' },
+          { key: 'doctor.log.dirMissingFix' },
         ),
       );
     } else if (stat.code === 'EACCES' || stat.code === 'EPERM') {
       findings.push(
-        finding(
+        saidFinding(
           'sources',
           'error',
-          `cannot reach the gateway log directory ${dir} (permission denied)`,
+          { key: 'doctor.log.dirDenied', params: { dir } },
           WITHOUT_GATEWAY_LOG,
-          permissionFix(dir),
+          permissionFixMessage(dir),
         ),
       );
     } else {
       findings.push(
-        finding('sources', 'error', `cannot use the gateway log directory ${dir} (${stat.code})`, WITHOUT_GATEWAY_LOG),
+        saidFinding(
+          'sources',
+          'error',
+          { key: 'doctor.log.dirUnusable', params: { dir, code: stat.code } },
+          WITHOUT_GATEWAY_LOG,
+        ),
       );
     }
     return findings;
   }
   if (!stat.stats.isDirectory()) {
     findings.push(
-      finding(
-        'sources',
-        'error',
-        `gateway log directory ${dir} is not a directory`,
-        WITHOUT_GATEWAY_LOG,
-        'set gatewayLogDir to the directory of the gateway log',
-      ),
+      saidFinding('sources', 'error', { key: 'doctor.log.notDirectory', params: { dir } }, WITHOUT_GATEWAY_LOG, {
+        key: 'doctor.log.notDirectoryFix',
+      }),
     );
     return findings;
   }
@@ -144,12 +140,12 @@ export function checkGatewayLog(
   } catch (error) {
     const code = errnoCode(error);
     findings.push(
-      finding(
+      saidFinding(
         'sources',
         'error',
-        `cannot list the gateway log directory ${dir}${code === 'EACCES' || code === 'EPERM' ? ' (permission denied)' : ` (${code})`}`,
+        { key: 'doctor.log.cannotList', params: { dir, code: `${code}` } },
         WITHOUT_GATEWAY_LOG,
-        permissionFix(dir),
+        permissionFixMessage(dir),
       ),
     );
     return findings;
@@ -162,27 +158,29 @@ export function checkGatewayLog(
     const path = join(dir, todays);
     if (!statSync(path).isFile()) {
       findings.push(
-        finding(
+        saidFinding(
           'sources',
           'error',
-          `today's gateway log ${path} is not a regular file`,
-          `it is skipped, never opened (a named pipe there would hold whoever reads it); ${WITHOUT_GATEWAY_LOG}`,
-          `remove it; the gateway creates its log again with its next line`,
+          { key: 'doctor.log.notFile', params: { path } },
+          { key: 'doctor.log.notFileDetail' },
+          { key: 'doctor.log.notFileFix' },
         ),
       );
       return findings;
     }
     try {
       accessSync(path, constants.R_OK);
-      findings.push(finding('sources', 'ok', `today's gateway log ${path}`, humanSize(statSync(path).size)));
+      findings.push(
+        saidFinding('sources', 'ok', { key: 'doctor.log.today', params: { path } }, humanSize(statSync(path).size)),
+      );
     } catch {
       findings.push(
-        finding(
+        saidFinding(
           'sources',
           'error',
-          `today's gateway log ${path} cannot be read (permission denied)`,
+          { key: 'doctor.log.todayDenied', params: { path } },
           WITHOUT_GATEWAY_LOG,
-          permissionFix(path),
+          permissionFixMessage(path),
         ),
       );
     }
@@ -192,20 +190,13 @@ export function checkGatewayLog(
   const ours = names.filter((name) => pattern.test(name)).sort();
   const newest = ours[ours.length - 1];
   const others = profile === null ? profilesIn(names) : [];
-  const details = [
-    newest ? `newest here: ${newest}` : `no ${prefix}-YYYY-MM-DD.log files in ${dir}`,
-    others.length > 0 ? `logs of profile(s) ${others.join(', ')} are here` : '',
-    WITHOUT_GATEWAY_LOG,
-  ].filter((s) => s !== '');
   findings.push(
-    finding(
+    saidFinding(
       'sources',
       'warn',
-      `no gateway log for today (${today[0]}) in ${dir}`,
-      details.join('; '),
-      others.length > 0
-        ? `if the gateway runs with --profile, set profile in BreakerBar's config (e.g. "${others[0]}")`
-        : 'is the gateway running? (`openclaw gateway status`); if it logs elsewhere (logging.file), set gatewayLogDir',
+      { key: 'doctor.log.noneToday', params: { date: today[0] ?? '', dir } },
+      { key: 'doctor.log.noneTodayDetail', params: { newest: newest ?? null, prefix, dir, others } },
+      { key: 'doctor.log.noneTodayFix', params: { profile: others[0] ?? null } },
     ),
   );
   return findings;

@@ -56,6 +56,14 @@ const zhStateSource = (s: StateSource) =>
         ? ' OPENCLAW_HOME/.openclaw'
         : ' OpenClaw 的默认位置 ~/.openclaw';
 
+/** What a missing or unreadable gateway log costs, said with every such finding. */
+const EN_WITHOUT =
+  "the breakers count each upstream attempt from this log's [model-fetch] lines; without it they fall back to " +
+  "the transcripts, which keep only each run's last failure (a run's retries go uncounted), and fallback " +
+  'decisions, stalled sessions and run timeouts go unseen';
+const ZH_WITHOUT =
+  '熔断器根据这份日志的 [model-fetch] 行统计每一次上游尝试；没有它就只能退回到会话记录，而会话记录只保留每次运行的最后一次失败（运行中的重试不计入），回退决定、卡住的会话和运行超时也都看不到';
+
 export const doctor = area(
   {
     'doctor.gateway.url': (p: { url: string }) => `gateway URL ${p.url}`,
@@ -311,6 +319,49 @@ export const doctor = area(
       ]
         .filter((x) => x !== '')
         .join(', '),
+    'doctor.log.without': EN_WITHOUT,
+    'doctor.log.trustWhy':
+      'whoever can write there can write gateway log lines BreakerBar acts on (a storm, a restart it calls for); OpenClaw itself logs to such a directory only when it is safe, and otherwise falls back to one of your own',
+    'doctor.log.trustFix': (p: { dir: string }) =>
+      `remove ${p.dir} and let the gateway create it again, or point OpenClaw's logging.file at a directory of your own (and gatewayLogDir with it)`,
+    'doctor.log.otherOwner': (p: { dir: string; uid: number }) =>
+      `gateway log directory ${p.dir} belongs to another user (uid ${p.uid})`,
+    'doctor.log.worldWritable': (p: { dir: string }) => `gateway log directory ${p.dir} can be written by every user`,
+    'doctor.log.loggingFile': (p: { file: string; dir: string }) =>
+      `openclaw.json sets logging.file to ${p.file}, but BreakerBar reads gateway logs in ${p.dir}`,
+    'doctor.log.loggingFileFix': (p: { dir: string; prefix: string }) =>
+      `set gatewayLogDir to ${p.dir} in BreakerBar's config (it follows ${p.prefix}-YYYY-MM-DD.log files there)`,
+    'doctor.log.dirMissing': (p: { dir: string }) => `gateway log directory ${p.dir} does not exist`,
+    'doctor.log.dirMissingDetail': `${EN_WITHOUT}; /tmp is emptied at boot until the gateway logs again`,
+    'doctor.log.dirMissingFix':
+      'start the gateway (it creates the directory with its first log line), or set gatewayLogDir to where its log is written',
+    'doctor.log.dirDenied': (p: { dir: string }) =>
+      `cannot reach the gateway log directory ${p.dir} (permission denied)`,
+    'doctor.log.dirUnusable': (p: { dir: string; code: string }) =>
+      `cannot use the gateway log directory ${p.dir} (${p.code})`,
+    'doctor.log.notDirectory': (p: { dir: string }) => `gateway log directory ${p.dir} is not a directory`,
+    'doctor.log.notDirectoryFix': 'set gatewayLogDir to the directory of the gateway log',
+    'doctor.log.cannotList': (p: { dir: string; code: string }) =>
+      `cannot list the gateway log directory ${p.dir}${p.code === 'EACCES' || p.code === 'EPERM' ? ' (permission denied)' : ` (${p.code})`}`,
+    'doctor.log.notFile': (p: { path: string }) => `today's gateway log ${p.path} is not a regular file`,
+    'doctor.log.notFileDetail': `it is skipped, never opened (a named pipe there would hold whoever reads it); ${EN_WITHOUT}`,
+    'doctor.log.notFileFix': 'remove it; the gateway creates its log again with its next line',
+    'doctor.log.today': (p: { path: string }) => `today's gateway log ${p.path}`,
+    'doctor.log.todayDenied': (p: { path: string }) =>
+      `today's gateway log ${p.path} cannot be read (permission denied)`,
+    'doctor.log.noneToday': (p: { date: string; dir: string }) => `no gateway log for today (${p.date}) in ${p.dir}`,
+    'doctor.log.noneTodayDetail': (p: { newest: string | null; prefix: string; dir: string; others: string[] }) =>
+      [
+        p.newest ? `newest here: ${p.newest}` : `no ${p.prefix}-YYYY-MM-DD.log files in ${p.dir}`,
+        p.others.length > 0 ? `logs of profile(s) ${p.others.join(', ')} are here` : '',
+        EN_WITHOUT,
+      ]
+        .filter((s) => s !== '')
+        .join('; '),
+    'doctor.log.noneTodayFix': (p: { profile: string | null }) =>
+      p.profile !== null
+        ? `if the gateway runs with --profile, set profile in BreakerBar's config (e.g. "${p.profile}")`
+        : 'is the gateway running? (`openclaw gateway status`); if it logs elsewhere (logging.file), set gatewayLogDir',
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -552,5 +603,43 @@ export const doctor = area(
       ]
         .filter((x) => x !== '')
         .join('，'),
+    'doctor.log.without': ZH_WITHOUT,
+    'doctor.log.trustWhy':
+      '能写入该目录的人就能写入 BreakerBar 据以行动的网关日志行（一场风暴、它要求的一次重启）；OpenClaw 自己只在安全时才把日志写到这样的目录，否则改用你自己的目录',
+    'doctor.log.trustFix': (p: { dir: string }) =>
+      `删除 ${p.dir} 让网关重新创建它，或把 OpenClaw 的 logging.file 指向你自己的目录（gatewayLogDir 也随之修改）`,
+    'doctor.log.otherOwner': (p: { dir: string; uid: number }) => `网关日志目录 ${p.dir} 属于其他用户（uid ${p.uid}）`,
+    'doctor.log.worldWritable': (p: { dir: string }) => `网关日志目录 ${p.dir} 所有用户都可写入`,
+    'doctor.log.loggingFile': (p: { file: string; dir: string }) =>
+      `openclaw.json 把 logging.file 设为 ${p.file}，但 BreakerBar 在 ${p.dir} 中读取网关日志`,
+    'doctor.log.loggingFileFix': (p: { dir: string; prefix: string }) =>
+      `请在 BreakerBar 配置中把 gatewayLogDir 设为 ${p.dir}（它会跟踪其中的 ${p.prefix}-YYYY-MM-DD.log 文件）`,
+    'doctor.log.dirMissing': (p: { dir: string }) => `网关日志目录 ${p.dir} 不存在`,
+    'doctor.log.dirMissingDetail': `${ZH_WITHOUT}；/tmp 在开机时会被清空，直到网关再次写日志`,
+    'doctor.log.dirMissingFix': '请启动网关（它写第一行日志时会创建该目录），或把 gatewayLogDir 设为它写日志的位置',
+    'doctor.log.dirDenied': (p: { dir: string }) => `无法访问网关日志目录 ${p.dir}（权限被拒绝）`,
+    'doctor.log.dirUnusable': (p: { dir: string; code: string }) => `无法使用网关日志目录 ${p.dir}（${p.code}）`,
+    'doctor.log.notDirectory': (p: { dir: string }) => `网关日志目录 ${p.dir} 不是目录`,
+    'doctor.log.notDirectoryFix': '请把 gatewayLogDir 设为网关日志所在的目录',
+    'doctor.log.cannotList': (p: { dir: string; code: string }) =>
+      `无法列出网关日志目录 ${p.dir}${p.code === 'EACCES' || p.code === 'EPERM' ? '（权限被拒绝）' : `（${p.code}）`}`,
+    'doctor.log.notFile': (p: { path: string }) => `今天的网关日志 ${p.path} 不是普通文件`,
+    'doctor.log.notFileDetail': `它会被跳过，从不打开（那里的命名管道会卡住读取它的程序）；${ZH_WITHOUT}`,
+    'doctor.log.notFileFix': '请删除它；网关写下一行日志时会重新创建日志文件',
+    'doctor.log.today': (p: { path: string }) => `今天的网关日志 ${p.path}`,
+    'doctor.log.todayDenied': (p: { path: string }) => `今天的网关日志 ${p.path} 无法读取（权限被拒绝）`,
+    'doctor.log.noneToday': (p: { date: string; dir: string }) => `${p.dir} 中没有今天（${p.date}）的网关日志`,
+    'doctor.log.noneTodayDetail': (p: { newest: string | null; prefix: string; dir: string; others: string[] }) =>
+      [
+        p.newest ? `这里最新的是 ${p.newest}` : `${p.dir} 中没有 ${p.prefix}-YYYY-MM-DD.log 文件`,
+        p.others.length > 0 ? `这里有配置档 ${p.others.join('、')} 的日志` : '',
+        ZH_WITHOUT,
+      ]
+        .filter((s) => s !== '')
+        .join('；'),
+    'doctor.log.noneTodayFix': (p: { profile: string | null }) =>
+      p.profile !== null
+        ? `如果网关以 --profile 运行，请在 BreakerBar 配置中设置 profile（例如“${p.profile}”）`
+        : '网关在运行吗？（`openclaw gateway status`）；如果它把日志写在别处（logging.file），请设置 gatewayLogDir',
   },
 );

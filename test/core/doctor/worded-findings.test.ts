@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Environment } from '../../../main/core/config/index.js';
 import { checkConfig } from '../../../main/core/doctor/config-check.js';
 import { checkGateway } from '../../../main/core/doctor/gateway-check.js';
+import { checkGatewayLog } from '../../../main/core/doctor/gateway-log-check.js';
 import { checkNotifications } from '../../../main/core/doctor/notifications-check.js';
 import { checkOpenClaw } from '../../../main/core/doctor/openclaw-check.js';
 import { checkRestart } from '../../../main/core/doctor/restart-check.js';
@@ -71,6 +72,7 @@ async function findings(configFile: string | undefined, env = environment()): Pr
     ...config,
     ...openclaw.findings,
     ...(openclaw.stateDirUsable ? checkSources(loaded) : []),
+    ...checkGatewayLog(loaded, env, openclaw.openclawConfig, NOW),
     ...(await checkGateway(loaded, env, timeouts)),
     ...(await checkRestart(loaded, env)),
     ...checkNotifications(loaded, env, NOW),
@@ -87,9 +89,12 @@ function fullFixture(): string {
     join(openclaw, 'openclaw.json'),
     JSON.stringify({
       gateway: { port: 9 },
+      logging: { file: '/var/log/oc/openclaw.log' },
       agents: { defaults: { model: { primary: 'zai/glm-5', fallbacks: ['x'] } } },
     }),
   );
+  write(join(tmp, 'logs', 'openclaw-work-2026-01-01.log'), '{}\n');
+  write(join(tmp, 'logs', 'openclaw-other-2026-01-01.log'), '{}\n');
   const relative = write(join(tmp, 'bin', 'restart-gw'), '#!/bin/sh\nexit 0\n');
   chmodSync(relative, 0o755);
   return write(
