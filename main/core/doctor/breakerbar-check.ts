@@ -13,18 +13,20 @@ import { API_TOKEN_FILE } from '../api-files/token.js';
 import type { DependencyCapStatus } from '../breaker/dependency-cap.js';
 import type { LoadedConfig } from '../config/index.js';
 import { httpGet } from '../gateway/probe.js';
-import { formatSpan } from '../notify/coalesce.js';
+import { roundSpan } from '../notify/coalesce.js';
 import { lockState } from '../runtime/lock.js';
 import { version } from '../runtime/version.js';
 import type { SourceStatus } from '../sources/source.js';
 import type { StoreHealth } from '../store/database-watch.js';
 import { freeBytesOf, ROOM_NEEDED_BYTES } from '../store/room.js';
-import { humanSize, permissionFix, statOrCode } from './fs-util.js';
+import { humanSize, permissionFixMessage, statOrCode } from './fs-util.js';
 import type { ProbeTimeouts } from './gateway-check.js';
 import { checkDataPrivacy } from './privacy-check.js';
-import { type Finding, finding } from './types.js';
+import { type Finding, saidFinding } from './types.js';
 
 /** `http://<server.host>:<server.port>` as a client reaches it (wildcard hosts through loopback). */
+const DATA_DIR_FIX = { key: 'doctor.bb.dataDirFix' } as const;
+
 export function configuredApiUrl(loaded: LoadedConfig): string | null {
   const { host, port } = loaded.config.server;
   return port === 0 ? null : serverUrl(host, port);
@@ -32,7 +34,10 @@ export function configuredApiUrl(loaded: LoadedConfig): string | null {
 
 export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeouts): Promise<Finding[]> {
   const findings: Finding[] = [
-    finding('breakerbar', 'info', `BreakerBar ${version()} on Node ${process.version} (${process.platform})`),
+    saidFinding('breakerbar', 'info', {
+      key: 'doctor.bb.version',
+      params: { version: version(), node: process.version, platform: process.platform },
+    }),
   ];
   const { dataDir, dbPath } = loaded;
 
@@ -40,99 +45,115 @@ export async function checkBreakerbar(loaded: LoadedConfig, timeouts: ProbeTimeo
   if ('code' in dir) {
     if (dir.code === 'ENOENT') {
       findings.push(
-        finding(
+        saidFinding(
           'breakerbar',
           'info',
-          `no data directory yet (${dataDir})`,
-          'the daemon creates it, with its database, on its first start',
-          'start it: `breakerbar daemon`, or `breakerbar service install` to run it in the background',
+          { key: 'doctor.bb.noDataDir', params: { dir: dataDir } },
+          { key: 'doctor.bb.noDataDirDetail' },
+          { key: 'doctor.bb.startFix' },
         ),
       );
       return findings;
     }
     findings.push(
-      finding(
+      saidFinding(
         'breakerbar',
         'error',
-        `cannot use the data directory ${dataDir} (${dir.code})`,
+        { key: 'doctor.bb.dataDirUnusable', params: { dir: dataDir, code: dir.code } },
         undefined,
-        dir.code === 'EACCES' || dir.code === 'EPERM'
-          ? permissionFix(dataDir)
-          : 'set dataDir to a directory BreakerBar can write',
+        dir.code === 'EACCES' || dir.code === 'EPERM' ? permissionFixMessage(dataDir) : DATA_DIR_FIX,
       ),
     );
     return findings;
   }
   findings.push(...checkDataPrivacy(dataDir, dbPath, loaded.file), ...checkRoom(dataDir));
   if (existsSync(dbPath)) {
-    findings.push(finding('breakerbar', 'ok', `database ${dbPath}`, humanSize(statSync(dbPath).size)));
+    findings.push(
+      saidFinding(
+        'breakerbar',
+        'ok',
+        { key: 'doctor.bb.database', params: { path: dbPath } },
+        humanSize(statSync(dbPath).size),
+      ),
+    );
   } else {
     findings.push(
-      finding(
+      saidFinding(
         'breakerbar',
         'info',
-        `no database yet (${dbPath})`,
-        'the daemon creates it on its first start',
-        'start it: `breakerbar daemon`, or `breakerbar service install`',
+        { key: 'doctor.bb.noDatabase', params: { path: dbPath } },
+        { key: 'doctor.bb.noDatabaseDetail' },
+        { key: 'doctor.bb.noDatabaseFix' },
       ),
     );
   }
 
   const state = lockState(dataDir);
   if (state.held === 'unknown') {
-    findings.push(finding('breakerbar', 'warn', 'cannot tell whether a daemon is running', state.reason));
+    findings.push(saidFinding('breakerbar', 'warn', { key: 'doctor.bb.lockUnknown' }, state.reason));
     return findings;
   }
   if (!state.held) {
     findings.push(
-      finding(
+      saidFinding(
         'breakerbar',
         'info',
-        `no BreakerBar daemon running for ${dataDir}`,
-        existsSync(join(dataDir, API_URL_FILE)) ? `${API_URL_FILE} is left from an earlier run` : undefined,
-        'start it: `breakerbar daemon`, or `breakerbar service install` to run it in the background',
+        { key: 'doctor.bb.noDaemon', params: { dir: dataDir } },
+        existsSync(join(dataDir, API_URL_FILE))
+          ? { key: 'doctor.bb.leftover', params: { file: API_URL_FILE } }
+          : undefined,
+        { key: 'doctor.bb.startFix' },
       ),
     );
     return findings;
   }
 
   findings.push(
-    finding('breakerbar', 'ok', `daemon running${state.pid !== null ? ` (pid ${state.pid})` : ''}`, `for ${dataDir}`),
+    saidFinding(
+      'breakerbar',
+      'ok',
+      { key: 'doctor.bb.daemon', params: { pid: state.pid } },
+      {
+        key: 'doctor.bb.forDir',
+        params: { dir: dataDir },
+      },
+    ),
   );
   const written = readApiUrl(dataDir);
   const url = written ?? configuredApiUrl(loaded);
   if (url === null) {
     findings.push(
-      finding(
+      saidFinding(
         'breakerbar',
         'warn',
-        'the daemon API address is unknown',
-        `server.port is 0 (chosen at start) and the daemon wrote no ${API_URL_FILE}`,
-        'set server.port to a fixed port, or upgrade the running daemon',
+        { key: 'doctor.bb.apiUnknown' },
+        { key: 'doctor.bb.apiUnknownDetail', params: { file: API_URL_FILE } },
+        { key: 'doctor.bb.apiUnknownFix' },
       ),
     );
     return findings;
   }
   const answer = await httpGet(new URL('/healthz', url), timeouts);
-  const source = written ? `from ${join(dataDir, API_URL_FILE)}` : 'from server.host and server.port';
+  const file = written ? join(dataDir, API_URL_FILE) : null;
   if (answer.kind === 'answered' && answer.status === 200 && isOk(answer.body)) {
     findings.push(
-      finding('breakerbar', 'ok', `API answers at ${url}`, `${source}; /healthz in ${Math.round(answer.latencyMs)} ms`),
+      saidFinding(
+        'breakerbar',
+        'ok',
+        { key: 'doctor.bb.api', params: { url } },
+        { key: 'doctor.bb.apiDetail', params: { file, latencyMs: Math.round(answer.latencyMs) } },
+      ),
     );
     findings.push(...(await liveSources(url, dataDir)));
   } else {
     const what = answer.kind === 'answered' ? `HTTP ${answer.status}` : `${answer.kind}: ${answer.message}`;
     findings.push(
-      finding(
+      saidFinding(
         'breakerbar',
         written ? 'error' : 'warn',
-        `the daemon's API does not answer at ${url} (${what})`,
-        written
-          ? `${source}; the daemon runs but its API is unreachable: the tray app and the dashboard cannot reach it`
-          : `${source}; a daemon started with --port listens elsewhere`,
-        written
-          ? "see the daemon's log (`breakerbar service status`), then restart it"
-          : 'upgrade the daemon (newer ones write api-url), or check server.port and --port',
+        { key: 'doctor.bb.apiDown', params: { url, what } },
+        { key: 'doctor.bb.apiDownDetail', params: { file } },
+        { key: 'doctor.bb.apiDownFix', params: { written: Boolean(written) } },
       ),
     );
   }
@@ -167,40 +188,40 @@ async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
     dependencies = status.dependencies;
     store = status.store ?? { ok: true };
   } catch (error) {
-    return [finding('breakerbar', 'warn', 'cannot ask the daemon how its sources read', (error as Error).message)];
+    return [saidFinding('breakerbar', 'warn', { key: 'doctor.bb.noStatus' }, (error as Error).message)];
   }
   const folded =
     dependencies && dependencies.folded > 0
       ? [
-          finding(
+          saidFinding(
             'breakerbar',
             'warn',
-            `${dependencies.folded} dependencies past the ceiling of ${dependencies.max} are counted under <provider>/other`,
-            'each has no breaker or metrics of its own (a client inventing model names, or many real models)',
-            'if they are real models, raise breakers.maxDependencies and restart the daemon',
+            { key: 'doctor.bb.folded', params: { folded: dependencies.folded, max: dependencies.max } },
+            { key: 'doctor.bb.foldedDetail' },
+            { key: 'doctor.bb.foldedFix' },
           ),
         ]
       : [];
   return [...storeFindings(store, dataDir), ...folded].concat(
     sources.map((source) => {
       if (source.lastError !== null) {
-        return finding(
+        return saidFinding(
           'breakerbar',
           'error',
-          `${source.kind} reader has a problem: ${source.lastError}`,
-          `${source.inputs} input(s), ${source.stored} call(s) stored since the daemon started`,
-          "see the Sources findings above and the daemon's log; it retries by itself once the cause is gone",
+          { key: 'doctor.bb.readerProblem', params: { kind: source.kind, error: source.lastError } },
+          { key: 'doctor.bb.readerCounts', params: { inputs: source.inputs, stored: source.stored } },
+          { key: 'doctor.bb.readerProblemFix' },
         );
       }
-      const newest =
-        source.lastEventAt === null
-          ? 'nothing read yet'
-          : `newest record ${formatSpan(Date.now() - source.lastEventAt)} ago`;
-      return finding(
+      const agoMs = source.lastEventAt === null ? null : roundSpan(Date.now() - source.lastEventAt);
+      return saidFinding(
         'breakerbar',
         'ok',
-        `${source.kind} reader live: ${source.inputs} input(s), ${source.stored} call(s) stored`,
-        `${newest}; ${source.pending} pending`,
+        {
+          key: 'doctor.bb.readerLive',
+          params: { kind: source.kind, inputs: source.inputs, stored: source.stored },
+        },
+        { key: 'doctor.bb.readerLiveDetail', params: { agoMs, pending: source.pending } },
       );
     }),
   );
@@ -210,24 +231,24 @@ async function liveSources(url: string, dataDir: string): Promise<Finding[]> {
 function storeFindings(store: StoreHealth, dataDir: string): Finding[] {
   if (store.ok) return [];
   if (store.problem === 'full') {
-    const since = store.since === undefined ? '' : ` for ${formatSpan(Date.now() - store.since)}`;
+    const forMs = store.since === undefined ? null : roundSpan(Date.now() - store.since);
     return [
-      finding(
+      saidFinding(
         'breakerbar',
         'error',
-        `the daemon has had no room to store${since}`,
-        `${store.detail ?? 'the disk is full'}; ${store.refused ?? 0} write(s) refused; new calls reach no breaker until then`,
-        `free space on the disk holding ${dataDir} (\`df -h ${dataDir}\`): storing resumes by itself within seconds`,
+        { key: 'doctor.bb.full', params: { forMs } },
+        { key: 'doctor.bb.fullDetail', params: { detail: store.detail ?? null, refused: store.refused ?? 0 } },
+        { key: 'doctor.bb.fullFix', params: { dir: dataDir } },
       ),
     ];
   }
   return [
-    finding(
+    saidFinding(
       'breakerbar',
       'error',
-      `the daemon's database was ${store.problem ?? 'replaced'} while it runs`,
+      { key: 'doctor.bb.replaced', params: { problem: store.problem ?? 'replaced' } },
       store.detail,
-      'restart BreakerBar',
+      { key: 'doctor.bb.restartFix' },
     ),
   ];
 }
@@ -242,12 +263,12 @@ export function checkRoom(dataDir: string, freeBytes = freeBytesOf): Finding[] {
   }
   if (free >= ROOM_NEEDED_BYTES) return [];
   return [
-    finding(
+    saidFinding(
       'breakerbar',
       'warn',
-      `the disk holding ${dataDir} is nearly full (${humanSize(free)} free)`,
-      'with no room the daemon keeps running but stores nothing new, so breakers and storm checks see nothing new',
-      `free space there (\`df -h ${dataDir}\`), or set dataDir to another disk`,
+      { key: 'doctor.bb.diskLow', params: { dir: dataDir, free: humanSize(free) } },
+      { key: 'doctor.bb.diskLowDetail' },
+      { key: 'doctor.bb.diskLowFix', params: { dir: dataDir } },
     ),
   ];
 }

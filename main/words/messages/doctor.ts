@@ -362,6 +362,70 @@ export const doctor = area(
       p.profile !== null
         ? `if the gateway runs with --profile, set profile in BreakerBar's config (e.g. "${p.profile}")`
         : 'is the gateway running? (`openclaw gateway status`); if it logs elsewhere (logging.file), set gatewayLogDir',
+    'doctor.bb.version': (p: { version: string; node: string; platform: string }) =>
+      `BreakerBar ${p.version} on Node ${p.node} (${p.platform})`,
+    'doctor.bb.noDataDir': (p: { dir: string }) => `no data directory yet (${p.dir})`,
+    'doctor.bb.noDataDirDetail': 'the daemon creates it, with its database, on its first start',
+    'doctor.bb.startFix': 'start it: `breakerbar daemon`, or `breakerbar service install` to run it in the background',
+    'doctor.bb.dataDirUnusable': (p: { dir: string; code: string }) =>
+      `cannot use the data directory ${p.dir} (${p.code})`,
+    'doctor.bb.dataDirFix': 'set dataDir to a directory BreakerBar can write',
+    'doctor.bb.database': (p: { path: string }) => `database ${p.path}`,
+    'doctor.bb.noDatabase': (p: { path: string }) => `no database yet (${p.path})`,
+    'doctor.bb.noDatabaseDetail': 'the daemon creates it on its first start',
+    'doctor.bb.noDatabaseFix': 'start it: `breakerbar daemon`, or `breakerbar service install`',
+    'doctor.bb.lockUnknown': 'cannot tell whether a daemon is running',
+    'doctor.bb.noDaemon': (p: { dir: string }) => `no BreakerBar daemon running for ${p.dir}`,
+    'doctor.bb.leftover': (p: { file: string }) => `${p.file} is left from an earlier run`,
+    'doctor.bb.daemon': (p: { pid: number | null }) => `daemon running${p.pid !== null ? ` (pid ${p.pid})` : ''}`,
+    'doctor.bb.forDir': (p: { dir: string }) => `for ${p.dir}`,
+    'doctor.bb.apiUnknown': 'the daemon API address is unknown',
+    'doctor.bb.apiUnknownDetail': (p: { file: string }) =>
+      `server.port is 0 (chosen at start) and the daemon wrote no ${p.file}`,
+    'doctor.bb.apiUnknownFix': 'set server.port to a fixed port, or upgrade the running daemon',
+    'doctor.bb.api': (p: { url: string }) => `API answers at ${p.url}`,
+    'doctor.bb.apiDetail': (p: { file: string | null; latencyMs: number }) =>
+      `${p.file ? `from ${p.file}` : 'from server.host and server.port'}; /healthz in ${p.latencyMs} ms`,
+    'doctor.bb.apiDown': (p: { url: string; what: string }) =>
+      `the daemon's API does not answer at ${p.url} (${p.what})`,
+    'doctor.bb.apiDownDetail': (p: { file: string | null }) =>
+      p.file
+        ? `from ${p.file}; the daemon runs but its API is unreachable: the tray app and the dashboard cannot reach it`
+        : 'from server.host and server.port; a daemon started with --port listens elsewhere',
+    'doctor.bb.apiDownFix': (p: { written: boolean }): string =>
+      p.written
+        ? "see the daemon's log (`breakerbar service status`), then restart it"
+        : 'upgrade the daemon (newer ones write api-url), or check server.port and --port',
+    'doctor.bb.noStatus': 'cannot ask the daemon how its sources read',
+    'doctor.bb.folded': (p: { folded: number; max: number }) =>
+      `${p.folded} dependencies past the ceiling of ${p.max} are counted under <provider>/other`,
+    'doctor.bb.foldedDetail':
+      'each has no breaker or metrics of its own (a client inventing model names, or many real models)',
+    'doctor.bb.foldedFix': 'if they are real models, raise breakers.maxDependencies and restart the daemon',
+    'doctor.bb.readerProblem': (p: { kind: string; error: string }) => `${p.kind} reader has a problem: ${p.error}`,
+    'doctor.bb.readerCounts': (p: { inputs: number; stored: number }) =>
+      `${p.inputs} input(s), ${p.stored} call(s) stored since the daemon started`,
+    'doctor.bb.readerProblemFix':
+      "see the Sources findings above and the daemon's log; it retries by itself once the cause is gone",
+    'doctor.bb.readerLive': (p: { kind: string; inputs: number; stored: number }) =>
+      `${p.kind} reader live: ${p.inputs} input(s), ${p.stored} call(s) stored`,
+    'doctor.bb.readerLiveDetail': (p: { agoMs: number | null; pending: number }, f: Formatters) =>
+      `${p.agoMs === null ? 'nothing read yet' : `newest record ${f.duration(p.agoMs)} ago`}; ${p.pending} pending`,
+    'doctor.bb.full': (p: { forMs: number | null }, f: Formatters) =>
+      `the daemon has had no room to store${p.forMs === null ? '' : ` for ${f.duration(p.forMs)}`}`,
+    'doctor.bb.fullDetail': (p: { detail: string | null; refused: number }) =>
+      `${p.detail ?? 'the disk is full'}; ${p.refused} write(s) refused; new calls reach no breaker until then`,
+    'doctor.bb.fullFix': (p: { dir: string }) =>
+      `free space on the disk holding ${p.dir} (\`df -h ${p.dir}\`): storing resumes by itself within seconds`,
+    'doctor.bb.replaced': (p: { problem: string }) =>
+      `the daemon's database was ${p.problem === 'deleted' ? 'deleted' : 'replaced'} while it runs`,
+    'doctor.bb.restartFix': 'restart BreakerBar',
+    'doctor.bb.diskLow': (p: { dir: string; free: string }) =>
+      `the disk holding ${p.dir} is nearly full (${p.free} free)`,
+    'doctor.bb.diskLowDetail':
+      'with no room the daemon keeps running but stores nothing new, so breakers and storm checks see nothing new',
+    'doctor.bb.diskLowFix': (p: { dir: string }) =>
+      `free space there (\`df -h ${p.dir}\`), or set dataDir to another disk`,
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -641,5 +705,62 @@ export const doctor = area(
       p.profile !== null
         ? `如果网关以 --profile 运行，请在 BreakerBar 配置中设置 profile（例如“${p.profile}”）`
         : '网关在运行吗？（`openclaw gateway status`）；如果它把日志写在别处（logging.file），请设置 gatewayLogDir',
+    'doctor.bb.version': (p: { version: string; node: string; platform: string }) =>
+      `BreakerBar ${p.version}，运行于 Node ${p.node}（${p.platform}）`,
+    'doctor.bb.noDataDir': (p: { dir: string }) => `还没有数据目录（${p.dir}）`,
+    'doctor.bb.noDataDirDetail': '守护进程第一次启动时会创建它及其中的数据库',
+    'doctor.bb.startFix': '请启动它：`breakerbar daemon`，或用 `breakerbar service install` 在后台运行',
+    'doctor.bb.dataDirUnusable': (p: { dir: string; code: string }) => `无法使用数据目录 ${p.dir}（${p.code}）`,
+    'doctor.bb.dataDirFix': '请把 dataDir 设为 BreakerBar 可以写入的目录',
+    'doctor.bb.database': (p: { path: string }) => `数据库 ${p.path}`,
+    'doctor.bb.noDatabase': (p: { path: string }) => `还没有数据库（${p.path}）`,
+    'doctor.bb.noDatabaseDetail': '守护进程第一次启动时会创建它',
+    'doctor.bb.noDatabaseFix': '请启动它：`breakerbar daemon`，或 `breakerbar service install`',
+    'doctor.bb.lockUnknown': '无法判断守护进程是否在运行',
+    'doctor.bb.noDaemon': (p: { dir: string }) => `没有为 ${p.dir} 运行的 BreakerBar 守护进程`,
+    'doctor.bb.leftover': (p: { file: string }) => `${p.file} 是之前运行留下的`,
+    'doctor.bb.daemon': (p: { pid: number | null }) => `守护进程正在运行${p.pid !== null ? `（pid ${p.pid}）` : ''}`,
+    'doctor.bb.forDir': (p: { dir: string }) => `数据目录 ${p.dir}`,
+    'doctor.bb.apiUnknown': '守护进程的 API 地址未知',
+    'doctor.bb.apiUnknownDetail': (p: { file: string }) =>
+      `server.port 为 0（启动时选择），且守护进程没有写入 ${p.file}`,
+    'doctor.bb.apiUnknownFix': '请把 server.port 设为固定端口，或升级正在运行的守护进程',
+    'doctor.bb.api': (p: { url: string }) => `API 在 ${p.url} 应答`,
+    'doctor.bb.apiDetail': (p: { file: string | null; latencyMs: number }) =>
+      `${p.file ? `地址取自 ${p.file}` : '地址取自 server.host 和 server.port'}；/healthz 耗时 ${p.latencyMs} 毫秒`,
+    'doctor.bb.apiDown': (p: { url: string; what: string }) => `守护进程的 API 在 ${p.url} 没有应答（${p.what}）`,
+    'doctor.bb.apiDownDetail': (p: { file: string | null }) =>
+      p.file
+        ? `地址取自 ${p.file}；守护进程在运行，但它的 API 无法访问：托盘应用和仪表盘都连不上它`
+        : '地址取自 server.host 和 server.port；以 --port 启动的守护进程监听在别处',
+    'doctor.bb.apiDownFix': (p: { written: boolean }): string =>
+      p.written
+        ? '请查看守护进程的日志（`breakerbar service status`），然后重启它'
+        : '请升级守护进程（新版本会写入 api-url），或检查 server.port 和 --port',
+    'doctor.bb.noStatus': '无法向守护进程询问各数据源的读取情况',
+    'doctor.bb.folded': (p: { folded: number; max: number }) =>
+      `超出上限 ${p.max} 的 ${p.folded} 个依赖被计入 <provider>/other`,
+    'doctor.bb.foldedDetail': '它们都没有自己的熔断器和指标（可能是客户端编造了模型名，或确实有很多模型）',
+    'doctor.bb.foldedFix': '如果它们是真实的模型，请调高 breakers.maxDependencies 并重启守护进程',
+    'doctor.bb.readerProblem': (p: { kind: string; error: string }) => `${p.kind} 读取器出现问题：${p.error}`,
+    'doctor.bb.readerCounts': (p: { inputs: number; stored: number }) =>
+      `守护进程启动以来 ${p.inputs} 个输入，已存储 ${p.stored} 次调用`,
+    'doctor.bb.readerProblemFix': '请查看上面的数据源检查结果和守护进程的日志；问题消除后它会自行重试',
+    'doctor.bb.readerLive': (p: { kind: string; inputs: number; stored: number }) =>
+      `${p.kind} 读取器运行中：${p.inputs} 个输入，已存储 ${p.stored} 次调用`,
+    'doctor.bb.readerLiveDetail': (p: { agoMs: number | null; pending: number }, f: Formatters) =>
+      `${p.agoMs === null ? '还没有读到任何内容' : `最新记录在 ${f.duration(p.agoMs)}前`}；${p.pending} 条待处理`,
+    'doctor.bb.full': (p: { forMs: number | null }, f: Formatters) =>
+      `守护进程${p.forMs === null ? '' : `已有 ${f.duration(p.forMs)} `}没有空间存储数据`,
+    'doctor.bb.fullDetail': (p: { detail: string | null; refused: number }) =>
+      `${p.detail ?? '磁盘已满'}；${p.refused} 次写入被拒绝；在此之前新的调用不会进入任何熔断器`,
+    'doctor.bb.fullFix': (p: { dir: string }) =>
+      `请释放 ${p.dir} 所在磁盘的空间（\`df -h ${p.dir}\`）：几秒内会自动恢复存储`,
+    'doctor.bb.replaced': (p: { problem: string }) =>
+      `守护进程运行时它的数据库被${p.problem === 'deleted' ? '删除' : '替换'}了`,
+    'doctor.bb.restartFix': '请重启 BreakerBar',
+    'doctor.bb.diskLow': (p: { dir: string; free: string }) => `${p.dir} 所在的磁盘快满了（剩余 ${p.free}）`,
+    'doctor.bb.diskLowDetail': '没有空间时守护进程仍会运行，但不再存储任何新数据，熔断器和风暴检查也就看不到新情况',
+    'doctor.bb.diskLowFix': (p: { dir: string }) => `请释放那里的空间（\`df -h ${p.dir}\`），或把 dataDir 设到其他磁盘`,
   },
 );

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Environment } from '../../../main/core/config/index.js';
+import { checkBreakerbar, checkRoom } from '../../../main/core/doctor/breakerbar-check.js';
 import { checkConfig } from '../../../main/core/doctor/config-check.js';
 import { checkGateway } from '../../../main/core/doctor/gateway-check.js';
 import { checkGatewayLog } from '../../../main/core/doctor/gateway-log-check.js';
@@ -76,6 +77,8 @@ async function findings(configFile: string | undefined, env = environment()): Pr
     ...(await checkGateway(loaded, env, timeouts)),
     ...(await checkRestart(loaded, env)),
     ...checkNotifications(loaded, env, NOW),
+    ...(await checkBreakerbar(loaded, timeouts)),
+    ...checkRoom(loaded.dataDir, () => 1024),
   ];
 }
 
