@@ -13,7 +13,7 @@ import { checkNotifications } from './notifications-check.js';
 import { checkOpenClaw } from './openclaw-check.js';
 import { checkRestart } from './restart-check.js';
 import { checkSources } from './sources-check.js';
-import { AREAS, type DoctorReport, type Finding, finding, summarize } from './types.js';
+import { AREAS, type DoctorReport, type Finding, saidFinding, summarize } from './types.js';
 
 export type { Area, DoctorReport, Finding, Level } from './types.js';
 export { AREAS, LEVELS } from './types.js';
@@ -38,12 +38,14 @@ async function guarded(area: Finding['area'], run: () => Finding[] | Promise<Fin
     return await run();
   } catch (error) {
     return [
-      finding(
+      saidFinding(
         area,
         'error',
-        'this check failed unexpectedly',
+        { key: 'doctor.checkFailed' },
         error instanceof Error ? error.message : String(error),
-        'please report it with this output',
+        {
+          key: 'doctor.checkFailedFix',
+        },
       ),
     ];
   }

@@ -426,6 +426,8 @@ export const doctor = area(
       'with no room the daemon keeps running but stores nothing new, so breakers and storm checks see nothing new',
     'doctor.bb.diskLowFix': (p: { dir: string }) =>
       `free space there (\`df -h ${p.dir}\`), or set dataDir to another disk`,
+    'doctor.checkFailed': 'this check failed unexpectedly',
+    'doctor.checkFailedFix': 'please report it with this output',
   },
   {
     'doctor.gateway.url': (p: { url: string }) => `网关地址 ${p.url}`,
@@ -762,5 +764,7 @@ export const doctor = area(
     'doctor.bb.diskLow': (p: { dir: string; free: string }) => `${p.dir} 所在的磁盘快满了（剩余 ${p.free}）`,
     'doctor.bb.diskLowDetail': '没有空间时守护进程仍会运行，但不再存储任何新数据，熔断器和风暴检查也就看不到新情况',
     'doctor.bb.diskLowFix': (p: { dir: string }) => `请释放那里的空间（\`df -h ${p.dir}\`），或把 dataDir 设到其他磁盘`,
+    'doctor.checkFailed': '这项检查意外失败',
+    'doctor.checkFailedFix': '请附上这份输出报告问题',
   },
 );
