@@ -1,7 +1,8 @@
 /**
- * `breakerbar doctor`'s findings that most people meet: the gateway answering
- * (or not), the sources found, the watchdog's mode. The others keep their
- * English words (main/core/doctor/*-check.ts) until they move here too.
+ * `breakerbar doctor`'s findings, every check's (main/core/doctor/*-check.ts). Two kinds stay English, their
+ * title being another module's own line: a warning about the gateway's port or token (gateway-endpoint.ts), and
+ * the gateway's service as launchd or systemd shows it (its summary). Data (paths, URLs, commands, an OS error,
+ * a probe's detail) goes in as parameters, never translated.
  */
 import type { Formatters } from '../i18n.js';
 import { area } from './area.js';
