@@ -14,6 +14,7 @@
  */
 import type { Translator } from './messages/index.js';
 import { OUTCOMES } from './outcomes.js';
+import { decodeCoded, encodeCoded } from './stored-codes.js';
 
 /** What an operator did to a breaker by hand. */
 export type BreakerControl = 'force_open' | 'force_closed' | 'reset';
@@ -55,22 +56,12 @@ export const BREAKER_REASON_CODES: readonly BreakerReasonCode[] = [
 
 /** How a reason is kept in the store's `reason` column: its code and facts as JSON (a legacy line stays a line). */
 export function encodeBreakerReason(reason: BreakerReason): string {
-  return reason.code === 'text' ? reason.text : JSON.stringify(reason);
+  return encodeCoded(reason);
 }
 
 /** A stored `reason` column read back: a coded reason, or the English line an older BreakerBar stored. */
 export function decodeBreakerReason(stored: string): BreakerReason {
-  if (stored.startsWith('{')) {
-    try {
-      const value = JSON.parse(stored) as { code?: unknown };
-      if (typeof value?.code === 'string' && (BREAKER_REASON_CODES as readonly string[]).includes(value.code)) {
-        return value as BreakerReason;
-      }
-    } catch {
-      // Not JSON after all: a line that happens to start with a brace.
-    }
-  }
-  return { code: 'text', text: stored };
+  return decodeCoded<BreakerReason>(stored, BREAKER_REASON_CODES);
 }
 
 /** A stored `reason` column as the engine's English line (for logs, reports and tools that read the store). */

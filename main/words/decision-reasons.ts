@@ -17,6 +17,7 @@
 import { formatters } from './i18n.js';
 import type { Translator } from './messages/index.js';
 import { legacyProbeDetail, type ProbeDetail, probeDetailLine, wordProbeDetail } from './probe-details.js';
+import { decodeCoded, encodeCoded } from './stored-codes.js';
 
 /** What the gateway side says when the gateway's log announces a restart of its own. */
 export const GATEWAY_LOG_RESTARTING = 'the gateway log says it is restarting itself (SIGUSR2)';
@@ -149,7 +150,7 @@ export const DECISION_REASON_CODES: readonly DecisionReasonCode[] = [
 
 /** How a reason is kept in the store's `reason` column: its code and facts as JSON (a legacy line stays a line). */
 export function encodeDecisionReason(reason: DecisionReason): string {
-  return reason.code === 'text' ? reason.text : JSON.stringify(reason);
+  return encodeCoded(reason);
 }
 
 /** A stored `reason` column as the policy's English line (for logs, reports and tools that read the store). */
@@ -159,17 +160,7 @@ export function storedDecisionReasonLine(stored: string): string {
 
 /** A stored `reason` column read back: a coded reason, or the English line an older BreakerBar stored. */
 export function decodeDecisionReason(stored: string): DecisionReason {
-  if (stored.startsWith('{')) {
-    try {
-      const value = JSON.parse(stored) as { code?: unknown };
-      if (typeof value?.code === 'string' && (DECISION_REASON_CODES as readonly string[]).includes(value.code)) {
-        return value as DecisionReason;
-      }
-    } catch {
-      // Not JSON after all: a line that happens to start with a brace.
-    }
-  }
-  return { code: 'text', text: stored };
+  return decodeCoded<DecisionReason>(stored, DECISION_REASON_CODES);
 }
 
 /** The policy's line states times rounded to whole units, as it always has. */

@@ -16,6 +16,7 @@
  */
 import { formatters } from './i18n.js';
 import type { Translator } from './messages/index.js';
+import { decodeCoded, encodeCoded } from './stored-codes.js';
 
 /** A readiness that failed: the names of the gateway's failing checks (none named: empty). */
 type NotReady = { notReady?: string[] };
@@ -69,22 +70,12 @@ export const PROBE_DETAIL_CODES: readonly ProbeDetailCode[] = [
 
 /** How a detail is kept in the store's `detail` column: its code and facts as JSON (a legacy line stays a line). */
 export function encodeProbeDetail(detail: ProbeDetail): string {
-  return detail.code === 'text' ? detail.text : JSON.stringify(detail);
+  return encodeCoded(detail);
 }
 
 /** A stored `detail` column read back: a coded detail, or the English line an older BreakerBar stored. */
 export function decodeProbeDetail(stored: string): ProbeDetail {
-  if (stored.startsWith('{')) {
-    try {
-      const value = JSON.parse(stored) as { code?: unknown };
-      if (typeof value?.code === 'string' && (PROBE_DETAIL_CODES as readonly string[]).includes(value.code)) {
-        return value as ProbeDetail;
-      }
-    } catch {
-      // Not JSON after all: a line that happens to start with a brace.
-    }
-  }
-  return { code: 'text', text: stored };
+  return decodeCoded<ProbeDetail>(stored, PROBE_DETAIL_CODES);
 }
 
 /** The prober's line states a timeout with its tenths (`2.5 s`), as it always has. */
