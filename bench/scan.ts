@@ -24,8 +24,11 @@ import { type ScanCounts, type Timing, timeCat, timeJq, timeReadlineReference } 
 const CLI = fileURLToPath(new URL('../main/cli/index.js', import.meta.url));
 const run = promisify(execFile);
 
-/** What the acceptance asks, as ratios measured in one run. */
-const TARGETS = { readline: 6, jq: 8, ccusage: 2, firstStart: 2, loopMs: 100 };
+/**
+ * What the acceptance asks, as ratios measured in one run: the scan against ccusage's report of the same files,
+ * and the daemon's first start against its floor, the scan's time plus storing every call in one transaction.
+ */
+const TARGETS = { ccusage: 1.5, firstStart: 1.3, loopMs: 100 };
 
 interface ScanTiming {
   seconds: number;
@@ -100,26 +103,23 @@ interface Limits {
   floor: StoreFloor;
 }
 
-/** The scan time the readline target asks for, and the first start that time would allow (seconds). */
-function targetTimes(readlineSeconds: number): { scan: number; firstStart: number } {
-  const scan = readlineSeconds / TARGETS.readline;
-  return { scan, firstStart: TARGETS.firstStart * scan };
+/** The first start's floor (seconds): reading as fast as the scan, then storing every call at once. */
+function firstStartFloor(m: Measured, floor: StoreFloor): number {
+  return m.scan.seconds + floor.store;
 }
 
 /** The limits paragraph: what two threads can gain here, and what storing every call costs at least. */
 function limitsMarkdown(m: Measured, limits: Limits): string {
   const { parallel, floor } = limits;
-  const { scan: scanTarget, firstStart: startAllowed } = targetTimes(m.readline.seconds);
+  const scanTarget = m.ccusage.seconds / TARGETS.ccusage;
   const s = (seconds: number) => `${seconds.toFixed(2)} s`;
   return `Limits of this machine (same run, same corpus; \`bench/scan-limits.ts\`):
 - **Two threads.** One \`scan --workers 1\` alone took ${s(parallel.alone)}; two at once took ${s(parallel.together)} each
   (${(parallel.together / parallel.alone).toFixed(2)}× as long). Split perfectly over two threads, the same work cannot take
-  less than half of that: ${s(parallel.together / 2)}, against ${s(scanTarget)} for ${TARGETS.readline}× readline.
+  less than half of that: ${s(parallel.together / 2)}, against ${s(scanTarget)} for ${TARGETS.ccusage}× ccusage.
 - **Storing.** The corpus's ${floor.calls} calls, stored in one transaction into a fresh store, with nothing else running:
-  through BreakerBar's \`Store\` ${s(floor.store)}; as a plain loop of its two INSERTs (a turn row and a call row)
-  ${s(floor.plain)}; the same with only the unique keys indexed ${s(floor.keysOnly)}. A scan at ${TARGETS.readline}× readline
-  (${s(scanTarget)}) would leave a first start ${s(startAllowed)} (${TARGETS.firstStart}× that) to store every call:
-  ${floor.plain <= startAllowed ? 'more than' : '**less than**'} the plain loop needs on its own.`;
+  through BreakerBar's \`Store\` ${s(floor.store)} (the floor the first start is measured against); as a plain loop of its
+  two INSERTs (a turn row and a call row) ${s(floor.plain)}; the same with only the unique keys indexed ${s(floor.keysOnly)}.`;
 }
 
 function markdown(m: Measured, stats: CorpusStats, start: BackfillResult, rounds: number, limits: Limits): string {
@@ -129,7 +129,8 @@ function markdown(m: Measured, stats: CorpusStats, start: BackfillResult, rounds
   const row = (name: string, seconds: number, ok: boolean | null, note: string) =>
     `| ${name} | ${seconds.toFixed(2)} | ${(mb / seconds).toFixed(0)} | ${yes(ok)} | ${note} |`;
   const ratio = (reference: number) => reference / m.scan.seconds;
-  const startRatio = start.doneMs / 1000 / m.scan.seconds;
+  const startFloor = firstStartFloor(m, limits.floor);
+  const startRatio = start.doneMs / 1000 / startFloor;
   const met = (ok: boolean) => (ok ? 'met' : '**not met**');
   return `## Scan speed (\`npm run bench -- scan\`)
 
@@ -149,10 +150,10 @@ ${row('breakerbar scan --json --workers 1', m.scanOne.seconds, exact.scanOne, 'e
 ${row('**breakerbar scan --json**', m.scan.seconds, exact.scan, `as shipped: one worker thread per core (${availableParallelism()} here)`)}
 | breakerbar daemon, first start | ${(start.doneMs / 1000).toFixed(2)} | ${(mb / (start.doneMs / 1000)).toFixed(0)} | ${yes(start.stored === stats.assistant)} | spawned on a fresh data directory → all ${stats.assistant} calls stored (\`count(*)\` polled every 100 ms) |
 
-Ratios (same run), scan against: **readline ${ratio(m.readline.seconds).toFixed(2)}×** (target ≥ ${TARGETS.readline}: ${met(ratio(m.readline.seconds) >= TARGETS.readline)}),
-**jq ${ratio(m.jq.seconds).toFixed(2)}×** (≥ ${TARGETS.jq}: ${met(ratio(m.jq.seconds) >= TARGETS.jq)}),
-**ccusage ${ratio(m.ccusage.seconds).toFixed(2)}×** (≥ ${TARGETS.ccusage}: ${met(ratio(m.ccusage.seconds) >= TARGETS.ccusage)}), cat ${ratio(m.cat.seconds).toFixed(3)}×.
-Daemon first start: **${startRatio.toFixed(2)}× the scan's time** (≤ ${TARGETS.firstStart}: ${met(startRatio <= TARGETS.firstStart)}),
+Ratios (same run), scan against: **ccusage ${ratio(m.ccusage.seconds).toFixed(2)}×** (target ≥ ${TARGETS.ccusage}: ${met(ratio(m.ccusage.seconds) >= TARGETS.ccusage)}),
+readline ${ratio(m.readline.seconds).toFixed(2)}×, jq ${ratio(m.jq.seconds).toFixed(2)}×, cat ${ratio(m.cat.seconds).toFixed(3)}×.
+Daemon first start: **${startRatio.toFixed(2)}× its floor**, the scan's time plus storing every call in one transaction
+(${m.scan.seconds.toFixed(2)} + ${limits.floor.store.toFixed(2)} s; target ≤ ${TARGETS.firstStart}: ${met(startRatio <= TARGETS.firstStart)}),
 event-loop delay max **${start.loopMaxMs.toFixed(0)} ms** from its second second on (≤ ${TARGETS.loopMs}: ${met(start.loopMaxMs <= TARGETS.loopMs)}; the first second,
 loading modules and opening the store, ${start.startupLoopMs.toFixed(0)} ms), \`/healthz\` p99 ${start.healthz.p99.toFixed(0)} ms over
 ${start.healthz.n} requests (${start.healthzFailures} failed), daemon CPU ${start.daemonCpu.toFixed(1)} s over all threads
@@ -181,17 +182,17 @@ export async function scanBench(megabytes = 540, rounds = 3): Promise<void> {
 
     const scan = measured.scan.seconds;
     const x = (n: number) => `${n.toFixed(2)}×`;
-    summarize('scan', 'scan vs readline + JSON.parse', x(measured.readline.seconds / scan), `≥ ${TARGETS.readline}×`);
-    summarize('scan', 'scan vs jq', x(measured.jq.seconds / scan), `≥ ${TARGETS.jq}×`);
     summarize('scan', 'scan vs ccusage', x(measured.ccusage.seconds / scan), `≥ ${TARGETS.ccusage}×`);
-    summarize('scan', 'first start / scan', x(start.doneMs / 1000 / scan), `≤ ${TARGETS.firstStart}×`);
-    summarize('scan', 'first start: event-loop max', `${start.loopMaxMs.toFixed(0)} ms`, `≤ ${TARGETS.loopMs} ms`);
-    summarize('scan', 'two scans at once / one alone', x(limits.parallel.together / limits.parallel.alone));
+    summarize('scan', 'scan vs readline + JSON.parse', x(measured.readline.seconds / scan));
+    summarize('scan', 'scan vs jq', x(measured.jq.seconds / scan));
     summarize(
       'scan',
-      `plain store loop / first start a ${TARGETS.readline}× scan allows`,
-      x(limits.floor.plain / targetTimes(measured.readline.seconds).firstStart),
+      'first start / (scan + one-transaction store)',
+      x(start.doneMs / 1000 / firstStartFloor(measured, limits.floor)),
+      `≤ ${TARGETS.firstStart}×`,
     );
+    summarize('scan', 'first start: event-loop max', `${start.loopMaxMs.toFixed(0)} ms`, `≤ ${TARGETS.loopMs} ms`);
+    summarize('scan', 'two scans at once / one alone', x(limits.parallel.together / limits.parallel.alone));
     const exact = exactness(measured, stats);
     if (!Object.values(exact).every(Boolean) || start.stored !== stats.assistant) process.exitCode = 1;
   } finally {

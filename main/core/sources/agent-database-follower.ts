@@ -25,6 +25,10 @@ export interface Follower {
   /** Reading again from the start after renumbering or replacement. */
   replaying: boolean;
   dataVersion: number | null;
+  /** The data version the latest look started from: a commit after it is one no look has covered yet. */
+  lookedAtVersion: number | null;
+  /** The watcher reported a change of this database since the latest look started (see commit-poll-pace.ts). */
+  heard: boolean;
   /** Why this database is not being read (schema), reported once. */
   refused: string | null;
   /** The file's modification stamp when it was refused: a change (an in-place migration) is worth another look. */
@@ -48,6 +52,8 @@ export function newFollower(agentId: string, path: string, cursor: Cursor | unde
     anchor: detail?.anchor ?? null,
     replaying: false,
     dataVersion: null,
+    lookedAtVersion: null,
+    heard: false,
     refused: null,
     refusedStamp: null,
     undecodableLogged: false,

@@ -217,6 +217,7 @@ export class AgentDatabase {
   private readonly versionCheck;
   private readonly lastRowid;
   private readonly bounds;
+  private readonly snapshotTx;
   /** The SELECT list of a row (a RawRow), with NULL for compression columns an older layout lacks. */
   private readonly rowColumns: string;
   /** One zstd context and output buffer for every compressed row this connection reads. */
@@ -247,6 +248,15 @@ export class AgentDatabase {
     this.versionCheck = db.prepare('PRAGMA data_version').pluck();
     this.lastRowid = db.prepare('SELECT max(rowid) FROM transcript_events').pluck();
     this.bounds = db.prepare('SELECT min(rowid), max(rowid) FROM transcript_events').raw();
+    this.snapshotTx = db.transaction(<T>(read: () => T): T => read());
+  }
+
+  /**
+   * Runs `read` in one read transaction: everything it asks sees the same commit, and SQLite checks the file
+   * for other connections' commits once instead of at every statement (with the pages it then reads again).
+   */
+  inOneSnapshot<T>(read: () => T): T {
+    return this.snapshotTx(read) as T;
   }
 
   /**

@@ -50,6 +50,7 @@ import {
 import { databaseOf, fileStamp, inodeOf, isDatabaseFile } from './agent-database-files.js';
 import { type CursorDetail, type Follower, newFollower, refusal, unreadable } from './agent-database-follower.js';
 import { decodeRows, type UndecodableRow } from './agent-database-rows.js';
+import { CommitPollPace } from './commit-poll-pace.js';
 import { directoryWatcher } from './dir-watcher.js';
 import { readFailed, readSucceeded } from './read-backoff.js';
 import type { IngestSink, Source, SourceStatus } from './source.js';
@@ -99,6 +100,8 @@ export class SqliteTranscriptSource implements Source {
   private poll: NodeJS.Timeout | null = null;
   /** When a commit was last seen (monotonic ms): sets how often the databases are asked. */
   private lastCommitSeenAt = 0;
+  /** How often they are asked while the gateway commits: rarely while the watcher reports every commit. */
+  private readonly pollPace: CommitPollPace;
   private stopped = true;
   private lastEventAt: number | null = null;
   private lastError: string | null = null;
@@ -110,6 +113,8 @@ export class SqliteTranscriptSource implements Source {
       const follower = this.followers.get(path);
       if (follower && !follower.retryTimer && !this.nothingNew(follower)) return this.read(follower);
     }, options.followUpMs ?? 100);
+    const shortest = options.pollIntervalMs ?? 50;
+    this.pollPace = new CommitPollPace(shortest, Math.max(shortest, QUIET_POLL_MS));
   }
 
   start(): void {
@@ -122,33 +127,46 @@ export class SqliteTranscriptSource implements Source {
     this.schedulePoll();
   }
 
-  /** The next look at the databases' versions: soon while the gateway commits, less often while it is quiet. */
+  /**
+   * The next look at the databases' versions: soon while the gateway commits and the watcher misses some of it,
+   * less often while the watcher reports every commit or the gateway is quiet.
+   */
   private schedulePoll(): void {
     if (this.stopped) return;
-    const active = this.options.pollIntervalMs ?? 50;
     const quiet = performance.now() - this.lastCommitSeenAt > QUIET_AFTER_MS;
-    this.poll = setTimeout(
-      () => {
-        this.checkVersions();
+    const wait = quiet ? Math.max(this.pollPace.nextMs, QUIET_POLL_MS) : this.pollPace.nextMs;
+    this.poll = setTimeout(() => {
+      const found = this.checkVersions();
+      // Watcher events the system queued before this poll are handled before an immediate callback runs: only
+      // then does a commit without one count as unreported.
+      setImmediate(() => {
+        if (this.watcher !== null && found.every((follower) => follower.heard)) this.pollPace.reported();
+        else this.pollPace.unreported();
         this.schedulePoll();
-      },
-      quiet ? Math.max(active, QUIET_POLL_MS) : active,
-    );
+      });
+    }, wait);
     this.poll.unref?.();
   }
 
-  /** Marks every open database the gateway has committed to since we last read it. */
-  private checkVersions(): void {
+  /**
+   * Marks every open database the gateway has committed to since we last read it; returns those with a commit
+   * no look has started from yet (the ones the watcher should have reported).
+   */
+  private checkVersions(): Follower[] {
+    const found: Follower[] = [];
     for (const follower of this.followers.values()) {
       if (!follower.db || follower.retryTimer || this.queue.has(follower.path)) continue;
       try {
-        if (follower.db.dataVersion() === follower.dataVersion) continue;
+        const version = follower.db.dataVersion();
+        if (version === follower.dataVersion) continue;
         this.lastCommitSeenAt = performance.now();
+        if (version !== follower.lookedAtVersion) found.push(follower);
         this.queue.add(follower.path);
       } catch {
         this.queue.add(follower.path);
       }
     }
+    return found;
   }
 
   async stop(): Promise<void> {
@@ -214,6 +232,7 @@ export class SqliteTranscriptSource implements Source {
       if (!this.stopped && basename(path) === AGENT_DATABASE_NAME) this.reconcile();
       return;
     }
+    (this.followers.get(path) as Follower).heard = true;
     this.queue.add(path);
   }
 
@@ -293,12 +312,15 @@ export class SqliteTranscriptSource implements Source {
     try {
       if (!this.ensureOpen(follower)) return;
       const db = follower.db as AgentDatabase;
-      if (follower.anchor && follower.position > 0 && !db.anchorHolds(follower.anchor)) {
-        this.replay(follower, 'rows were renumbered or removed (VACUUM, restore, session deleted)');
-      }
-      // Taken before reading, so a commit landing during the read is noticed next time.
-      const version = db.dataVersion();
-      const rows = db.rowsAfter(follower.position, PAGE_ROWS);
+      const { version, rows } = db.inOneSnapshot(() => {
+        if (follower.anchor && follower.position > 0 && !db.anchorHolds(follower.anchor)) {
+          this.replay(follower, 'rows were renumbered or removed (VACUUM, restore, session deleted)');
+        }
+        // The version of the rows read: a commit after them changes it, and is read at the next look.
+        return { version: db.dataVersion(), rows: db.rowsAfter(follower.position, PAGE_ROWS) };
+      });
+      follower.lookedAtVersion = version;
+      follower.heard = false;
       const stored = this.consume(follower, rows);
       if (stored === null) {
         this.readDone(follower, rows.length, version);
