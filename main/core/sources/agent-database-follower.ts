@@ -27,8 +27,8 @@ export interface Follower {
   dataVersion: number | null;
   /** The data version the latest look started from: a commit after it is one no look has covered yet. */
   lookedAtVersion: number | null;
-  /** The watcher reported a change of this database since the latest look started (see commit-poll-pace.ts). */
-  heard: boolean;
+  /** Changes of this database the watcher has reported, counted (see commit-poll-pace.ts). */
+  reports: number;
   /** Why this database is not being read (schema), reported once. */
   refused: string | null;
   /** The file's modification stamp when it was refused: a change (an in-place migration) is worth another look. */
@@ -53,7 +53,7 @@ export function newFollower(agentId: string, path: string, cursor: Cursor | unde
     replaying: false,
     dataVersion: null,
     lookedAtVersion: null,
-    heard: false,
+    reports: 0,
     refused: null,
     refusedStamp: null,
     undecodableLogged: false,

@@ -136,11 +136,12 @@ export class SqliteTranscriptSource implements Source {
     const quiet = performance.now() - this.lastCommitSeenAt > QUIET_AFTER_MS;
     const wait = quiet ? Math.max(this.pollPace.nextMs, QUIET_POLL_MS) : this.pollPace.nextMs;
     this.poll = setTimeout(() => {
-      const found = this.checkVersions();
+      const found = this.checkVersions().map((follower) => ({ follower, reports: follower.reports }));
       // Watcher events the system queued before this poll are handled before an immediate callback runs: only
-      // then does a commit without one count as unreported.
+      // a commit still without one then counts as unreported.
       setImmediate(() => {
-        if (this.watcher !== null && found.every((follower) => follower.heard)) this.pollPace.reported();
+        const reported = found.every(({ follower, reports }) => follower.reports > reports);
+        if (this.watcher !== null && reported) this.pollPace.reported();
         else this.pollPace.unreported();
         this.schedulePoll();
       });
@@ -232,7 +233,7 @@ export class SqliteTranscriptSource implements Source {
       if (!this.stopped && basename(path) === AGENT_DATABASE_NAME) this.reconcile();
       return;
     }
-    (this.followers.get(path) as Follower).heard = true;
+    (this.followers.get(path) as Follower).reports++;
     this.queue.add(path);
   }
 
@@ -320,7 +321,6 @@ export class SqliteTranscriptSource implements Source {
         return { version: db.dataVersion(), rows: db.rowsAfter(follower.position, PAGE_ROWS) };
       });
       follower.lookedAtVersion = version;
-      follower.heard = false;
       const stored = this.consume(follower, rows);
       if (stored === null) {
         this.readDone(follower, rows.length, version);
