@@ -5,10 +5,11 @@
  *
  * The cache lives in this user's own cache directory, made private: compiled code read back from a directory
  * another local user can write to would run as this user. Node drops an entry whose source changed (an upgrade)
- * and honours `NODE_DISABLE_COMPILE_CACHE=1`; a cache that cannot be made (a read-only home) is simply not used.
+ * and honours `NODE_DISABLE_COMPILE_CACHE=1`; a cache that cannot be made (a read-only home), or a Node without
+ * one (older than `engines.node`, started by hand), is simply not used.
  */
 import { mkdirSync } from 'node:fs';
-import { enableCompileCache } from 'node:module';
+import * as nodeModule from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,10 +31,12 @@ export function compileCacheDir(
  * user chose (`NODE_COMPILE_CACHE`) is Node's already, and kept.
  */
 export function useCompileCache(dir = compileCacheDir()): void {
-  if (process.env.NODE_COMPILE_CACHE) return;
+  // Looked up, not imported by name: a Node without it would refuse to load this module at all.
+  const enable = (nodeModule as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+  if (process.env.NODE_COMPILE_CACHE || typeof enable !== 'function') return;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    enableCompileCache(dir);
+    enable(dir);
     // Worker threads take the cache from the environment, not from this call (so do the commands the daemon runs:
     // a Node program among them keeps its entries beside these, each keyed by its file and content).
     process.env.NODE_COMPILE_CACHE = dir;
