@@ -8,7 +8,7 @@
  * and honours `NODE_DISABLE_COMPILE_CACHE=1`; a cache that cannot be made (a read-only home), or a Node without
  * one (older than `engines.node`, started by hand), is simply not used.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,8 @@ export function useCompileCache(dir = compileCacheDir()): void {
   if (process.env.NODE_COMPILE_CACHE || typeof enable !== 'function') return;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Made private even if it was there already; a directory this user does not own fails here and is not used.
+    chmodSync(dir, 0o700);
     enable(dir);
     // Worker threads take the cache from the environment, not from this call (so do the commands the daemon runs:
     // a Node program among them keeps its entries beside these, each keyed by its file and content).

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +57,17 @@ console.log(JSON.stringify({ main: getCompileCacheDir(), worker: inWorker }));`,
     expect(worker.startsWith(dir)).toBe(true);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(root, 'cache')).mode & 0o777).toBe(0o700);
+  });
+
+  it('makes a directory that was there already private', () => {
+    const root = mkdtempSync(join(tmpdir(), 'bb-compile-cache-'));
+    dirs.push(root);
+    const dir = join(root, 'compiled');
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const printed = inFreshNode(dir, `console.log(String((await import('node:module')).getCompileCacheDir()));`);
+    expect(printed.trim().startsWith(dir)).toBe(true);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
   it('keeps the cache the user chose, and runs without one where it cannot be made', () => {
