@@ -8,28 +8,29 @@
  * to the interval of a quiet gateway; one that finds an unreported commit (a watcher that misses events, or no
  * watcher at all) goes back to the shortest wait. A watcher that misses changes costs at most one longest wait.
  */
-export class CommitPollPace {
-  private wait: number;
+import { type BackoffPolicy, backoffStep } from '../runtime/backoff.js';
 
-  constructor(
-    private readonly shortestMs: number,
-    private readonly longestMs: number,
-  ) {
-    this.wait = shortestMs;
+export class CommitPollPace {
+  private readonly policy: BackoffPolicy;
+  /** Polls in a row that found every commit already reported. */
+  private reportedInRow = 0;
+
+  constructor(shortestMs: number, longestMs: number) {
+    this.policy = { initialMs: shortestMs, maxMs: longestMs };
   }
 
   /** The wait before the next poll (ms). */
   get nextMs(): number {
-    return this.wait;
+    return backoffStep(this.reportedInRow + 1, this.policy);
   }
 
   /** A poll found every commit already reported by the watcher (or none): the next one may wait longer. */
   reported(): void {
-    this.wait = Math.min(this.wait * 2, this.longestMs);
+    this.reportedInRow++;
   }
 
   /** A poll found a commit the watcher had not reported: the shortest wait again. */
   unreported(): void {
-    this.wait = this.shortestMs;
+    this.reportedInRow = 0;
   }
 }
